@@ -1,0 +1,18 @@
+//! vista: an on-device wearable assistant runtime for blind and low-vision people, on
+//! Project Aria glasses.
+//!
+//! The crate reads like the data flow (see `ARCHITECTURE.md`): [`aria`] reads and writes the
+//! recording formats, [`source`] turns recordings (and later live input) into [`sample::Sample`]s
+//! on one device clock ([`time`]), [`buffer`] holds the recent past of every stream, and
+//! [`runtime`] wires stages together with bounded queues while [`profile`] measures where
+//! every millisecond goes.
+
+#![warn(missing_docs)]
+
+pub mod aria;
+pub mod buffer;
+pub mod profile;
+pub mod runtime;
+pub mod sample;
+pub mod source;
+pub mod time;
