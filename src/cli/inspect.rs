@@ -1,0 +1,214 @@
+//! `vista inspect PATH [--json]`: what a recording or session folder holds.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use vista::aria::calib::DeviceCalibration;
+use vista::aria::mps::{MpsFileSummary, MpsFiles};
+use vista::aria::recording::{AriaRecording, StreamSummary};
+use vista::source::session::SessionFiles;
+
+/// Arguments of `vista inspect`.
+#[derive(Debug, clap::Args)]
+pub struct InspectArgs {
+    /// A `.vrs` file or a session folder.
+    pub path: PathBuf,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The file tags worth showing.
+const TAGS: [&str; 7] = [
+    "device_serial",
+    "device_type",
+    "device_version",
+    "hardware_version",
+    "firmware_version",
+    "session_id",
+    "capture_time_epoch",
+];
+
+#[derive(Debug, Serialize)]
+struct Report {
+    recording: PathBuf,
+    file_format: String,
+    file_size_bytes: u64,
+    tags: BTreeMap<String, String>,
+    recovery: Recovery,
+    streams: BTreeMap<String, StreamSummary>,
+    calibration: Option<CalibReport>,
+    mps_dir: Option<PathBuf>,
+    mps: Vec<MpsFileSummary>,
+}
+
+#[derive(Debug, Serialize)]
+struct Recovery {
+    index: String,
+    bytes_lost: u64,
+    records_skipped: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct CalibReport {
+    serial: String,
+    cameras: Vec<CameraReport>,
+    imus: Vec<String>,
+    magnetometers: Vec<String>,
+    barometers: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct CameraReport {
+    label: String,
+    model: String,
+    width: u32,
+    height: u32,
+}
+
+/// Runs `vista inspect`.
+pub fn run(args: InspectArgs) -> anyhow::Result<()> {
+    let files = SessionFiles::locate(&args.path)?;
+    let rec = AriaRecording::open(&files.recording)
+        .with_context(|| format!("opening {}", files.recording.display()))?;
+    let vrs = rec.vrs();
+    let file_size_bytes = std::fs::metadata(&files.recording).map(|m| m.len()).unwrap_or(0);
+    let tags = TAGS
+        .iter()
+        .filter_map(|k| vrs.file_tags().get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    let streams = rec.summaries().into_iter().map(|s| (s.vrs_id.clone(), s)).collect();
+    let calibration = match rec.calib_json() {
+        None => None,
+        Some(json) => match DeviceCalibration::from_json_str(json) {
+            Ok(c) => Some(calib_report(&c)),
+            Err(e) => {
+                log::warn!("{}: calib_json tag: {e}", files.recording.display());
+                None
+            }
+        },
+    };
+    let rep = vrs.recovery();
+    let report = Report {
+        recording: files.recording.clone(),
+        file_format: format_version(vrs.file_format_version()),
+        file_size_bytes,
+        tags,
+        recovery: Recovery {
+            index: format!("{:?}", rep.index_source),
+            bytes_lost: rep.bytes_lost,
+            records_skipped: rep.records_skipped,
+        },
+        streams,
+        calibration,
+        mps_dir: files.mps_dir.clone(),
+        mps: mps_summaries(&files.mps),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(())
+}
+
+fn mps_summaries(files: &MpsFiles) -> Vec<MpsFileSummary> {
+    files.summaries()
+}
+
+fn calib_report(c: &DeviceCalibration) -> CalibReport {
+    CalibReport {
+        serial: c.serial.clone(),
+        cameras: c
+            .cameras
+            .iter()
+            .map(|cam| CameraReport {
+                label: cam.label.clone(),
+                model: cam.model.name().to_string(),
+                width: cam.image_width,
+                height: cam.image_height,
+            })
+            .collect(),
+        imus: c.imus.iter().map(|i| i.label.clone()).collect(),
+        magnetometers: c.magnetometers.iter().map(|m| m.label.clone()).collect(),
+        barometers: c.barometers.iter().map(|b| b.label.clone()).collect(),
+    }
+}
+
+fn format_version(v: u32) -> String {
+    let b = v.to_le_bytes();
+    if b.iter().all(|c| c.is_ascii_alphanumeric()) {
+        String::from_utf8_lossy(&b).into_owned()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+fn render(r: &Report) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "{} ({}, {} bytes)", r.recording.display(), r.file_format, r.file_size_bytes);
+    for (k, v) in &r.tags {
+        let _ = writeln!(o, "  {k:<20} {v}");
+    }
+    let _ = writeln!(
+        o,
+        "  index: {} (bytes lost: {}, records skipped: {})",
+        r.recovery.index, r.recovery.bytes_lost, r.recovery.records_skipped
+    );
+    let _ = writeln!(o, "\nstreams:");
+    let _ = writeln!(
+        o,
+        "  {:<8} {:<18} {:>8} {:>9} {:>9} {:>16} {:>16} {:>11}",
+        "id", "name", "records", "nominal", "measured", "first_ns", "last_ns", "image"
+    );
+    for (id, s) in &r.streams {
+        let rate = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1} Hz"));
+        let img = s.image_size.map_or("-".to_string(), |(w, h)| format!("{w}x{h}"));
+        let _ = writeln!(
+            o,
+            "  {:<8} {:<18} {:>8} {:>9} {:>9} {:>16} {:>16} {:>11}",
+            id,
+            s.name,
+            s.data_records,
+            rate(s.nominal_rate_hz),
+            rate(s.measured_rate_hz),
+            s.first_ns,
+            s.last_ns,
+            img
+        );
+    }
+    match &r.calibration {
+        None => {
+            let _ = writeln!(o, "\ncalibration: none (no calib_json tag)");
+        }
+        Some(c) => {
+            let _ = writeln!(o, "\ncalibration (device {}):", c.serial);
+            for cam in &c.cameras {
+                let _ = writeln!(o, "  {:<18} {:<24} {}x{}", cam.label, cam.model, cam.width, cam.height);
+            }
+            let _ = writeln!(
+                o,
+                "  imus: {}; magnetometers: {}; barometers: {}",
+                c.imus.join(", "),
+                c.magnetometers.join(", "),
+                c.barometers.join(", ")
+            );
+        }
+    }
+    match &r.mps_dir {
+        None => {
+            let _ = writeln!(o, "\nmps: none found");
+        }
+        Some(d) => {
+            let _ = writeln!(o, "\nmps ({}):", d.display());
+            for m in &r.mps {
+                let _ = writeln!(o, "  {m}");
+            }
+        }
+    }
+    o
+}

@@ -1,0 +1,312 @@
+//! Replay of a recorded session: every stream of the VRS recording and the MPS-derived
+//! streams merged into one sequence in capture order.
+//!
+//! Each stream is a *lane* (an iterator already in capture order); a k-way merge on a binary
+//! heap keyed by `(capture time, lane index)` interleaves them, so ties are broken the same
+//! way on every run. The source does not pace: the runtime's ingest stage paces samples by
+//! their capture time with a [`crate::time::Clock`], one sample at a time, so a 1 kHz IMU
+//! arrives at 1 kHz rather than in bursts.
+//!
+//! MPS-derived streams (eye gaze, hand tracking, device pose) are delivered at their own
+//! timestamps and are marked derived by their [`StreamId`]: live input will not have them
+//! unless they are estimated live. A lane that yields a bad record reports it as a
+//! recoverable [`SourceError::Skipped`] and the replay continues.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::aria::mps;
+use crate::aria::recording::AriaRecording;
+use crate::sample::{Payload, PoseSample, Sample, StreamId};
+use crate::source::session::SessionFiles;
+use crate::source::{Source, SourceError};
+use crate::time::{DeviceTime, HostTime};
+
+/// What to replay.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    /// Start this many seconds after the recording's first sample.
+    pub from_s: Option<f64>,
+    /// Stop this many seconds after the recording's first sample.
+    pub to_s: Option<f64>,
+    /// Replay the session this many extra times (soak tests); each loop is shifted in
+    /// device time so capture times keep increasing.
+    pub extra_loops: u32,
+    /// Leave out the MPS-derived streams (what live input would see).
+    pub recorded_only: bool,
+}
+
+/// Errors opening a replay.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The session could not be located.
+    #[error(transparent)]
+    Session(#[from] crate::source::session::SessionError),
+    /// The recording could not be opened.
+    #[error("{path}: {message}")]
+    Recording {
+        /// The recording's path.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// An MPS file could not be read.
+    #[error(transparent)]
+    Mps(#[from] mps::MpsError),
+}
+
+type Lane = Box<dyn Iterator<Item = Result<Sample, SourceError>> + Send>;
+
+/// A recorded session as a [`Source`].
+pub struct ReplaySource {
+    files: SessionFiles,
+    recording: Arc<AriaRecording>,
+    options: ReplayOptions,
+    /// First capture time of the recording (the origin of `from_s` / `to_s`).
+    origin: DeviceTime,
+    /// Span of one loop (last − first capture), for looping.
+    span_ns: i64,
+    lanes: Vec<Lane>,
+    heads: Vec<Option<Sample>>,
+    heap: BinaryHeap<Reverse<(i64, usize)>>,
+    pending_errors: VecDeque<SourceError>,
+    seq: [u64; StreamId::COUNT],
+    loops_done: u32,
+    loop_offset_ns: i64,
+    streams: Vec<StreamId>,
+}
+
+impl std::fmt::Debug for ReplaySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplaySource")
+            .field("recording", &self.files.recording)
+            .field("origin", &self.origin)
+            .field("lanes", &self.lanes.len())
+            .finish()
+    }
+}
+
+impl ReplaySource {
+    /// Opens a session folder or a bare `.vrs` file.
+    pub fn open(path: &Path, options: ReplayOptions) -> Result<Self, ReplayError> {
+        let files = SessionFiles::locate(path)?;
+        for note in files.missing() {
+            log::warn!("{}: {note}", files.root.display());
+        }
+        let recording = AriaRecording::open(&files.recording).map_err(|e| ReplayError::Recording {
+            path: files.recording.clone(),
+            message: e.to_string(),
+        })?;
+        let summaries = recording.summaries();
+        let known: Vec<_> = summaries.iter().filter(|s| s.stream.is_some() && s.data_records > 0).collect();
+        let origin = known.iter().map(|s| s.first_ns).min().unwrap_or(0);
+        let last = known.iter().map(|s| s.last_ns).max().unwrap_or(origin);
+        let mut streams: Vec<StreamId> = known.iter().filter_map(|s| s.stream).collect();
+        if !options.recorded_only {
+            if files.mps.eye_gaze.is_some() {
+                streams.push(StreamId::EyeGaze);
+            }
+            if files.mps.wrist_and_palm.is_some() {
+                streams.push(StreamId::HandTracking);
+            }
+            if files.mps.closed_loop.is_some() || files.mps.open_loop.is_some() {
+                streams.push(StreamId::DevicePose);
+            }
+        }
+        streams.sort();
+        streams.dedup();
+        let mut this = Self {
+            files,
+            recording: Arc::new(recording),
+            options,
+            origin: DeviceTime(origin),
+            span_ns: last.saturating_sub(origin),
+            lanes: Vec::new(),
+            heads: Vec::new(),
+            heap: BinaryHeap::new(),
+            pending_errors: VecDeque::new(),
+            seq: [0; StreamId::COUNT],
+            loops_done: 0,
+            loop_offset_ns: 0,
+            streams,
+        };
+        this.start_loop()?;
+        Ok(this)
+    }
+
+    /// The session's files.
+    pub fn files(&self) -> &SessionFiles {
+        &self.files
+    }
+
+    /// The recording being replayed.
+    pub fn recording(&self) -> &AriaRecording {
+        &self.recording
+    }
+
+    /// Capture time of the recording's first sample.
+    pub fn origin(&self) -> DeviceTime {
+        self.origin
+    }
+
+    /// Capture time at which the replay starts (after `--from`).
+    pub fn start_time(&self) -> DeviceTime {
+        self.origin.add_ns(secs_to_ns(self.options.from_s.unwrap_or(0.0)))
+    }
+
+    /// Capture time after which the replay stops (`--to`), if any.
+    pub fn end_time(&self) -> Option<DeviceTime> {
+        self.options.to_s.map(|s| self.origin.add_ns(secs_to_ns(s)))
+    }
+
+    /// Device-time length of what will be replayed per loop, in seconds.
+    pub fn duration_s(&self) -> f64 {
+        let end = self.end_time().map_or(self.origin.ns() + self.span_ns, |e| e.ns().min(self.origin.ns() + self.span_ns));
+        (end - self.start_time().ns()).max(0) as f64 * 1e-9
+    }
+
+    fn start_loop(&mut self) -> Result<(), ReplayError> {
+        self.lanes.clear();
+        self.heads.clear();
+        self.heap.clear();
+        self.lanes.push(Box::new(vrs_lane(Arc::clone(&self.recording))));
+        if !self.options.recorded_only {
+            self.lanes.extend(mps_lanes(&self.files.mps)?);
+        }
+        self.heads = (0..self.lanes.len()).map(|_| None).collect();
+        for i in 0..self.lanes.len() {
+            self.refill(i);
+        }
+        Ok(())
+    }
+
+    /// Pulls lane `i`'s next sample inside the time range into `heads[i]` and the heap;
+    /// errors go to `pending_errors` so ordering is never disturbed.
+    fn refill(&mut self, i: usize) {
+        let start = self.start_time();
+        let end = self.end_time();
+        let Some(lane) = self.lanes.get_mut(i) else { return };
+        loop {
+            match lane.next() {
+                None => return,
+                Some(Err(e)) => self.pending_errors.push_back(e),
+                Some(Ok(mut s)) => {
+                    if s.capture < start {
+                        continue;
+                    }
+                    if end.is_some_and(|e| s.capture > e) {
+                        return; // lanes are in capture order: nothing later is in range
+                    }
+                    s.capture = s.capture.add_ns(self.loop_offset_ns);
+                    self.heap.push(Reverse((s.capture.ns(), i)));
+                    if let Some(h) = self.heads.get_mut(i) {
+                        *h = Some(s);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn secs_to_ns(s: f64) -> i64 {
+    if s.is_finite() {
+        (s * 1e9).round() as i64
+    } else {
+        0
+    }
+}
+
+impl Source for ReplaySource {
+    fn describe(&self) -> String {
+        format!("replay of {}", self.files.recording.display())
+    }
+
+    fn streams(&self) -> Vec<StreamId> {
+        self.streams.clone()
+    }
+
+    fn next_sample(&mut self) -> Option<Result<Sample, SourceError>> {
+        loop {
+            if let Some(e) = self.pending_errors.pop_front() {
+                return Some(Err(e));
+            }
+            if let Some(Reverse((_, i))) = self.heap.pop() {
+                let taken = self.heads.get_mut(i).and_then(Option::take);
+                self.refill(i);
+                if let Some(mut s) = taken {
+                    let k = s.stream.index();
+                    s.seq = self.seq[k];
+                    self.seq[k] += 1;
+                    s.arrival = HostTime::now();
+                    return Some(Ok(s));
+                }
+                continue;
+            }
+            if !self.pending_errors.is_empty() {
+                continue;
+            }
+            if self.loops_done < self.options.extra_loops {
+                self.loops_done += 1;
+                // Shift the next loop past this one by one nominal IMU period.
+                self.loop_offset_ns = self.loop_offset_ns.saturating_add(self.span_ns + 1_000_000);
+                if let Err(e) = self.start_loop() {
+                    return Some(Err(SourceError::Fatal(e.to_string())));
+                }
+                continue;
+            }
+            return None;
+        }
+    }
+}
+
+/// Every recorded sample of known streams, in file (capture) order.
+fn vrs_lane(recording: Arc<AriaRecording>) -> impl Iterator<Item = Result<Sample, SourceError>> + Send {
+    let path = recording.vrs().path().display().to_string();
+    recording.into_samples().map(move |r| match r {
+        Ok((stream, capture, payload)) => Ok(Sample { stream, capture, arrival: HostTime(0), seq: 0, payload }),
+        Err(e) => Err(SourceError::Skipped { stream: path.clone(), message: e.to_string() }),
+    })
+}
+
+/// The MPS-derived lanes that the session has: device pose (closed loop, else open loop),
+/// eye gaze and hand tracking.
+fn mps_lanes(files: &mps::MpsFiles) -> Result<Vec<Lane>, ReplayError> {
+    let mut lanes: Vec<Lane> = Vec::new();
+    if let Some(p) = files.closed_loop.as_ref().or(files.open_loop.as_ref()) {
+        let path = p.display().to_string();
+        let reader = mps::TrajectoryReader::open(p)?;
+        lanes.push(Box::new(reader.map(move |r| match r {
+            Ok(pose) => Ok(derived(StreamId::DevicePose, pose.tracking_time, Payload::Pose(PoseSample {
+                t_world_device: pose.t_world_device,
+                linear_velocity_mps: vec3_f32(&pose.linear_velocity_mps),
+                angular_velocity_radps: vec3_f32(&pose.angular_velocity_device_radps),
+                quality: pose.quality_score,
+            }))),
+            Err(e) => Err(SourceError::Skipped { stream: path.clone(), message: e.to_string() }),
+        })));
+    }
+    if let Some(p) = &files.eye_gaze {
+        let rows = mps::read_eye_gaze(p)?;
+        lanes.push(Box::new(rows.into_iter().map(|g| {
+            Ok(derived(StreamId::EyeGaze, g.tracking_time, Payload::EyeGaze(g.to_sample())))
+        })));
+    }
+    if let Some(p) = &files.wrist_and_palm {
+        let rows = mps::read_wrist_and_palm(p)?;
+        lanes.push(Box::new(rows.into_iter().map(|h| {
+            Ok(derived(StreamId::HandTracking, h.tracking_time, Payload::Hands(h.to_sample())))
+        })));
+    }
+    Ok(lanes)
+}
+
+fn derived(stream: StreamId, capture: DeviceTime, payload: Payload) -> Sample {
+    Sample { stream, capture, arrival: HostTime(0), seq: 0, payload }
+}
+
+fn vec3_f32(v: &nalgebra::Vector3<f64>) -> [f32; 3] {
+    [v.x as f32, v.y as f32, v.z as f32]
+}
