@@ -26,19 +26,22 @@ pub struct SemidensePoint {
 }
 
 /// Quality thresholds on the point uncertainties. A point is kept when
-/// `inv_dist_std < max_inv_dist_std` **and** `dist_std < max_dist_std` (strict, compared in
-/// f64 on the stored f32 values, exactly as projectaria_tools'
-/// `filter_points_from_confidence`). NaN uncertainties never pass a finite threshold.
+/// `inv_dist_std ≤ max_inv_dist_std` **and** `dist_std ≤ max_dist_std`, compared at the f32
+/// precision the values are stored with, so a file value written equal to the threshold
+/// (e.g. `0.001000`) passes. On real files this equals projectaria_tools'
+/// `filter_points_from_confidence`, whose strict comparison of its f32 values lets such
+/// values through by rounding (checked against it on the sample for two threshold pairs).
+/// NaN uncertainties never pass a finite threshold.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct PointFilter {
-    /// Upper bound (exclusive) on `inv_dist_std`, 1/m.
+    /// Upper bound (inclusive) on `inv_dist_std`, 1/m.
     pub max_inv_dist_std: f64,
-    /// Upper bound (exclusive) on `dist_std`, m.
+    /// Upper bound (inclusive) on `dist_std`, m.
     pub max_dist_std: f64,
 }
 
 impl PointFilter {
-    /// MPS nominal quality filter: `inv_dist_std < 0.005`, `dist_std < 0.01`.
+    /// MPS nominal quality filter: `inv_dist_std ≤ 0.005`, `dist_std ≤ 0.01`.
     pub const NOMINAL: PointFilter = PointFilter {
         max_inv_dist_std: 0.005,
         max_dist_std: 0.01,
@@ -62,8 +65,7 @@ impl PointFilter {
         if self.max_inv_dist_std == f64::INFINITY && self.max_dist_std == f64::INFINITY {
             return true;
         }
-        f64::from(p.inv_dist_std) < self.max_inv_dist_std
-            && f64::from(p.dist_std) < self.max_dist_std
+        p.inv_dist_std <= self.max_inv_dist_std as f32 && p.dist_std <= self.max_dist_std as f32
     }
 }
 
