@@ -23,6 +23,49 @@ from projectaria_tools.core.mps.utils import filter_points_from_confidence
 
 SAMPLE = "tests/data/gen1/mps_sample"
 OUT = "tests/data/reference/mps_sample.json"
+GEN2_CSV = "tests/data/mps_synthetic/gen2_eye_gaze.csv"
+
+# A small synthetic file in the Gen2 eye-gaze schema (no Gen2 sample is bundled): per-eye
+# yaw/pitch chosen to cover converging rays, rays too parallel to converge and diverging rays.
+GEN2_HEADER = (
+    "tracking_timestamp_us,yaw_rads_cpf,pitch_rads_cpf,left_yaw_rads_cpf,right_yaw_rads_cpf,"
+    "left_pitch_rads_cpf,right_pitch_rads_cpf,tx_left_eye_cpf,ty_left_eye_cpf,tz_left_eye_cpf,"
+    "tx_right_eye_cpf,ty_right_eye_cpf,tz_right_eye_cpf"
+)
+GEN2_ROWS = [
+    (1000, 0.05, -0.1, 0.01, 0.09, -0.1, -0.1),
+    (2000, -0.2, 0.05, -0.25, -0.15, 0.06, 0.04),
+    (3000, 0.0, 0.0, -0.004, 0.004, 0.0, 0.0),
+    (4000, 0.1, 0.2, 0.2, 0.0, 0.2, 0.2),
+    (5000, 0.3, -0.3, 0.26, 0.34, -0.31, -0.29),
+]
+
+
+def write_gen2_csv() -> None:
+    os.makedirs(os.path.dirname(GEN2_CSV), exist_ok=True)
+    with open(GEN2_CSV, "w") as f:
+        f.write(GEN2_HEADER + "\n")
+        for t, yaw, pitch, ly, ry, lp, rp in GEN2_ROWS:
+            f.write(f"{t},{yaw},{pitch},{ly},{ry},{lp},{rp},0.0325,0.0,0.0,-0.0325,0.0,0.0\n")
+
+
+def gen2_eye_gaze() -> dict:
+    rows = mps.read_eyegaze(GEN2_CSV)
+    return {
+        "count": len(rows),
+        "rows": [
+            {
+                "index": i,
+                "tracking_us": us(g.tracking_timestamp),
+                "yaw": float(g.yaw),
+                "pitch": float(g.pitch),
+                "depth": float(g.depth),
+                "spatial_gaze_point_valid": bool(g.spatial_gaze_point_valid),
+                "spatial_gaze_point_in_cpf": vec(g.spatial_gaze_point_in_cpf),
+            }
+            for i, g in enumerate(rows)
+        ],
+    }
 
 
 def us(td: datetime.timedelta) -> int:
@@ -199,6 +242,7 @@ def online_calibration(path: str) -> dict:
 
 
 def main() -> int:
+    write_gen2_csv()
     ref = {
         "generator": "scripts/ref_mps.py",
         "projectaria_tools": __import__("importlib.metadata").metadata.version("projectaria_tools"),
@@ -212,6 +256,7 @@ def main() -> int:
                 "eye_gaze_vergence/generalized_gaze.csv",
             )
         },
+        "eye_gaze_gen2_synthetic": gen2_eye_gaze(),
         "wrist_and_palm": {
             name: wrist_and_palm(f"{SAMPLE}/{name}")
             for name in ("hand_tracking/wrist_and_palm_poses.csv", "hand_tracking/wrist_and_palm_poses_v2.csv")

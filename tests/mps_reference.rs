@@ -465,3 +465,27 @@ fn online_calibration_matches_projectaria_tools() {
         assert!(c.image_sizes.is_none() && c.readout_times_s.is_none());
     }
 }
+
+#[test]
+fn gen2_eye_gaze_matches_projectaria_tools_on_synthetic_file() {
+    let r = reference();
+    let want = &r["eye_gaze_gen2_synthetic"];
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mps_synthetic/gen2_eye_gaze.csv");
+    let reader = EyeGazeReader::open(&path).unwrap();
+    assert_eq!(reader.decoder().schema(), GazeSchema::Gen2);
+    let gazes = read_eye_gaze(&path).unwrap();
+    assert_eq!(gazes.len() as u64, want["count"].as_u64().unwrap());
+    for row in want["rows"].as_array().unwrap() {
+        let g = &gazes[index(row)];
+        assert_eq!(g.tracking_time.ns(), us(row, "tracking_us") * 1000);
+        close("yaw", g.yaw_rad, f(&row["yaw"]), F32_TOL);
+        close("pitch", g.pitch_rad, f(&row["pitch"]), F32_TOL);
+        let valid = row["spatial_gaze_point_valid"].as_bool().unwrap();
+        assert_eq!(g.depth_m.is_some(), valid, "row {}", index(row));
+        // projectaria_tools reports 0 when the rays do not converge reliably.
+        close("depth", g.depth_m.unwrap_or(0.0), f(&row["depth"]), F32_TOL);
+        let v = g.vergence.unwrap();
+        assert!(v.left_pitch_rad.is_some() && v.right_pitch_rad.is_some());
+    }
+}

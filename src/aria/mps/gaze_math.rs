@@ -67,10 +67,19 @@ pub fn gen1_depth_and_combined_yaw(
     (p.norm(), (p.x / p.z).atan())
 }
 
-/// A per-eye gaze direction `(sin y·cos p, sin p, cos y·cos p)` (unit length).
+/// A per-eye gaze direction `(sin y·cos p, sin p, cos y·cos p)` (unit length to f32
+/// precision). The sines and cosines are taken in f32, as projectaria_tools does (its angles
+/// are `float`), so that vergence depths agree with it to f32 precision: near-parallel rays
+/// amplify direction rounding by 1/(vergence angle), which would otherwise show up as
+/// micrometre-level differences.
 pub fn per_eye_direction(yaw_rad: f64, pitch_rad: f64) -> Vector3<f64> {
-    let cp = pitch_rad.cos();
-    Vector3::new(yaw_rad.sin() * cp, pitch_rad.sin(), yaw_rad.cos() * cp)
+    let (y, p) = (yaw_rad as f32, pitch_rad as f32);
+    let cp = f64::from(p.cos());
+    Vector3::new(
+        f64::from(y.sin()) * cp,
+        f64::from(p.sin()),
+        f64::from(y.cos()) * cp,
+    )
 }
 
 fn fuse_directions(d1: &Vector3<f64>, d2: &Vector3<f64>) -> Vector3<f64> {
