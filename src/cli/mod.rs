@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod calib;
+
 /// vista: a wearable assistant runtime for Project Aria glasses.
 #[derive(Debug, Parser)]
 #[command(name = "vista", version, about, long_about = None)]
@@ -14,13 +16,18 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// Print a device calibration, or project / unproject points with one of its cameras.
+    Calib(calib::CalibArgs),
+}
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
 pub fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let cli = Cli::parse();
-    let result: anyhow::Result<()> = match cli.command {};
+    let result: anyhow::Result<()> = match cli.command {
+        Command::Calib(args) => calib::run(args),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

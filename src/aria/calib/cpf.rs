@@ -1,0 +1,112 @@
+//! Gen1 CAD extrinsics and the central pupil frame (CPF), with the values of
+//! projectaria_tools `DeviceCadExtrinsics.cpp`. Each CAD row is
+//! `label, tx, ty, tz, Y axis (3), Z axis (3)`: the pose of the sensor in the CPF, with
+//! `X = Y × Z` and the rotation projected to the nearest orthonormal matrix (SVD, as Sophus'
+//! `makeRotationMatrix`). `T_Device_CPF` is the inverse of the origin sensor's CAD pose.
+
+use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
+
+/// Gen1 hardware variant, from `DeviceClassInfo.BuildVersion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CadVariant {
+    /// `DVT-S` (small frame).
+    DvtSmall,
+    /// `DVT-L` (large frame).
+    DvtLarge,
+}
+
+impl CadVariant {
+    /// From a `BuildVersion` string (`DVT-S` or `DVT-L`).
+    pub fn from_build_version(s: &str) -> Option<Self> {
+        match s {
+            "DVT-S" => Some(Self::DvtSmall),
+            "DVT-L" => Some(Self::DvtLarge),
+            _ => None,
+        }
+    }
+}
+
+type CadRow = (&'static str, [f64; 9]);
+
+#[rustfmt::skip]
+const DVT_S: [CadRow; 16] = [
+    ("camera-slam-left", [0.069051, 0.002372, 0.009254, 0.793353, 0.000000, -0.608761, 0.607927, -0.052336, 0.792266]),
+    ("camera-slam-right", [-0.069051, 0.002372, 0.009254, 0.793353, 0.000000, 0.608761, -0.607927, -0.052336, 0.792266]),
+    ("camera-rgb", [0.056000, 0.007121, 0.012883, 1.000000, 0.000000, 0.000000, 0.000000, -0.130526, 0.991445]),
+    ("camera-et-left", [0.054298, -0.018500, 0.006210, 0.034478, -0.508118, -0.860597, -0.674245, 0.623794, -0.395316]),
+    ("camera-et-right", [-0.054298, -0.018500, 0.006210, -0.034478, -0.508118, -0.860597, 0.674245, 0.623794, -0.395316]),
+    ("imu-left", [0.064079, 0.001432, 0.003612, -0.083456, -0.990691, -0.107544, -0.607365, 0.136127, -0.782673]),
+    ("imu-right", [-0.065182, 0.001893, 0.002645, -0.793353, 0.000000, -0.608761, 0.595593, 0.206874, -0.776191]),
+    ("mag0", [0.064372, -0.005868, 0.000699, 0.587481, -0.015929, -0.809081, -0.808020, 0.043280, -0.587563]),
+    ("baro0", [-0.009258, 0.010842, 0.017200, 0.000000, 0.000000, -1.000000, 0.173648, 0.984808, 0.000000]),
+    ("mic0", [-0.045906, -0.027938, 0.006667, 0.97508224, -0.160939007, 0.152686805, -0.14019156, -0.980440, -0.138144]),
+    ("mic1", [0.009161, 0.010231, 0.017250, -0.984808, -0.173648, 0.000000, -0.173648, 0.984808, 0.000000]),
+    ("mic2", [0.045905, -0.027931, 0.006668, -0.975082, -0.160938, 0.152687, 0.140190, -0.980440, -0.138146]),
+    ("mic3", [0.063471, 0.012034, 0.005566, -0.017386, 0.001521, 0.999848, 0.087156, 0.996195, 0.000000]),
+    ("mic4", [-0.052398, 0.013200, 0.012160, 0.965337, 0.033710, 0.258819, -0.034899, 0.999391, 0.000000]),
+    ("mic5", [0.069856, 0.008270, -0.093105, 0.002466, -0.996176, 0.087334, 0.990147, -0.009795, -0.139689]),
+    ("mic6", [-0.069822, 0.008268, -0.093138, -0.002487, -0.996176, 0.087333, -0.990081, -0.009815, -0.140151]),
+];
+
+#[rustfmt::skip]
+const DVT_L: [CadRow; 16] = [
+    ("camera-slam-left", [0.071351, 0.002372, 0.008454, 0.793353, 0.000000, -0.608761, 0.607927, -0.052336, 0.792266]),
+    ("camera-slam-right", [-0.071351, 0.002372, 0.008454, 0.793353, 0.000000, 0.608761, -0.607927, -0.052336, 0.792266]),
+    ("camera-rgb", [0.058250, 0.007186, 0.012096, 1.000000, 0.000000, 0.000000, 0.000000, -0.130526, 0.991445]),
+    ("camera-et-left", [0.055753, -0.019589, 0.004786, 0.034096, -0.508436, -0.860424, -0.674299, 0.623745, -0.395300]),
+    ("camera-et-right", [-0.055753, -0.019589, 0.004786, -0.034096, -0.508436, -0.860424, 0.674299, 0.623745, -0.395300]),
+    ("imu-left", [0.063225, 0.001595, 0.002873, -0.083456, -0.990691, -0.107544, -0.607365, 0.136127, -0.782673]),
+    ("imu-right", [-0.067482, 0.001893, 0.001845, -0.793353, 0.000000, -0.608761, 0.595593, 0.206874, -0.776191]),
+    ("mag0", [0.066201, -0.005760, -0.001777, 0.588330, 0.006520, -0.808595, -0.808020, 0.043280, -0.587563]),
+    ("baro0", [-0.009258, 0.010842, 0.017200, 0.000000, 0.000000, -1.000000, 0.173648, 0.984808, 0.000000]),
+    ("mic0", [-0.04613750996, -0.02929690419, 0.006233332458, 0.981006, -0.109790, 0.159915, -0.087780, -0.986430, -0.138744]),
+    ("mic1", [0.009200472201, 0.01030418902, 0.01725, -0.984807753, -0.173648178, 0.0, -0.173648178, 0.984807753, 0.0]),
+    ("mic2", [0.046138, -0.029297, 0.006233, -0.981006, -0.109790, 0.159915, 0.087780, -0.986430, -0.138744]),
+    ("mic3", [0.065925, 0.011961, 0.004305, -0.017386, 0.001521, 0.999848, 0.087156, 0.996195, 0.000000]),
+    ("mic4", [-0.054800, 0.013142, 0.010960, 0.965337, 0.033710, 0.258819, -0.034899, 0.999391, 0.000000]),
+    ("mic5", [0.072318, 0.008272, -0.094955, 0.002477, -0.996176, 0.087334, 0.990114, -0.009805, -0.139920]),
+    ("mic6", [-0.072319, 0.008271, -0.094955, -0.002477, -0.996176, 0.087334, -0.990114, -0.009805, -0.139920]),
+];
+
+/// The nearest rotation to `m` (`U·diag(1, 1, det(U·Vᵀ))·Vᵀ`).
+fn nearest_rotation(m: &Matrix3<f64>) -> Rotation3<f64> {
+    let svd = m.svd(true, true);
+    match (svd.u, svd.v_t) {
+        (Some(u), Some(v_t)) => {
+            let d = (u * v_t).determinant();
+            let r = u * Matrix3::from_diagonal(&Vector3::new(1.0, 1.0, d)) * v_t;
+            Rotation3::from_matrix_unchecked(r)
+        }
+        _ => Rotation3::from_matrix(m),
+    }
+}
+
+fn pose_from_row(row: &[f64; 9]) -> Isometry3<f64> {
+    let t = Vector3::new(row[0], row[1], row[2]);
+    let y = Vector3::new(row[3], row[4], row[5]).normalize();
+    let z = Vector3::new(row[6], row[7], row[8]).normalize();
+    let x = y.cross(&z);
+    let r = nearest_rotation(&Matrix3::from_columns(&[x, y, z]));
+    Isometry3::from_parts(
+        Translation3::from(t),
+        UnitQuaternion::from_rotation_matrix(&r),
+    )
+}
+
+/// CAD pose of a sensor in the CPF (`T_CPF_Sensor`); `None` for an unknown label.
+pub fn cad_t_cpf_sensor(variant: CadVariant, label: &str) -> Option<Isometry3<f64>> {
+    let table: &[CadRow] = match variant {
+        CadVariant::DvtSmall => &DVT_S,
+        CadVariant::DvtLarge => &DVT_L,
+    };
+    table
+        .iter()
+        .find(|(l, _)| *l == label)
+        .map(|(_, row)| pose_from_row(row))
+}
+
+/// `T_Device_CPF` for a device whose frame is the sensor `origin_label`
+/// (normally `camera-slam-left`); `None` for an unknown label.
+pub fn t_device_cpf(variant: CadVariant, origin_label: &str) -> Option<Isometry3<f64>> {
+    cad_t_cpf_sensor(variant, origin_label).map(|t| t.inverse())
+}

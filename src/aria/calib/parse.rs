@@ -1,0 +1,242 @@
+//! JSON → [`DeviceCalibration`]: the Aria calibration schema (projectaria_tools
+//! `loader/SensorCalibrationJson.cpp`, `DeviceCalibrationJson.cpp`). Pure: takes text, returns
+//! typed values or a [`CalibError`] naming the JSON path of the first bad field.
+//!
+//! Gen1 factory JSON carries no image sizes; as in projectaria_tools they come from the
+//! camera label (RGB 2880×2880, valid radius 1415 px, max angle 1.0 rad; SLAM 640×480,
+//! 330 px, 1.4 rad; eye tracking 640×480, no radius, 0.75 rad). An optional `ConfigData`
+//! object (`ImageWidth`, `ImageHeight`, `ValidRadius`, `MaxSolidAngle`) overrides them.
+
+use serde_json::Value;
+
+use super::barometer::{BarometerCalibration, MicrophoneCalibration};
+use super::camera::CameraCalibration;
+use super::device::DeviceCalibration;
+use super::error::{CalibError, CalibSource, FieldProblem};
+use super::imu::ImuCalibration;
+use super::json::{FieldResult, Node};
+use super::magnetometer::MagnetometerCalibration;
+use super::model::CameraModel;
+use super::rectification::LinearRectification;
+
+/// Parses a device calibration JSON document; errors name `source`.
+pub(crate) fn parse_device_json(
+    text: &str,
+    source: CalibSource,
+) -> Result<DeviceCalibration, CalibError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| CalibError::Syntax {
+        source_name: source.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    parse_device(&Node::root(&value)).map_err(|(json_path, problem)| CalibError::Field {
+        source_name: source,
+        json_path,
+        problem,
+    })
+}
+
+fn opt_str(node: &Node<'_>, key: &str) -> FieldResult<String> {
+    Ok(match node.opt_field(key)? {
+        Some(n) => n.str()?.to_string(),
+        None => String::new(),
+    })
+}
+
+fn opt_f64(node: &Node<'_>, key: &str) -> FieldResult<Option<f64>> {
+    node.opt_field(key)?.map(|n| n.f64()).transpose()
+}
+
+fn opt_items<'a>(node: &Node<'a>, key: &str) -> FieldResult<Vec<Node<'a>>> {
+    match node.opt_field(key)? {
+        Some(n) => n.items(),
+        None => Ok(Vec::new()),
+    }
+}
+
+fn parse_device(root: &Node<'_>) -> FieldResult<DeviceCalibration> {
+    let (device_subtype, device_class) = match root.opt_field("DeviceClassInfo")? {
+        Some(info) => (
+            opt_str(&info, "BuildVersion")?,
+            opt_str(&info, "DeviceClass")?,
+        ),
+        None => (String::new(), String::new()),
+    };
+    let origin_label = match root.opt_field("OriginSpecification")? {
+        Some(o) => opt_str(&o, "ChildLabel")?,
+        None => String::new(),
+    };
+    let cameras = root
+        .field("CameraCalibrations")?
+        .items()?
+        .iter()
+        .map(parse_camera)
+        .collect::<FieldResult<Vec<_>>>()?;
+    let imus = opt_items(root, "ImuCalibrations")?
+        .iter()
+        .map(parse_imu)
+        .collect::<FieldResult<Vec<_>>>()?;
+    let magnetometers = opt_items(root, "MagCalibrations")?
+        .iter()
+        .map(parse_magnetometer)
+        .collect::<FieldResult<Vec<_>>>()?;
+    let barometers = opt_items(root, "BaroCalibrations")?
+        .iter()
+        .map(parse_barometer)
+        .collect::<FieldResult<Vec<_>>>()?;
+    let microphones = opt_items(root, "MicCalibrations")?
+        .iter()
+        .map(parse_microphone)
+        .collect::<FieldResult<Vec<_>>>()?;
+    Ok(DeviceCalibration {
+        serial: opt_str(root, "Serial")?,
+        device_class,
+        device_subtype,
+        origin_label: if origin_label.is_empty() {
+            "camera-slam-left".to_string()
+        } else {
+            origin_label
+        },
+        calibration_source: opt_str(root, "CalibrationSource")?,
+        cameras,
+        imus,
+        magnetometers,
+        barometers,
+        microphones,
+    })
+}
+
+/// Image size, valid radius and max solid angle of a Gen1 camera without `ConfigData`.
+fn gen1_camera_defaults(label: &str) -> Option<(u32, u32, Option<f64>, f64)> {
+    match label {
+        "camera-rgb" => Some((2880, 2880, Some(1415.0), 1.0)),
+        "camera-slam-left" | "camera-slam-right" => Some((640, 480, Some(330.0), 1.4)),
+        "camera-et-left" | "camera-et-right" => Some((640, 480, None, 0.75)),
+        _ => None,
+    }
+}
+
+fn parse_camera(node: &Node<'_>) -> FieldResult<CameraCalibration> {
+    let label_node = node.field("Label")?;
+    let label = label_node.str()?.to_string();
+    let projection = node.field("Projection")?;
+    let name_node = projection.field("Name")?;
+    let params_node = projection.field("Params")?;
+    let params = params_node.f64_vec()?;
+    let model = match CameraModel::from_name_and_params(name_node.str()?, &params) {
+        Ok(m) => m,
+        Err(p @ FieldProblem::UnknownModel(_)) => return name_node.err(p),
+        Err(p) => return params_node.err(p),
+    };
+    if model.focal_lengths_px().iter().any(|f| *f <= 0.0) {
+        return params_node.err(FieldProblem::OutOfRange {
+            reason: "focal length must be positive".into(),
+        });
+    }
+    let t_device_camera = node.field("T_Device_Camera")?.pose()?;
+    let time_offset_s = opt_f64(node, "TimeOffsetSec_Device_Camera")?.unwrap_or(0.0);
+    let readout_time_s = opt_f64(node, "ReadoutTimeSec")?;
+    let (image_width, image_height, valid_radius_px, max_solid_angle_rad) =
+        match node.opt_field("ConfigData")? {
+            Some(cfg) => {
+                let w_node = cfg.field("ImageWidth")?;
+                let h_node = cfg.field("ImageHeight")?;
+                let (w, h) = (w_node.u32()?, h_node.u32()?);
+                if w == 0 || h == 0 {
+                    return w_node.err(FieldProblem::OutOfRange {
+                        reason: "image size must be positive".into(),
+                    });
+                }
+                (
+                    w,
+                    h,
+                    opt_f64(&cfg, "ValidRadius")?,
+                    opt_f64(&cfg, "MaxSolidAngle")?,
+                )
+            }
+            None => match gen1_camera_defaults(&label) {
+                Some((w, h, r, a)) => (w, h, r, Some(a)),
+                None => return label_node.err(FieldProblem::UnknownCameraLabel(label)),
+            },
+        };
+    Ok(CameraCalibration {
+        serial_number: opt_str(node, "SerialNumber")?,
+        label,
+        model,
+        t_device_camera,
+        image_width,
+        image_height,
+        valid_radius_px,
+        max_solid_angle_rad,
+        time_offset_s,
+        readout_time_s,
+    })
+}
+
+/// `{"Bias":{"Offset":[3]}, "Model":{"RectificationMatrix":[[3],[3],[3]]}}`.
+fn parse_rect_model<'a>(
+    node: &Node<'a>,
+) -> FieldResult<(nalgebra::Matrix3<f64>, nalgebra::Vector3<f64>, Node<'a>)> {
+    let bias = node.field("Bias")?.field("Offset")?.vector3()?;
+    let m_node = node.field("Model")?.field("RectificationMatrix")?;
+    Ok((m_node.matrix3()?, bias, m_node))
+}
+
+fn parse_sensor_model(node: &Node<'_>) -> FieldResult<LinearRectification> {
+    let (m, bias, m_node) = parse_rect_model(node)?;
+    match LinearRectification::new(m, bias) {
+        Some(r) => Ok(r),
+        None => m_node.err(FieldProblem::SingularMatrix),
+    }
+}
+
+fn parse_imu(node: &Node<'_>) -> FieldResult<ImuCalibration> {
+    let accel_node = node.field("Accelerometer")?;
+    let gyro_node = node.field("Gyroscope")?;
+    let gyro_g_sensitivity = match gyro_node.field("Model")?.opt_field("GSensitivityMatrix")? {
+        Some(g) => Some(g.matrix3()?),
+        None => None,
+    };
+    Ok(ImuCalibration {
+        label: node.field("Label")?.str()?.to_string(),
+        t_device_imu: node.field("T_Device_Imu")?.pose()?,
+        accel: parse_sensor_model(&accel_node)?,
+        gyro: parse_sensor_model(&gyro_node)?,
+        gyro_g_sensitivity,
+        time_offset_accel_s: opt_f64(&accel_node, "TimeOffsetSec_Device_Accel")?.unwrap_or(0.0),
+        time_offset_gyro_s: opt_f64(&gyro_node, "TimeOffsetSec_Device_Gyro")?.unwrap_or(0.0),
+    })
+}
+
+fn parse_magnetometer(node: &Node<'_>) -> FieldResult<MagnetometerCalibration> {
+    let label = node.field("Label")?.str()?.to_string();
+    let (m, bias_ut, m_node) = parse_rect_model(node)?;
+    match MagnetometerCalibration::from_factory_json(label, &m, &bias_ut) {
+        Some(c) => Ok(c),
+        None => m_node.err(FieldProblem::SingularMatrix),
+    }
+}
+
+fn parse_barometer(node: &Node<'_>) -> FieldResult<BarometerCalibration> {
+    let model = node.field("PressureModel")?;
+    let slope_node = model.field("Slope")?;
+    let slope = slope_node.f64()?;
+    if slope == 0.0 {
+        return slope_node.err(FieldProblem::OutOfRange {
+            reason: "slope must be non-zero".into(),
+        });
+    }
+    Ok(BarometerCalibration {
+        label: node.field("Label")?.str()?.to_string(),
+        slope,
+        offset_pa: model.field("OffsetPa")?.f64()?,
+    })
+}
+
+fn parse_microphone(node: &Node<'_>) -> FieldResult<MicrophoneCalibration> {
+    Ok(MicrophoneCalibration {
+        label: node.field("Label")?.str()?.to_string(),
+        d_sensitivity_1k_dbv: node.field("DSensitivity1KDbv")?.f64()?,
+    })
+}
