@@ -23,6 +23,8 @@ pub struct StreamReport {
     pub skipped: u64,
     /// Delivered-at minus due-at, µs (empty on a virtual clock).
     pub pacing_us: Percentiles,
+    /// Samples delivered before their due time (should be 0: pacing never runs ahead).
+    pub early: u64,
     /// Measured rate, Hz, from capture times.
     pub rate_hz: f64,
     /// First capture time, device ns.
@@ -68,6 +70,7 @@ impl ProfileReport {
                     out_of_order_dropped: s.out_of_order_dropped,
                     skipped: s.skipped,
                     pacing_us: s.pacing_us(),
+                    early: s.pacing.negative(),
                     rate_hz: s.rate_hz(),
                     first_capture_ns: s.first_capture.map(|t| t.ns()),
                     last_capture_ns: s.last_capture.map(|t| t.ns()),
