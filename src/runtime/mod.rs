@@ -1,1 +1,43 @@
-//! (in progress)
+//! The runtime: threads joined by bounded channels, paced by a clock, stopped in order.
+//!
+//! ```text
+//!  Source ──► ingest thread ──push──► BufferSet ◄──read── consumer threads (one each)
+//!              │ pace (Clock), drop backwards,              ▲
+//!              │ stamp arrival, count                       │
+//!              └──── wake-ups: bounded channel per consumer ┘ (full → coalesce)
+//! ```
+//!
+//! * **Real time** ([`ClockMode::RealTime`], [`ClockMode::Live`]): ingest sleeps until each
+//!   sample is due (no spinning), pushes it, and wakes interested consumers with `try_send`
+//!   (never blocking: a full channel means a wake-up is already pending). A consumer slower
+//!   than its streams loses the oldest samples, counted per consumer.
+//! * **Lock step** ([`ClockMode::Virtual`], `--asap`): time is virtual; ingest runs a
+//!   *round* every [`RuntimeConfig::lockstep_tick_ns`] of device time (and before any
+//!   stream's buffer would overrun): it wakes every consumer with the virtual `now` and waits
+//!   for all to answer. What each consumer sees depends only on the input, so two runs give
+//!   the same output byte for byte.
+//! * **Shutdown**: end of source (or of the configured range), [`StopHandle::stop`], Ctrl-C
+//!   (first: orderly stop; second: exit), a source's fatal error, a consumer's error or
+//!   panic. Consumers get a last call and `finish`; every thread is joined; the
+//!   [`RunReport`] says why it stopped and what was delivered and dropped where.
+//! * **Profiling**: ingest stamps every sample's arrival and records its lateness against
+//!   the due time ([`crate::profile::PacingStats`]) and an `ingest` span; every consumer
+//!   call is a span named after the consumer whose capture time is the newest sample it has
+//!   drained.
+
+mod config;
+mod consumer;
+mod cpu;
+mod ingest;
+mod pace;
+mod run;
+mod shared;
+mod stop;
+mod worker;
+
+pub use config::{ClockMode, ProgressFn, ProgressSnapshot, RuntimeConfig};
+pub use consumer::{Consumer, ConsumerError};
+pub use cpu::thread_cpu_ns;
+pub use pace::{sleep_until_or_stop, MAX_SLICE};
+pub use run::{run, RunReport, Runtime, RuntimeError};
+pub use stop::{ctrl_c_flag, StopHandle, StopReason};

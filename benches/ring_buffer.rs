@@ -1,0 +1,164 @@
+//! Ring buffer throughput: push + pop of IMU-sized samples on one core, for the fan-out
+//! designs considered in `src/buffer/mod.rs`:
+//!
+//! * `spsc_raw`: one `ringbuf` SPSC buffer, one consumer (the baseline for the
+//!   ≥ 50 M samples/s target).
+//! * `per_consumer_spsc/K`: one SPSC buffer per consumer; the producer clones each sample
+//!   into K buffers (an SPSC producer cannot evict the oldest: a full buffer drops the
+//!   *newest*).
+//! * `per_consumer_locked/K`: one `Mutex<HeapRb>` per consumer with `push_overwrite`
+//!   (drop-oldest, the semantics we need), K clones per sample.
+//! * `shared_cursors/K`: vista's design: one buffer per stream (`StreamBuffer`, `RwLock`
+//!   around a `HeapRb`, sequence numbers) and K readers with their own cursors.
+//!
+//! Each iteration pushes a batch of 64 samples, then every consumer takes all new ones
+//! (a consumer woken per batch, as the runtime coalesces wake-ups).
+
+use std::hint::black_box;
+use std::sync::{Arc, Mutex};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ringbuf::traits::{Consumer as _, Producer as _, RingBuffer as _, Split as _};
+use ringbuf::{HeapCons, HeapProd, HeapRb};
+use vista::buffer::{BufferConfig, BufferSet};
+use vista::sample::{ImuSample, Payload, Sample, StreamId};
+use vista::time::{DeviceTime, HostTime};
+
+const BATCH: u64 = 64;
+const CAPACITY: usize = 10_000;
+
+fn imu(seq: u64) -> Sample {
+    Sample {
+        stream: StreamId::ImuRight,
+        capture: DeviceTime(seq as i64 * 1_000_000),
+        arrival: HostTime(seq as i64),
+        seq,
+        payload: Payload::Imu(ImuSample {
+            accel_mps2: [0.1, 0.2, 9.81],
+            gyro_radps: [0.01, 0.02, 0.03],
+            accel_valid: true,
+            gyro_valid: true,
+            temperature_c: 30.0,
+        }),
+    }
+}
+
+fn consume(s: &Sample, acc: &mut u64) {
+    *acc = acc.wrapping_add(s.seq);
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ring_buffer");
+    g.throughput(Throughput::Elements(BATCH));
+
+    g.bench_function("spsc_raw", |b| {
+        let (mut prod, mut cons): (HeapProd<Sample>, HeapCons<Sample>) =
+            HeapRb::new(CAPACITY).split();
+        let mut seq = 0u64;
+        let mut acc = 0u64;
+        b.iter(|| {
+            for _ in 0..BATCH {
+                let _ = prod.try_push(imu(seq));
+                seq += 1;
+            }
+            while let Some(s) = cons.try_pop() {
+                consume(&s, &mut acc);
+            }
+            black_box(acc)
+        });
+    });
+
+    for k in [1usize, 3] {
+        g.bench_with_input(BenchmarkId::new("per_consumer_spsc", k), &k, |b, &k| {
+            let mut rings: Vec<(HeapProd<Sample>, HeapCons<Sample>)> =
+                (0..k).map(|_| HeapRb::new(CAPACITY).split()).collect();
+            let mut seq = 0u64;
+            let mut acc = 0u64;
+            let mut dropped = 0u64;
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    let s = imu(seq);
+                    seq += 1;
+                    for (p, _) in rings.iter_mut() {
+                        if p.try_push(s.clone()).is_err() {
+                            dropped += 1;
+                        }
+                    }
+                }
+                for (_, c) in rings.iter_mut() {
+                    while let Some(s) = c.try_pop() {
+                        consume(&s, &mut acc);
+                    }
+                }
+                black_box((acc, dropped))
+            });
+        });
+
+        g.bench_with_input(BenchmarkId::new("per_consumer_locked", k), &k, |b, &k| {
+            let rings: Vec<Arc<Mutex<HeapRb<Sample>>>> = (0..k)
+                .map(|_| Arc::new(Mutex::new(HeapRb::new(CAPACITY))))
+                .collect();
+            let mut seq = 0u64;
+            let mut acc = 0u64;
+            let mut dropped = 0u64;
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    let s = imu(seq);
+                    seq += 1;
+                    for r in &rings {
+                        let evicted = r.lock().unwrap().push_overwrite(s.clone());
+                        dropped += u64::from(evicted.is_some());
+                    }
+                }
+                for r in &rings {
+                    let mut g = r.lock().unwrap();
+                    while let Some(s) = g.try_pop() {
+                        consume(&s, &mut acc);
+                    }
+                }
+                black_box((acc, dropped))
+            });
+        });
+
+        g.bench_with_input(BenchmarkId::new("shared_cursors", k), &k, |b, &k| {
+            let set = Arc::new(BufferSet::new(
+                BufferConfig::default().with_capacity(StreamId::ImuRight, CAPACITY),
+            ));
+            let mut readers: Vec<_> = (0..k).map(|i| set.reader(format!("r{i}"))).collect();
+            let mut seq = 0u64;
+            let mut acc = 0u64;
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    set.push(imu(seq));
+                    seq += 1;
+                }
+                for r in readers.iter_mut() {
+                    r.drain_new(StreamId::ImuRight, |s| consume(s, &mut acc));
+                }
+                black_box(acc)
+            });
+        });
+    }
+
+    // Window reads: 200 ms of a 1 kHz IMU (201 samples) out of a full 10 s buffer.
+    g.throughput(Throughput::Elements(201));
+    g.bench_function("shared_window_200ms", |b| {
+        let set = Arc::new(BufferSet::new(BufferConfig::default()));
+        for seq in 0..20_000 {
+            set.push(imu(seq));
+        }
+        let mut r = set.reader("w");
+        let mut acc = 0u64;
+        let t1 = DeviceTime(19_999 * 1_000_000);
+        b.iter(|| {
+            r.read_window(StreamId::ImuRight, t1.add_ns(-200_000_000), t1, |s| {
+                consume(s, &mut acc)
+            });
+            black_box(acc)
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

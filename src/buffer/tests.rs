@@ -1,0 +1,150 @@
+//! Unit tests of the buffer module: drop-oldest counts, cursors, windows, accounting.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::sample::{ImuSample, Payload, Sample, StreamId};
+use crate::time::{DeviceTime, HostTime};
+
+fn imu(seq: u64, t_ns: i64) -> Sample {
+    Sample {
+        stream: StreamId::ImuRight,
+        capture: DeviceTime(t_ns),
+        arrival: HostTime(0),
+        seq,
+        payload: Payload::Imu(ImuSample::default()),
+    }
+}
+
+fn small_set(cap: usize) -> Arc<BufferSet> {
+    Arc::new(BufferSet::new(
+        BufferConfig::default().with_capacity(StreamId::ImuRight, cap),
+    ))
+}
+
+#[test]
+fn full_buffer_drops_oldest_with_exact_counts() {
+    let b = StreamBuffer::new(StreamId::ImuRight, 4);
+    let outcomes: Vec<bool> = (0..10).map(|i| b.push(imu(i, i as i64)).dropped).collect();
+    assert_eq!(
+        outcomes,
+        [false, false, false, false, true, true, true, true, true, true]
+    );
+    let st = b.stats();
+    assert_eq!(
+        (st.produced, st.evicted, st.len, st.high_water),
+        (10, 6, 4, 4)
+    );
+    let mut out = Vec::new();
+    let r = b.read_since(0, &mut out);
+    assert_eq!((r.missed, r.copied, r.next), (6, 4, 10));
+    assert_eq!(out.iter().map(|s| s.seq).collect::<Vec<_>>(), [6, 7, 8, 9]);
+}
+
+#[test]
+fn backwards_capture_is_rejected_and_counted() {
+    let b = StreamBuffer::new(StreamId::ImuRight, 8);
+    assert!(!b.push(imu(0, 100)).rejected);
+    assert!(
+        !b.push(imu(1, 100)).rejected,
+        "equal capture times are allowed"
+    );
+    assert!(b.push(imu(2, 99)).rejected);
+    assert!(!b.push(imu(3, 101)).rejected);
+    let st = b.stats();
+    assert_eq!((st.produced, st.rejected, st.len), (3, 1, 3));
+}
+
+#[test]
+fn window_is_exactly_the_samples_in_range_across_the_wrap() {
+    let b = StreamBuffer::new(StreamId::ImuRight, 8);
+    // 13 pushes into 8 slots: the held samples straddle the ring's wrap point.
+    for i in 0..13u64 {
+        b.push(imu(i, 10 * i as i64));
+    }
+    // Held: seq 5..=12, captures 50..=120.
+    let all: Vec<i64> = (5..13).map(|i| 10 * i).collect();
+    for t0 in (30..140).step_by(5) {
+        for t1 in (30..140).step_by(5) {
+            let mut out = Vec::new();
+            let n = b.read_window(DeviceTime(t0), DeviceTime(t1), &mut out);
+            let want: Vec<i64> = all
+                .iter()
+                .copied()
+                .filter(|&t| t0 <= t && t <= t1)
+                .collect();
+            let got: Vec<i64> = out.iter().map(|s| s.capture.ns()).collect();
+            assert_eq!(got, want, "window [{t0}, {t1}]");
+            assert_eq!(n, want.len());
+        }
+    }
+}
+
+#[test]
+fn slow_reader_loses_only_the_oldest_and_accounting_holds() {
+    let set = small_set(5);
+    let mut fast = set.reader("fast");
+    let mut slow = set.reader("slow");
+    let mut fast_seen = Vec::new();
+    let mut slow_seen = Vec::new();
+    for i in 0..100u64 {
+        set.push(imu(i, i as i64));
+        fast.drain_new(StreamId::ImuRight, |s| fast_seen.push(s.seq));
+        if i % 17 == 16 {
+            slow.drain_new(StreamId::ImuRight, |s| slow_seen.push(s.seq));
+        }
+    }
+    assert_eq!(fast_seen, (0..100).collect::<Vec<_>>());
+    // The slow reader drains at i = 16, 33, 50, 67, 84: each time it gets exactly the 5
+    // newest samples (the buffer's capacity), never an older one after a newer one.
+    let want: Vec<u64> = [16u64, 33, 50, 67, 84]
+        .iter()
+        .flat_map(|&i| (i - 4)..=i)
+        .collect();
+    assert_eq!(slow_seen, want);
+
+    let stats = BufferStats::collect(&set, [&fast, &slow]);
+    stats.check().unwrap();
+    let s = stats.consumers["slow"]["imu-right"];
+    assert_eq!(s.delivered, 25);
+    // 85 samples were pushed by the last drain; 25 delivered, 60 lost; 15 pushed after.
+    assert_eq!(s.pending, 5);
+    assert_eq!(s.dropped, 100 - 25 - 5);
+    let f = stats.consumers["fast"]["imu-right"];
+    assert_eq!((f.delivered, f.dropped, f.pending), (100, 0, 0));
+}
+
+#[test]
+fn window_reads_do_not_move_the_cursor() {
+    let set = small_set(16);
+    let mut r = set.reader("r");
+    for i in 0..4u64 {
+        set.push(imu(i, i as i64 * 10));
+    }
+    let mut seen = Vec::new();
+    let n = r.read_window(StreamId::ImuRight, DeviceTime(10), DeviceTime(20), |s| {
+        seen.push(s.seq)
+    });
+    assert_eq!((n, seen.as_slice()), (2, &[1u64, 2][..]));
+    assert_eq!(r.unread(StreamId::ImuRight), 4);
+    assert_eq!(r.drain_new(StreamId::ImuRight, |_| {}), 4);
+    assert_eq!(r.newest_capture(), Some(DeviceTime(30)));
+    assert_eq!(r.drain_new(StreamId::ImuRight, |_| {}), 0);
+    let mut out = vec![imu(99, 99)];
+    assert_eq!(
+        r.read_window_into(StreamId::ImuRight, DeviceTime(0), DeviceTime(0), &mut out),
+        1
+    );
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].seq, 0);
+}
+
+#[test]
+fn empty_and_inverted_windows_are_empty() {
+    let b = StreamBuffer::new(StreamId::ImuRight, 4);
+    let mut out = Vec::new();
+    assert_eq!(b.read_window(DeviceTime(0), DeviceTime(100), &mut out), 0);
+    b.push(imu(0, 50));
+    assert_eq!(b.read_window(DeviceTime(60), DeviceTime(40), &mut out), 0);
+    assert_eq!(b.time_range(), Some((DeviceTime(50), DeviceTime(50))));
+}

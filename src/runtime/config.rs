@@ -1,0 +1,117 @@
+//! How a session runs: which clock paces it, buffer sizes, queue capacities, limits, and
+//! hooks (stop handle, progress callback).
+
+use std::time::Duration;
+
+use crate::buffer::BufferConfig;
+use crate::runtime::stop::StopHandle;
+use crate::sample::StreamId;
+use crate::time::DeviceTime;
+
+/// Which clock paces the ingest stage.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub enum ClockMode {
+    /// Replay in real time, `rate` × speed ([`crate::time::ReplayClock`]).
+    RealTime {
+        /// Speed factor (1 = real time); clamped by the clock to a positive finite value.
+        rate: f64,
+    },
+    /// As fast as possible, deterministic ([`crate::time::VirtualClock`]): consumers run in
+    /// lock step with ingest, so the same input gives the same consumer-observed sequence.
+    Virtual,
+    /// Live input: samples are delivered when the source yields them
+    /// ([`crate::time::WallClock`]).
+    Live,
+}
+
+/// What the progress callback sees (at most every [`RuntimeConfig::progress_interval`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgressSnapshot {
+    /// Capture time of the first delivered sample.
+    pub first_capture: Option<DeviceTime>,
+    /// Capture time of the latest delivered sample.
+    pub capture: Option<DeviceTime>,
+    /// Samples delivered to the buffers so far, all streams.
+    pub delivered: u64,
+    /// Samples dropped before the buffers so far (out of order or skipped by the source).
+    pub dropped: u64,
+    /// Samples delivered so far, per stream with at least one.
+    pub per_stream: Vec<(StreamId, u64)>,
+    /// Host seconds since the session started.
+    pub elapsed_s: f64,
+    /// True for the last call, at the end of the session.
+    pub done: bool,
+}
+
+/// A progress callback, run on the ingest thread (keep it short).
+pub type ProgressFn = Box<dyn FnMut(&ProgressSnapshot) + Send>;
+
+/// The configuration of one run.
+pub struct RuntimeConfig {
+    /// How the session is paced.
+    pub clock_mode: ClockMode,
+    /// Ring buffer sizes.
+    pub buffer: BufferConfig,
+    /// Capacity of each consumer's notification channel; when full, further notifications
+    /// are coalesced (the consumer will find all new samples on its next read anyway).
+    pub notify_capacity: usize,
+    /// Lock-step ([`ClockMode::Virtual`]) consumers are called once per this much device
+    /// time (0: after every sample), and also before a stream's buffer would overrun.
+    pub lockstep_tick_ns: i64,
+    /// Samples captured before this are skipped (not paced, not counted as dropped).
+    pub start: Option<DeviceTime>,
+    /// The session ends at the first sample captured after this.
+    pub end: Option<DeviceTime>,
+    /// Stops the run from another thread.
+    pub stop: StopHandle,
+    /// Install a Ctrl-C handler (once per process): the first Ctrl-C stops the run in
+    /// order, a second one exits the process.
+    pub handle_ctrl_c: bool,
+    /// Called with progress at most every `progress_interval`, and once at the end.
+    pub progress: Option<ProgressFn>,
+    /// Minimum host time between progress calls.
+    pub progress_interval: Duration,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            clock_mode: ClockMode::RealTime { rate: 1.0 },
+            buffer: BufferConfig::default(),
+            notify_capacity: 2,
+            lockstep_tick_ns: 10_000_000,
+            start: None,
+            end: None,
+            stop: StopHandle::new(),
+            handle_ctrl_c: false,
+            progress: None,
+            progress_interval: Duration::from_millis(200),
+        }
+    }
+}
+
+impl RuntimeConfig {
+    /// The default configuration with `clock_mode`.
+    pub fn new(clock_mode: ClockMode) -> Self {
+        Self {
+            clock_mode,
+            ..Self::default()
+        }
+    }
+}
+
+impl std::fmt::Debug for RuntimeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeConfig")
+            .field("clock_mode", &self.clock_mode)
+            .field("buffer", &self.buffer)
+            .field("notify_capacity", &self.notify_capacity)
+            .field("lockstep_tick_ns", &self.lockstep_tick_ns)
+            .field("start", &self.start)
+            .field("end", &self.end)
+            .field("handle_ctrl_c", &self.handle_ctrl_c)
+            .field("progress", &self.progress.is_some())
+            .field("progress_interval", &self.progress_interval)
+            .finish()
+    }
+}

@@ -1,0 +1,352 @@
+//! The ingest thread: pulls samples from the source, paces them with the clock, drops (and
+//! counts) samples whose capture time goes backwards within a stream, stamps arrival,
+//! pushes into the buffers and wakes the consumers without ever blocking on them (a full
+//! notification channel means the consumer already has a wake-up pending: coalesce). In
+//! lock-step mode it instead runs a round: wakes every consumer and waits for all of them.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use crate::profile::{PacingStats, Span};
+use crate::runtime::config::{ClockMode, ProgressFn, ProgressSnapshot};
+use crate::runtime::cpu::thread_cpu_ns;
+use crate::runtime::pace::sleep_until_or_stop;
+use crate::runtime::shared::{Ack, Shared, Wake};
+use crate::runtime::stop::StopReason;
+use crate::sample::{Sample, StreamId};
+use crate::source::Source;
+use crate::time::{Clock, DeviceTime, HostTime, ReplayClock, VirtualClock, WallClock};
+
+/// One consumer as ingest sees it.
+pub(crate) struct ConsumerLink {
+    pub name: String,
+    pub wake: Sender<Wake>,
+    /// Lock-step acknowledgements (`None` in real-time modes).
+    pub ack: Option<Receiver<Ack>>,
+    /// Which streams wake it (real-time modes).
+    pub wants: [bool; StreamId::COUNT],
+    /// Wake-ups coalesced because its channel was full.
+    pub coalesced: u64,
+}
+
+/// Settings ingest needs from the run configuration.
+pub(crate) struct IngestSettings {
+    pub mode: ClockMode,
+    pub lockstep_tick_ns: i64,
+    pub start: Option<DeviceTime>,
+    pub end: Option<DeviceTime>,
+    pub progress: Option<ProgressFn>,
+    pub progress_interval: std::time::Duration,
+}
+
+/// What ingest hands back when it ends.
+pub(crate) struct IngestOutcome {
+    pub pacing: PacingStats,
+    pub reason: StopReason,
+    pub coalesced: Vec<(String, u64)>,
+    pub filtered_before_start: u64,
+    pub lockstep_rounds: u64,
+    pub cpu_ns: Option<u64>,
+}
+
+struct Ingest {
+    shared: Arc<Shared>,
+    links: Vec<ConsumerLink>,
+    settings: IngestSettings,
+    pacing: PacingStats,
+    last_capture: [Option<DeviceTime>; StreamId::COUNT],
+    warned_backwards: [bool; StreamId::COUNT],
+    clock: Option<Arc<dyn Clock>>,
+    origin: DeviceTime,
+    // Lock-step state.
+    round_tick: i64,
+    since_round: [usize; StreamId::COUNT],
+    pushed_since_round: bool,
+    rounds: u64,
+    woken: Vec<bool>,
+    filtered: u64,
+    started: Instant,
+    last_progress: Option<Instant>,
+    newest: Option<DeviceTime>,
+}
+
+/// The body of the ingest thread.
+pub(crate) fn ingest_thread(
+    mut source: Box<dyn Source>,
+    shared: Arc<Shared>,
+    links: Vec<ConsumerLink>,
+    settings: IngestSettings,
+) -> IngestOutcome {
+    let cpu0 = thread_cpu_ns();
+    let mut ing = Ingest {
+        shared,
+        woken: vec![false; links.len()],
+        links,
+        settings,
+        pacing: PacingStats::new(),
+        last_capture: [None; StreamId::COUNT],
+        warned_backwards: [false; StreamId::COUNT],
+        clock: None,
+        origin: DeviceTime(0),
+        round_tick: 0,
+        since_round: [0; StreamId::COUNT],
+        pushed_since_round: false,
+        rounds: 0,
+        filtered: 0,
+        started: Instant::now(),
+        last_progress: None,
+        newest: None,
+    };
+    log::info!("ingest: reading {}", source.describe());
+    let reason = ing.run(source.as_mut());
+    if ing.lockstep() && ing.pushed_since_round {
+        let now = ing.clock.as_ref().map_or(HostTime(0), |c| c.now());
+        if let Err(r) = ing.round(now) {
+            log::warn!("ingest: final lock-step round failed: {r:?}");
+        }
+    }
+    ing.progress(true);
+    let cpu_ns = match (cpu0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        _ => None,
+    };
+    log::info!("ingest: stopped ({reason:?})");
+    IngestOutcome {
+        pacing: ing.pacing,
+        reason,
+        coalesced: ing
+            .links
+            .iter()
+            .map(|l| (l.name.clone(), l.coalesced))
+            .collect(),
+        filtered_before_start: ing.filtered,
+        lockstep_rounds: ing.rounds,
+        cpu_ns,
+    }
+    // Dropping `ing` drops the wake senders: consumer threads see the end.
+}
+
+impl Ingest {
+    fn lockstep(&self) -> bool {
+        matches!(self.settings.mode, ClockMode::Virtual)
+    }
+
+    fn run(&mut self, source: &mut dyn Source) -> StopReason {
+        loop {
+            if let Some(r) = self.shared.stop_reason() {
+                return r;
+            }
+            let sample = match source.next_sample() {
+                None => return StopReason::EndOfSource,
+                Some(Ok(s)) => s,
+                Some(Err(e)) if e.is_recoverable() => {
+                    log::warn!("ingest: {e}");
+                    if let crate::source::SourceError::Skipped { stream, .. } = &e {
+                        self.pacing.record_skipped(stream);
+                    }
+                    continue;
+                }
+                Some(Err(e)) => {
+                    log::error!("ingest: {e}");
+                    return StopReason::SourceFailed {
+                        message: e.to_string(),
+                    };
+                }
+            };
+            if self.settings.start.is_some_and(|t0| sample.capture < t0) {
+                self.filtered += 1;
+                continue;
+            }
+            if self.settings.end.is_some_and(|t1| sample.capture > t1) {
+                return StopReason::EndOfRange;
+            }
+            if let Err(r) = self.deliver(sample) {
+                return r;
+            }
+            self.progress(false);
+        }
+    }
+
+    fn clock_for(&mut self, first: DeviceTime) -> Arc<dyn Clock> {
+        if let Some(c) = &self.clock {
+            return Arc::clone(c);
+        }
+        let c: Arc<dyn Clock> = match self.settings.mode {
+            ClockMode::RealTime { rate } => Arc::new(ReplayClock::start(first, rate)),
+            ClockMode::Virtual => Arc::new(VirtualClock::new(first)),
+            ClockMode::Live => Arc::new(WallClock),
+        };
+        self.origin = first;
+        // Only ingest sets the clock, once.
+        let _ = self.shared.clock.set(Arc::clone(&c));
+        self.clock = Some(Arc::clone(&c));
+        c
+    }
+
+    fn deliver(&mut self, mut sample: Sample) -> Result<(), StopReason> {
+        let idx = sample.stream.index();
+        let last = self.last_capture.get(idx).copied().flatten();
+        if last.is_some_and(|l| sample.capture < l) {
+            self.pacing.record_out_of_order(sample.stream);
+            if let Some(w) = self.warned_backwards.get_mut(idx) {
+                if !*w {
+                    *w = true;
+                    log::warn!(
+                        "ingest: {} capture time went backwards ({} after {}); dropping such samples (warned once per stream)",
+                        sample.stream,
+                        sample.capture,
+                        last.unwrap_or_default()
+                    );
+                }
+            }
+            return Ok(());
+        }
+        let clock = self.clock_for(sample.capture);
+        let due = clock.due(sample.capture);
+        if self.lockstep() {
+            self.maybe_round_before(&sample, clock.as_ref())?;
+        }
+        let arrival = if clock.is_real_time() {
+            let shared = &self.shared;
+            match sleep_until_or_stop(due, || shared.stop_reason().is_some()) {
+                Some(t) => t,
+                None => return Err(self.shared.stop_reason().unwrap_or(StopReason::Stopped)),
+            }
+        } else {
+            clock.wait_until(due)
+        };
+        let work_start = HostTime::now();
+        sample.arrival = arrival;
+        let capture = sample.capture;
+        let stream = sample.stream;
+        self.pacing
+            .record_delivery(stream, capture, due, arrival, clock.is_real_time());
+        if let Some(l) = self.last_capture.get_mut(idx) {
+            *l = Some(capture);
+        }
+        self.newest = Some(capture);
+        self.shared.buffers.push(sample);
+        if self.lockstep() {
+            if let Some(n) = self.since_round.get_mut(idx) {
+                *n += 1;
+            }
+            self.pushed_since_round = true;
+            if self.settings.lockstep_tick_ns <= 0 {
+                self.round(clock.now())?;
+            }
+        } else {
+            for link in &mut self.links {
+                if !link.wants.get(idx).copied().unwrap_or(true) {
+                    continue;
+                }
+                match link.wake.try_send(Wake::New) {
+                    Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+                    Err(TrySendError::Full(_)) => link.coalesced += 1,
+                }
+            }
+        }
+        let span = Span {
+            stage: "ingest",
+            capture,
+            start: work_start,
+            end: HostTime::now(),
+        };
+        if clock.is_real_time() {
+            self.shared.profiler.record_with_due(&span, due);
+        } else {
+            self.shared.profiler.record(&span);
+        }
+        Ok(())
+    }
+
+    /// Lock step: runs a round before pushing `sample` if it starts a new tick, or if its
+    /// stream's buffer would otherwise overrun an unread sample.
+    fn maybe_round_before(&mut self, sample: &Sample, clock: &dyn Clock) -> Result<(), StopReason> {
+        let tick_ns = self.settings.lockstep_tick_ns;
+        let tick = if tick_ns > 0 {
+            sample.capture.since(self.origin).div_euclid(tick_ns)
+        } else {
+            0
+        };
+        let cap = self.shared.buffers.stream(sample.stream).capacity();
+        let full = self
+            .since_round
+            .get(sample.stream.index())
+            .is_some_and(|&n| n >= cap);
+        if self.pushed_since_round && (tick != self.round_tick || full) {
+            self.round(clock.now())?;
+        }
+        self.round_tick = tick;
+        Ok(())
+    }
+
+    /// Lock step: wakes every consumer with `now` and waits for all answers.
+    fn round(&mut self, now: HostTime) -> Result<(), StopReason> {
+        self.rounds += 1;
+        self.pushed_since_round = false;
+        self.since_round = [0; StreamId::COUNT];
+        let mut failure = None;
+        for (link, woken) in self.links.iter_mut().zip(self.woken.iter_mut()) {
+            *woken = link.wake.send(Wake::Round { now }).is_ok();
+            if !*woken && failure.is_none() {
+                failure = Some(StopReason::ConsumerFailed {
+                    consumer: link.name.clone(),
+                    message: "consumer thread ended".to_string(),
+                });
+            }
+        }
+        for (link, &woken) in self.links.iter().zip(self.woken.iter()) {
+            let Some(ack) = link.ack.as_ref().filter(|_| woken) else {
+                continue;
+            };
+            let answer = match ack.recv() {
+                Ok(a) => a,
+                Err(_) => Err("consumer thread ended".to_string()),
+            };
+            if let Err(message) = answer {
+                if failure.is_none() {
+                    failure = Some(StopReason::ConsumerFailed {
+                        consumer: link.name.clone(),
+                        message,
+                    });
+                }
+            }
+        }
+        match failure {
+            Some(r) => Err(r),
+            None => Ok(()),
+        }
+    }
+
+    fn progress(&mut self, done: bool) {
+        let Some(cb) = self.settings.progress.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        if !done
+            && self
+                .last_progress
+                .is_some_and(|t| now.duration_since(t) < self.settings.progress_interval)
+        {
+            return;
+        }
+        self.last_progress = Some(now);
+        let per_stream = self
+            .pacing
+            .active()
+            .map(|(id, s)| (id, s.delivered))
+            .collect();
+        let snap = ProgressSnapshot {
+            first_capture: self.clock.as_ref().map(|_| self.origin),
+            capture: self.newest,
+            delivered: self.pacing.total_delivered(),
+            dropped: self.pacing.total_dropped(),
+            per_stream,
+            elapsed_s: self.started.elapsed().as_secs_f64(),
+            done,
+        };
+        cb(&snap);
+    }
+}

@@ -1,0 +1,88 @@
+//! Why and how a run stops: the stop handle, the process-wide Ctrl-C flag, stop reasons.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Asks a run to stop in order (all threads finish their current step and are joined).
+/// Cheap to clone; every clone stops the same run.
+#[derive(Clone, Debug, Default)]
+pub struct StopHandle(Arc<AtomicBool>);
+
+impl StopHandle {
+    /// A handle that has not been triggered.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Requests the stop.
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+    /// True once [`StopHandle::stop`] was called.
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// Why a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "reason", rename_all = "kebab-case")]
+pub enum StopReason {
+    /// The source had no more samples.
+    EndOfSource,
+    /// A sample was captured after the configured end time.
+    EndOfRange,
+    /// [`StopHandle::stop`] was called.
+    Stopped,
+    /// Ctrl-C.
+    Interrupted,
+    /// The source failed and cannot continue; what it delivered before is in the report.
+    SourceFailed {
+        /// The source's error.
+        message: String,
+    },
+    /// A consumer returned an error (or panicked).
+    ConsumerFailed {
+        /// The consumer's name.
+        consumer: String,
+        /// Its error.
+        message: String,
+    },
+}
+
+impl StopReason {
+    /// True when the run ended because something failed.
+    pub fn is_error(&self) -> bool {
+        matches!(
+            self,
+            StopReason::SourceFailed { .. } | StopReason::ConsumerFailed { .. }
+        )
+    }
+}
+
+static CTRL_C: OnceLock<Option<Arc<AtomicBool>>> = OnceLock::new();
+
+/// Installs the process's Ctrl-C handler once (later calls reuse it) and returns its flag,
+/// cleared; `None` when the handler could not be installed (e.g. another one exists). The
+/// first Ctrl-C sets the flag; a second one, while the flag is still set, exits the process
+/// with status 130.
+pub fn ctrl_c_flag() -> Option<Arc<AtomicBool>> {
+    let flag = CTRL_C.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = Arc::clone(&flag);
+        let installed = ctrlc::set_handler(move || {
+            if f.swap(true, Ordering::AcqRel) {
+                std::process::exit(130);
+            }
+        });
+        match installed {
+            Ok(()) => Some(flag),
+            Err(e) => {
+                log::warn!("could not install the Ctrl-C handler: {e}");
+                None
+            }
+        }
+    });
+    let flag = flag.clone()?;
+    flag.store(false, Ordering::Release);
+    Some(flag)
+}
