@@ -1,1 +1,341 @@
-//! (in progress)
+//! Typed Aria Gen1 streams on top of [`VrsReader`]: stream summaries, samples decoded into
+//! vista payloads ([`crate::sample::Payload`]) on the device clock, time-domain mappings,
+//! and image decoding.
+//!
+//! Known streams are those of [`StreamId::vrs_id`]; everything else (285-x time domain,
+//! GPS, Wi-Fi, Gen2 streams) is listed by [`AriaRecording::summaries`] but not decoded into
+//! samples. A corrupt record yields one `Err` naming the stream, file and offset, and the
+//! iteration goes on.
+
+pub mod decode;
+pub mod image;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+
+use crate::aria::vrs::{IndexEntry, RecordType, VrsError, VrsReader, VrsStreamId};
+use crate::sample::{Payload, StreamId};
+use crate::time::DeviceTime;
+
+pub use decode::StreamConfig;
+pub use image::{decode_image, DecodedImage};
+
+/// Errors of the typed Aria layer.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// The VRS layer failed (opening, reading a record).
+    #[error(transparent)]
+    Vrs(#[from] VrsError),
+    /// A record was read but could not be decoded.
+    #[error("{}: stream {stream}: record at byte {offset}: {reason}", path.display())]
+    Record {
+        /// The file.
+        path: PathBuf,
+        /// The stream, e.g. "imu-right (1202-1)".
+        stream: String,
+        /// Offset of the record.
+        offset: u64,
+        /// What was wrong.
+        reason: String,
+    },
+    /// An image could not be decoded.
+    #[error("image decode failed: {reason}")]
+    Image {
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+/// One stream of a recording, summarised.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StreamSummary {
+    /// VRS stream id, e.g. "214-1".
+    pub vrs_id: String,
+    /// The vista stream, when known.
+    pub stream: Option<StreamId>,
+    /// Aria name (e.g. "camera-rgb"), else the VRS recordable name.
+    pub name: String,
+    /// Number of DATA records.
+    pub data_records: u64,
+    /// Device capture time of the first DATA record, ns.
+    pub first_ns: Option<i64>,
+    /// Device capture time of the last DATA record, ns.
+    pub last_ns: Option<i64>,
+    /// Nominal rate from the configuration record.
+    pub nominal_rate_hz: Option<f64>,
+    /// `(records − 1) / (last − first)`.
+    pub measured_rate_hz: Option<f64>,
+    /// Image size from the configuration record (cameras).
+    pub image_size: Option<(u32, u32)>,
+}
+
+/// One time-domain mapping record (285-x): a device time and the matching external time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TimeDomainMapping {
+    /// The VRS stream (285-1 APP, 285-2 TIMECODE in the samples).
+    pub vrs_id: VrsStreamId,
+    /// Mode from the configuration record (`APP`, `TIMECODE`).
+    pub mode: Option<String>,
+    /// Device time, ns (`monotonic_timestamp_ns`).
+    pub device_ns: i64,
+    /// External time, ns (`real_timestamp_ns`).
+    pub real_ns: i64,
+}
+
+/// A decoded sample: stream, capture time, payload.
+pub type DecodedSample = (StreamId, DeviceTime, Payload);
+
+/// An Aria recording opened for typed reading.
+#[derive(Debug)]
+pub struct AriaRecording {
+    vrs: VrsReader,
+    configs: BTreeMap<VrsStreamId, StreamConfig>,
+}
+
+impl AriaRecording {
+    /// Opens a recording; reads every stream's first configuration record (a bad one is
+    /// logged and the stream decoded without it).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, RecordingError> {
+        Ok(Self::from_reader(VrsReader::open(path)?))
+    }
+
+    /// Wraps an open reader.
+    pub fn from_reader(vrs: VrsReader) -> Self {
+        let mut configs = BTreeMap::new();
+        for s in vrs.streams() {
+            let Some(e) = vrs
+                .index()
+                .iter()
+                .find(|e| e.stream == s.id && e.record_type == RecordType::Configuration)
+            else {
+                continue;
+            };
+            match read_config(&vrs, e) {
+                Ok(c) => {
+                    configs.insert(s.id, c);
+                }
+                Err(err) => log::warn!("{err}"),
+            }
+        }
+        Self { vrs, configs }
+    }
+
+    /// The underlying VRS reader.
+    pub fn vrs(&self) -> &VrsReader {
+        &self.vrs
+    }
+
+    /// The factory calibration JSON (file tag `calib_json`).
+    pub fn calib_json(&self) -> Option<&str> {
+        self.vrs.file_tags().get("calib_json").map(String::as_str)
+    }
+
+    /// The configuration of a VRS stream, when its configuration record was readable.
+    pub fn config(&self, id: VrsStreamId) -> Option<&StreamConfig> {
+        self.configs.get(&id)
+    }
+
+    /// Image size of a camera stream.
+    pub fn image_size(&self, s: StreamId) -> Option<(u32, u32)> {
+        let (t, i) = s.vrs_id()?;
+        self.config(VrsStreamId::new(t, i))?.image_size()
+    }
+
+    /// A summary of every stream, known or not.
+    pub fn summaries(&self) -> Vec<StreamSummary> {
+        let mut buf = Vec::new();
+        self.vrs
+            .streams()
+            .iter()
+            .map(|s| {
+                let known = StreamId::from_vrs_id(s.id.type_id, s.id.instance);
+                let data: Vec<&IndexEntry> = self
+                    .vrs
+                    .index()
+                    .iter()
+                    .filter(|e| e.stream == s.id && e.record_type == RecordType::Data)
+                    .collect();
+                let mut time_of = |e: &IndexEntry| -> i64 {
+                    self.capture_ns(e, &mut buf)
+                        .unwrap_or_else(|| DeviceTime::from_secs_f64(e.timestamp_s).ns())
+                };
+                let first_ns = data.first().map(|e| time_of(e));
+                let last_ns = data.last().map(|e| time_of(e));
+                let measured_rate_hz = match (first_ns, last_ns) {
+                    (Some(a), Some(b)) if b > a && data.len() > 1 => {
+                        Some((data.len() - 1) as f64 / ((b - a) as f64 * 1e-9))
+                    }
+                    _ => None,
+                };
+                let cfg = self.configs.get(&s.id);
+                StreamSummary {
+                    vrs_id: s.id.to_string(),
+                    stream: known,
+                    name: match known {
+                        Some(k) => k.name().to_string(),
+                        None => s.recordable_name().unwrap_or("unknown").to_string(),
+                    },
+                    data_records: data.len() as u64,
+                    first_ns,
+                    last_ns,
+                    nominal_rate_hz: cfg.and_then(|c| c.nominal_rate_hz),
+                    measured_rate_hz,
+                    image_size: cfg.and_then(StreamConfig::image_size),
+                }
+            })
+            .collect()
+    }
+
+    /// Device capture time of a DATA record from its DataLayout (`capture_timestamp_ns`, or
+    /// the first of `capture_timestamps_ns`).
+    fn capture_ns(&self, e: &IndexEntry, buf: &mut Vec<u8>) -> Option<i64> {
+        let h = self.vrs.read_record_into(e, buf).ok()?;
+        let dl = self
+            .vrs
+            .data_layout(e.stream, e.record_type, h.format_version, 0)
+            .ok()?;
+        dl.value::<i64>(buf, "capture_timestamp_ns").or_else(|| {
+            dl.vector::<i64>(buf, "capture_timestamps_ns")?
+                .first()
+                .copied()
+        })
+    }
+
+    /// Every DATA record of the known streams, in file order, decoded.
+    pub fn samples(&self) -> SampleIter<'_> {
+        SampleIter {
+            rec: self,
+            only: None,
+            pos: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The DATA records of one stream, decoded.
+    pub fn stream_samples(&self, s: StreamId) -> SampleIter<'_> {
+        SampleIter {
+            rec: self,
+            only: s
+                .vrs_id()
+                .map(|(t, i)| VrsStreamId::new(t, i))
+                .or(Some(VrsStreamId::new(i32::MIN, 0))),
+            pos: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The time-domain mapping records (285-x), each decoded or an error naming it.
+    pub fn time_domain_mappings(&self) -> Vec<Result<TimeDomainMapping, RecordingError>> {
+        let mut buf = Vec::new();
+        self.vrs
+            .index()
+            .iter()
+            .filter(|e| e.stream.type_id == 285 && e.record_type == RecordType::Data)
+            .map(|e| {
+                let h = self.vrs.read_record_into(e, &mut buf)?;
+                let dl = self
+                    .vrs
+                    .data_layout(e.stream, e.record_type, h.format_version, 0)?;
+                let get = |name: &str| {
+                    dl.value::<i64>(&buf, name)
+                        .ok_or_else(|| RecordingError::Record {
+                            path: self.vrs.path().to_path_buf(),
+                            stream: e.stream.to_string(),
+                            offset: e.offset,
+                            reason: format!("field {name:?} missing"),
+                        })
+                };
+                Ok(TimeDomainMapping {
+                    vrs_id: e.stream,
+                    mode: self.configs.get(&e.stream).and_then(|c| c.mode.clone()),
+                    device_ns: get("monotonic_timestamp_ns")?,
+                    real_ns: get("real_timestamp_ns")?,
+                })
+            })
+            .collect()
+    }
+
+    fn decode_entry(
+        &self,
+        stream: StreamId,
+        e: &IndexEntry,
+        scratch: &mut Vec<u8>,
+    ) -> Result<DecodedSample, RecordingError> {
+        let fail = |reason: String| RecordingError::Record {
+            path: self.vrs.path().to_path_buf(),
+            stream: format!("{stream} ({})", e.stream),
+            offset: e.offset,
+            reason,
+        };
+        // Images and audio keep their bytes (shared, sliced); other records reuse `scratch`.
+        let payload = if stream.is_camera() || stream == StreamId::Audio {
+            let r = self.vrs.read_record(e)?;
+            (r.header, r.payload)
+        } else {
+            let h = self.vrs.read_record_into(e, scratch)?;
+            (h, Bytes::new())
+        };
+        let (h, owned) = payload;
+        let bytes: &[u8] = if owned.is_empty() { scratch } else { &owned };
+        let blocks = self.vrs.split_record(e.offset, &h, bytes)?;
+        let format = self
+            .vrs
+            .record_format(e.stream, e.record_type, h.format_version)?;
+        let layout = self
+            .vrs
+            .data_layout(e.stream, e.record_type, h.format_version, 0)?;
+        let default_cfg = StreamConfig::default();
+        let cfg = self.configs.get(&e.stream).unwrap_or(&default_cfg);
+        let split = decode::SplitRecord {
+            payload: bytes,
+            shared: (!owned.is_empty()).then_some(&owned),
+            blocks: &blocks,
+            format,
+            layout,
+        };
+        let (t, p) = decode::decode_data(stream, &split, cfg).map_err(fail)?;
+        Ok((stream, DeviceTime::from_ns(t), p))
+    }
+}
+
+fn read_config(vrs: &VrsReader, e: &IndexEntry) -> Result<StreamConfig, VrsError> {
+    let r = vrs.read_record(e)?;
+    let dl = vrs.data_layout(e.stream, e.record_type, r.header.format_version, 0)?;
+    let blocks = vrs.split_record(e.offset, &r.header, &r.payload)?;
+    let b = blocks
+        .first()
+        .and_then(|b| r.payload.get(b.clone()))
+        .unwrap_or_default();
+    Ok(StreamConfig::from_layout(dl, b))
+}
+
+/// Iterator over decoded samples (see [`AriaRecording::samples`]).
+pub struct SampleIter<'a> {
+    rec: &'a AriaRecording,
+    only: Option<VrsStreamId>,
+    pos: usize,
+    scratch: Vec<u8>,
+}
+
+impl Iterator for SampleIter<'_> {
+    type Item = Result<DecodedSample, RecordingError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = self.rec.vrs.index();
+        while let Some(e) = index.get(self.pos) {
+            self.pos += 1;
+            if e.record_type != RecordType::Data {
+                continue;
+            }
+            if self.only.is_some_and(|o| o != e.stream) {
+                continue;
+            }
+            let Some(stream) = StreamId::from_vrs_id(e.stream.type_id, e.stream.instance) else {
+                continue;
+            };
+            return Some(self.rec.decode_entry(stream, e, &mut self.scratch));
+        }
+        None
+    }
+}

@@ -1,0 +1,268 @@
+//! Pure decoding of Aria Gen1 DATA records (already split into content blocks) into vista
+//! payloads. Fields are looked up by name and type in the stream's DataLayout.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::aria::vrs::{ContentBlockSpec, DataLayout, ImageCodec, RecordFormat};
+use crate::sample::{
+    AudioBlock, BaroSample, ImageEncoding, ImageFrame, ImuSample, MagSample, Payload, StreamId,
+};
+
+/// What a stream's configuration record says that data decoding needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StreamConfig {
+    /// `image_width`.
+    pub image_width: Option<u32>,
+    /// `image_height`.
+    pub image_height: Option<u32>,
+    /// `image_stride`.
+    pub image_stride: Option<u32>,
+    /// `image_pixel_format`.
+    pub image_pixel_format: Option<u32>,
+    /// `nominal_rate` (cameras, IMU), `sample_rate` (barometer), `sample_rate_hz` (time).
+    pub nominal_rate_hz: Option<f64>,
+    /// `audio_channel_count`.
+    pub audio_channels: Option<u8>,
+    /// `audio_sample_rate`.
+    pub audio_sample_rate_hz: Option<u32>,
+    /// `mode` (time-domain mapping streams).
+    pub mode: Option<String>,
+}
+
+impl StreamConfig {
+    /// Reads the known fields from a configuration record's DataLayout block.
+    pub fn from_layout(dl: &DataLayout, b: &[u8]) -> Self {
+        Self {
+            image_width: dl.value::<u32>(b, "image_width"),
+            image_height: dl.value::<u32>(b, "image_height"),
+            image_stride: dl.value::<u32>(b, "image_stride"),
+            image_pixel_format: dl.value::<u32>(b, "image_pixel_format"),
+            nominal_rate_hz: dl
+                .value::<f64>(b, "nominal_rate")
+                .or_else(|| dl.value::<f64>(b, "sample_rate"))
+                .or_else(|| dl.value::<f64>(b, "sample_rate_hz")),
+            audio_channels: dl.value::<u8>(b, "audio_channel_count"),
+            audio_sample_rate_hz: dl.value::<u32>(b, "audio_sample_rate"),
+            mode: dl.string(b, "mode").map(str::to_string),
+        }
+    }
+    /// `(width, height)` when both are known and non-zero.
+    pub fn image_size(&self) -> Option<(u32, u32)> {
+        match (self.image_width, self.image_height) {
+            (Some(w), Some(h)) if w > 0 && h > 0 => Some((w, h)),
+            _ => None,
+        }
+    }
+}
+
+/// A record's payload with its content blocks located.
+pub struct SplitRecord<'a> {
+    /// The whole decompressed payload.
+    pub payload: &'a [u8],
+    /// The same bytes, shared, for records whose blocks are handed on without copying
+    /// (images, audio); `None` for small records decoded from a reused buffer.
+    pub shared: Option<&'a Bytes>,
+    /// Byte range of each block.
+    pub blocks: &'a [std::ops::Range<usize>],
+    /// The record format.
+    pub format: &'a RecordFormat,
+    /// DataLayout of block 0.
+    pub layout: &'a DataLayout,
+}
+
+impl SplitRecord<'_> {
+    fn share(&self, range: std::ops::Range<usize>) -> Result<Bytes, String> {
+        let shared = self.shared.ok_or("record bytes are not shared")?;
+        if range.end > shared.len() || range.start > range.end {
+            return Err(format!("block {range:?} outside the record"));
+        }
+        Ok(shared.slice(range))
+    }
+    fn block(&self, i: usize) -> Result<&[u8], String> {
+        self.blocks
+            .get(i)
+            .and_then(|r| self.payload.get(r.clone()))
+            .ok_or_else(|| format!("record has no content block {i}"))
+    }
+    fn meta(&self) -> Result<&[u8], String> {
+        self.block(0)
+    }
+    fn need<T>(&self, v: Option<T>, name: &str) -> Result<T, String> {
+        v.ok_or_else(|| format!("field {name:?} missing, of another type, or cut short"))
+    }
+    /// `capture_timestamp_ns` of the metadata block.
+    pub fn capture_ns(&self) -> Result<i64, String> {
+        let m = self.meta()?;
+        self.need(
+            self.layout.value::<i64>(m, "capture_timestamp_ns"),
+            "capture_timestamp_ns",
+        )
+    }
+}
+
+/// Decodes one DATA record of `stream`; returns capture time (device ns) and payload.
+pub fn decode_data(
+    stream: StreamId,
+    rec: &SplitRecord<'_>,
+    cfg: &StreamConfig,
+) -> Result<(i64, Payload), String> {
+    let m = rec.meta()?;
+    let dl = rec.layout;
+    match stream {
+        StreamId::CameraRgb
+        | StreamId::CameraSlamLeft
+        | StreamId::CameraSlamRight
+        | StreamId::CameraEt => {
+            let t = rec.capture_ns()?;
+            let (i, spec) = rec
+                .format
+                .blocks()
+                .iter()
+                .enumerate()
+                .find(|(_, b)| matches!(b, ContentBlockSpec::Image { .. }))
+                .ok_or("record format has no image block")?;
+            let range = rec.blocks.get(i).cloned().ok_or("image block missing")?;
+            let (encoding, spec_w, spec_h) = match spec {
+                ContentBlockSpec::Image {
+                    codec,
+                    width,
+                    height,
+                    stride,
+                    ..
+                } => {
+                    let enc = match codec {
+                        ImageCodec::Jpg => ImageEncoding::Jpeg,
+                        ImageCodec::Png => ImageEncoding::Png,
+                        ImageCodec::Raw => ImageEncoding::Raw {
+                            pixel_format: cfg.image_pixel_format.unwrap_or(0),
+                            stride: stride.or(cfg.image_stride).unwrap_or(0),
+                        },
+                        other => return Err(format!("image codec {other:?} not supported")),
+                    };
+                    (enc, *width, *height)
+                }
+                _ => return Err("not an image block".into()),
+            };
+            let (w, h) = cfg
+                .image_size()
+                .or(spec_w.zip(spec_h))
+                .ok_or("image size unknown (no configuration record)")?;
+            Ok((
+                t,
+                Payload::Image(ImageFrame {
+                    width: w,
+                    height: h,
+                    encoding,
+                    data: rec.share(range)?,
+                    frame_number: rec.need(dl.value::<u64>(m, "frame_number"), "frame_number")?,
+                    exposure_s: rec.need(
+                        dl.value::<f64>(m, "exposure_duration_s"),
+                        "exposure_duration_s",
+                    )? as f32,
+                    gain: rec.need(dl.value::<f64>(m, "gain"), "gain")? as f32,
+                }),
+            ))
+        }
+        StreamId::ImuRight | StreamId::ImuLeft => {
+            let t = rec.capture_ns()?;
+            Ok((
+                t,
+                Payload::Imu(ImuSample {
+                    accel_mps2: rec
+                        .need(dl.array::<f32, 3>(m, "accelerometer"), "accelerometer")?,
+                    gyro_radps: rec.need(dl.array::<f32, 3>(m, "gyroscope"), "gyroscope")?,
+                    accel_valid: dl.value::<bool>(m, "accelerometer_valid").unwrap_or(true),
+                    gyro_valid: dl.value::<bool>(m, "gyroscope_valid").unwrap_or(true),
+                    temperature_c: dl
+                        .value::<f64>(m, "temperature_deg_c")
+                        .map(|v| v as f32)
+                        .unwrap_or(f32::NAN),
+                }),
+            ))
+        }
+        StreamId::Magnetometer => {
+            let t = rec.capture_ns()?;
+            let ut = rec.need(dl.array::<f32, 3>(m, "magnetometer"), "magnetometer")?;
+            // Gen1 records micro-tesla (projectaria_tools multiplies by 1e-6).
+            let field_t = ut.map(|v| (f64::from(v) * 1e-6) as f32);
+            Ok((t, Payload::Magnetometer(MagSample { field_t })))
+        }
+        StreamId::Barometer => {
+            let t = rec.capture_ns()?;
+            Ok((
+                t,
+                Payload::Barometer(BaroSample {
+                    pressure_pa: rec.need(dl.value::<f64>(m, "pressure"), "pressure")?,
+                    temperature_c: dl
+                        .value::<f64>(m, "temperature")
+                        .map(|v| v as f32)
+                        .unwrap_or(f32::NAN),
+                }),
+            ))
+        }
+        StreamId::Audio => decode_audio(rec, cfg),
+        other => Err(format!("{other} is not a recorded stream")),
+    }
+}
+
+fn decode_audio(rec: &SplitRecord<'_>, cfg: &StreamConfig) -> Result<(i64, Payload), String> {
+    let m = rec.meta()?;
+    let ts = rec.need(
+        rec.layout.vector::<i64>(m, "capture_timestamps_ns"),
+        "capture_timestamps_ns",
+    )?;
+    let t = *ts.first().ok_or("audio record without timestamps")?;
+    let (i, spec) = rec
+        .format
+        .blocks()
+        .iter()
+        .enumerate()
+        .find(|(_, b)| matches!(b, ContentBlockSpec::Audio { .. }))
+        .ok_or("record format has no audio block")?;
+    let (spec_channels, spec_rate, fmt) = match spec {
+        ContentBlockSpec::Audio {
+            channels,
+            rate,
+            sample_format,
+            ..
+        } => (*channels, *rate, sample_format.clone()),
+        _ => (None, None, None),
+    };
+    if let Some(f) = fmt.as_deref() {
+        if f != "int32le" {
+            return Err(format!(
+                "audio sample format {f} not supported (int32le only)"
+            ));
+        }
+    }
+    let channels = cfg
+        .audio_channels
+        .or(spec_channels.and_then(|c| u8::try_from(c).ok()))
+        .filter(|&c| c > 0)
+        .ok_or("audio channel count unknown")?;
+    let rate = cfg
+        .audio_sample_rate_hz
+        .or(spec_rate)
+        .ok_or("audio sample rate unknown")?;
+    let range = rec.blocks.get(i).cloned().ok_or("audio block missing")?;
+    let frame_bytes = 4 * channels as usize;
+    if range.len() != ts.len() * frame_bytes {
+        return Err(format!(
+            "audio block has {} bytes, {} timestamps × {channels} channels × 4 need {}",
+            range.len(),
+            ts.len(),
+            ts.len() * frame_bytes
+        ));
+    }
+    Ok((
+        t,
+        Payload::Audio(AudioBlock {
+            channels,
+            sample_rate_hz: rate,
+            timestamps_ns: Arc::from(ts),
+            pcm_i32le: rec.share(range)?,
+        }),
+    ))
+}

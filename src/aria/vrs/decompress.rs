@@ -1,0 +1,145 @@
+//! Whole-payload decompression of records: zstd frames (streaming, so trailing padding after
+//! the frame is ignored) and LZ4 frames. Pure compute; the reader adds file and offset.
+
+use std::cell::RefCell;
+use std::io::Read;
+
+use zstd::stream::raw::{Decoder as ZstdDecoder, Operation};
+
+use super::types::Compression;
+
+/// Largest decompressed payload accepted (bounds memory on corrupt sizes).
+pub const MAX_PAYLOAD_BYTES: usize = 1 << 30;
+
+thread_local! {
+    static ZSTD: RefCell<Option<ZstdDecoder<'static>>> = const { RefCell::new(None) };
+}
+
+/// Decompresses the first zstd frame of `input` into `out`, which must come out exactly
+/// `expected` bytes long. Bytes after the frame are ignored.
+pub fn zstd_frame(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    if expected > MAX_PAYLOAD_BYTES {
+        return Err(format!(
+            "declared size {expected} exceeds the {MAX_PAYLOAD_BYTES} limit"
+        ));
+    }
+    out.clear();
+    out.resize(expected, 0);
+    ZSTD.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(ZstdDecoder::new().map_err(|e| e.to_string())?);
+        }
+        let dec = slot.as_mut().ok_or("no zstd context")?;
+        dec.reinit().map_err(|e| e.to_string())?;
+        let (mut in_pos, mut out_pos) = (0usize, 0usize);
+        loop {
+            let src = input.get(in_pos..).unwrap_or_default();
+            let dst = out.get_mut(out_pos..).unwrap_or_default();
+            let st = dec.run_on_buffers(src, dst).map_err(|e| e.to_string())?;
+            in_pos += st.bytes_read;
+            out_pos += st.bytes_written;
+            if st.remaining == 0 {
+                break;
+            }
+            if st.bytes_read == 0 && st.bytes_written == 0 {
+                return Err(if out_pos == expected {
+                    format!("frame holds more than the declared {expected} bytes")
+                } else {
+                    format!("frame ends early: {out_pos} of {expected} bytes")
+                });
+            }
+        }
+        if out_pos != expected {
+            return Err(format!(
+                "frame holds {out_pos} bytes, header declares {expected}"
+            ));
+        }
+        Ok(())
+    })
+}
+
+/// Decompresses an LZ4 frame into `out` (exactly `expected` bytes).
+pub fn lz4_frame(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    if expected > MAX_PAYLOAD_BYTES {
+        return Err(format!(
+            "declared size {expected} exceeds the {MAX_PAYLOAD_BYTES} limit"
+        ));
+    }
+    out.clear();
+    out.reserve(expected);
+    let dec = lz4_flex::frame::FrameDecoder::new(input);
+    dec.take(expected as u64 + 1)
+        .read_to_end(out)
+        .map_err(|e| e.to_string())?;
+    if out.len() != expected {
+        return Err(format!(
+            "frame holds {} bytes, header declares {expected}",
+            out.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Decompresses `input` with `codec` into `out`.
+pub fn decompress(
+    codec: Compression,
+    input: &[u8],
+    expected: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    match codec {
+        Compression::None => {
+            out.clear();
+            out.extend_from_slice(input);
+            Ok(())
+        }
+        Compression::Zstd => zstd_frame(input, expected, out),
+        Compression::Lz4 => lz4_frame(input, expected, out),
+    }
+}
+
+/// Compresses `input` with `codec` (writer side).
+pub fn compress(codec: Compression, input: &[u8]) -> std::io::Result<Vec<u8>> {
+    match codec {
+        Compression::None => Ok(input.to_vec()),
+        Compression::Zstd => zstd::bulk::compress(input, 3),
+        Compression::Lz4 => {
+            let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
+            std::io::Write::write_all(&mut enc, input)?;
+            enc.finish().map_err(std::io::Error::other)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_padding() {
+        let data: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        for codec in [Compression::Zstd, Compression::Lz4] {
+            let mut c = compress(codec, &data).unwrap();
+            let mut out = Vec::new();
+            decompress(codec, &c, data.len(), &mut out).unwrap();
+            assert_eq!(out, data);
+            // Wrong declared size is an error.
+            assert!(decompress(codec, &c, data.len() - 1, &mut out).is_err());
+            assert!(decompress(codec, &c, data.len() + 1, &mut out).is_err());
+            // Cut frames are errors.
+            assert!(decompress(codec, &c[..c.len() / 2], data.len(), &mut out).is_err());
+            if codec == Compression::Zstd {
+                // Zero padding after a zstd frame (pre-allocated index) is ignored.
+                c.extend_from_slice(&[0u8; 64]);
+                decompress(codec, &c, data.len(), &mut out).unwrap();
+                assert_eq!(out, data);
+            }
+        }
+        let mut out = Vec::new();
+        assert!(decompress(Compression::Zstd, b"garbage!", 10, &mut out).is_err());
+        assert!(decompress(Compression::Lz4, b"garbage!", 10, &mut out).is_err());
+    }
+}
