@@ -257,7 +257,8 @@ impl AriaRecording {
             .collect()
     }
 
-    fn decode_entry(
+    /// Decodes one DATA record of a known stream (`scratch` is reused between calls).
+    pub fn decode_entry(
         &self,
         stream: StreamId,
         e: &IndexEntry,

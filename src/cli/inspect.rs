@@ -75,12 +75,18 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
     let rec = AriaRecording::open(&files.recording)
         .with_context(|| format!("opening {}", files.recording.display()))?;
     let vrs = rec.vrs();
-    let file_size_bytes = std::fs::metadata(&files.recording).map(|m| m.len()).unwrap_or(0);
+    let file_size_bytes = std::fs::metadata(&files.recording)
+        .map(|m| m.len())
+        .unwrap_or(0);
     let tags = TAGS
         .iter()
         .filter_map(|k| vrs.file_tags().get(*k).map(|v| (k.to_string(), v.clone())))
         .collect();
-    let streams = rec.summaries().into_iter().map(|s| (s.vrs_id.clone(), s)).collect();
+    let streams = rec
+        .summaries()
+        .into_iter()
+        .map(|s| (s.vrs_id.clone(), s))
+        .collect();
     let calibration = match rec.calib_json() {
         None => None,
         Some(json) => match DeviceCalibration::from_json_str(json) {
@@ -147,10 +153,20 @@ fn format_version(v: u32) -> String {
     }
 }
 
+fn opt(v: Option<i64>) -> String {
+    v.map_or("-".to_string(), |x| x.to_string())
+}
+
 fn render(r: &Report) -> String {
     use std::fmt::Write;
     let mut o = String::new();
-    let _ = writeln!(o, "{} ({}, {} bytes)", r.recording.display(), r.file_format, r.file_size_bytes);
+    let _ = writeln!(
+        o,
+        "{} ({}, {} bytes)",
+        r.recording.display(),
+        r.file_format,
+        r.file_size_bytes
+    );
     for (k, v) in &r.tags {
         let _ = writeln!(o, "  {k:<20} {v}");
     }
@@ -167,7 +183,9 @@ fn render(r: &Report) -> String {
     );
     for (id, s) in &r.streams {
         let rate = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1} Hz"));
-        let img = s.image_size.map_or("-".to_string(), |(w, h)| format!("{w}x{h}"));
+        let img = s
+            .image_size
+            .map_or("-".to_string(), |(w, h)| format!("{w}x{h}"));
         let _ = writeln!(
             o,
             "  {:<8} {:<18} {:>8} {:>9} {:>9} {:>16} {:>16} {:>11}",
@@ -176,8 +194,8 @@ fn render(r: &Report) -> String {
             s.data_records,
             rate(s.nominal_rate_hz),
             rate(s.measured_rate_hz),
-            s.first_ns,
-            s.last_ns,
+            opt(s.first_ns),
+            opt(s.last_ns),
             img
         );
     }
@@ -188,7 +206,11 @@ fn render(r: &Report) -> String {
         Some(c) => {
             let _ = writeln!(o, "\ncalibration (device {}):", c.serial);
             for cam in &c.cameras {
-                let _ = writeln!(o, "  {:<18} {:<24} {}x{}", cam.label, cam.model, cam.width, cam.height);
+                let _ = writeln!(
+                    o,
+                    "  {:<18} {:<24} {}x{}",
+                    cam.label, cam.model, cam.width, cam.height
+                );
             }
             let _ = writeln!(
                 o,
@@ -206,7 +228,30 @@ fn render(r: &Report) -> String {
         Some(d) => {
             let _ = writeln!(o, "\nmps ({}):", d.display());
             for m in &r.mps {
-                let _ = writeln!(o, "  {m}");
+                let name = m
+                    .path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let span = match (m.first_tracking_ns, m.last_tracking_ns) {
+                    (Some(a), Some(b)) => format!("{a} .. {b} ns ({:.2} s)", (b - a) as f64 * 1e-9),
+                    _ => "-".to_string(),
+                };
+                let _ = write!(
+                    o,
+                    "  {:<22} {:<34} {:>8} rows  {}",
+                    format!("{:?}", m.kind),
+                    name,
+                    m.rows,
+                    span
+                );
+                if m.backward_steps > 0 {
+                    let _ = write!(o, "  ({} backward steps)", m.backward_steps);
+                }
+                if let Some(e) = &m.error {
+                    let _ = write!(o, "  ERROR: {e}");
+                }
+                let _ = writeln!(o);
             }
         }
     }

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod calib;
+mod inspect;
+mod replay;
 
 /// vista: a wearable assistant runtime for Project Aria glasses.
 #[derive(Debug, Parser)]
@@ -19,6 +21,12 @@ struct Cli {
 enum Command {
     /// Print a device calibration, or project / unproject points with one of its cameras.
     Calib(calib::CalibArgs),
+    /// Print what a recording or session folder holds: streams, rates, times, tags,
+    /// calibration and MPS files.
+    Inspect(inspect::InspectArgs),
+    /// Stream a recorded session into the runtime as it would have arrived live, paced by
+    /// its device timestamps (or as fast as possible with --asap), and report per stream.
+    Replay(replay::ReplayArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -27,6 +35,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
         Command::Calib(args) => calib::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Replay(args) => replay::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

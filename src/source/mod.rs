@@ -5,6 +5,9 @@
 //! arrival time. Replay of recorded sessions lives in `replay`; live input and synthetic
 //! worlds plug in behind the same trait.
 
+pub mod replay;
+pub mod session;
+
 use crate::sample::{Sample, StreamId};
 
 /// Why a source could not produce a sample. Non-fatal errors (a corrupt record) are
@@ -59,7 +62,10 @@ impl VecSource {
         let mut streams: Vec<StreamId> = samples.iter().map(|s| s.stream).collect();
         streams.sort();
         streams.dedup();
-        Self { samples: samples.into(), streams }
+        Self {
+            samples: samples.into(),
+            streams,
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use crate::aria::mps;
 use crate::aria::recording::AriaRecording;
+use crate::aria::vrs::RecordType;
 use crate::sample::{Payload, PoseSample, Sample, StreamId};
 use crate::source::session::SessionFiles;
 use crate::source::{Source, SourceError};
@@ -95,14 +96,22 @@ impl ReplaySource {
         for note in files.missing() {
             log::warn!("{}: {note}", files.root.display());
         }
-        let recording = AriaRecording::open(&files.recording).map_err(|e| ReplayError::Recording {
-            path: files.recording.clone(),
-            message: e.to_string(),
-        })?;
+        let recording =
+            AriaRecording::open(&files.recording).map_err(|e| ReplayError::Recording {
+                path: files.recording.clone(),
+                message: e.to_string(),
+            })?;
         let summaries = recording.summaries();
-        let known: Vec<_> = summaries.iter().filter(|s| s.stream.is_some() && s.data_records > 0).collect();
-        let origin = known.iter().map(|s| s.first_ns).min().unwrap_or(0);
-        let last = known.iter().map(|s| s.last_ns).max().unwrap_or(origin);
+        let known: Vec<_> = summaries
+            .iter()
+            .filter(|s| s.stream.is_some() && s.data_records > 0)
+            .collect();
+        let origin = known.iter().filter_map(|s| s.first_ns).min().unwrap_or(0);
+        let last = known
+            .iter()
+            .filter_map(|s| s.last_ns)
+            .max()
+            .unwrap_or(origin);
         let mut streams: Vec<StreamId> = known.iter().filter_map(|s| s.stream).collect();
         if !options.recorded_only {
             if files.mps.eye_gaze.is_some() {
@@ -153,7 +162,8 @@ impl ReplaySource {
 
     /// Capture time at which the replay starts (after `--from`).
     pub fn start_time(&self) -> DeviceTime {
-        self.origin.add_ns(secs_to_ns(self.options.from_s.unwrap_or(0.0)))
+        self.origin
+            .add_ns(secs_to_ns(self.options.from_s.unwrap_or(0.0)))
     }
 
     /// Capture time after which the replay stops (`--to`), if any.
@@ -163,7 +173,11 @@ impl ReplaySource {
 
     /// Device-time length of what will be replayed per loop, in seconds.
     pub fn duration_s(&self) -> f64 {
-        let end = self.end_time().map_or(self.origin.ns() + self.span_ns, |e| e.ns().min(self.origin.ns() + self.span_ns));
+        let end = self
+            .end_time()
+            .map_or(self.origin.ns() + self.span_ns, |e| {
+                e.ns().min(self.origin.ns() + self.span_ns)
+            });
         (end - self.start_time().ns()).max(0) as f64 * 1e-9
     }
 
@@ -171,7 +185,8 @@ impl ReplaySource {
         self.lanes.clear();
         self.heads.clear();
         self.heap.clear();
-        self.lanes.push(Box::new(vrs_lane(Arc::clone(&self.recording))));
+        self.lanes
+            .push(Box::new(vrs_lane(Arc::clone(&self.recording))));
         if !self.options.recorded_only {
             self.lanes.extend(mps_lanes(&self.files.mps)?);
         }
@@ -187,7 +202,9 @@ impl ReplaySource {
     fn refill(&mut self, i: usize) {
         let start = self.start_time();
         let end = self.end_time();
-        let Some(lane) = self.lanes.get_mut(i) else { return };
+        let Some(lane) = self.lanes.get_mut(i) else {
+            return;
+        };
         loop {
             match lane.next() {
                 None => return,
@@ -263,12 +280,50 @@ impl Source for ReplaySource {
 }
 
 /// Every recorded sample of known streams, in file (capture) order.
-fn vrs_lane(recording: Arc<AriaRecording>) -> impl Iterator<Item = Result<Sample, SourceError>> + Send {
-    let path = recording.vrs().path().display().to_string();
-    recording.into_samples().map(move |r| match r {
-        Ok((stream, capture, payload)) => Ok(Sample { stream, capture, arrival: HostTime(0), seq: 0, payload }),
-        Err(e) => Err(SourceError::Skipped { stream: path.clone(), message: e.to_string() }),
-    })
+struct VrsLane {
+    recording: Arc<AriaRecording>,
+    pos: usize,
+    scratch: Vec<u8>,
+}
+
+fn vrs_lane(recording: Arc<AriaRecording>) -> VrsLane {
+    VrsLane {
+        recording,
+        pos: 0,
+        scratch: Vec::new(),
+    }
+}
+
+impl Iterator for VrsLane {
+    type Item = Result<Sample, SourceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = self.recording.vrs().index();
+        while let Some(e) = index.get(self.pos) {
+            self.pos += 1;
+            if e.record_type != RecordType::Data {
+                continue;
+            }
+            let Some(stream) = StreamId::from_vrs_id(e.stream.type_id, e.stream.instance) else {
+                continue; // streams vista does not use (time mapping, GPS, Gen2 extras)
+            };
+            return Some(
+                match self.recording.decode_entry(stream, e, &mut self.scratch) {
+                    Ok((stream, capture, payload)) => Ok(Sample {
+                        stream,
+                        capture,
+                        arrival: HostTime(0),
+                        seq: 0,
+                        payload,
+                    }),
+                    Err(err) => Err(SourceError::Skipped {
+                        stream: stream.name().to_string(),
+                        message: err.to_string(),
+                    }),
+                },
+            );
+        }
+        None
+    }
 }
 
 /// The MPS-derived lanes that the session has: device pose (closed loop, else open loop),
@@ -279,32 +334,53 @@ fn mps_lanes(files: &mps::MpsFiles) -> Result<Vec<Lane>, ReplayError> {
         let path = p.display().to_string();
         let reader = mps::TrajectoryReader::open(p)?;
         lanes.push(Box::new(reader.map(move |r| match r {
-            Ok(pose) => Ok(derived(StreamId::DevicePose, pose.tracking_time, Payload::Pose(PoseSample {
-                t_world_device: pose.t_world_device,
-                linear_velocity_mps: vec3_f32(&pose.linear_velocity_mps),
-                angular_velocity_radps: vec3_f32(&pose.angular_velocity_device_radps),
-                quality: pose.quality_score,
-            }))),
-            Err(e) => Err(SourceError::Skipped { stream: path.clone(), message: e.to_string() }),
+            Ok(pose) => Ok(derived(
+                StreamId::DevicePose,
+                pose.tracking_time,
+                Payload::Pose(PoseSample {
+                    t_world_device: pose.t_world_device,
+                    linear_velocity_mps: vec3_f32(&pose.linear_velocity_mps),
+                    angular_velocity_radps: vec3_f32(&pose.angular_velocity_device_radps),
+                    quality: pose.quality_score,
+                }),
+            )),
+            Err(e) => Err(SourceError::Skipped {
+                stream: path.clone(),
+                message: e.to_string(),
+            }),
         })));
     }
     if let Some(p) = &files.eye_gaze {
         let rows = mps::read_eye_gaze(p)?;
         lanes.push(Box::new(rows.into_iter().map(|g| {
-            Ok(derived(StreamId::EyeGaze, g.tracking_time, Payload::EyeGaze(g.to_sample())))
+            Ok(derived(
+                StreamId::EyeGaze,
+                g.tracking_time,
+                Payload::EyeGaze(g.to_sample()),
+            ))
         })));
     }
     if let Some(p) = &files.wrist_and_palm {
         let rows = mps::read_wrist_and_palm(p)?;
         lanes.push(Box::new(rows.into_iter().map(|h| {
-            Ok(derived(StreamId::HandTracking, h.tracking_time, Payload::Hands(h.to_sample())))
+            Ok(derived(
+                StreamId::HandTracking,
+                h.tracking_time,
+                Payload::Hands(h.to_sample()),
+            ))
         })));
     }
     Ok(lanes)
 }
 
 fn derived(stream: StreamId, capture: DeviceTime, payload: Payload) -> Sample {
-    Sample { stream, capture, arrival: HostTime(0), seq: 0, payload }
+    Sample {
+        stream,
+        capture,
+        arrival: HostTime(0),
+        seq: 0,
+        payload,
+    }
 }
 
 fn vec3_f32(v: &nalgebra::Vector3<f64>) -> [f32; 3] {

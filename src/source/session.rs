@@ -25,7 +25,9 @@ pub enum SessionError {
         path: PathBuf,
     },
     /// A folder with several `.vrs` files and no `recording.vrs`.
-    #[error("{path}: several .vrs files and no recording.vrs; name the one to use: {candidates:?}")]
+    #[error(
+        "{path}: several .vrs files and no recording.vrs; name the one to use: {candidates:?}"
+    )]
     Ambiguous {
         /// The folder.
         path: PathBuf,
@@ -63,23 +65,35 @@ impl SessionFiles {
     /// Locates a session from a folder or a bare `.vrs` file.
     pub fn locate(path: &Path) -> Result<Self, SessionError> {
         if !path.exists() {
-            return Err(SessionError::NotFound { path: path.to_path_buf() });
+            return Err(SessionError::NotFound {
+                path: path.to_path_buf(),
+            });
         }
         if path.is_file() {
             let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
             // A bare recording: MPS delivers `mps_<stem>_vrs/` beside it; `recording.vrs` is
             // a session folder's recording, whose MPS folder is `mps/`.
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
             let is_session = path.file_name() == Some("recording.vrs".as_ref());
             let mut candidates = vec![root.join(format!("mps_{stem}_vrs"))];
             if is_session {
                 candidates.insert(0, root.join("mps"));
             }
             let mps_dir = candidates.into_iter().find(|d| d.is_dir());
-            return Ok(Self::with_parts(root, path.to_path_buf(), mps_dir, is_session));
+            return Ok(Self::with_parts(
+                root,
+                path.to_path_buf(),
+                mps_dir,
+                is_session,
+            ));
         }
-        let entries = std::fs::read_dir(path)
-            .map_err(|source| SessionError::Io { path: path.to_path_buf(), source })?;
+        let entries = std::fs::read_dir(path).map_err(|source| SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut vrs = Vec::new();
         let mut mps_dirs = Vec::new();
         for e in entries.flatten() {
@@ -87,7 +101,9 @@ impl SessionFiles {
             let name = e.file_name().to_string_lossy().into_owned();
             if p.is_file() && name.ends_with(".vrs") {
                 vrs.push(p);
-            } else if p.is_dir() && (name == "mps" || (name.starts_with("mps_") && name.ends_with("_vrs"))) {
+            } else if p.is_dir()
+                && (name == "mps" || (name.starts_with("mps_") && name.ends_with("_vrs")))
+            {
                 mps_dirs.push(p);
             }
         }
@@ -98,9 +114,14 @@ impl SessionFiles {
         } else if vrs.len() == 1 {
             vrs.remove(0)
         } else if vrs.is_empty() {
-            return Err(SessionError::NoRecording { path: path.to_path_buf() });
+            return Err(SessionError::NoRecording {
+                path: path.to_path_buf(),
+            });
         } else {
-            return Err(SessionError::Ambiguous { path: path.to_path_buf(), candidates: vrs });
+            return Err(SessionError::Ambiguous {
+                path: path.to_path_buf(),
+                candidates: vrs,
+            });
         };
         // Prefer `mps/`, then the first `mps_*_vrs/`.
         let mps_dir = mps_dirs
@@ -108,11 +129,24 @@ impl SessionFiles {
             .find(|d| d.ends_with("mps"))
             .or_else(|| mps_dirs.first())
             .cloned();
-        Ok(Self::with_parts(path.to_path_buf(), recording, mps_dir, true))
+        Ok(Self::with_parts(
+            path.to_path_buf(),
+            recording,
+            mps_dir,
+            true,
+        ))
     }
 
-    fn with_parts(root: PathBuf, recording: PathBuf, mps_dir: Option<PathBuf>, folder: bool) -> Self {
-        let mps = mps_dir.as_deref().map(MpsFiles::discover).unwrap_or_default();
+    fn with_parts(
+        root: PathBuf,
+        recording: PathBuf,
+        mps_dir: Option<PathBuf>,
+        folder: bool,
+    ) -> Self {
+        let mps = mps_dir
+            .as_deref()
+            .map(MpsFiles::discover)
+            .unwrap_or_default();
         let existing = |name: &str| {
             let p = root.join(name);
             (folder && p.is_file()).then_some(p)

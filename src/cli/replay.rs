@@ -1,0 +1,385 @@
+//! `vista replay SESSION [--rate R | --asap] [--from S] [--to S] [--profile FILE]`: streams a
+//! recorded session into the runtime exactly as it would have arrived live, and reports
+//! per-stream delivery and pacing.
+
+use std::collections::BTreeMap;
+use std::hash::Hasher;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use vista::buffer::Reader;
+use vista::profile::ProfileReport;
+use vista::runtime::{
+    ClockMode, Consumer, ConsumerError, ProgressSnapshot, RunReport, RuntimeConfig,
+};
+use vista::sample::{Payload, Sample};
+use vista::source::replay::{ReplayOptions, ReplaySource};
+use vista::time::HostTime;
+
+/// Arguments of `vista replay`.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// A session folder (`recording.vrs`, optional `mps/`) or a bare `.vrs` file.
+    pub session: PathBuf,
+    /// Replay speed factor (1 = real time).
+    #[arg(long, default_value_t = 1.0, conflicts_with = "asap")]
+    pub rate: f64,
+    /// As fast as possible and deterministic (virtual clock, lock-step consumers).
+    #[arg(long)]
+    pub asap: bool,
+    /// Start this many seconds after the recording's first sample.
+    #[arg(long, value_name = "SECONDS")]
+    pub from: Option<f64>,
+    /// Stop this many seconds after the recording's first sample.
+    #[arg(long, value_name = "SECONDS")]
+    pub to: Option<f64>,
+    /// Replay the session this many extra times (soak tests).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub loops: u32,
+    /// Leave out MPS-derived streams (eye gaze, hands, trajectory): what live input sees.
+    #[arg(long)]
+    pub recorded_only: bool,
+    /// Write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Print a digest of the delivered sample sequence (identical for identical runs).
+    #[arg(long)]
+    pub digest: bool,
+    /// No progress display.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The JSON written by `--profile` (and summarised on the terminal).
+#[derive(Debug, Serialize)]
+pub struct ReplayProfile {
+    /// The session replayed.
+    pub session: PathBuf,
+    /// `"asap"` or `"real-time"`.
+    pub mode: String,
+    /// Replay rate (real time only).
+    pub rate: Option<f64>,
+    /// Per stream (Aria name): delivered, dropped, pacing.
+    pub streams: BTreeMap<String, StreamLine>,
+    /// Host wall time of the run, seconds.
+    pub wall_time_s: f64,
+    /// Device time replayed, seconds.
+    pub device_time_s: f64,
+    /// `device_time_s / wall_time_s`.
+    pub speed_factor: f64,
+    /// CPU time of the ingest thread (pacing + pushing), seconds, when measured.
+    pub ingest_cpu_s: Option<f64>,
+    /// Why the run stopped.
+    pub stop_reason: String,
+    /// Digest of the delivered sample sequence.
+    pub sequence_digest: String,
+    /// The full runtime profile (stages, histograms).
+    pub runtime: ProfileReport,
+}
+
+/// One stream of the replay report.
+#[derive(Debug, Serialize)]
+pub struct StreamLine {
+    /// VRS stream id, or none for MPS-derived streams.
+    pub vrs_id: Option<String>,
+    /// Samples delivered into the buffers.
+    pub delivered: u64,
+    /// Samples dropped in all: out of order, unreadable, or overwritten in a full buffer
+    /// before the consumer read them.
+    pub dropped: u64,
+    /// Of `dropped`: capture time went backwards.
+    pub dropped_out_of_order: u64,
+    /// Of `dropped`: unreadable records skipped.
+    pub dropped_unreadable: u64,
+    /// Of `dropped`: lost in a full ring buffer.
+    pub dropped_buffer_full: u64,
+    /// Measured rate from capture times, Hz.
+    pub rate_hz: f64,
+    /// Delivered-at minus due-at, µs.
+    pub pacing_us: Pacing,
+}
+
+/// Pacing error percentiles, µs.
+#[derive(Debug, Serialize)]
+pub struct Pacing {
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+/// Runs `vista replay`.
+pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let options = ReplayOptions {
+        from_s: args.from,
+        to_s: args.to,
+        extra_loops: args.loops,
+        recorded_only: args.recorded_only,
+    };
+    let source = ReplaySource::open(&args.session, options)
+        .with_context(|| format!("opening session {}", args.session.display()))?;
+    let duration_s = source.duration_s() * f64::from(args.loops + 1);
+    log::info!(
+        "{} ({:.2} s of device time)",
+        vista::source::Source::describe(&source),
+        duration_s
+    );
+
+    let mode = if args.asap {
+        ClockMode::Virtual
+    } else {
+        ClockMode::RealTime { rate: args.rate }
+    };
+    let mut config = RuntimeConfig::new(mode);
+    config.handle_ctrl_c = true;
+    let bar = progress_bar(args.quiet, args.asap, duration_s);
+    if let Some(bar) = bar.clone() {
+        config.progress = Some(progress_fn(bar, args.asap));
+    }
+    let digest = Arc::new(Mutex::new(SequenceDigest::default()));
+    let consumers: Vec<Box<dyn Consumer>> = vec![Box::new(DigestConsumer(Arc::clone(&digest)))];
+    let report =
+        vista::runtime::run(Box::new(source), config, consumers).context("replay failed")?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let digest = digest.lock().map(|d| d.hex()).unwrap_or_default();
+    let profile = build_profile(&args, &report, digest);
+    print!("{}", render(&profile));
+    if let Some(path) = &args.profile {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let json = serde_json::to_string_pretty(&profile)?;
+        std::fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
+        log::info!("profile written to {}", path.display());
+    }
+    if report.stop_reason.is_error() {
+        anyhow::bail!("replay stopped: {:?}", report.stop_reason);
+    }
+    Ok(())
+}
+
+fn build_profile(args: &ReplayArgs, report: &RunReport, sequence_digest: String) -> ReplayProfile {
+    let p = &report.profile;
+    let streams = p
+        .streams
+        .iter()
+        .map(|(name, s)| {
+            let buffer_full = report
+                .buffers
+                .consumers
+                .values()
+                .filter_map(|c| c.get(name))
+                .map(|c| c.dropped)
+                .max()
+                .unwrap_or(0);
+            let line = StreamLine {
+                vrs_id: s.vrs_id.clone(),
+                delivered: s.delivered,
+                dropped: s.dropped + buffer_full,
+                dropped_out_of_order: s.out_of_order_dropped,
+                dropped_unreadable: s.skipped,
+                dropped_buffer_full: buffer_full,
+                rate_hz: s.rate_hz,
+                pacing_us: Pacing {
+                    p50: s.pacing_us.p50,
+                    p99: s.pacing_us.p99,
+                    max: s.pacing_us.max,
+                },
+            };
+            (name.clone(), line)
+        })
+        .collect();
+    let device_time_s = p
+        .streams
+        .values()
+        .filter_map(|s| Some((s.first_capture_ns?, s.last_capture_ns?)))
+        .fold(None, |acc: Option<(i64, i64)>, (a, b)| {
+            Some(acc.map_or((a, b), |(x, y)| (x.min(a), y.max(b))))
+        })
+        .map_or(0.0, |(a, b)| (b - a) as f64 * 1e-9);
+    ReplayProfile {
+        session: args.session.clone(),
+        mode: if args.asap {
+            "asap".into()
+        } else {
+            "real-time".into()
+        },
+        rate: (!args.asap).then_some(args.rate),
+        streams,
+        wall_time_s: p.wall_time_s,
+        device_time_s,
+        speed_factor: if p.wall_time_s > 0.0 {
+            device_time_s / p.wall_time_s
+        } else {
+            0.0
+        },
+        ingest_cpu_s: report.ingest_cpu_s,
+        stop_reason: format!("{:?}", report.stop_reason),
+        sequence_digest,
+        runtime: p.clone(),
+    }
+}
+
+fn render(p: &ReplayProfile) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:<18} {:>8} {:>10} {:>8} {:>9} {:>10} {:>10} {:>10}",
+        "stream", "vrs id", "delivered", "dropped", "rate Hz", "pace p50", "pace p99", "pace max"
+    );
+    for (name, s) in &p.streams {
+        let _ = writeln!(
+            t,
+            "{:<18} {:>8} {:>10} {:>8} {:>9.1} {:>8.0}µs {:>8.0}µs {:>8.0}µs",
+            name,
+            s.vrs_id.as_deref().unwrap_or("-"),
+            s.delivered,
+            s.dropped,
+            s.rate_hz,
+            s.pacing_us.p50,
+            s.pacing_us.p99,
+            s.pacing_us.max
+        );
+    }
+    let _ = writeln!(
+        t,
+        "{} replay: {:.3} s of device time in {:.3} s wall ({:.1}× real time){}; stop: {}",
+        p.mode,
+        p.device_time_s,
+        p.wall_time_s,
+        p.speed_factor,
+        p.ingest_cpu_s
+            .map_or(String::new(), |c| format!(", ingest CPU {:.3} s", c)),
+        p.stop_reason
+    );
+    let _ = writeln!(t, "sequence digest: {}", p.sequence_digest);
+    t
+}
+
+fn progress_bar(quiet: bool, asap: bool, duration_s: f64) -> Option<ProgressBar> {
+    if quiet {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(
+        Some((duration_s * 1000.0).max(1.0) as u64),
+        ProgressDrawTarget::stderr_with_hz(5),
+    );
+    let style = if asap {
+        ProgressStyle::with_template("{bar:40} {pos}/{len} ms device time {msg}")
+    } else {
+        ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+    };
+    if let Ok(s) = style {
+        bar.set_style(s);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}
+
+fn progress_fn(bar: ProgressBar, asap: bool) -> vista::runtime::ProgressFn {
+    let mut last: Option<(f64, Vec<(vista::sample::StreamId, u64)>)> = None;
+    Box::new(move |p: &ProgressSnapshot| {
+        if let (Some(a), Some(b)) = (p.first_capture, p.capture) {
+            bar.set_position((b.since(a) as f64 * 1e-6) as u64);
+        }
+        if asap {
+            bar.set_message(format!("{} samples", p.delivered));
+            return;
+        }
+        // Live per-stream rates over the last interval.
+        let rates = match &last {
+            Some((t0, counts)) if p.elapsed_s > *t0 => {
+                let dt = p.elapsed_s - t0;
+                p.per_stream
+                    .iter()
+                    .map(|(s, n)| {
+                        let before = counts.iter().find(|(x, _)| x == s).map_or(0, |(_, c)| *c);
+                        format!("{} {:.0}/s", s.name(), n.saturating_sub(before) as f64 / dt)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("  ")
+            }
+            _ => String::new(),
+        };
+        bar.set_message(rates);
+        last = Some((p.elapsed_s, p.per_stream.clone()));
+    })
+}
+
+/// FNV-1a over everything a consumer observes of each sample, in delivery order.
+#[derive(Debug)]
+struct SequenceDigest {
+    hasher: Fnv1a,
+    samples: u64,
+}
+
+impl Default for SequenceDigest {
+    fn default() -> Self {
+        Self {
+            hasher: Fnv1a(0xcbf2_9ce4_8422_2325),
+            samples: 0,
+        }
+    }
+}
+
+impl SequenceDigest {
+    fn add(&mut self, s: &Sample) {
+        let h = &mut self.hasher;
+        h.write_u8(s.stream as u8);
+        h.write_i64(s.capture.ns());
+        h.write_u64(s.seq);
+        match &s.payload {
+            Payload::Image(f) => {
+                h.write_u32(f.width);
+                h.write_u32(f.height);
+                h.write(&f.data);
+            }
+            Payload::Audio(a) => h.write(&a.pcm_i32le),
+            other => h.write(format!("{other:?}").as_bytes()),
+        }
+        self.samples += 1;
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x} ({} samples)", self.hasher.finish(), self.samples)
+    }
+}
+
+#[derive(Debug)]
+struct Fnv1a(u64);
+
+impl Hasher for Fnv1a {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Feeds every delivered sample, in order, into the digest.
+struct DigestConsumer(Arc<Mutex<SequenceDigest>>);
+
+impl Consumer for DigestConsumer {
+    fn name(&self) -> &str {
+        "sequence-digest"
+    }
+    fn on_samples(&mut self, reader: &mut Reader, _now: HostTime) -> Result<(), ConsumerError> {
+        let mut d = self.0.lock().map_err(|_| "digest lock poisoned")?;
+        reader.drain_all_new(|s| d.add(s));
+        Ok(())
+    }
+}
