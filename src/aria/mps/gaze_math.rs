@@ -170,5 +170,6 @@ mod tests {
         assert!(!real);
         assert!((p.norm() - VERGENCE_FAR_FALLBACK_M).abs() < 1e-6);
         assert_eq!(point_at_depth(0.1, 0.1, -1.0), Vector3::zeros());
+        assert!(gen1_depth_and_combined_yaw(0.2, 0.2, 0.0).1.is_nan());
     }
 }
