@@ -41,6 +41,45 @@ GEN2_ROWS = [
 ]
 
 
+OBS_CSV_GZ = "tests/data/mps_synthetic/semidense_observations.csv.gz"
+# A small synthetic observations file (no sample is bundled); header as PointObservationReader.
+OBS_ROWS = [
+    (25, 149202610, "0072510f1b2100050300001812090001", 320.25, 241.5),
+    (25, 149302610, "0072510f1b210405050000130a0f0001", 12.125, 400.75),
+    (33, 149302610, "0072510f1b2100050300001812090001", 639.5, 0.5),
+]
+
+
+def write_observations() -> None:
+    import gzip
+
+    os.makedirs(os.path.dirname(OBS_CSV_GZ), exist_ok=True)
+    text = "uid,frame_tracking_timestamp_us,camera_serial,u,v\n" + "".join(
+        f"{uid},{t},{serial},{u},{v}\n" for uid, t, serial, u, v in OBS_ROWS
+    )
+    # mtime=0 keeps the committed file byte-identical across runs.
+    with open(OBS_CSV_GZ, "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+            f.write(text.encode())
+
+
+def observations() -> dict:
+    rows = mps.read_point_observations(OBS_CSV_GZ)
+    return {
+        "count": len(rows),
+        "rows": [
+            {
+                "index": i,
+                "uid": int(o.point_uid),
+                "tracking_us": us(o.frame_capture_timestamp),
+                "camera_serial": o.camera_serial,
+                "uv": vec(o.uv),
+            }
+            for i, o in enumerate(rows)
+        ],
+    }
+
+
 def write_gen2_csv() -> None:
     os.makedirs(os.path.dirname(GEN2_CSV), exist_ok=True)
     with open(GEN2_CSV, "w") as f:
@@ -243,6 +282,7 @@ def online_calibration(path: str) -> dict:
 
 def main() -> int:
     write_gen2_csv()
+    write_observations()
     ref = {
         "generator": "scripts/ref_mps.py",
         "projectaria_tools": __import__("importlib.metadata").metadata.version("projectaria_tools"),
@@ -265,6 +305,7 @@ def main() -> int:
             name: hand_results(f"{SAMPLE}/{name}")
             for name in ("hand_tracking/hand_tracking_results_v1.csv", "hand_tracking/hand_tracking_results_v2.csv")
         },
+        "semidense_observations_synthetic": observations(),
         "semidense_points": points(f"{SAMPLE}/trajectory/global_points.csv.gz"),
         "online_calibration": online_calibration(f"{SAMPLE}/trajectory/online_calibration.jsonl"),
     }

@@ -357,3 +357,19 @@ proptest! {
         every_reader(&p);
     }
 }
+
+#[test]
+fn degenerate_quaternion_and_crlf_do_not_break_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero_q = closed_row(1, "0.1").replace(",0,0,0,1,", ",0,0,0,0,");
+    let text = format!(
+        "{CLOSED_HEADER}\r\n{zero_q}\r\n{}\r\n",
+        closed_row(2, "0.1")
+    );
+    let p = write(dir.path(), "closed_loop_trajectory.csv", &text);
+    let poses = read_trajectory(&p).unwrap();
+    assert_eq!(poses.len(), 2);
+    assert!(poses[0].t_world_device.rotation.quaternion().w.is_nan());
+    assert_eq!(poses[1].t_world_device.rotation.quaternion().w, 1.0);
+    assert_eq!(poses[1].quality_score, 0.9);
+}

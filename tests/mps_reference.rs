@@ -489,3 +489,30 @@ fn gen2_eye_gaze_matches_projectaria_tools_on_synthetic_file() {
         assert!(v.left_pitch_rad.is_some() && v.right_pitch_rad.is_some());
     }
 }
+
+#[test]
+fn point_observations_match_projectaria_tools_on_synthetic_file() {
+    let r = reference();
+    let want = &r["semidense_observations_synthetic"];
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/mps_synthetic/semidense_observations.csv.gz");
+    let obs = read_point_observations(&path).unwrap();
+    assert_eq!(obs.len() as u64, want["count"].as_u64().unwrap());
+    for row in want["rows"].as_array().unwrap() {
+        let o = &obs[index(row)];
+        assert_eq!(o.uid, row["uid"].as_u64().unwrap());
+        assert_eq!(o.frame_tracking_time.ns(), us(row, "tracking_us") * 1000);
+        assert_eq!(o.camera_serial, row["camera_serial"].as_str().unwrap());
+        let uv = row["uv"].as_array().unwrap();
+        for (got, exp) in o.uv_px.iter().zip(uv) {
+            // f32 in both; projectaria_tools' CSV parser may be an ulp off.
+            let exp = f(exp);
+            close(
+                "uv",
+                *got as f64,
+                exp,
+                4.0 * f32::EPSILON as f64 * exp.abs(),
+            );
+        }
+    }
+}

@@ -6,7 +6,10 @@
 //! | [`GazeSchema::Gen1Vergence`] | Gen1 MPS ≥ Mar 2024 (`eye_gaze_vergence/generalized_gaze.csv`, same names as above) | `left_yaw_rads_cpf` + `right_yaw_rads_cpf` | combined yaw derived from the per-eye yaws exactly as projectaria_tools' reader (`computeDepthAndCombinedGazeDirection`) | `depth_m` from file |
 //! | [`GazeSchema::Gen2`] | Gen2 ET | per-eye yaw **and** `yaw_rads_cpf`, `left_pitch_rads_cpf`, `right_pitch_rads_cpf` | from file | `depth_m` if present, else the per-eye ray vergence distance (`None` when the rays do not converge reliably) |
 //!
-//! Personalized files use the same schemas. Empty optional cells become `None`; `NaN` cells
+//! Required columns: `tracking_timestamp_us`, `pitch_rads_cpf` and the yaw column(s) of the
+//! schema (plus the eye origins for the vergence schemas); confidence bounds, `depth_m` and
+//! `session_uid` are optional (projectaria_tools requires the bounds and depth columns of the
+//! legacy schema; vista is more lenient). Personalized files use the same schemas. Empty optional cells become `None`; `NaN` cells
 //! are kept as NaN. Rows stay in file order.
 
 use std::path::Path;

@@ -1,10 +1,10 @@
-//! Summaries: a one-line account of every MPS file found ([`MpsFiles::summaries`]: kind,
+//! Summaries: a one-line account of every MPS file found ([`MpsFiles::summaries`], streamed
+//! so memory stays bounded: kind,
 //! rows, first/last tracking time, backward time steps, error) and the services' own
 //! `summary.json` files ([`read_service_summary`]).
 
 use std::path::{Path, PathBuf};
 
-use super::csv_table::Partial;
 use super::discover::MpsFiles;
 use super::error::MpsError;
 use super::monotonic::MonotonicCheck;
@@ -52,24 +52,44 @@ pub struct MpsFileSummary {
     pub error: Option<String>,
 }
 
-fn timed<T>(
+/// Streams `opened` once, keeping only counts and first/last times (memory stays bounded
+/// however long the recording).
+fn timed<T, I: Iterator<Item = Result<T, MpsError>>>(
     kind: MpsFileKind,
     path: &Path,
-    partial: Partial<T>,
+    opened: Result<I, MpsError>,
     time: impl Fn(&T) -> DeviceTime,
 ) -> MpsFileSummary {
     let mut check = MonotonicCheck::default();
-    for item in &partial.items {
-        check.push(time(item));
+    let (mut first, mut last, mut error) = (None, None, None);
+    match opened {
+        Err(e) => error = Some(e),
+        Ok(iter) => {
+            for r in iter {
+                match r {
+                    Ok(item) => {
+                        let t = time(&item);
+                        first.get_or_insert(t.ns());
+                        last = Some(t.ns());
+                        check.push(t);
+                    }
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
     }
+    let report = check.report();
     MpsFileSummary {
         kind,
         path: path.to_path_buf(),
-        rows: partial.items.len() as u64,
-        first_tracking_ns: partial.items.first().map(|x| time(x).ns()),
-        last_tracking_ns: partial.items.last().map(|x| time(x).ns()),
-        backward_steps: check.report().backward_steps,
-        error: partial.error.map(|e| e.to_string()),
+        rows: report.count,
+        first_tracking_ns: first,
+        last_tracking_ns: last,
+        backward_steps: report.backward_steps,
+        error: error.map(|e| e.to_string()),
     }
 }
 
@@ -115,19 +135,16 @@ impl MpsFiles {
             (K::OpenLoopTrajectory, &self.open_loop),
         ] {
             if let Some(p) = path {
-                out.push(timed(
-                    kind,
-                    p,
-                    trajectory::read_trajectory_partial(p),
-                    |x| x.tracking_time,
-                ));
+                out.push(timed(kind, p, trajectory::TrajectoryReader::open(p), |x| {
+                    x.tracking_time
+                }));
             }
         }
         if let Some(p) = &self.online_calibration {
             out.push(timed(
                 K::OnlineCalibration,
                 p,
-                online_calib::read_online_calibrations_partial(p),
+                online_calib::OnlineCalibrationReader::open(p),
                 |x| x.tracking_time,
             ));
         }
@@ -143,7 +160,7 @@ impl MpsFiles {
             out.push(timed(
                 K::EyeGaze,
                 p,
-                eye_gaze::read_eye_gaze_partial(p),
+                eye_gaze::EyeGazeReader::open(p),
                 |x| x.tracking_time,
             ));
         }
@@ -151,7 +168,7 @@ impl MpsFiles {
             out.push(timed(
                 K::WristAndPalm,
                 p,
-                wrist_palm::read_wrist_and_palm_partial(p),
+                wrist_palm::WristAndPalmReader::open(p),
                 |x| x.tracking_time,
             ));
         }
@@ -159,7 +176,7 @@ impl MpsFiles {
             out.push(timed(
                 K::HandTrackingResults,
                 p,
-                hand_results::read_hand_tracking_results_partial(p),
+                hand_results::HandTrackingReader::open(p),
                 |x| x.tracking_time,
             ));
         }
