@@ -19,8 +19,9 @@ done
 cache="${VISTA_CACHE:-$HOME/.cache/vista}"
 mkdir -p "$cache"
 
-# System packages (Debian names). gcc/make build zstd's C sources; python3-venv for pyvrs.
-pkgs=(build-essential pkg-config python3 python3-venv python3-pip)
+# System packages (Debian names): gcc/make build zstd's C sources; python3-venv for pyvrs;
+# eSpeak NG (speech) and ALSA headers (cpal).
+pkgs=(build-essential pkg-config python3 python3-venv python3-pip espeak-ng libespeak-ng-dev libasound2-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -76,6 +76,8 @@ pub struct ReplaySource {
     seq: [u64; StreamId::COUNT],
     loops_done: u32,
     loop_offset_ns: i64,
+    /// Latest capture time read from any lane, before loop offsets.
+    last_raw_ns: i64,
     streams: Vec<StreamId>,
 }
 
@@ -139,9 +141,16 @@ impl ReplaySource {
             seq: [0; StreamId::COUNT],
             loops_done: 0,
             loop_offset_ns: 0,
+            last_raw_ns: i64::MIN,
             streams,
         };
         this.start_loop()?;
+        // The origin is the earliest sample of any lane (MPS output may start before the
+        // recording's first record).
+        if let Some(Reverse((first, _))) = this.heap.peek() {
+            this.origin = DeviceTime(origin.min(*first));
+            this.span_ns = last.saturating_sub(this.origin.ns());
+        }
         Ok(this)
     }
 
@@ -197,11 +206,9 @@ impl ReplaySource {
         Ok(())
     }
 
-    /// Pulls lane `i`'s next sample inside the time range into `heads[i]` and the heap;
-    /// errors go to `pending_errors` so ordering is never disturbed.
+    /// Pulls lane `i`'s next sample into `heads[i]` and the heap; errors go to
+    /// `pending_errors` so ordering is never disturbed.
     fn refill(&mut self, i: usize) {
-        let start = self.start_time();
-        let end = self.end_time();
         let Some(lane) = self.lanes.get_mut(i) else {
             return;
         };
@@ -210,12 +217,7 @@ impl ReplaySource {
                 None => return,
                 Some(Err(e)) => self.pending_errors.push_back(e),
                 Some(Ok(mut s)) => {
-                    if s.capture < start {
-                        continue;
-                    }
-                    if end.is_some_and(|e| s.capture > e) {
-                        return; // lanes are in capture order: nothing later is in range
-                    }
+                    self.last_raw_ns = self.last_raw_ns.max(s.capture.ns());
                     s.capture = s.capture.add_ns(self.loop_offset_ns);
                     self.heap.push(Reverse((s.capture.ns(), i)));
                     if let Some(h) = self.heads.get_mut(i) {
@@ -251,24 +253,31 @@ impl Source for ReplaySource {
                 return Some(Err(e));
             }
             if let Some(Reverse((_, i))) = self.heap.pop() {
-                let taken = self.heads.get_mut(i).and_then(Option::take);
-                self.refill(i);
-                if let Some(mut s) = taken {
-                    let k = s.stream.index();
-                    s.seq = self.seq[k];
-                    self.seq[k] += 1;
-                    s.arrival = HostTime::now();
-                    return Some(Ok(s));
+                let Some(mut s) = self.heads.get_mut(i).and_then(Option::take) else {
+                    continue;
+                };
+                let raw = s.capture.add_ns(-self.loop_offset_ns);
+                if self.end_time().is_some_and(|e| raw > e) {
+                    continue; // lanes are in capture order: this lane has nothing more in range
                 }
-                continue;
+                self.refill(i);
+                if raw < self.start_time() {
+                    continue;
+                }
+                let k = s.stream.index();
+                s.seq = self.seq[k];
+                self.seq[k] += 1;
+                s.arrival = HostTime::now();
+                return Some(Ok(s));
             }
             if !self.pending_errors.is_empty() {
                 continue;
             }
             if self.loops_done < self.options.extra_loops {
                 self.loops_done += 1;
-                // Shift the next loop past this one by one nominal IMU period.
-                self.loop_offset_ns = self.loop_offset_ns.saturating_add(self.span_ns + 1_000_000);
+                // Shift the next loop past this one (plus 1 ms, so capture times increase).
+                let span = self.last_raw_ns.saturating_sub(self.origin.ns());
+                self.loop_offset_ns = self.loop_offset_ns.saturating_add(span + 1_000_000);
                 if let Err(e) = self.start_loop() {
                     return Some(Err(SourceError::Fatal(e.to_string())));
                 }
