@@ -39,25 +39,22 @@ pub struct Fisheye624 {
 impl Fisheye624 {
     /// From 15 (single focal) or 16 parameters; `None` for another length.
     pub fn from_params(p: &[f64]) -> Option<Self> {
-        let (fu, fv, rest, single_focal) = match p.len() {
-            15 => (p[0], p[0], &p[1..], true),
-            16 => (p[0], p[1], &p[2..], false),
+        let (fu, fv, rest, single_focal) = match p {
+            [f, rest @ ..] if p.len() == 15 => (*f, *f, rest, true),
+            [fu, fv, rest @ ..] if p.len() == 16 => (*fu, *fv, rest, false),
             _ => return None,
         };
-        let mut k = [0.0; 6];
-        let mut pp = [0.0; 2];
-        let mut s = [0.0; 4];
-        k.copy_from_slice(rest.get(2..8)?);
-        pp.copy_from_slice(rest.get(8..10)?);
-        s.copy_from_slice(rest.get(10..14)?);
+        let &[cu, cv, k0, k1, k2, k3, k4, k5, p0, p1, s0, s1, s2, s3] = rest else {
+            return None;
+        };
         Some(Self {
             fu,
             fv,
-            cu: rest[0],
-            cv: rest[1],
-            k,
-            p: pp,
-            s,
+            cu,
+            cv,
+            k: [k0, k1, k2, k3, k4, k5],
+            p: [p0, p1],
+            s: [s0, s1, s2, s3],
             single_focal,
         })
     }
