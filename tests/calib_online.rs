@@ -45,3 +45,28 @@ fn online_calibration_lines_parse() {
     }
     assert!(n > 100, "{n} lines");
 }
+
+#[test]
+fn image_sizes_and_readout_times_apply_by_camera_index() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/gen1/mps_sample/trajectory/online_calibration.jsonl"
+    ))
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["ImageSizes"] = serde_json::json!([[640, 480], [640, 480], [1408, 1408]]);
+    v["ReadoutTimesSec"] = serde_json::json!([[2, 0.0101]]);
+    let dev = DeviceCalibration::from_json_str(&v.to_string()).unwrap();
+    let rgb = dev.camera("camera-rgb").unwrap();
+    assert_eq!((rgb.image_width, rgb.image_height), (1408, 1408));
+    assert_eq!(rgb.readout_time_s, Some(0.0101));
+    assert_eq!(dev.camera("camera-slam-left").unwrap().readout_time_s, None);
+
+    v["ReadoutTimesSec"] = serde_json::json!([[3, 0.0101]]);
+    let err = DeviceCalibration::from_json_str(&v.to_string()).unwrap_err();
+    assert_eq!(err.json_path(), Some("ReadoutTimesSec[0][0]"), "{err}");
+    v["ReadoutTimesSec"] = serde_json::json!([]);
+    v["ImageSizes"] = serde_json::json!([[640, 480]]);
+    let err = DeviceCalibration::from_json_str(&v.to_string()).unwrap_err();
+    assert_eq!(err.json_path(), Some("ImageSizes"), "{err}");
+}

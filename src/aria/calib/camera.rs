@@ -52,7 +52,8 @@ pub struct CameraCalibration {
     pub max_solid_angle_rad: Option<f64>,
     /// Time offset device − camera (`TimeOffsetSec_Device_Camera`), seconds.
     pub time_offset_s: f64,
-    /// Rolling-shutter readout time (`ReadoutTimesSec`, online calibration), seconds.
+    /// Rolling-shutter readout time, seconds (MPS online calibration `ReadoutTimesSec`;
+    /// `None` in factory calibration).
     pub readout_time_s: Option<f64>,
 }
 
