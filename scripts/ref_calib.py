@@ -150,11 +150,23 @@ def main():
     for label in sorted(dev.get_barometer_labels()):
         b = dev.get_barometer_calib(label)
         baros.append({"label": label, "rectify": [{"raw_pa": r, "rectified_pa": float(b.raw_to_rectified(r))} for r in [101325.0, 95000.5, 0.0]]})
+    cad = {}
+    for subtype in ["DVT-S", "DVT-L"]:
+        doc = json.loads(text)
+        doc["DeviceClassInfo"]["BuildVersion"] = subtype
+        d = C.device_calibration_from_json_string(json.dumps(doc))
+        labels = sorted(d.get_camera_labels() + d.get_imu_labels() + d.get_magnetometer_labels()
+                        + d.get_barometer_labels() + d.get_microphone_labels())
+        cad[subtype] = {
+            "t_device_cpf": se3_record(d.get_transform_device_cpf()),
+            "t_device_sensor_cad": {l: se3_record(d.get_transform_device_sensor(l, True)) for l in labels},
+        }
     sensors = {
         "generator": "scripts/ref_calib.py",
         "serial": "1WM09380041283",
         "device_subtype": dev.get_device_subtype(),
         "t_device_cpf": se3_record(dev.get_transform_device_cpf()),
+        "cad": cad,
         "imus": imus,
         "magnetometers": mags,
         "barometers": baros,

@@ -278,3 +278,24 @@ fn sensors_match_projectaria_tools() {
         assert_eq!(mic.d_sensitivity_1k_dbv, f(&r["d_sensitivity_1k_dbv"]));
     }
 }
+
+#[test]
+fn cad_extrinsics_match_projectaria_tools_for_both_gen1_variants() {
+    let refs = reference("calib_sensors.json");
+    let base =
+        std::fs::read_to_string(repo("calibration/aria_gen1_1WM09380041283_factory.json")).unwrap();
+    let mut checked = 0;
+    for (subtype, cad) in refs["cad"].as_object().unwrap() {
+        let mut doc: Value = serde_json::from_str(&base).unwrap();
+        doc["DeviceClassInfo"]["BuildVersion"] = Value::String(subtype.clone());
+        let dev = DeviceCalibration::from_json_str(&doc.to_string()).unwrap();
+        assert!(dev.cad_variant().is_some(), "{subtype}");
+        assert_pose(&dev.t_device_cpf(), &cad["t_device_cpf"], subtype);
+        for (label, pose) in cad["t_device_sensor_cad"].as_object().unwrap() {
+            let ours = dev.cad_t_device_sensor(label).unwrap();
+            assert_pose(&ours, pose, &format!("{subtype} {label}"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 32);
+}

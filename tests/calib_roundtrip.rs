@@ -140,14 +140,14 @@ proptest! {
     })]
     #[test]
     fn project_then_unproject_returns_the_direction(
-        cam_index in 0usize..15,
+        cam_index in 0usize..13,
         theta in 0.0f64..1.4,
         phi in -std::f64::consts::PI..std::f64::consts::PI,
         depth in 0.05f64..50.0,
     ) {
         let cams = all_cameras();
-        let cam = &cams[cam_index % cams.len()];
-        prop_assume!(cams.len() == 15);
+        prop_assert_eq!(cams.len(), 13);
+        let cam = &cams[cam_index];
         let dir = Vector3::new(theta.sin() * phi.cos(), theta.sin() * phi.sin(), theta.cos());
         if let Some(uv) = cam.project(&(dir * depth)) {
             let ray = cam.unproject(&uv).expect("a projected pixel is valid");

@@ -35,3 +35,20 @@ pub struct MicrophoneCalibration {
     /// Sensitivity at 1 kHz, dBV (`DSensitivity1KDbv`).
     pub d_sensitivity_1k_dbv: f64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rectify_is_slope_times_raw_plus_offset() {
+        let b = BarometerCalibration {
+            label: "baro0".into(),
+            slope: 1.0004,
+            offset_pa: -130.5687,
+        };
+        // 1.0004 · 100000 − 130.5687 (by hand).
+        assert!((b.rectify(100000.0) - 99909.4313).abs() < 1e-9);
+        assert!((b.unrectify(b.rectify(95000.0)) - 95000.0).abs() < 1e-9);
+    }
+}

@@ -9,6 +9,28 @@ use nalgebra::{Isometry3, Point2, Point3, Vector3};
 use super::error::CalibError;
 use super::model::CameraModel;
 
+/// A camera's valid pixel region: image bounds and the valid radius.
+#[derive(Debug, Clone, Copy)]
+struct ValidRegion {
+    u_max: f64,
+    v_max: f64,
+    cu: f64,
+    cv: f64,
+    radius_sq: Option<f64>,
+}
+
+impl ValidRegion {
+    #[inline(always)]
+    fn contains(&self, uv: &Point2<f64>) -> bool {
+        let in_bounds = uv.x >= -0.5 && uv.y >= -0.5 && uv.x <= self.u_max && uv.y <= self.v_max;
+        in_bounds
+            && self.radius_sq.is_none_or(|r_sq| {
+                let (du, dv) = (uv.x - self.cu, uv.y - self.cv);
+                du * du + dv * dv <= r_sq
+            })
+    }
+}
+
 /// Calibration of one camera.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CameraCalibration {
@@ -30,28 +52,34 @@ pub struct CameraCalibration {
     pub max_solid_angle_rad: Option<f64>,
     /// Time offset device − camera (`TimeOffsetSec_Device_Camera`), seconds.
     pub time_offset_s: f64,
-    /// Rolling-shutter readout time (`ReadoutTimesSec`, online calibration), seconds.
+    /// Rolling-shutter readout time, seconds (MPS online calibration `ReadoutTimesSec`;
+    /// `None` in factory calibration).
     pub readout_time_s: Option<f64>,
 }
 
 impl CameraCalibration {
+    /// The valid image region as plain numbers (hoisted out of per-point loops).
+    #[inline]
+    fn region(&self) -> ValidRegion {
+        let [cu, cv] = self.model.principal_point_px();
+        ValidRegion {
+            u_max: f64::from(self.image_width) - 0.5,
+            v_max: f64::from(self.image_height) - 0.5,
+            cu,
+            cv,
+            radius_sq: self.valid_radius_px.map(|r| r * r),
+        }
+    }
+
     /// True when a pixel lies inside the image and the valid radius (projectaria_tools'
     /// `isVisible`).
     #[inline]
     pub fn is_visible(&self, uv: &Point2<f64>) -> bool {
-        let in_bounds = uv.x >= -0.5
-            && uv.y >= -0.5
-            && uv.x <= f64::from(self.image_width) - 0.5
-            && uv.y <= f64::from(self.image_height) - 0.5;
-        in_bounds
-            && self.valid_radius_px.is_none_or(|r| {
-                let [cu, cv] = self.model.principal_point_px();
-                let (du, dv) = (uv.x - cu, uv.y - cv);
-                du * du + dv * dv <= r * r
-            })
+        self.region().contains(uv)
     }
 
-    /// True when a camera-frame point lies within the max solid angle of the optical axis.
+    /// True when a camera-frame point lies within the max solid angle of the optical axis
+    /// (`atan2(√(x²+y²), z) <= max`).
     #[inline]
     pub fn in_visible_cone(&self, p_cam: &Vector3<f64>) -> bool {
         self.max_solid_angle_rad.is_none_or(|max| {
@@ -62,21 +90,51 @@ impl CameraCalibration {
         })
     }
 
+    /// Projection with the cone test but without the region test.
+    #[inline(always)]
+    fn project_in_cone(&self, p_cam: &Vector3<f64>) -> Option<Point2<f64>> {
+        let max = self.max_solid_angle_rad.unwrap_or(f64::INFINITY);
+        match &self.model {
+            // The fisheye models compute the angle anyway: test it there, once. (Fisheye624
+            // uses atan(r/z), which can differ from atan2 by an ulp exactly at the cone edge.)
+            CameraModel::Fisheye624(m) => m.project_within_angle(p_cam, max),
+            CameraModel::KannalaBrandtK3(m) => m.project_within_angle(p_cam, max),
+            model => {
+                if self.in_visible_cone(p_cam) {
+                    model.project(p_cam)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
     /// Projects a camera-frame point (metres) to a pixel; `None` when behind the camera,
     /// outside the max solid angle, or outside the valid image region.
     #[inline]
     pub fn project(&self, p_cam: &Vector3<f64>) -> Option<Point2<f64>> {
-        if !self.in_visible_cone(p_cam) {
-            return None;
-        }
-        self.model.project(p_cam).filter(|uv| self.is_visible(uv))
+        self.project_in_cone(p_cam)
+            .filter(|uv| self.region().contains(uv))
     }
 
     /// Projects many camera-frame points: `out[i] = self.project(&points[i])` for
     /// `i < min(points.len(), out.len())`.
     pub fn project_batch(&self, points: &[Vector3<f64>], out: &mut [Option<Point2<f64>>]) {
-        for (o, p) in out.iter_mut().zip(points) {
-            *o = self.project(p);
+        let region = self.region();
+        let max = self.max_solid_angle_rad.unwrap_or(f64::INFINITY);
+        match &self.model {
+            CameraModel::Fisheye624(m) => {
+                for (o, p) in out.iter_mut().zip(points) {
+                    *o = m
+                        .project_within_angle(p, max)
+                        .filter(|uv| region.contains(uv));
+                }
+            }
+            _ => {
+                for (o, p) in out.iter_mut().zip(points) {
+                    *o = self.project_in_cone(p).filter(|uv| region.contains(uv));
+                }
+            }
         }
     }
 

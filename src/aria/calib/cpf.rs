@@ -110,3 +110,39 @@ pub fn cad_t_cpf_sensor(variant: CadVariant, label: &str) -> Option<Isometry3<f6
 pub fn t_device_cpf(variant: CadVariant, origin_label: &str) -> Option<Isometry3<f64>> {
     cad_t_cpf_sensor(variant, origin_label).map(|t| t.inverse())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cad_rotations_are_orthonormal_and_follow_the_axes() {
+        for (variant, table) in [
+            (CadVariant::DvtSmall, &DVT_S),
+            (CadVariant::DvtLarge, &DVT_L),
+        ] {
+            for (label, row) in table.iter() {
+                let t = cad_t_cpf_sensor(variant, label).unwrap();
+                let r = t.rotation.to_rotation_matrix().into_inner();
+                assert!((r.transpose() * r - Matrix3::identity()).abs().max() < 1e-12);
+                assert!((r.determinant() - 1.0).abs() < 1e-12);
+                // The Y and Z columns stay close to the CAD axes (the SVD only removes the
+                // small non-orthogonality of the rounded CAD values).
+                let y = Vector3::new(row[3], row[4], row[5]).normalize();
+                let z = Vector3::new(row[6], row[7], row[8]).normalize();
+                assert!((r.column(1) - y).norm() < 2e-3, "{label}");
+                assert!((r.column(2) - z).norm() < 2e-3, "{label}");
+                assert_eq!(t.translation.vector, Vector3::new(row[0], row[1], row[2]));
+            }
+        }
+        assert!(cad_t_cpf_sensor(CadVariant::DvtSmall, "camera-thermal").is_none());
+        let s = t_device_cpf(CadVariant::DvtSmall, "camera-slam-left").unwrap();
+        let l = t_device_cpf(CadVariant::DvtLarge, "camera-slam-left").unwrap();
+        assert!((s.translation.vector - l.translation.vector).norm() > 1e-4);
+        assert_eq!(
+            CadVariant::from_build_version("DVT-L"),
+            Some(CadVariant::DvtLarge)
+        );
+        assert_eq!(CadVariant::from_build_version("EVT"), None);
+    }
+}

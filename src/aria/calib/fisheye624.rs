@@ -39,25 +39,22 @@ pub struct Fisheye624 {
 impl Fisheye624 {
     /// From 15 (single focal) or 16 parameters; `None` for another length.
     pub fn from_params(p: &[f64]) -> Option<Self> {
-        let (fu, fv, rest, single_focal) = match p.len() {
-            15 => (p[0], p[0], &p[1..], true),
-            16 => (p[0], p[1], &p[2..], false),
+        let (fu, fv, rest, single_focal) = match p {
+            [f, rest @ ..] if p.len() == 15 => (*f, *f, rest, true),
+            [fu, fv, rest @ ..] if p.len() == 16 => (*fu, *fv, rest, false),
             _ => return None,
         };
-        let mut k = [0.0; 6];
-        let mut pp = [0.0; 2];
-        let mut s = [0.0; 4];
-        k.copy_from_slice(rest.get(2..8)?);
-        pp.copy_from_slice(rest.get(8..10)?);
-        s.copy_from_slice(rest.get(10..14)?);
+        let &[cu, cv, k0, k1, k2, k3, k4, k5, p0, p1, s0, s1, s2, s3] = rest else {
+            return None;
+        };
         Some(Self {
             fu,
             fv,
-            cu: rest[0],
-            cv: rest[1],
-            k,
-            p: pp,
-            s,
+            cu,
+            cv,
+            k: [k0, k1, k2, k3, k4, k5],
+            p: [p0, p1],
+            s: [s0, s1, s2, s3],
             single_focal,
         })
     }
@@ -95,31 +92,52 @@ impl Fisheye624 {
         1.0 + th2 * (k[0] + th2 * (k[1] + th2 * (k[2] + th2 * (k[3] + th2 * (k[4] + th2 * k[5])))))
     }
 
-    /// Projection without validity checks, exactly as projectaria_tools (symmetric: `p` and
-    /// `−p` give the same pixel; `z = 0` gives a non-finite result).
-    #[inline]
-    pub fn project_unchecked(&self, p: &Vector3<f64>) -> Point2<f64> {
-        let inv_z = 1.0 / p.z;
-        let a = p.x * inv_z;
-        let b = p.y * inv_z;
-        let r_sq = a * a + b * b;
-        let r = r_sq.sqrt();
-        let th = r.atan();
+    /// Projection of a point at normalised coordinates `(a, b)` whose angle from the axis is
+    /// `th = atan(√(a²+b²))`, `r = √(a²+b²)`.
+    #[inline(always)]
+    fn project_normalized(&self, a: f64, b: f64, r: f64, th: f64) -> Point2<f64> {
         let th_divr = if r < f64::EPSILON { 1.0 } else { th / r };
         let scale = self.radial(th * th) * th_divr;
         let (ux, uy) = self.distort_tangential(scale * a, scale * b);
         Point2::new(self.fu * ux + self.cu, self.fv * uy + self.cv)
     }
 
+    /// Projection without validity checks, exactly as projectaria_tools (symmetric: `p` and
+    /// `−p` give the same pixel; `z = 0` gives a non-finite result).
+    #[inline]
+    pub fn project_unchecked(&self, p: &Vector3<f64>) -> Point2<f64> {
+        let inv_z = 1.0 / p.z;
+        let (a, b) = (p.x * inv_z, p.y * inv_z);
+        let r = (a * a + b * b).sqrt();
+        self.project_normalized(a, b, r, r.atan())
+    }
+
     /// Projection; `None` for points with `z <= 0` (the model mirrors them) and non-finite
     /// output. Validity against the image is [`super::CameraCalibration`]'s job.
     #[inline]
     pub fn project(&self, p: &Vector3<f64>) -> Option<Point2<f64>> {
-        if p.z > 0.0 {
-            Some(self.project_unchecked(p)).filter(|uv| uv.x.is_finite() && uv.y.is_finite())
-        } else {
-            None
+        self.project_within_angle(p, f64::INFINITY)
+    }
+
+    /// Like [`Self::project`], also `None` when the point's angle from the optical axis
+    /// exceeds `max_angle_rad` (the angle is computed once, for both uses).
+    #[inline]
+    pub fn project_within_angle(
+        &self,
+        p: &Vector3<f64>,
+        max_angle_rad: f64,
+    ) -> Option<Point2<f64>> {
+        if p.z <= 0.0 {
+            return None;
         }
+        let inv_z = 1.0 / p.z;
+        let (a, b) = (p.x * inv_z, p.y * inv_z);
+        let r = (a * a + b * b).sqrt();
+        let th = r.atan();
+        if th > max_angle_rad {
+            return None;
+        }
+        Some(self.project_normalized(a, b, r, th)).filter(|uv| uv.x.is_finite() && uv.y.is_finite())
     }
 
     /// Jacobian of the tangential + thin-prism distortion with respect to `(xr, yr)`.

@@ -95,6 +95,18 @@ impl<'a> Node<'a> {
         Ok(items)
     }
 
+    /// The two elements of a 2-element array.
+    pub(crate) fn pair(&self) -> FieldResult<[Node<'a>; 2]> {
+        let items = self.items()?;
+        let actual = items.len();
+        <[Node<'a>; 2]>::try_from(items).or_else(|_| {
+            self.err(FieldProblem::WrongLength {
+                expected: "2".to_string(),
+                actual,
+            })
+        })
+    }
+
     /// A finite number.
     pub(crate) fn f64(&self) -> FieldResult<f64> {
         match self.value.as_f64() {
@@ -157,9 +169,9 @@ impl<'a> Node<'a> {
     pub(crate) fn pose(&self) -> FieldResult<Isometry3<f64>> {
         let t = self.field("Translation")?.vector3()?;
         let qn = self.field("UnitQuaternion")?;
-        let q = qn.items_exact(2)?;
-        let w = q[0].f64()?;
-        let xyz = q[1].vector3()?;
+        let [w_node, xyz_node] = qn.pair()?;
+        let w = w_node.f64()?;
+        let xyz = xyz_node.vector3()?;
         let quat = Quaternion::new(w, xyz.x, xyz.y, xyz.z);
         let norm = quat.norm();
         if norm <= 1e-9 {

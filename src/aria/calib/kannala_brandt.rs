@@ -65,25 +65,54 @@ impl KannalaBrandtK3 {
         let r_sq = p.x * p.x + p.y * p.y;
         if r_sq > EPS {
             let r = r_sq.sqrt();
-            let theta = r.atan2(p.z);
-            let scaling = self.distort(theta).0 / r;
-            Point2::new(
-                scaling * self.fx * p.x + self.cx,
-                scaling * self.fy * p.y + self.cy,
-            )
+            self.project_at_angle(p, r, r.atan2(p.z))
         } else {
             Point2::new(self.fx * p.x / p.z + self.cx, self.fy * p.y / p.z + self.cy)
         }
+    }
+
+    #[inline(always)]
+    fn project_at_angle(&self, p: &Vector3<f64>, r: f64, theta: f64) -> Point2<f64> {
+        let scaling = self.distort(theta).0 / r;
+        Point2::new(
+            scaling * self.fx * p.x + self.cx,
+            scaling * self.fy * p.y + self.cy,
+        )
     }
 
     /// Projection; `None` for points at/behind the origin on the axis (`r² <= ε`, `z <= 0`)
     /// and non-finite output. Validity against the image is [`super::CameraCalibration`]'s job.
     #[inline]
     pub fn project(&self, p: &Vector3<f64>) -> Option<Point2<f64>> {
-        if p.x * p.x + p.y * p.y <= EPS && p.z <= 0.0 {
+        self.project_within_angle(p, f64::INFINITY)
+    }
+
+    /// Like [`Self::project`], also `None` when the angle `atan2(√(x²+y²), z)` from the
+    /// optical axis exceeds `max_angle_rad` (computed once, for both uses).
+    #[inline]
+    pub fn project_within_angle(
+        &self,
+        p: &Vector3<f64>,
+        max_angle_rad: f64,
+    ) -> Option<Point2<f64>> {
+        let r_sq = p.x * p.x + p.y * p.y;
+        let uv = if r_sq > EPS {
+            let r = r_sq.sqrt();
+            let theta = r.atan2(p.z);
+            if theta > max_angle_rad {
+                return None;
+            }
+            self.project_at_angle(p, r, theta)
+        } else if p.z > 0.0 {
+            // Near the axis: θ ≈ 0 (projectaria_tools' cone test passes for any max ≥ 0).
+            if max_angle_rad < r_sq.sqrt().atan2(p.z) {
+                return None;
+            }
+            Point2::new(self.fx * p.x / p.z + self.cx, self.fy * p.y / p.z + self.cy)
+        } else {
             return None;
-        }
-        Some(self.project_unchecked(p)).filter(|uv| uv.x.is_finite() && uv.y.is_finite())
+        };
+        Some(uv).filter(|uv| uv.x.is_finite() && uv.y.is_finite())
     }
 
     /// The (non-normalised) ray through `uv`: Newton on θ from `√ρ`, then

@@ -5,7 +5,9 @@
 //! Gen1 factory JSON carries no image sizes; as in projectaria_tools they come from the
 //! camera label (RGB 2880×2880, valid radius 1415 px, max angle 1.0 rad; SLAM 640×480,
 //! 330 px, 1.4 rad; eye tracking 640×480, no radius, 0.75 rad). An optional `ConfigData`
-//! object (`ImageWidth`, `ImageHeight`, `ValidRadius`, `MaxSolidAngle`) overrides them.
+//! object (`ImageWidth`, `ImageHeight`, `ValidRadius`, `MaxSolidAngle`) overrides them, and
+//! so do the top-level `ImageSizes` / `ReadoutTimesSec` of MPS online calibration lines
+//! (the pre-June-2023 online format, with calibrations quoted as strings, is not accepted).
 
 use serde_json::Value;
 
@@ -67,12 +69,13 @@ fn parse_device(root: &Node<'_>) -> FieldResult<DeviceCalibration> {
         Some(o) => opt_str(&o, "ChildLabel")?,
         None => String::new(),
     };
-    let cameras = root
+    let mut cameras = root
         .field("CameraCalibrations")?
         .items()?
         .iter()
         .map(parse_camera)
         .collect::<FieldResult<Vec<_>>>()?;
+    apply_online_camera_fields(root, &mut cameras)?;
     let imus = opt_items(root, "ImuCalibrations")?
         .iter()
         .map(parse_imu)
@@ -136,7 +139,6 @@ fn parse_camera(node: &Node<'_>) -> FieldResult<CameraCalibration> {
     }
     let t_device_camera = node.field("T_Device_Camera")?.pose()?;
     let time_offset_s = opt_f64(node, "TimeOffsetSec_Device_Camera")?.unwrap_or(0.0);
-    let readout_time_s = opt_f64(node, "ReadoutTimeSec")?;
     let (image_width, image_height, valid_radius_px, max_solid_angle_rad) =
         match node.opt_field("ConfigData")? {
             Some(cfg) => {
@@ -170,8 +172,46 @@ fn parse_camera(node: &Node<'_>) -> FieldResult<CameraCalibration> {
         valid_radius_px,
         max_solid_angle_rad,
         time_offset_s,
-        readout_time_s,
+        readout_time_s: None,
     })
+}
+
+/// MPS online calibration (≥ 1.1.0) stores, beside `CameraCalibrations`, the recorded
+/// `ImageSizes` (`[[w, h], …]`, same order) and `ReadoutTimesSec` (`[[camera index, s], …]`);
+/// as projectaria_tools' `OnlineCalibrationsReader`, the size replaces the label default
+/// (intrinsics unchanged) and the readout time is attached to the indexed camera.
+fn apply_online_camera_fields(
+    root: &Node<'_>,
+    cameras: &mut [CameraCalibration],
+) -> FieldResult<()> {
+    if let Some(sizes) = root.opt_field("ImageSizes")? {
+        let items = sizes.items_exact(cameras.len())?;
+        for (cam, item) in cameras.iter_mut().zip(&items) {
+            let [w_node, h_node] = item.pair()?;
+            let (w, h) = (w_node.u32()?, h_node.u32()?);
+            if w == 0 || h == 0 {
+                return item.err(FieldProblem::OutOfRange {
+                    reason: "image size must be positive".into(),
+                });
+            }
+            cam.image_width = w;
+            cam.image_height = h;
+        }
+    }
+    for item in opt_items(root, "ReadoutTimesSec")? {
+        let [index_node, seconds_node] = item.pair()?;
+        let index = index_node.u32()? as usize;
+        let seconds = seconds_node.f64()?;
+        match cameras.get_mut(index) {
+            Some(cam) => cam.readout_time_s = Some(seconds),
+            None => {
+                return index_node.err(FieldProblem::OutOfRange {
+                    reason: format!("camera index {index} but {} cameras", cameras.len()),
+                })
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `{"Bias":{"Offset":[3]}, "Model":{"RectificationMatrix":[[3],[3],[3]]}}`.

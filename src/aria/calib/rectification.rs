@@ -37,3 +37,24 @@ impl LinearRectification {
         self.rectification * rectified + self.bias
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rectify_inverts_unrectify_and_singular_is_refused() {
+        let m = Matrix3::new(1.01, 0.002, -0.003, 0.0, 0.99, 0.004, 0.0, 0.0, 1.02);
+        let model = LinearRectification::new(m, Vector3::new(0.1, -0.2, 0.05)).unwrap();
+        let x = Vector3::new(0.3, -9.81, 0.7);
+        assert!((model.rectify(&model.unrectify(&x)) - x).norm() < 1e-14);
+        // raw = M·rect + bias, checked by hand for a diagonal case.
+        let d =
+            LinearRectification::new(Matrix3::from_diagonal_element(2.0), Vector3::x()).unwrap();
+        assert_eq!(
+            d.rectify(&Vector3::new(5.0, 4.0, 2.0)),
+            Vector3::new(2.0, 2.0, 1.0)
+        );
+        assert!(LinearRectification::new(Matrix3::zeros(), Vector3::zeros()).is_none());
+    }
+}
