@@ -4,5 +4,6 @@
 
 pub mod calib;
 pub mod mps;
+pub mod recorded_calib;
 pub mod recording;
 pub mod vrs;

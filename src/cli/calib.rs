@@ -37,17 +37,27 @@ pub struct CalibArgs {
     pub json: bool,
 }
 
-/// Runs `vista calib` on a calibration JSON file.
+/// Runs `vista calib` on a calibration JSON file, a `.vrs` recording or a session folder.
 pub fn run(args: CalibArgs) -> anyhow::Result<()> {
+    // A recording (or a session folder): its calib_json tag, with cameras calibrated for the
+    // resolution recorded in that file.
     let is_vrs = args
         .path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("vrs"));
-    if is_vrs {
-        bail!(
-            "{}: reading the calibration from a VRS recording is not available yet; pass its calibration JSON",
-            args.path.display()
-        );
+    if is_vrs || args.path.is_dir() {
+        let files = vista::source::session::SessionFiles::locate(&args.path)?;
+        let rec = vista::aria::recording::AriaRecording::open(&files.recording)
+            .with_context(|| format!("opening {}", files.recording.display()))?;
+        let Some(json) = rec.calib_json() else {
+            bail!(
+                "{}: the recording has no calib_json tag",
+                files.recording.display()
+            );
+        };
+        let sizes = vista::aria::recorded_calib::recorded_camera_sizes(&rec);
+        let source = format!("{}: calib_json", files.recording.display());
+        return run_with_json(json, &source, &sizes, &args);
     }
     let json = std::fs::read_to_string(&args.path)
         .with_context(|| format!("{}: cannot read calibration file", args.path.display()))?;

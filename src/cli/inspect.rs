@@ -87,15 +87,12 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
         .into_iter()
         .map(|s| (s.vrs_id.clone(), s))
         .collect();
-    let calibration = match rec.calib_json() {
-        None => None,
-        Some(json) => match DeviceCalibration::from_json_str(json) {
-            Ok(c) => Some(calib_report(&c)),
-            Err(e) => {
-                log::warn!("{}: calib_json tag: {e}", files.recording.display());
-                None
-            }
-        },
+    let calibration = match vista::aria::recorded_calib::recording_calibration(&rec) {
+        Ok(c) => c.as_ref().map(calib_report),
+        Err(e) => {
+            log::warn!("{}: calib_json tag: {e}", files.recording.display());
+            None
+        }
     };
     let rep = vrs.recovery();
     let report = Report {
