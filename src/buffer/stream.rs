@@ -1,5 +1,6 @@
-//! One stream's bounded buffer: a `ringbuf::HeapRb` behind a reader-writer lock, with a
-//! running sequence number so that any number of readers can keep their own cursor.
+//! One stream's bounded buffer: a `ringbuf` ring (the single-threaded `LocalRb`, since a
+//! mutex already serialises access) with a running sequence number, so that any number of
+//! readers can keep their own cursor.
 //!
 //! Sample number `k` (counting from 0, in push order) is held while
 //! `produced − len ≤ k < produced`. Pushing into a full buffer evicts the oldest sample.
@@ -7,10 +8,11 @@
 //! caller-owned `Vec` (cheap: image and audio bytes are reference counted), never while a
 //! consumer works on them, so the producer waits at most for one such copy.
 
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, MutexGuard};
 
+use ringbuf::storage::Heap;
 use ringbuf::traits::{Consumer as _, Observer as _, RingBuffer as _};
-use ringbuf::HeapRb;
+use ringbuf::LocalRb;
 
 use crate::sample::{Sample, StreamId};
 use crate::time::DeviceTime;
@@ -55,7 +57,7 @@ pub struct ReadSince {
 }
 
 struct Inner {
-    rb: HeapRb<Sample>,
+    rb: LocalRb<Heap<Sample>>,
     produced: u64,
     evicted: u64,
     rejected: u64,
@@ -68,7 +70,7 @@ struct Inner {
 pub struct StreamBuffer {
     stream: StreamId,
     capacity: usize,
-    inner: RwLock<Inner>,
+    inner: Mutex<Inner>,
 }
 
 impl std::fmt::Debug for StreamBuffer {
@@ -88,8 +90,8 @@ impl StreamBuffer {
         Self {
             stream,
             capacity,
-            inner: RwLock::new(Inner {
-                rb: HeapRb::new(capacity),
+            inner: Mutex::new(Inner {
+                rb: LocalRb::new(capacity),
                 produced: 0,
                 evicted: 0,
                 rejected: 0,
@@ -111,11 +113,11 @@ impl StreamBuffer {
 
     // A panic while the lock was held cannot leave `Inner` inconsistent in a way that
     // matters here (counters only), so a poisoned lock is used as is.
-    fn read(&self) -> RwLockReadGuard<'_, Inner> {
-        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    fn read(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
-    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
-        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    fn write(&self) -> MutexGuard<'_, Inner> {
+        self.read()
     }
 
     /// Appends `sample`, evicting the oldest sample when full. Never waits for a consumer
@@ -137,10 +139,12 @@ impl StreamBuffer {
         let dropped = evicted.is_some();
         if dropped {
             g.evicted += 1;
-        }
-        let len = g.rb.occupied_len();
-        if len > g.high_water {
-            g.high_water = len;
+        } else {
+            // Only a push that did not evict can raise the occupancy.
+            let len = g.rb.occupied_len();
+            if len > g.high_water {
+                g.high_water = len;
+            }
         }
         drop(g);
         // The evicted sample (possibly the last owner of an image) is freed outside the lock.
@@ -163,7 +167,13 @@ impl StreamBuffer {
         let (a, b) = g.rb.as_slices();
         let copied = len.saturating_sub(skip);
         out.reserve(copied);
-        out.extend(a.iter().chain(b.iter()).skip(skip).cloned());
+        match a.get(skip..) {
+            Some(rest) => {
+                out.extend_from_slice(rest);
+                out.extend_from_slice(b);
+            }
+            None => out.extend_from_slice(b.get(skip - a.len()..).unwrap_or_default()),
+        }
         ReadSince {
             missed,
             copied: copied as u64,
