@@ -65,28 +65,35 @@ impl Reader {
     /// stream (samples evicted meanwhile are counted as dropped). Returns how many were
     /// visited. The buffer is not locked while `visit` runs.
     pub fn drain_new(&mut self, stream: StreamId, mut visit: impl FnMut(&Sample)) -> usize {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let n = self.drain_new_into(stream, &mut scratch);
+        for s in &scratch {
+            visit(s);
+        }
+        scratch.clear();
+        self.scratch = scratch;
+        n
+    }
+
+    /// Like [`Reader::drain_new`], but appends the new samples of `stream` to the
+    /// caller-owned `out` (allocates only if `out` must grow). Returns how many.
+    pub fn drain_new_into(&mut self, stream: StreamId, out: &mut Vec<Sample>) -> usize {
         let i = stream.index();
         let cursor = self.cursors[i];
-        self.scratch.clear();
-        let r = self
-            .buffers
-            .stream(stream)
-            .read_since(cursor, &mut self.scratch);
+        let before = out.len();
+        let r = self.buffers.stream(stream).read_since(cursor, out);
         let st = &mut self.stats[i];
         st.dropped += r.missed;
         st.delivered += r.copied;
         st.max_lag = st.max_lag.max(r.next.saturating_sub(cursor));
         self.cursors[i] = r.next;
-        for s in &self.scratch {
-            visit(s);
-        }
-        if let Some(last) = self.scratch.last() {
+        if let Some(last) = out.get(before..).and_then(|new| new.last()) {
             self.newest_capture = Some(
                 self.newest_capture
                     .map_or(last.capture, |n| n.max(last.capture)),
             );
         }
-        self.scratch.clear();
         r.copied as usize
     }
 
