@@ -410,3 +410,37 @@ fn start_and_end_limit_the_session() {
     assert_eq!(imu.first_capture_ns, Some(1_500_000_000 + 4 * 7));
     assert!(report.filtered_before_start > 0);
 }
+
+#[test]
+fn run_report_serialises_for_profile_json() {
+    let (_, _, report) = run_once([0, 0], 10_000_000);
+    let v = serde_json::to_value(&report).unwrap();
+    assert_eq!(v["stop_reason"]["reason"], "end-of-source");
+    let imu = &v["profile"]["streams"]["imu-right"];
+    assert_eq!(imu["vrs_id"], "1202-1");
+    assert_eq!(imu["delivered"], 2000);
+    assert_eq!(imu["rate_hz"], 1000.0);
+    // Virtual clock: no pacing lateness is recorded.
+    assert_eq!(imu["pacing_us"]["count"], 0);
+    assert_eq!(v["profile"]["streams"]["camera-rgb"]["rate_hz"], 10.0);
+    // Both consumers are profiled as stages, and ingest too.
+    for stage in ["a", "b", "ingest"] {
+        assert!(
+            v["profile"]["stages"][stage]["duration_us"]["count"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+    }
+    assert_eq!(
+        v["buffers"]["consumers"]["b"]["imu-left"]["delivered"],
+        1600
+    );
+    assert_eq!(v["buffers"]["streams"]["imu-left"]["capacity"], 8000);
+    assert!(v["profile"]["wall_time_s"].as_f64().unwrap() > 0.0);
+    let table = report.profile.to_table();
+    assert!(
+        table.contains("imu-right") && table.contains("1202-1"),
+        "{table}"
+    );
+}
