@@ -104,7 +104,10 @@ pub(crate) fn ingest_thread(
     };
     log::info!("ingest: reading {}", source.describe());
     let reason = ing.run(source.as_mut());
-    if ing.lockstep() && ing.pushed_since_round {
+    // A last lock-step round delivers what was pushed since the previous one (not after a
+    // consumer failed: the run is being torn down).
+    let consumer_failed = matches!(reason, StopReason::ConsumerFailed { .. });
+    if ing.lockstep() && ing.pushed_since_round && !consumer_failed {
         let now = ing.clock.as_ref().map_or(HostTime(0), |c| c.now());
         if let Err(r) = ing.round(now) {
             log::warn!("ingest: final lock-step round failed: {r:?}");

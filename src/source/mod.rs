@@ -59,7 +59,10 @@ impl VecSource {
         let mut streams: Vec<StreamId> = samples.iter().map(|s| s.stream).collect();
         streams.sort();
         streams.dedup();
-        Self { samples: samples.into(), streams }
+        Self {
+            samples: samples.into(),
+            streams,
+        }
     }
 }
 
