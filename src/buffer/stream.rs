@@ -8,6 +8,7 @@
 //! caller-owned `Vec` (cheap: image and audio bytes are reference counted), never while a
 //! consumer works on them, so the producer waits at most for one such copy.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use ringbuf::storage::Heap;
@@ -71,6 +72,9 @@ pub struct StreamBuffer {
     stream: StreamId,
     capacity: usize,
     inner: Mutex<Inner>,
+    /// `Inner::produced`, published after each push so that readers with nothing new to
+    /// read can skip the lock.
+    published: AtomicU64,
 }
 
 impl std::fmt::Debug for StreamBuffer {
@@ -98,6 +102,7 @@ impl StreamBuffer {
                 high_water: 0,
                 newest: None,
             }),
+            published: AtomicU64::new(0),
         }
     }
 
@@ -136,6 +141,7 @@ impl StreamBuffer {
         g.newest = Some(sample.capture);
         let evicted = g.rb.push_overwrite(sample);
         g.produced += 1;
+        self.published.store(g.produced, Ordering::Release);
         let dropped = evicted.is_some();
         if dropped {
             g.evicted += 1;
@@ -158,6 +164,14 @@ impl StreamBuffer {
     /// Clones every sample numbered `cursor` or later onto the end of `out`, in order.
     /// Samples between `cursor` and the oldest one still held are reported as `missed`.
     pub fn read_since(&self, cursor: u64, out: &mut Vec<Sample>) -> ReadSince {
+        // Fast path: nothing pushed since `cursor` (so nothing evicted either).
+        if self.published.load(Ordering::Acquire) == cursor {
+            return ReadSince {
+                missed: 0,
+                copied: 0,
+                next: cursor,
+            };
+        }
         let g = self.read();
         let len = g.rb.occupied_len();
         let oldest = g.produced.saturating_sub(len as u64);
@@ -211,7 +225,7 @@ impl StreamBuffer {
 
     /// Samples accepted so far (the sequence number the next one will get).
     pub fn produced(&self) -> u64 {
-        self.read().produced
+        self.published.load(Ordering::Acquire)
     }
 
     /// A snapshot of the counters.
