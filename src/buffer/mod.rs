@@ -13,21 +13,21 @@
 //!
 //! Two ways to give several consumers (perception, frame encoder, window builder) the same
 //! stream were compared in `benches/ring_buffer.rs` (push a batch of 64 IMU `Sample`s,
-//! then every consumer takes all new ones; single thread; ns per pushed sample, median of
-//! criterion medians over three runs):
+//! then every consumer takes all new ones; single thread). Nanoseconds per pushed sample:
+//! median of the criterion medians of five runs, with their range:
 //!
 //! | design | 1 consumer | 3 consumers |
 //! |---|---|---|
-//! | raw `ringbuf` SPSC, no fan-out (baseline) | 50 | – |
-//! | one SPSC `ringbuf` per consumer, sample cloned into each | 74 | 186 |
-//! | one `Mutex<HeapRb>` per consumer, `push_overwrite` | 67 | 205 |
-//! | **one buffer per stream, per-reader cursors (this module)** | **52** | **78** |
+//! | raw `ringbuf` SPSC, no fan-out (baseline) | 41 (31–53) | – |
+//! | one SPSC `ringbuf` per consumer, sample cloned into each | 57 (39–75) | 186 (107–230) |
+//! | one `Mutex<HeapRb>` per consumer, `push_overwrite` | 67 (46–90) | 205 (136–301) |
+//! | **one buffer per stream, per-reader cursors (this module)** | **52 (40–67)** | **78 (50–107)** |
 //!
-//! Reading a 200 ms IMU window (201 samples) out of a full 10 s buffer: 13 ns per sample
-//! (2.6 µs per window). Measured with `cargo bench --bench ring_buffer` on the shared
-//! 2-vCPU development VM under a load average of 5–7 (other builds running; the bench was
-//! run with `nice -n -10`), so absolute numbers are pessimistic and vary ±30 % between
-//! runs; the ranking was the same in every run.
+//! Reading a 200 ms IMU window (201 samples) out of a full 10 s buffer: 13 (9–16) ns per
+//! sample, about 2.6 µs per window. Measured with `cargo bench --bench ring_buffer` (run
+//! with `nice -n -10`, `--warm-up-time 1 --measurement-time 4`) on the shared 2-vCPU
+//! development VM while other engineers' builds kept the load average at 3–8, so absolute
+//! numbers are pessimistic and noisy; the ranking was the same in every run.
 //!
 //! **Choice: one buffer per stream with per-reader cursors.** Reasons:
 //! * it is the fastest with several consumers (the producer writes each sample once; the
