@@ -169,3 +169,33 @@ fn drain_into_appends_and_counts_like_drain() {
     );
     assert_eq!(r.newest_capture(), Some(DeviceTime(5)));
 }
+
+#[test]
+fn accounting_check_catches_a_mismatch() {
+    let set = small_set(4);
+    let mut r = set.reader("r");
+    for i in 0..6u64 {
+        set.push(imu(i, i as i64));
+    }
+    r.drain_new(StreamId::ImuRight, |_| {});
+    let mut stats = BufferStats::collect(&set, [&r]);
+    stats.check().unwrap();
+    // Two consumers with the same name are both kept.
+    stats.add_consumer("r", r.stats());
+    assert!(stats.consumers.contains_key("r#2"));
+    // Lose one delivered sample: the invariant no longer holds, and the error says where.
+    if let Some(s) = stats
+        .consumers
+        .get_mut("r")
+        .and_then(|m| m.get_mut("imu-right"))
+    {
+        s.delivered -= 1;
+    }
+    let e = stats.check().unwrap_err();
+    assert_eq!((e.consumer.as_str(), e.stream.as_str()), ("r", "imu-right"));
+    assert_eq!(
+        (e.produced, e.delivered, e.dropped, e.pending),
+        (6, 3, 2, 0)
+    );
+    assert!(e.to_string().contains("produced 6"));
+}
