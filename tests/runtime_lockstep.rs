@@ -444,3 +444,44 @@ fn run_report_serialises_for_profile_json() {
         "{table}"
     );
 }
+
+/// A source with a bug: panics on its third sample.
+struct Panicking(u64);
+
+impl Source for Panicking {
+    fn describe(&self) -> String {
+        "panicking".into()
+    }
+    fn streams(&self) -> Vec<StreamId> {
+        vec![StreamId::ImuRight]
+    }
+    fn next_sample(&mut self) -> Option<Result<Sample, SourceError>> {
+        self.0 += 1;
+        assert!(self.0 < 3, "deliberate source bug");
+        Some(Ok(sample(StreamId::ImuRight, self.0, self.0 as i64)))
+    }
+}
+
+#[test]
+fn a_panicking_source_is_an_error_not_a_hang() {
+    for mode in [ClockMode::Virtual, ClockMode::RealTime { rate: 1.0 }] {
+        let finished = Arc::new(Mutex::new(false));
+        let result = run(
+            Box::new(Panicking(0)),
+            RuntimeConfig::new(mode),
+            vec![Box::new(FailAfter {
+                calls: 0,
+                panic: false,
+                finished: finished.clone(),
+            })],
+        );
+        match result {
+            Err(vista::runtime::RuntimeError::Panicked { thread }) => {
+                assert_eq!(thread, "vista-ingest")
+            }
+            other => panic!("{mode:?}: {other:?}"),
+        }
+        // The consumer thread was still shut down in order and joined.
+        assert!(*finished.lock().unwrap());
+    }
+}
