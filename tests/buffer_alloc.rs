@@ -1,8 +1,10 @@
 //! Steady state allocates nothing: pushing (with eviction), draining new samples and
-//! reading windows, for IMU and image samples, counted by a global allocator.
+//! reading windows, for IMU and image samples, counted by a global allocator (on this
+//! test's thread only: the test harness's own threads may allocate at any time).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use vista::buffer::{BufferConfig, BufferSet};
@@ -11,12 +13,22 @@ use vista::time::{DeviceTime, HostTime};
 
 struct Counting;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn counting() -> bool {
+    COUNTING.try_with(|c| c.get()).unwrap_or(false)
+}
+
+fn set_counting(on: bool) {
+    COUNTING.with(|c| c.set(on));
+}
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if counting() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         unsafe { System.alloc(layout) }
@@ -25,7 +37,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if counting() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         unsafe { System.realloc(ptr, layout, new_size) }
@@ -111,7 +123,7 @@ fn steady_state_push_drain_and_windows_do_not_allocate() {
         step(seq, &mut readers, &mut window);
     }
     ALLOCS.store(0, Ordering::Relaxed);
-    COUNTING.store(true, Ordering::Relaxed);
+    set_counting(true);
     for seq in 5_000..50_000 {
         step(seq, &mut readers, &mut window);
     }
@@ -119,7 +131,7 @@ fn steady_state_push_drain_and_windows_do_not_allocate() {
     // The counter works: one deliberate allocation is seen.
     let probe = std::hint::black_box(Box::new(7u64));
     let after_probe = ALLOCS.load(Ordering::Relaxed);
-    COUNTING.store(false, Ordering::Relaxed);
+    set_counting(false);
     drop(probe);
     assert_eq!(after_probe, allocs + 1, "the counting allocator counts");
     assert_eq!(allocs, 0, "allocations in steady state");

@@ -350,8 +350,8 @@ fn a_consumer_error_or_panic_stops_the_run() {
     for (mode, panic) in [
         (ClockMode::Virtual, false),
         (ClockMode::Virtual, true),
-        (ClockMode::RealTime { rate: 20.0 }, false),
-        (ClockMode::RealTime { rate: 20.0 }, true),
+        (ClockMode::RealTime { rate: 2.0 }, false),
+        (ClockMode::RealTime { rate: 2.0 }, true),
     ] {
         let finished = Arc::new(Mutex::new(false));
         let report = run(
@@ -409,4 +409,79 @@ fn start_and_end_limit_the_session() {
     assert_eq!(imu.delivered, 500);
     assert_eq!(imu.first_capture_ns, Some(1_500_000_000 + 4 * 7));
     assert!(report.filtered_before_start > 0);
+}
+
+#[test]
+fn run_report_serialises_for_profile_json() {
+    let (_, _, report) = run_once([0, 0], 10_000_000);
+    let v = serde_json::to_value(&report).unwrap();
+    assert_eq!(v["stop_reason"]["reason"], "end-of-source");
+    let imu = &v["profile"]["streams"]["imu-right"];
+    assert_eq!(imu["vrs_id"], "1202-1");
+    assert_eq!(imu["delivered"], 2000);
+    assert_eq!(imu["rate_hz"], 1000.0);
+    // Virtual clock: no pacing lateness is recorded.
+    assert_eq!(imu["pacing_us"]["count"], 0);
+    assert_eq!(v["profile"]["streams"]["camera-rgb"]["rate_hz"], 10.0);
+    // Both consumers are profiled as stages, and ingest too.
+    for stage in ["a", "b", "ingest"] {
+        assert!(
+            v["profile"]["stages"][stage]["duration_us"]["count"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+    }
+    assert_eq!(
+        v["buffers"]["consumers"]["b"]["imu-left"]["delivered"],
+        1600
+    );
+    assert_eq!(v["buffers"]["streams"]["imu-left"]["capacity"], 8000);
+    assert!(v["profile"]["wall_time_s"].as_f64().unwrap() > 0.0);
+    let table = report.profile.to_table();
+    assert!(
+        table.contains("imu-right") && table.contains("1202-1"),
+        "{table}"
+    );
+}
+
+/// A source with a bug: panics on its third sample.
+struct Panicking(u64);
+
+impl Source for Panicking {
+    fn describe(&self) -> String {
+        "panicking".into()
+    }
+    fn streams(&self) -> Vec<StreamId> {
+        vec![StreamId::ImuRight]
+    }
+    fn next_sample(&mut self) -> Option<Result<Sample, SourceError>> {
+        self.0 += 1;
+        assert!(self.0 < 3, "deliberate source bug");
+        Some(Ok(sample(StreamId::ImuRight, self.0, self.0 as i64)))
+    }
+}
+
+#[test]
+fn a_panicking_source_is_an_error_not_a_hang() {
+    for mode in [ClockMode::Virtual, ClockMode::RealTime { rate: 1.0 }] {
+        let finished = Arc::new(Mutex::new(false));
+        let result = run(
+            Box::new(Panicking(0)),
+            RuntimeConfig::new(mode),
+            vec![Box::new(FailAfter {
+                calls: 0,
+                panic: false,
+                finished: finished.clone(),
+            })],
+        );
+        match result {
+            Err(vista::runtime::RuntimeError::Panicked { thread }) => {
+                assert_eq!(thread, "vista-ingest")
+            }
+            other => panic!("{mode:?}: {other:?}"),
+        }
+        // The consumer thread was still shut down in order and joined.
+        assert!(*finished.lock().unwrap());
+    }
 }

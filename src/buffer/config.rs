@@ -3,9 +3,9 @@
 
 use crate::sample::StreamId;
 
-/// The largest capacity [`BufferConfig::capacity_for`] ever returns (a guard against a
-/// mistyped override or retention allocating gigabytes).
-pub const MAX_CAPACITY: usize = 1 << 22;
+/// The largest capacity [`BufferConfig::capacity_for`] ever returns, about 150 MB of
+/// samples (a guard against a mistyped override or retention allocating gigabytes).
+pub const MAX_CAPACITY: usize = 1 << 20;
 
 /// Sizing of the per-stream ring buffers.
 ///

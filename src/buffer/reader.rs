@@ -65,28 +65,32 @@ impl Reader {
     /// stream (samples evicted meanwhile are counted as dropped). Returns how many were
     /// visited. The buffer is not locked while `visit` runs.
     pub fn drain_new(&mut self, stream: StreamId, mut visit: impl FnMut(&Sample)) -> usize {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let n = self.drain_new_into(stream, &mut scratch);
+        for s in &scratch {
+            visit(s);
+        }
+        scratch.clear();
+        self.scratch = scratch;
+        n
+    }
+
+    /// Like [`Reader::drain_new`], but appends the new samples of `stream` to the
+    /// caller-owned `out` (allocates only if `out` must grow). Returns how many.
+    pub fn drain_new_into(&mut self, stream: StreamId, out: &mut Vec<Sample>) -> usize {
         let i = stream.index();
         let cursor = self.cursors[i];
-        self.scratch.clear();
-        let r = self
-            .buffers
-            .stream(stream)
-            .read_since(cursor, &mut self.scratch);
+        let before = out.len();
+        let r = self.buffers.stream(stream).read_since(cursor, out);
         let st = &mut self.stats[i];
         st.dropped += r.missed;
         st.delivered += r.copied;
         st.max_lag = st.max_lag.max(r.next.saturating_sub(cursor));
         self.cursors[i] = r.next;
-        for s in &self.scratch {
-            visit(s);
+        if let Some(last) = out.get(before..).and_then(|new| new.last()) {
+            self.saw(last.capture);
         }
-        if let Some(last) = self.scratch.last() {
-            self.newest_capture = Some(
-                self.newest_capture
-                    .map_or(last.capture, |n| n.max(last.capture)),
-            );
-        }
-        self.scratch.clear();
         r.copied as usize
     }
 
@@ -113,6 +117,9 @@ impl Reader {
             .buffers
             .stream(stream)
             .read_window(t0, t1, &mut self.scratch);
+        if let Some(last) = self.scratch.last() {
+            self.saw(last.capture);
+        }
         for s in &self.scratch {
             visit(s);
         }
@@ -123,14 +130,22 @@ impl Reader {
     /// Replaces the contents of `out` with every sample of `stream` still held with
     /// `t0 ≤ capture ≤ t1`, in capture order (allocates only if `out` must grow).
     pub fn read_window_into(
-        &self,
+        &mut self,
         stream: StreamId,
         t0: DeviceTime,
         t1: DeviceTime,
         out: &mut Vec<Sample>,
     ) -> usize {
         out.clear();
-        self.buffers.stream(stream).read_window(t0, t1, out)
+        let n = self.buffers.stream(stream).read_window(t0, t1, out);
+        if let Some(last) = out.last() {
+            self.saw(last.capture);
+        }
+        n
+    }
+
+    fn saw(&mut self, capture: DeviceTime) {
+        self.newest_capture = Some(self.newest_capture.map_or(capture, |n| n.max(capture)));
     }
 
     /// Samples of `stream` pushed but not yet drained by this reader (including any that
@@ -142,8 +157,9 @@ impl Reader {
             .saturating_sub(self.cursors[stream.index()])
     }
 
-    /// The capture time of the newest sample this reader has drained, if any: what an event
-    /// built from the drained samples depends on.
+    /// The capture time of the newest sample this reader has drained or read in a window,
+    /// if any: what an event built from what it read depends on (the runtime stamps it on
+    /// the consumer's spans).
     pub fn newest_capture(&self) -> Option<DeviceTime> {
         self.newest_capture
     }

@@ -1,5 +1,6 @@
-//! One stream's bounded buffer: a `ringbuf::HeapRb` behind a reader-writer lock, with a
-//! running sequence number so that any number of readers can keep their own cursor.
+//! One stream's bounded buffer: a `ringbuf` ring (the single-threaded `LocalRb`, since a
+//! mutex already serialises access) with a running sequence number, so that any number of
+//! readers can keep their own cursor.
 //!
 //! Sample number `k` (counting from 0, in push order) is held while
 //! `produced − len ≤ k < produced`. Pushing into a full buffer evicts the oldest sample.
@@ -7,10 +8,12 @@
 //! caller-owned `Vec` (cheap: image and audio bytes are reference counted), never while a
 //! consumer works on them, so the producer waits at most for one such copy.
 
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
+use ringbuf::storage::Heap;
 use ringbuf::traits::{Consumer as _, Observer as _, RingBuffer as _};
-use ringbuf::HeapRb;
+use ringbuf::LocalRb;
 
 use crate::sample::{Sample, StreamId};
 use crate::time::DeviceTime;
@@ -55,7 +58,7 @@ pub struct ReadSince {
 }
 
 struct Inner {
-    rb: HeapRb<Sample>,
+    rb: LocalRb<Heap<Sample>>,
     produced: u64,
     evicted: u64,
     rejected: u64,
@@ -68,7 +71,10 @@ struct Inner {
 pub struct StreamBuffer {
     stream: StreamId,
     capacity: usize,
-    inner: RwLock<Inner>,
+    inner: Mutex<Inner>,
+    /// `Inner::produced`, published after each push so that readers with nothing new to
+    /// read can skip the lock.
+    published: AtomicU64,
 }
 
 impl std::fmt::Debug for StreamBuffer {
@@ -88,14 +94,15 @@ impl StreamBuffer {
         Self {
             stream,
             capacity,
-            inner: RwLock::new(Inner {
-                rb: HeapRb::new(capacity),
+            inner: Mutex::new(Inner {
+                rb: LocalRb::new(capacity),
                 produced: 0,
                 evicted: 0,
                 rejected: 0,
                 high_water: 0,
                 newest: None,
             }),
+            published: AtomicU64::new(0),
         }
     }
 
@@ -111,11 +118,11 @@ impl StreamBuffer {
 
     // A panic while the lock was held cannot leave `Inner` inconsistent in a way that
     // matters here (counters only), so a poisoned lock is used as is.
-    fn read(&self) -> RwLockReadGuard<'_, Inner> {
-        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    fn read(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
-    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
-        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    fn write(&self) -> MutexGuard<'_, Inner> {
+        self.read()
     }
 
     /// Appends `sample`, evicting the oldest sample when full. Never waits for a consumer
@@ -134,13 +141,16 @@ impl StreamBuffer {
         g.newest = Some(sample.capture);
         let evicted = g.rb.push_overwrite(sample);
         g.produced += 1;
+        self.published.store(g.produced, Ordering::Release);
         let dropped = evicted.is_some();
         if dropped {
             g.evicted += 1;
-        }
-        let len = g.rb.occupied_len();
-        if len > g.high_water {
-            g.high_water = len;
+        } else {
+            // Only a push that did not evict can raise the occupancy.
+            let len = g.rb.occupied_len();
+            if len > g.high_water {
+                g.high_water = len;
+            }
         }
         drop(g);
         // The evicted sample (possibly the last owner of an image) is freed outside the lock.
@@ -154,6 +164,14 @@ impl StreamBuffer {
     /// Clones every sample numbered `cursor` or later onto the end of `out`, in order.
     /// Samples between `cursor` and the oldest one still held are reported as `missed`.
     pub fn read_since(&self, cursor: u64, out: &mut Vec<Sample>) -> ReadSince {
+        // Fast path: nothing pushed since `cursor` (so nothing evicted either).
+        if self.published.load(Ordering::Acquire) == cursor {
+            return ReadSince {
+                missed: 0,
+                copied: 0,
+                next: cursor,
+            };
+        }
         let g = self.read();
         let len = g.rb.occupied_len();
         let oldest = g.produced.saturating_sub(len as u64);
@@ -163,7 +181,13 @@ impl StreamBuffer {
         let (a, b) = g.rb.as_slices();
         let copied = len.saturating_sub(skip);
         out.reserve(copied);
-        out.extend(a.iter().chain(b.iter()).skip(skip).cloned());
+        match a.get(skip..) {
+            Some(rest) => {
+                out.extend_from_slice(rest);
+                out.extend_from_slice(b);
+            }
+            None => out.extend_from_slice(b.get(skip - a.len()..).unwrap_or_default()),
+        }
         ReadSince {
             missed,
             copied: copied as u64,
@@ -201,7 +225,7 @@ impl StreamBuffer {
 
     /// Samples accepted so far (the sequence number the next one will get).
     pub fn produced(&self) -> u64 {
-        self.read().produced
+        self.published.load(Ordering::Acquire)
     }
 
     /// A snapshot of the counters.

@@ -148,3 +148,54 @@ fn empty_and_inverted_windows_are_empty() {
     assert_eq!(b.read_window(DeviceTime(60), DeviceTime(40), &mut out), 0);
     assert_eq!(b.time_range(), Some((DeviceTime(50), DeviceTime(50))));
 }
+
+#[test]
+fn drain_into_appends_and_counts_like_drain() {
+    let set = small_set(4);
+    let mut r = set.reader("r");
+    for i in 0..6u64 {
+        set.push(imu(i, i as i64));
+    }
+    let mut out = vec![imu(100, 0)];
+    assert_eq!(r.drain_new_into(StreamId::ImuRight, &mut out), 4);
+    assert_eq!(
+        out.iter().map(|s| s.seq).collect::<Vec<_>>(),
+        [100, 2, 3, 4, 5]
+    );
+    let st = r.stream_stats(StreamId::ImuRight);
+    assert_eq!(
+        (st.delivered, st.dropped, st.pending, st.max_lag),
+        (4, 2, 0, 6)
+    );
+    assert_eq!(r.newest_capture(), Some(DeviceTime(5)));
+}
+
+#[test]
+fn accounting_check_catches_a_mismatch() {
+    let set = small_set(4);
+    let mut r = set.reader("r");
+    for i in 0..6u64 {
+        set.push(imu(i, i as i64));
+    }
+    r.drain_new(StreamId::ImuRight, |_| {});
+    let mut stats = BufferStats::collect(&set, [&r]);
+    stats.check().unwrap();
+    // Two consumers with the same name are both kept.
+    stats.add_consumer("r", r.stats());
+    assert!(stats.consumers.contains_key("r#2"));
+    // Lose one delivered sample: the invariant no longer holds, and the error says where.
+    if let Some(s) = stats
+        .consumers
+        .get_mut("r")
+        .and_then(|m| m.get_mut("imu-right"))
+    {
+        s.delivered -= 1;
+    }
+    let e = stats.check().unwrap_err();
+    assert_eq!((e.consumer.as_str(), e.stream.as_str()), ("r", "imu-right"));
+    assert_eq!(
+        (e.produced, e.delivered, e.dropped, e.pending),
+        (6, 3, 2, 0)
+    );
+    assert!(e.to_string().contains("produced 6"));
+}

@@ -58,6 +58,10 @@ pub struct RuntimeConfig {
     /// Lock-step ([`ClockMode::Virtual`]) consumers are called once per this much device
     /// time (0: after every sample), and also before a stream's buffer would overrun.
     pub lockstep_tick_ns: i64,
+    /// Real-time modes: the ingest thread wakes at most once per this many nanoseconds,
+    /// delivering every sample due by then (0: wake exactly at each due time). Trades
+    /// pacing lateness (up to the granularity) for fewer wake-ups, i.e. less CPU.
+    pub pacing_granularity_ns: i64,
     /// Samples captured before this are skipped (not paced, not counted as dropped).
     pub start: Option<DeviceTime>,
     /// The session ends at the first sample captured after this.
@@ -80,6 +84,7 @@ impl Default for RuntimeConfig {
             buffer: BufferConfig::default(),
             notify_capacity: 2,
             lockstep_tick_ns: 10_000_000,
+            pacing_granularity_ns: 0,
             start: None,
             end: None,
             stop: StopHandle::new(),
@@ -107,6 +112,7 @@ impl std::fmt::Debug for RuntimeConfig {
             .field("buffer", &self.buffer)
             .field("notify_capacity", &self.notify_capacity)
             .field("lockstep_tick_ns", &self.lockstep_tick_ns)
+            .field("pacing_granularity_ns", &self.pacing_granularity_ns)
             .field("start", &self.start)
             .field("end", &self.end)
             .field("handle_ctrl_c", &self.handle_ctrl_c)

@@ -35,6 +35,7 @@ pub(crate) struct ConsumerLink {
 pub(crate) struct IngestSettings {
     pub mode: ClockMode,
     pub lockstep_tick_ns: i64,
+    pub pacing_granularity_ns: i64,
     pub start: Option<DeviceTime>,
     pub end: Option<DeviceTime>,
     pub progress: Option<ProgressFn>,
@@ -70,6 +71,7 @@ struct Ingest {
     started: Instant,
     last_progress: Option<Instant>,
     newest: Option<DeviceTime>,
+    last_wake: HostTime,
 }
 
 /// The body of the ingest thread.
@@ -98,10 +100,14 @@ pub(crate) fn ingest_thread(
         started: Instant::now(),
         last_progress: None,
         newest: None,
+        last_wake: HostTime(i64::MIN / 2),
     };
     log::info!("ingest: reading {}", source.describe());
     let reason = ing.run(source.as_mut());
-    if ing.lockstep() && ing.pushed_since_round {
+    // A last lock-step round delivers what was pushed since the previous one (not after a
+    // consumer failed: the run is being torn down).
+    let consumer_failed = matches!(reason, StopReason::ConsumerFailed { .. });
+    if ing.lockstep() && ing.pushed_since_round && !consumer_failed {
         let now = ing.clock.as_ref().map_or(HostTime(0), |c| c.now());
         if let Err(r) = ing.round(now) {
             log::warn!("ingest: final lock-step round failed: {r:?}");
@@ -209,9 +215,26 @@ impl Ingest {
             self.maybe_round_before(&sample, clock.as_ref())?;
         }
         let arrival = if clock.is_real_time() {
+            // With a pacing granularity, wake at most once per granule: a sample due
+            // sooner than that after the last wake waits for the granule (late, never early).
+            let now = HostTime::now();
+            let target = if due > now {
+                due.max(HostTime(
+                    self.last_wake
+                        .0
+                        .saturating_add(self.settings.pacing_granularity_ns),
+                ))
+            } else {
+                due
+            };
             let shared = &self.shared;
-            match sleep_until_or_stop(due, || shared.stop_reason().is_some()) {
-                Some(t) => t,
+            match sleep_until_or_stop(target, || shared.stop_reason().is_some()) {
+                Some(t) => {
+                    if target > now {
+                        self.last_wake = t;
+                    }
+                    t
+                }
                 None => return Err(self.shared.stop_reason().unwrap_or(StopReason::Stopped)),
             }
         } else {

@@ -8,9 +8,11 @@
 //! ```
 //!
 //! * **Real time** ([`ClockMode::RealTime`], [`ClockMode::Live`]): ingest sleeps until each
-//!   sample is due (no spinning), pushes it, and wakes interested consumers with `try_send`
-//!   (never blocking: a full channel means a wake-up is already pending). A consumer slower
-//!   than its streams loses the oldest samples, counted per consumer.
+//!   sample is due (plain sleeps, no spinning; optionally at most one wake-up per
+//!   [`RuntimeConfig::pacing_granularity_ns`]), pushes it, and wakes the consumers that
+//!   [`want`](Consumer::wants) its stream with `try_send` (never blocking: a full channel
+//!   means a wake-up is already pending). A consumer slower than its streams loses the
+//!   oldest samples, counted per consumer.
 //! * **Lock step** ([`ClockMode::Virtual`], `--asap`): time is virtual; ingest runs a
 //!   *round* every [`RuntimeConfig::lockstep_tick_ns`] of device time (and before any
 //!   stream's buffer would overrun): it wakes every consumer with the virtual `now` and waits
@@ -23,7 +25,9 @@
 //! * **Profiling**: ingest stamps every sample's arrival and records its lateness against
 //!   the due time ([`crate::profile::PacingStats`]) and an `ingest` span; every consumer
 //!   call is a span named after the consumer whose capture time is the newest sample it has
-//!   drained.
+//!   read ([`crate::buffer::Reader::newest_capture`]); on real-time clocks the profiler also
+//!   records each span's end minus the due time of that capture (capture-to-result latency).
+//!   [`RunReport::ingest_cpu_s`] measures the ingest thread's CPU time (Linux).
 
 mod config;
 mod consumer;

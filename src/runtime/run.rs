@@ -153,6 +153,7 @@ pub fn run(
     let settings = IngestSettings {
         mode: config.clock_mode,
         lockstep_tick_ns: config.lockstep_tick_ns,
+        pacing_granularity_ns: config.pacing_granularity_ns.max(0),
         start: config.start,
         end: config.end,
         progress: config.progress,

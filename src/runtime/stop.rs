@@ -86,3 +86,29 @@ pub fn ctrl_c_flag() -> Option<Arc<AtomicBool>> {
     flag.store(false, Ordering::Release);
     Some(flag)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_handle_clones_share_state_and_reasons_serialise() {
+        let a = StopHandle::new();
+        let b = a.clone();
+        assert!(!a.is_stopped());
+        b.stop();
+        assert!(a.is_stopped());
+        let r = StopReason::ConsumerFailed {
+            consumer: "ocr".into(),
+            message: "model missing".into(),
+        };
+        assert!(r.is_error() && !StopReason::Interrupted.is_error());
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["reason"], "consumer-failed");
+        assert_eq!(v["consumer"], "ocr");
+        assert_eq!(
+            serde_json::to_value(StopReason::EndOfSource).unwrap()["reason"],
+            "end-of-source"
+        );
+    }
+}
