@@ -15,8 +15,15 @@ thread_local! {
     static ZSTD: RefCell<Option<ZstdDecoder<'static>>> = const { RefCell::new(None) };
 }
 
+/// First output allocation for a compressed payload: the declared size, but no more than a
+/// generous multiple of the input, so a corrupt size on a tiny frame cannot claim memory.
+fn initial_capacity(input_len: usize, expected: usize) -> usize {
+    expected.min(input_len.saturating_mul(16).saturating_add(1 << 16))
+}
+
 /// Decompresses the first zstd frame of `input` into `out`, which must come out exactly
-/// `expected` bytes long. Bytes after the frame are ignored.
+/// `expected` bytes long. Bytes after the frame are ignored. The output grows as the frame
+/// produces data, never past `expected`.
 pub fn zstd_frame(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
     if expected > MAX_PAYLOAD_BYTES {
         return Err(format!(
@@ -24,8 +31,8 @@ pub fn zstd_frame(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()
         ));
     }
     out.clear();
-    out.resize(expected, 0);
-    ZSTD.with(|cell| {
+    out.resize(initial_capacity(input.len(), expected), 0);
+    let result = ZSTD.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
             *slot = Some(ZstdDecoder::new().map_err(|e| e.to_string())?);
@@ -34,6 +41,10 @@ pub fn zstd_frame(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()
         dec.reinit().map_err(|e| e.to_string())?;
         let (mut in_pos, mut out_pos) = (0usize, 0usize);
         loop {
+            if out_pos == out.len() && out.len() < expected {
+                let grown = out.len().saturating_mul(2).max(1 << 16).min(expected);
+                out.resize(grown, 0);
+            }
             let src = input.get(in_pos..).unwrap_or_default();
             let dst = out.get_mut(out_pos..).unwrap_or_default();
             let st = dec.run_on_buffers(src, dst).map_err(|e| e.to_string())?;
@@ -42,21 +53,25 @@ pub fn zstd_frame(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()
             if st.remaining == 0 {
                 break;
             }
-            if st.bytes_read == 0 && st.bytes_written == 0 {
-                return Err(if out_pos == expected {
-                    format!("frame holds more than the declared {expected} bytes")
-                } else {
-                    format!("frame ends early: {out_pos} of {expected} bytes")
-                });
+            if st.bytes_read == 0 && st.bytes_written == 0 && out_pos < out.len() {
+                return Err(format!("frame ends early: {out_pos} of {expected} bytes"));
+            }
+            if st.bytes_read == 0 && st.bytes_written == 0 && out.len() == expected {
+                return Err(format!(
+                    "frame holds more than the declared {expected} bytes"
+                ));
             }
         }
-        if out_pos != expected {
-            return Err(format!(
-                "frame holds {out_pos} bytes, header declares {expected}"
-            ));
-        }
-        Ok(())
-    })
+        Ok(out_pos)
+    });
+    let produced = result?;
+    out.truncate(produced);
+    if produced != expected {
+        return Err(format!(
+            "frame holds {produced} bytes, header declares {expected}"
+        ));
+    }
+    Ok(())
 }
 
 /// Decompresses an LZ4 frame into `out` (exactly `expected` bytes).
@@ -67,7 +82,7 @@ pub fn lz4_frame(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(),
         ));
     }
     out.clear();
-    out.reserve(expected);
+    out.reserve(initial_capacity(input.len(), expected));
     let dec = lz4_flex::frame::FrameDecoder::new(input);
     dec.take(expected as u64 + 1)
         .read_to_end(out)
@@ -140,6 +155,16 @@ mod tests {
         }
         let mut out = Vec::new();
         assert!(decompress(Compression::Zstd, b"garbage!", 10, &mut out).is_err());
+        // A huge declared size on a small frame fails without allocating it.
+        let small = compress(Compression::Zstd, &data[..1000]).unwrap();
+        assert!(decompress(Compression::Zstd, &small, 900 << 20, &mut out).is_err());
+        assert!(out.capacity() < 10 << 20, "{}", out.capacity());
+        // Large output that needs the buffer to grow several times.
+        let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 7) as u8).collect();
+        let c = compress(Compression::Zstd, &big).unwrap();
+        assert!(c.len() * 16 + (1 << 16) < big.len());
+        decompress(Compression::Zstd, &c, big.len(), &mut out).unwrap();
+        assert_eq!(out, big);
         assert!(decompress(Compression::Lz4, b"garbage!", 10, &mut out).is_err());
     }
 }

@@ -28,6 +28,8 @@ pub struct StreamSpec {
     pub recordable_name: String,
     /// `VRS_Recordable_Flavor` (e.g. "device/aria"), if any.
     pub flavor: Option<String>,
+    /// Other VRS tags to store as given (e.g. `VRS_Serial_Number`).
+    pub extra_vrs_tags: BTreeMap<String, String>,
     /// Record formats: `(record type, format version, RF string, DL JSON per block)`.
     pub formats: Vec<(RecordType, u32, String, Vec<Option<String>>)>,
 }
@@ -40,8 +42,41 @@ impl StreamSpec {
             user_tags: BTreeMap::new(),
             recordable_name: recordable_name.to_string(),
             flavor: None,
+            extra_vrs_tags: BTreeMap::new(),
             formats: Vec::new(),
         }
+    }
+    /// The spec of a stream read from another file: same user tags, name, flavor, record
+    /// formats and data layouts (to copy or re-encode a recording).
+    pub fn from_stream(s: &VrsStream) -> Self {
+        let mut spec = Self::new(s.id, s.recordable_name().unwrap_or(""));
+        spec.user_tags = s.user_tags.clone();
+        spec.flavor = s.flavor().map(str::to_string);
+        for (k, rf) in &s.vrs_tags {
+            let is_format = k.starts_with("RF:") || k.starts_with("DL:");
+            let known = k == "VRS_Original_Recordable_Name" || k == "VRS_Recordable_Flavor";
+            if !is_format && !known {
+                spec.extra_vrs_tags.insert(k.clone(), rf.clone());
+            }
+            let mut parts = k.split(':');
+            let (Some("RF"), Some(rt), Some(ver)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            let (Some(rt), Ok(ver)) = (RecordType::from_tag_name(rt), ver.parse::<u32>()) else {
+                continue;
+            };
+            let blocks = rf.split('+').count();
+            let layouts = (0..blocks)
+                .map(|b| {
+                    s.vrs_tags
+                        .get(&format!("DL:{}:{ver}:{b}", rt.tag_name()))
+                        .cloned()
+                })
+                .collect();
+            spec.formats.push((rt, ver, rf.clone(), layouts));
+        }
+        spec
     }
     /// Adds a user tag.
     pub fn user_tag(mut self, k: &str, v: &str) -> Self {
@@ -158,7 +193,7 @@ impl VrsWriter {
         if self.description.stream(spec.id).is_some() {
             return Err(self.err(format!("stream {} declared twice", spec.id)));
         }
-        let mut vrs = BTreeMap::new();
+        let mut vrs = spec.extra_vrs_tags;
         vrs.insert(
             "VRS_Original_Recordable_Name".to_string(),
             spec.recordable_name,
