@@ -210,6 +210,7 @@ impl AriaRecording {
             only: None,
             pos: 0,
             scratch: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -223,6 +224,7 @@ impl AriaRecording {
                 .or(Some(VrsStreamId::new(i32::MIN, 0))),
             pos: 0,
             scratch: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -262,6 +264,7 @@ impl AriaRecording {
         stream: StreamId,
         e: &IndexEntry,
         scratch: &mut Vec<u8>,
+        blocks: &mut Vec<std::ops::Range<usize>>,
     ) -> Result<DecodedSample, RecordingError> {
         let fail = |reason: String| RecordingError::Record {
             path: self.vrs.path().to_path_buf(),
@@ -279,7 +282,7 @@ impl AriaRecording {
         };
         let (h, owned) = payload;
         let bytes: &[u8] = if owned.is_empty() { scratch } else { &owned };
-        let blocks = self.vrs.split_record(e.offset, &h, bytes)?;
+        self.vrs.split_record_into(e.offset, &h, bytes, blocks)?;
         let format = self
             .vrs
             .record_format(e.stream, e.record_type, h.format_version)?;
@@ -291,7 +294,7 @@ impl AriaRecording {
         let split = decode::SplitRecord {
             payload: bytes,
             shared: (!owned.is_empty()).then_some(&owned),
-            blocks: &blocks,
+            blocks,
             format,
             layout,
         };
@@ -317,6 +320,7 @@ pub struct SampleIter<'a> {
     only: Option<VrsStreamId>,
     pos: usize,
     scratch: Vec<u8>,
+    blocks: Vec<std::ops::Range<usize>>,
 }
 
 impl Iterator for SampleIter<'_> {
@@ -334,7 +338,10 @@ impl Iterator for SampleIter<'_> {
             let Some(stream) = StreamId::from_vrs_id(e.stream.type_id, e.stream.instance) else {
                 continue;
             };
-            return Some(self.rec.decode_entry(stream, e, &mut self.scratch));
+            return Some(
+                self.rec
+                    .decode_entry(stream, e, &mut self.scratch, &mut self.blocks),
+            );
         }
         None
     }

@@ -308,10 +308,23 @@ impl VrsReader {
         header: &RecordHeader,
         payload: &[u8],
     ) -> Result<Vec<Range<usize>>, VrsError> {
+        let mut out = Vec::new();
+        self.split_record_into(offset, header, payload, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`Self::split_record`], into a reused vector.
+    pub fn split_record_into(
+        &self,
+        offset: u64,
+        header: &RecordHeader,
+        payload: &[u8],
+        out: &mut Vec<Range<usize>>,
+    ) -> Result<(), VrsError> {
         let (stream, rt, ver) = (header.stream, header.record_type, header.format_version);
         let rf = self.record_format(stream, rt, ver)?;
         let s = self.stream(stream);
-        rf.split(payload, |b| s.and_then(|s| s.data_layout(rt, ver, b)))
+        rf.split_into(payload, |b| s.and_then(|s| s.data_layout(rt, ver, b)), out)
             .map_err(|reason| VrsError::BadRecordFormat {
                 path: self.path().to_path_buf(),
                 offset,
