@@ -28,6 +28,15 @@ pub enum RecordingError {
     /// The VRS layer failed (opening, reading a record).
     #[error(transparent)]
     Vrs(#[from] VrsError),
+    /// A record of a stream could not be read (the VRS error names the file and offset).
+    #[error("stream {stream}: {source}")]
+    Stream {
+        /// The stream, e.g. "imu-right (1202-1)".
+        stream: String,
+        /// What the VRS layer reported.
+        #[source]
+        source: VrsError,
+    },
     /// A record was read but could not be decoded.
     #[error("{}: stream {stream}: record at byte {offset}: {reason}", path.display())]
     Record {
@@ -266,29 +275,38 @@ impl AriaRecording {
         scratch: &mut Vec<u8>,
         blocks: &mut Vec<std::ops::Range<usize>>,
     ) -> Result<DecodedSample, RecordingError> {
+        let label = || format!("{stream} ({})", e.stream);
+        let vrs = |source: VrsError| RecordingError::Stream {
+            stream: label(),
+            source,
+        };
         let fail = |reason: String| RecordingError::Record {
             path: self.vrs.path().to_path_buf(),
-            stream: format!("{stream} ({})", e.stream),
+            stream: label(),
             offset: e.offset,
             reason,
         };
         // Images and audio keep their bytes (shared, sliced); other records reuse `scratch`.
         let payload = if stream.is_camera() || stream == StreamId::Audio {
-            let r = self.vrs.read_record(e)?;
+            let r = self.vrs.read_record(e).map_err(vrs)?;
             (r.header, r.payload)
         } else {
-            let h = self.vrs.read_record_into(e, scratch)?;
+            let h = self.vrs.read_record_into(e, scratch).map_err(vrs)?;
             (h, Bytes::new())
         };
         let (h, owned) = payload;
         let bytes: &[u8] = if owned.is_empty() { scratch } else { &owned };
-        self.vrs.split_record_into(e.offset, &h, bytes, blocks)?;
+        self.vrs
+            .split_record_into(e.offset, &h, bytes, blocks)
+            .map_err(vrs)?;
         let format = self
             .vrs
-            .record_format(e.stream, e.record_type, h.format_version)?;
+            .record_format(e.stream, e.record_type, h.format_version)
+            .map_err(vrs)?;
         let layout = self
             .vrs
-            .data_layout(e.stream, e.record_type, h.format_version, 0)?;
+            .data_layout(e.stream, e.record_type, h.format_version, 0)
+            .map_err(vrs)?;
         let default_cfg = StreamConfig::default();
         let cfg = self.configs.get(&e.stream).unwrap_or(&default_cfg);
         let split = decode::SplitRecord {
