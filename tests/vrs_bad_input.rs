@@ -325,3 +325,44 @@ fn a_corrupt_record_is_one_error_and_iteration_continues() {
     let intact = AriaRecording::open(SAMPLE).unwrap().samples().count();
     assert_eq!(all.len(), intact, "the iteration went on after the error");
 }
+
+#[test]
+fn a_damaged_header_is_stepped_over_with_the_index() {
+    let full = VrsReader::open(SAMPLE).unwrap();
+    let victim = full.index()[full.index().len() / 2];
+    let mut bytes = sample_bytes();
+    bytes[victim.offset as usize + 26] = 9; // impossible record type
+    let r = VrsReader::from_bytes("damaged.vrs", bytes.clone().into()).unwrap();
+    let want: Vec<_> = full
+        .index()
+        .iter()
+        .filter(|e| e.offset != victim.offset)
+        .copied()
+        .collect();
+    assert_eq!(r.index(), want.as_slice());
+    let rep = r.recovery();
+    assert!(
+        matches!(rep.index_source, IndexSource::Rebuilt { .. }),
+        "{rep:?}"
+    );
+    assert_eq!(rep.records_skipped, 1);
+    assert_eq!(rep.bytes_lost, u64::from(victim.size));
+
+    // Without an index there is nothing to step over it with: the scan stops there.
+    bytes[24..32].copy_from_slice(&0i64.to_le_bytes());
+    let r = VrsReader::from_bytes("damaged-no-index.vrs", bytes.into()).unwrap();
+    let before: Vec<_> = full
+        .index()
+        .iter()
+        .filter(|e| e.offset < victim.offset)
+        .copied()
+        .collect();
+    assert_eq!(r.index(), before.as_slice());
+    assert_eq!(r.recovery().bytes_lost, full.file_len() - victim.offset);
+    match &r.recovery().index_source {
+        IndexSource::Rebuilt { reason } => {
+            assert!(reason.contains(&victim.offset.to_string()), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
