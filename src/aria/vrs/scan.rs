@@ -126,7 +126,7 @@ pub fn scan(
                     .filter(|&next| next > pos && next <= file.len());
                 let next_ok = match step {
                     Some(next) if next == file.len() => true,
-                    Some(next) => matches!(check_header(file, next, &mut probe, None)?, Ok(_)),
+                    Some(next) => check_header(file, next, &mut probe, None)?.is_ok(),
                     None => false,
                 };
                 match step {
