@@ -217,8 +217,12 @@ fn malformed_data_layout_json_is_a_typed_error_per_record() {
                 assert_ne!(id, StreamId::Barometer);
                 ok += 1;
             }
-            Err(RecordingError::Vrs(VrsError::BadDataLayout { stream, .. })) => {
-                assert_eq!(stream, "247-1");
+            Err(RecordingError::Stream {
+                stream,
+                source: VrsError::BadDataLayout { stream: vrs_id, .. },
+            }) => {
+                assert_eq!(stream, "barometer (247-1)");
+                assert_eq!(vrs_id, "247-1");
                 baro_errors += 1;
             }
             Err(other) => panic!("{other}"),
@@ -285,4 +289,80 @@ fn fuzz_entry_survives_garbage() {
     let mut seed = 7u64;
     let junk: Vec<u8> = (0..4096).map(|_| rng(&mut seed) as u8).collect();
     vista::aria::vrs::fuzz_entry(&junk);
+}
+
+#[test]
+fn a_corrupt_record_is_one_error_and_iteration_continues() {
+    let full = VrsReader::open(SAMPLE).unwrap();
+    let imu = VrsStreamId::new(1202, 1);
+    let victim = *full
+        .index()
+        .iter()
+        .filter(|e| e.stream == imu && e.record_type == RecordType::Data)
+        .nth(5)
+        .unwrap();
+    let mut bytes = sample_bytes();
+    // Claim the (uncompressed) payload is a zstd frame: the payload cannot decode.
+    let at = victim.offset as usize;
+    bytes[at + 27] = 2;
+    bytes[at + 28..at + 32].copy_from_slice(&79u32.to_le_bytes());
+    let rec =
+        AriaRecording::from_reader(VrsReader::from_bytes("bad-record.vrs", bytes.into()).unwrap());
+    let all: Vec<_> = rec.samples().collect();
+    let errors: Vec<_> = all.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert_eq!(errors.len(), 1);
+    match errors[0] {
+        RecordingError::Stream {
+            stream,
+            source: VrsError::Decompress { offset, path, .. },
+        } => {
+            assert_eq!(stream, "imu-right (1202-1)");
+            assert_eq!(*offset, victim.offset);
+            assert_eq!(path.to_str(), Some("bad-record.vrs"));
+        }
+        other => panic!("{other}"),
+    }
+    let intact = AriaRecording::open(SAMPLE).unwrap().samples().count();
+    assert_eq!(all.len(), intact, "the iteration went on after the error");
+}
+
+#[test]
+fn a_damaged_header_is_stepped_over_with_the_index() {
+    let full = VrsReader::open(SAMPLE).unwrap();
+    let victim = full.index()[full.index().len() / 2];
+    let mut bytes = sample_bytes();
+    bytes[victim.offset as usize + 26] = 9; // impossible record type
+    let r = VrsReader::from_bytes("damaged.vrs", bytes.clone().into()).unwrap();
+    let want: Vec<_> = full
+        .index()
+        .iter()
+        .filter(|e| e.offset != victim.offset)
+        .copied()
+        .collect();
+    assert_eq!(r.index(), want.as_slice());
+    let rep = r.recovery();
+    assert!(
+        matches!(rep.index_source, IndexSource::Rebuilt { .. }),
+        "{rep:?}"
+    );
+    assert_eq!(rep.records_skipped, 1);
+    assert_eq!(rep.bytes_lost, u64::from(victim.size));
+
+    // Without an index there is nothing to step over it with: the scan stops there.
+    bytes[24..32].copy_from_slice(&0i64.to_le_bytes());
+    let r = VrsReader::from_bytes("damaged-no-index.vrs", bytes.into()).unwrap();
+    let before: Vec<_> = full
+        .index()
+        .iter()
+        .filter(|e| e.offset < victim.offset)
+        .copied()
+        .collect();
+    assert_eq!(r.index(), before.as_slice());
+    assert_eq!(r.recovery().bytes_lost, full.file_len() - victim.offset);
+    match &r.recovery().index_source {
+        IndexSource::Rebuilt { reason } => {
+            assert!(reason.contains(&victim.offset.to_string()), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
 }

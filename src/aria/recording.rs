@@ -28,6 +28,15 @@ pub enum RecordingError {
     /// The VRS layer failed (opening, reading a record).
     #[error(transparent)]
     Vrs(#[from] VrsError),
+    /// A record of a stream could not be read (the VRS error names the file and offset).
+    #[error("stream {stream}: {source}")]
+    Stream {
+        /// The stream, e.g. "imu-right (1202-1)".
+        stream: String,
+        /// What the VRS layer reported.
+        #[source]
+        source: VrsError,
+    },
     /// A record was read but could not be decoded.
     #[error("{}: stream {stream}: record at byte {offset}: {reason}", path.display())]
     Record {
@@ -210,6 +219,7 @@ impl AriaRecording {
             only: None,
             pos: 0,
             scratch: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -223,6 +233,7 @@ impl AriaRecording {
                 .or(Some(VrsStreamId::new(i32::MIN, 0))),
             pos: 0,
             scratch: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -263,36 +274,46 @@ impl AriaRecording {
         stream: StreamId,
         e: &IndexEntry,
         scratch: &mut Vec<u8>,
+        blocks: &mut Vec<std::ops::Range<usize>>,
     ) -> Result<DecodedSample, RecordingError> {
+        let label = || format!("{stream} ({})", e.stream);
+        let vrs = |source: VrsError| RecordingError::Stream {
+            stream: label(),
+            source,
+        };
         let fail = |reason: String| RecordingError::Record {
             path: self.vrs.path().to_path_buf(),
-            stream: format!("{stream} ({})", e.stream),
+            stream: label(),
             offset: e.offset,
             reason,
         };
         // Images and audio keep their bytes (shared, sliced); other records reuse `scratch`.
         let payload = if stream.is_camera() || stream == StreamId::Audio {
-            let r = self.vrs.read_record(e)?;
+            let r = self.vrs.read_record(e).map_err(vrs)?;
             (r.header, r.payload)
         } else {
-            let h = self.vrs.read_record_into(e, scratch)?;
+            let h = self.vrs.read_record_into(e, scratch).map_err(vrs)?;
             (h, Bytes::new())
         };
         let (h, owned) = payload;
         let bytes: &[u8] = if owned.is_empty() { scratch } else { &owned };
-        let blocks = self.vrs.split_record(e.offset, &h, bytes)?;
+        self.vrs
+            .split_record_into(e.offset, &h, bytes, blocks)
+            .map_err(vrs)?;
         let format = self
             .vrs
-            .record_format(e.stream, e.record_type, h.format_version)?;
+            .record_format(e.stream, e.record_type, h.format_version)
+            .map_err(vrs)?;
         let layout = self
             .vrs
-            .data_layout(e.stream, e.record_type, h.format_version, 0)?;
+            .data_layout(e.stream, e.record_type, h.format_version, 0)
+            .map_err(vrs)?;
         let default_cfg = StreamConfig::default();
         let cfg = self.configs.get(&e.stream).unwrap_or(&default_cfg);
         let split = decode::SplitRecord {
             payload: bytes,
             shared: (!owned.is_empty()).then_some(&owned),
-            blocks: &blocks,
+            blocks,
             format,
             layout,
         };
@@ -318,6 +339,7 @@ pub struct SampleIter<'a> {
     only: Option<VrsStreamId>,
     pos: usize,
     scratch: Vec<u8>,
+    blocks: Vec<std::ops::Range<usize>>,
 }
 
 impl Iterator for SampleIter<'_> {
@@ -335,7 +357,10 @@ impl Iterator for SampleIter<'_> {
             let Some(stream) = StreamId::from_vrs_id(e.stream.type_id, e.stream.instance) else {
                 continue;
             };
-            return Some(self.rec.decode_entry(stream, e, &mut self.scratch));
+            return Some(
+                self.rec
+                    .decode_entry(stream, e, &mut self.scratch, &mut self.blocks),
+            );
         }
         None
     }

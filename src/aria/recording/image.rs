@@ -100,3 +100,48 @@ fn decode_raw(
         pixels,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+
+    fn frame(encoding: ImageEncoding, w: u32, h: u32, data: Vec<u8>) -> ImageFrame {
+        ImageFrame {
+            width: w,
+            height: h,
+            encoding,
+            data: Bytes::from(data),
+            frame_number: 0,
+            exposure_s: 0.0,
+            gain: 1.0,
+        }
+    }
+
+    #[test]
+    fn raw_grey_with_stride_drops_padding() {
+        let raw = ImageEncoding::Raw {
+            pixel_format: 1,
+            stride: 3,
+        };
+        let img = decode_image(&frame(raw, 2, 2, vec![1, 2, 99, 3, 4, 99])).unwrap();
+        assert_eq!((img.width, img.height, img.channels), (2, 2, 1));
+        assert_eq!(img.pixels, vec![1, 2, 3, 4]);
+        // The last row needs no padding, but a missing pixel is an error, not a panic.
+        assert!(decode_image(&frame(raw, 2, 2, vec![1, 2, 99, 3, 4])).is_ok());
+        assert!(decode_image(&frame(raw, 2, 2, vec![1, 2, 99, 3])).is_err());
+        let rgba = ImageEncoding::Raw {
+            pixel_format: 6,
+            stride: 0,
+        };
+        assert!(decode_image(&frame(rgba, 1, 1, vec![0; 4])).is_err());
+    }
+
+    #[test]
+    fn bad_jpeg_is_an_error() {
+        let jpg = ImageEncoding::Jpeg;
+        assert!(decode_image(&frame(jpg, 8, 8, vec![])).is_err());
+        assert!(decode_image(&frame(jpg, 8, 8, vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 16])).is_err());
+        assert!(decode_image(&frame(ImageEncoding::Png, 1, 1, vec![0])).is_err());
+    }
+}

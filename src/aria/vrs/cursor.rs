@@ -51,7 +51,8 @@ impl<'a> Cursor<'a> {
 
     /// A `u8`.
     pub fn u8(&mut self, what: &str) -> Result<u8, ParseError> {
-        Ok(self.array::<1>(what)?[0])
+        let [b] = self.array::<1>(what)?;
+        Ok(b)
     }
     /// A little-endian `u16`.
     pub fn u16(&mut self, what: &str) -> Result<u16, ParseError> {

@@ -113,19 +113,19 @@ impl VrsReader {
                     records_skipped: 0,
                 },
             ),
-            Err((reason, listed)) => {
-                let s = scan(&file, first_user, hs)?;
+            Err((reason, hint)) => {
+                let s = scan(&file, first_user, hs, &hint)?;
                 let reason = match &s.stop_reason {
                     Some(stop) => format!("{reason}; scan stopped: {stop}"),
                     None => reason,
                 };
-                let skipped = listed
-                    .map(|n| n.saturating_sub(s.entries.len() as u64))
-                    .unwrap_or(0)
-                    .max(u64::from(s.partial_record));
+                let delivered = s.entries.len() as u64;
+                let skipped = (hint.len() as u64)
+                    .saturating_sub(delivered)
+                    .max(s.skipped + u64::from(s.partial_record));
                 let report = RecoveryReport {
                     index_source: IndexSource::Rebuilt { reason },
-                    bytes_lost: file.len().saturating_sub(s.end),
+                    bytes_lost: file.len().saturating_sub(s.end) + s.skipped_bytes,
                     records_skipped: skipped,
                 };
                 (s.entries, report)
@@ -308,10 +308,23 @@ impl VrsReader {
         header: &RecordHeader,
         payload: &[u8],
     ) -> Result<Vec<Range<usize>>, VrsError> {
+        let mut out = Vec::new();
+        self.split_record_into(offset, header, payload, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`Self::split_record`], into a reused vector.
+    pub fn split_record_into(
+        &self,
+        offset: u64,
+        header: &RecordHeader,
+        payload: &[u8],
+        out: &mut Vec<Range<usize>>,
+    ) -> Result<(), VrsError> {
         let (stream, rt, ver) = (header.stream, header.record_type, header.format_version);
         let rf = self.record_format(stream, rt, ver)?;
         let s = self.stream(stream);
-        rf.split(payload, |b| s.and_then(|s| s.data_layout(rt, ver, b)))
+        rf.split_into(payload, |b| s.and_then(|s| s.data_layout(rt, ver, b)), out)
             .map_err(|reason| VrsError::BadRecordFormat {
                 path: self.path().to_path_buf(),
                 offset,
@@ -398,36 +411,35 @@ fn read_raw_record(
 /// Most record headers checked against the index at open (spread evenly).
 const MAX_SPOT_CHECKS: usize = 256;
 
-/// Reads the index record and checks it against the file. On failure returns why, and how
-/// many records the index listed (when it could be parsed).
+/// Reads the index record and checks it against the file. On failure returns why, and the
+/// index's entries when it could be parsed (a hint for the scan; empty otherwise).
 fn index_from_record(
     file: &FileAt,
     header: &FileHeader,
     first_user: u64,
-) -> Result<Vec<IndexEntry>, (String, Option<u64>)> {
+) -> Result<Vec<IndexEntry>, (String, Vec<IndexEntry>)> {
     let hs = header.record_header_size;
     let at = header.index_record_offset as u64;
     if at == 0 {
-        return Err(("no index record (indexRecordOffset = 0)".into(), None));
+        return Err(("no index record (indexRecordOffset = 0)".into(), Vec::new()));
     }
     let (h, payload) = read_raw_record(file, at, hs, "index record")
-        .map_err(|e| (format!("index record unreadable: {e}"), None))?;
+        .map_err(|e| (format!("index record unreadable: {e}"), Vec::new()))?;
     if h.stream.type_id != INDEX_TYPE_ID {
         return Err((
             format!(
                 "record at indexRecordOffset {at} is stream {}, not the index",
                 h.stream
             ),
-            None,
+            Vec::new(),
         ));
     }
     let infos = match h.format_version {
         CLASSIC_INDEX_VERSION => index::parse_classic(&payload, h.uncompressed_size).map(|r| r.1),
         SPLIT_INDEX_VERSION => index::parse_split(&payload, h.uncompressed_size),
-        v => return Err((format!("unsupported index format version {v}"), None)),
+        v => return Err((format!("unsupported index format version {v}"), Vec::new())),
     }
-    .map_err(|e| (format!("index record at {at}: {e}"), None))?;
-    let listed = Some(infos.len() as u64);
+    .map_err(|e| (format!("index record at {at}: {e}"), Vec::new()))?;
     let entries = index::place(first_user, &infos);
     let end = entries
         .last()
@@ -443,32 +455,31 @@ fn index_from_record(
                 "index lists {past} records past the end of the file ({} bytes)",
                 file.len()
             ),
-            listed,
+            entries,
         ));
     }
     let expected_end = if at >= first_user { at } else { file.len() };
     if end != expected_end {
         return Err((
             format!("index covers records up to byte {end}, records end at {expected_end}"),
-            listed,
+            entries,
         ));
     }
     let step = (entries.len() / MAX_SPOT_CHECKS).max(1);
     let mut hdr = [0u8; 32];
     let picks = entries.iter().step_by(step).chain(entries.last());
     for e in picks {
-        file.read_exact_at(e.offset, &mut hdr, "record header")
-            .map_err(|err| (err.to_string(), listed))?;
+        if let Err(err) = file.read_exact_at(e.offset, &mut hdr, "record header") {
+            return Err((err.to_string(), entries));
+        }
         let ok = RecordHeader::parse(&hdr)
             .map(|h| {
                 h.record_size == e.size && h.stream == e.stream && h.record_type == e.record_type
             })
             .unwrap_or(false);
         if !ok {
-            return Err((
-                format!("record header at {} does not match the index", e.offset),
-                listed,
-            ));
+            let reason = format!("record header at {} does not match the index", e.offset);
+            return Err((reason, entries));
         }
     }
     Ok(entries)

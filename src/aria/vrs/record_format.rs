@@ -231,6 +231,18 @@ impl RecordFormat {
         layout: impl Fn(usize) -> Option<&'l DataLayout>,
     ) -> Result<Vec<Range<usize>>, String> {
         let mut out = Vec::with_capacity(self.blocks.len());
+        self.split_into(payload, layout, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`Self::split`], into a reused vector (cleared first).
+    pub fn split_into<'l>(
+        &self,
+        payload: &[u8],
+        layout: impl Fn(usize) -> Option<&'l DataLayout>,
+        out: &mut Vec<Range<usize>>,
+    ) -> Result<(), String> {
+        out.clear();
         let mut pos = 0usize;
         let last = self.blocks.len().saturating_sub(1);
         for (i, spec) in self.blocks.iter().enumerate() {
@@ -260,7 +272,7 @@ impl RecordFormat {
             out.push(pos..end);
             pos = end;
         }
-        Ok(out)
+        Ok(())
     }
 }
 
