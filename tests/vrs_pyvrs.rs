@@ -206,6 +206,11 @@ fn files_we_write_open_in_pyvrs() {
     assert_eq!(back.index().len(), recs.len());
 
     let Ok(python) = std::env::var("VISTA_PYVRS_PYTHON") else {
+        // CI always runs it (scripts/test sets the variable); only a bare local run skips.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the pyvrs check: VISTA_PYVRS_PYTHON is unset (use scripts/test)"
+        );
         println!("SKIPPED files_we_write_open_in_pyvrs: set VISTA_PYVRS_PYTHON to a Python with pyvrs (PyPI `vrs`) to run it");
         return;
     };
