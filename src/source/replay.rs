@@ -293,6 +293,7 @@ struct VrsLane {
     recording: Arc<AriaRecording>,
     pos: usize,
     scratch: Vec<u8>,
+    blocks: Vec<std::ops::Range<usize>>,
 }
 
 fn vrs_lane(recording: Arc<AriaRecording>) -> VrsLane {
@@ -300,6 +301,7 @@ fn vrs_lane(recording: Arc<AriaRecording>) -> VrsLane {
         recording,
         pos: 0,
         scratch: Vec::new(),
+        blocks: Vec::new(),
     }
 }
 
@@ -316,7 +318,10 @@ impl Iterator for VrsLane {
                 continue; // streams vista does not use (time mapping, GPS, Gen2 extras)
             };
             return Some(
-                match self.recording.decode_entry(stream, e, &mut self.scratch) {
+                match self
+                    .recording
+                    .decode_entry(stream, e, &mut self.scratch, &mut self.blocks)
+                {
                     Ok((stream, capture, payload)) => Ok(Sample {
                         stream,
                         capture,
