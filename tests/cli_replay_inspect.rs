@@ -72,7 +72,9 @@ fn asap_replay_writes_the_profile_and_is_deterministic() {
             assert!(imu["pacing_us"][k].is_number(), "pacing_us.{k}");
         }
         assert!(v["wall_time_s"].as_f64().unwrap() > 0.0);
-        digests.push(v["sequence_digest"].as_str().unwrap().to_string());
+        let digest = v["sequence_digest"].as_str().unwrap().to_string();
+        assert!(digest.ends_with("(297 samples)"), "{digest}");
+        digests.push(digest);
     }
     assert_eq!(digests[0], digests[1]);
 }
