@@ -54,6 +54,7 @@ fn asap_replay_writes_the_profile_and_is_deterministic() {
             "replay",
             VRS,
             "--asap",
+            "--digest",
             "-q",
             "--profile",
             path.to_str().unwrap(),
