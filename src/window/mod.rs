@@ -1,0 +1,30 @@
+//! The VISTA sensor window: the exact inputs of the paper's multimodal model, built
+//! causally and incrementally from the ring buffers.
+//!
+//! * Five sensor streams ([`GridStream`]: IMU, magnetometer/barometer, eye gaze, hands,
+//!   trajectory) are aggregated onto a [`BINS`]-bin grid over `[t_end − length, t_end]`
+//!   (default 6.4 s, [`DEFAULT_BIN_NS`]) with one rule per slot ([`Aggregation`]) and a
+//!   validity mask per bin; channels are documented in `docs/window-channels.md`.
+//! * [`WindowBuilder`] adds samples in O(1) and reads a window in O(BINS) with no
+//!   allocation; [`window_at`] is the offline twin over a whole clip (bit-identical).
+//! * [`NormStats`] holds per-channel training statistics (`vista stats`), applied by the
+//!   builder.
+//!
+//! Pure compute (`spec`, `extract`, `bins`, `features`, `norm`) is separate from I/O.
+
+pub mod bins;
+pub mod builder;
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod features;
+pub mod norm;
+pub mod spec;
+pub mod tensor;
+
+pub use builder::{window_at, WindowBuilder, WindowCounters};
+pub use config::{WindowConfig, DEFAULT_BIN_NS};
+pub use error::WindowError;
+pub use norm::{NormStats, NormTable, StatsAccumulator, Welford};
+pub use spec::{Aggregation, GridStream, BINS};
+pub use tensor::{SensorWindow, StreamTensor};
