@@ -15,6 +15,7 @@
 pub mod bins;
 pub mod builder;
 pub mod config;
+pub mod consumer;
 pub mod error;
 pub mod extract;
 pub mod features;
@@ -24,6 +25,7 @@ pub mod tensor;
 
 pub use builder::{window_at, WindowBuilder, WindowCounters};
 pub use config::{WindowConfig, DEFAULT_BIN_NS};
+pub use consumer::{WindowConsumer, WindowSink};
 pub use error::WindowError;
 pub use norm::{NormStats, NormTable, StatsAccumulator, Welford};
 pub use spec::{Aggregation, GridStream, BINS};
