@@ -42,4 +42,12 @@ pub enum WindowError {
         /// What went wrong.
         message: String,
     },
+    /// A session could not be opened or read.
+    #[error("{path}: {message}", path = path.display())]
+    Session {
+        /// The session folder or recording.
+        path: PathBuf,
+        /// What went wrong (names the file and position).
+        message: String,
+    },
 }

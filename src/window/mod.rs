@@ -10,6 +10,9 @@
 //! * [`NormStats`] holds per-channel training statistics (`vista stats`), applied by the
 //!   builder.
 //!
+//! * [`frames`] picks the 8 RGB frames (uniform or causal) and decodes and resizes each
+//!   once ([`FrameCache`]); [`session`] reads recorded sessions.
+//!
 //! Pure compute (`spec`, `extract`, `bins`, `features`, `norm`) is separate from I/O.
 
 pub mod bins;
@@ -19,7 +22,10 @@ pub mod consumer;
 pub mod error;
 pub mod extract;
 pub mod features;
+pub mod frames;
 pub mod norm;
+pub mod resize;
+pub mod session;
 pub mod spec;
 pub mod tensor;
 
@@ -27,6 +33,7 @@ pub use builder::{window_at, WindowBuilder, WindowCounters};
 pub use config::{WindowConfig, DEFAULT_BIN_NS};
 pub use consumer::{WindowConsumer, WindowSink};
 pub use error::WindowError;
+pub use frames::{FrameCache, SharedFrameCache, WindowFrame, FRAMES};
 pub use norm::{NormStats, NormTable, StatsAccumulator, Welford};
 pub use spec::{Aggregation, GridStream, BINS};
 pub use tensor::{SensorWindow, StreamTensor};

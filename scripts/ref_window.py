@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Reference sensor windows for vista's window module, from Meta's own readers.
+
+Run from the repository root with the reference venv:
+
+    /root/.cache/vista/refvenv/bin/python scripts/ref_window.py
+
+Samples come from projectaria_tools (VRS data provider for IMU / magnetometer / barometer,
+MPS readers for eye gaze, wrist and palm, closed-loop trajectory); the 64-bin grid is
+recomputed here with numpy from the definitions in docs/window-channels.md (bins aligned to
+multiples of the bin width on the device clock, the newest bin holds t_end; mean / last per
+slot; relative features against the newest valid bin). Writes
+tests/data/reference/window_gen1.json; tests/window_reference.rs compares vista's windows
+with it (CI needs no Python). Masked bins and unobserved channels are null.
+"""
+
+import json
+import math
+
+import numpy as np
+from projectaria_tools.core import data_provider, mps
+from projectaria_tools.core.mps import hand_tracking as ht
+from projectaria_tools.core.stream_id import StreamId
+
+VRS = "tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs"
+MPS = "tests/data/gen1/mps_sample"
+OUT = "tests/data/reference/window_gen1.json"
+BINS = 64
+
+
+def td_ns(td) -> int:
+    return ((td.days * 86400 + td.seconds) * 1_000_000 + td.microseconds) * 1000
+
+
+def grid(samples, t_end, bin_ns, nslots):
+    """samples: list of (t_ns, [values or None]); returns per bin a list of per-slot value
+    lists (in order)."""
+    k_end = t_end // bin_ns
+    k0 = k_end - BINS + 1
+    bins = [[[] for _ in range(nslots)] for _ in range(BINS)]
+    for t, vals in samples:
+        if t > t_end:
+            continue
+        k = t // bin_ns - k0
+        if 0 <= k < BINS:
+            for s, v in enumerate(vals):
+                if v is not None and math.isfinite(v):
+                    bins[k][s].append(v)
+    return bins
+
+
+def mean(xs):
+    return float(np.mean(xs)) if xs else None
+
+
+def last(xs):
+    return float(xs[-1]) if xs else None
+
+
+def wrap(a):
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def vrs_moment(t_end, bin_ns):
+    p = data_provider.create_vrs_data_provider(VRS)
+    imu = []
+    for sid, off in (("1202-1", 0), ("1202-2", 6)):
+        s = StreamId(sid)
+        for i in range(p.get_num_data(s)):
+            d = p.get_imu_data_by_index(s, i)
+            vals = [None] * 12
+            vals[off : off + 3] = list(d.accel_msec2)
+            vals[off + 3 : off + 6] = list(d.gyro_radsec)
+            imu.append((d.capture_timestamp_ns, vals))
+    imu.sort(key=lambda x: x[0])
+    b = grid(imu, t_end, bin_ns, 12)
+    imu_vals, imu_mask = [], []
+    for k in range(BINS):
+        row = [mean(b[k][s]) for s in range(12)]
+        ok = all(v is not None for v in row)
+        imu_mask.append(ok)
+        imu_vals.append(row if ok else None)
+
+    mb = []
+    s = StreamId("1203-1")
+    for i in range(p.get_num_data(s)):
+        d = p.get_magnetometer_data_by_index(s, i)
+        mb.append((d.capture_timestamp_ns, list(d.mag_tesla) + [None]))
+    s = StreamId("247-1")
+    for i in range(p.get_num_data(s)):
+        d = p.get_barometer_data_by_index(s, i)
+        mb.append((d.capture_timestamp_ns, [None, None, None, d.pressure]))
+    mb.sort(key=lambda x: x[0])
+    b = grid(mb, t_end, bin_ns, 4)
+    raw = []
+    for k in range(BINS):
+        f = [last(b[k][s]) for s in range(3)]
+        pr = mean(b[k][3])
+        ok = all(v is not None for v in f) and pr is not None and np.linalg.norm(f) > 0
+        raw.append((f, pr) if ok else None)
+    mb_vals = [None] * BINS
+    valid = [k for k in range(BINS) if raw[k] is not None]
+    if valid:
+        fa, pa = raw[valid[-1]]
+        ha = math.atan2(fa[1], fa[0])
+        for k in valid:
+            f, pr = raw[k]
+            d = np.asarray(f) / np.linalg.norm(f)
+            mb_vals[k] = [*map(float, d), wrap(math.atan2(f[1], f[0]) - ha), pr - pa]
+    return {
+        "imu": {"values": imu_vals, "mask": imu_mask},
+        "mag_baro": {"values": mb_vals, "mask": [v is not None for v in mb_vals]},
+    }
+
+
+def mps_moment(t_end, bin_ns):
+    out = {}
+    gaze = []
+    for g in mps.read_eyegaze(f"{MPS}/eye_gaze_vergence/generalized_gaze.csv"):
+        u = list(mps.get_unit_vector_from_yaw_pitch(g.yaw, g.pitch))
+        depth = g.depth if (math.isfinite(g.depth) and g.depth > 0) else None
+        gaze.append((td_ns(g.tracking_timestamp), u + [depth]))
+    b = grid(gaze, t_end, bin_ns, 4)
+    vals = []
+    for k in range(BINS):
+        if not b[k][0]:
+            vals.append(None)
+            continue
+        d = np.array([mean(b[k][s]) for s in range(3)])
+        d = d / np.linalg.norm(d)
+        vals.append([*map(float, d), mean(b[k][3]), len(b[k][3]) / len(b[k][0])])
+    out["eye_gaze"] = {"values": vals, "mask": [v is not None for v in vals]}
+
+    hands = []
+    for r in ht.read_wrist_and_palm_poses(f"{MPS}/hand_tracking/wrist_and_palm_poses_v2.csv"):
+        vals = []
+        for h in (r.left_hand, r.right_hand):
+            if h is not None and h.confidence > 0:
+                vals += [float(h.confidence), *h.wrist_position_device, *h.palm_position_device]
+            else:
+                vals += [0.0] + [None] * 6
+        hands.append((td_ns(r.tracking_timestamp), vals))
+    b = grid(hands, t_end, bin_ns, 14)
+    vals = []
+    for k in range(BINS):
+        if not b[k][0]:
+            vals.append(None)
+            continue
+        vals.append([mean(b[k][s]) for s in range(14)])
+    out["hands"] = {"values": vals, "mask": [v is not None for v in vals]}
+
+    poses = []
+    for r in mps.read_closed_loop_trajectory(f"{MPS}/trajectory/closed_loop_trajectory.csv"):
+        poses.append((td_ns(r.tracking_timestamp), r))
+    k_end = t_end // bin_ns
+    k0 = k_end - BINS + 1
+    lastpose = [None] * BINS
+    for t, r in poses:
+        if t <= t_end and 0 <= t // bin_ns - k0 < BINS:
+            lastpose[t // bin_ns - k0] = r
+    valid = [k for k in range(BINS) if lastpose[k] is not None]
+    vals = [None] * BINS
+    if valid:
+        t_end_inv = lastpose[valid[-1]].transform_world_device.inverse()
+        for k in valid:
+            r = lastpose[k]
+            rel = t_end_inv @ r.transform_world_device
+            vals[k] = [
+                *map(float, np.asarray(rel.translation()).reshape(-1)),
+                *map(float, np.asarray(rel.rotation().log()).reshape(-1)),
+                *map(float, r.device_linear_velocity_device),
+                *map(float, r.angular_velocity_device),
+                float(r.quality_score),
+            ]
+    out["trajectory"] = {"values": vals, "mask": [v is not None for v in vals]}
+    return out
+
+
+def main():
+    moments = [
+        # The VRS (0.15 s): 2.5 ms bins so the recording spans the grid.
+        {"name": "vrs_end", "t_end_ns": 280_716_067_812, "bin_ns": 2_500_000},
+        {"name": "vrs_mid", "t_end_ns": 280_650_000_000, "bin_ns": 2_500_000},
+        # 20 ms bins: two bins hold both a magnetometer and a barometer sample.
+        {"name": "vrs_magbaro", "t_end_ns": 280_716_067_812, "bin_ns": 20_000_000},
+        # The MPS sample (12 s): default 100 ms bins, hands visible near 159.4-160 s.
+        {"name": "mps_hands", "t_end_ns": 159_987_654_321, "bin_ns": 100_000_000},
+        {"name": "mps_start", "t_end_ns": 151_000_000_000, "bin_ns": 100_000_000},
+    ]
+    for m in moments:
+        f = vrs_moment if m["name"].startswith("vrs") else mps_moment
+        m["streams"] = f(m["t_end_ns"], m["bin_ns"])
+    with open(OUT, "w") as fh:
+        json.dump({"source": "scripts/ref_window.py (projectaria_tools)", "moments": moments}, fh)
+        fh.write("\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+//! Windows of recorded sessions (I/O): replays a session folder or `.vrs` file through a
+//! [`WindowBuilder`], for `vista window` (one moment) and `vista stats` (every window).
+
+use std::path::Path;
+
+use crate::sample::{Sample, StreamId};
+use crate::source::replay::{ReplayOptions, ReplaySource};
+use crate::source::Source;
+use crate::time::DeviceTime;
+use crate::window::builder::{WindowBuilder, WindowCounters};
+use crate::window::config::WindowConfig;
+use crate::window::error::WindowError;
+use crate::window::frames::{causal_indices, uniform_indices, FRAMES};
+use crate::window::tensor::SensorWindow;
+
+/// What was read from a session.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SessionRead {
+    /// The session's first capture time (the origin of `--at`), device ns.
+    pub origin_ns: i64,
+    /// Samples read.
+    pub samples: u64,
+    /// Samples the source skipped (unreadable records), with their messages.
+    pub skipped: Vec<String>,
+    /// The builder's counters.
+    pub counters: WindowCounters,
+}
+
+fn open(path: &Path) -> Result<ReplaySource, WindowError> {
+    ReplaySource::open(path, ReplayOptions::default()).map_err(|e| WindowError::Session {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Reads `path` sample by sample (capture order), calling `visit`; recoverable source
+/// errors are collected, a fatal one ends the read with an error. `visit` returns false to
+/// stop early.
+fn read(
+    path: &Path,
+    src: &mut ReplaySource,
+    info: &mut SessionRead,
+    mut visit: impl FnMut(&Sample) -> Result<bool, WindowError>,
+) -> Result<(), WindowError> {
+    while let Some(r) = src.next_sample() {
+        match r {
+            Ok(s) => {
+                info.samples += 1;
+                if !visit(&s)? {
+                    break;
+                }
+            }
+            Err(e) if e.is_recoverable() => info.skipped.push(e.to_string()),
+            Err(e) => {
+                return Err(WindowError::Session {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One moment of a session: its window and the frames sampled for it.
+#[derive(Clone, Debug)]
+pub struct MomentWindow {
+    /// The sensor window ending at the moment.
+    pub window: SensorWindow,
+    /// Capture times of the 8 RGB frames sampled uniformly over the window.
+    pub frames_ns: Vec<i64>,
+    /// Capture times of the causal variant (most recent frames at the stride).
+    pub causal_frames_ns: Vec<i64>,
+    /// What was read.
+    pub read: SessionRead,
+}
+
+/// The window of session `path` ending `at_s` seconds after its first sample, with frames;
+/// `causal_stride` is the causal variant's frame stride.
+pub fn window_at_moment(
+    path: &Path,
+    at_s: f64,
+    builder: WindowBuilder,
+    causal_stride: usize,
+) -> Result<MomentWindow, WindowError> {
+    let mut src = open(path)?;
+    let mut b = builder;
+    let mut info = SessionRead {
+        origin_ns: src.origin().ns(),
+        ..SessionRead::default()
+    };
+    if !at_s.is_finite() {
+        return Err(WindowError::Config(format!(
+            "moment {at_s} s is not finite"
+        )));
+    }
+    let t_end = src.origin().add_ns((at_s * 1e9).round() as i64);
+    let length = b.config().length_ns();
+    let mut rgb_ns = Vec::new();
+    read(path, &mut src, &mut info, |s| {
+        if s.capture > t_end {
+            return Ok(false);
+        }
+        b.push(s);
+        if s.stream == StreamId::CameraRgb {
+            rgb_ns.push(s.capture.ns());
+        }
+        Ok(true)
+    })?;
+    let mut window = SensorWindow::new();
+    b.snapshot(t_end, &mut window)?;
+    info.counters = b.counters();
+    let pick = |idx: Vec<usize>| -> Vec<i64> {
+        idx.into_iter()
+            .filter_map(|i| rgb_ns.get(i).copied())
+            .collect()
+    };
+    let frames_ns = pick(uniform_indices(
+        &rgb_ns,
+        t_end.ns().saturating_sub(length),
+        t_end.ns(),
+        FRAMES,
+    ));
+    let causal_frames_ns = pick(causal_indices(&rgb_ns, t_end.ns(), FRAMES, causal_stride));
+    Ok(MomentWindow {
+        window,
+        frames_ns,
+        causal_frames_ns,
+        read: info,
+    })
+}
+
+/// Every non-overlapping window of session `path` (ends at multiples of the window length
+/// after the first sample, bins aligned), passed to `visit` (un-normalised).
+pub fn for_each_window(
+    path: &Path,
+    config: WindowConfig,
+    mut visit: impl FnMut(&SensorWindow),
+) -> Result<SessionRead, WindowError> {
+    let mut src = open(path)?;
+    let mut b = WindowBuilder::new(config)?;
+    let mut info = SessionRead {
+        origin_ns: src.origin().ns(),
+        ..SessionRead::default()
+    };
+    let length = config.length_ns();
+    // Each window ends just before a bin boundary, so its newest bin is complete.
+    let first_end = (config.bin_of(info.origin_ns) + 1) * config.bin_ns + length - 1;
+    let mut next_end = first_end;
+    let mut w = SensorWindow::new();
+    read(path, &mut src, &mut info, |s| {
+        while s.capture.ns() > next_end {
+            b.snapshot(DeviceTime(next_end), &mut w)?;
+            visit(&w);
+            next_end = next_end.saturating_add(length);
+        }
+        b.push(s);
+        Ok(true)
+    })?;
+    // The last window, partly after the end of the data (those bins are masked).
+    if b.newest().is_some_and(|n| n.ns() > next_end - length) {
+        b.snapshot(DeviceTime(next_end), &mut w)?;
+        visit(&w);
+    }
+    info.counters = b.counters();
+    Ok(info)
+}
