@@ -176,6 +176,36 @@ def mps_moment(t_end, bin_ns):
     return out
 
 
+def imu_resampled(t_end, rate_hz, points, max_gap_ns):
+    """Right IMU linearly interpolated (np.interp) onto t_end - (points-1-i)/rate; points
+    not bracketed by samples at most max_gap_ns apart are null."""
+    p = data_provider.create_vrs_data_provider(VRS)
+    s = StreamId("1202-1")
+    ts, vs = [], []
+    for i in range(p.get_num_data(s)):
+        d = p.get_imu_data_by_index(s, i)
+        ts.append(d.capture_timestamp_ns)
+        vs.append(list(d.accel_msec2) + list(d.gyro_radsec))
+    # Causal: only samples captured by t_end.
+    keep = [i for i, t in enumerate(ts) if t <= t_end]
+    ts = np.array([ts[i] for i in keep], dtype=np.int64)
+    vs = np.array([vs[i] for i in keep])
+    step = 1e9 / rate_hz
+    grid_t = np.array([t_end - (points - 1 - i) * step for i in range(points)])
+    rows = []
+    for t in grid_t:
+        k = int(np.searchsorted(ts, t, side="left"))
+        if k < len(ts) and ts[k] == t:
+            ok = True
+        elif 0 < k < len(ts) and ts[k] - ts[k - 1] <= max_gap_ns:
+            ok = True
+        else:
+            ok = False
+        rows.append([float(np.interp(t, ts, vs[:, c])) for c in range(6)] if ok else None)
+    return {"t_end_ns": t_end, "rate_hz": rate_hz, "points": points,
+            "max_gap_ns": max_gap_ns, "values": rows}
+
+
 def main():
     moments = [
         # The VRS (0.15 s): 2.5 ms bins so the recording spans the grid.
@@ -191,7 +221,15 @@ def main():
         f = vrs_moment if m["name"].startswith("vrs") else mps_moment
         m["streams"] = f(m["t_end_ns"], m["bin_ns"])
     with open(OUT, "w") as fh:
-        json.dump({"source": "scripts/ref_window.py (projectaria_tools)", "moments": moments}, fh)
+        imu = imu_resampled(280_710_000_000, 200.0, 40, 10_000_000)
+        json.dump(
+            {
+                "source": "scripts/ref_window.py (projectaria_tools)",
+                "moments": moments,
+                "imu_resampled": imu,
+            },
+            fh,
+        )
         fh.write("\n")
     print(f"wrote {OUT}")
 

@@ -98,3 +98,42 @@ fn windows_match_projectaria_tools_reference() {
     }
     assert!(compared > 2000, "{compared} values compared");
 }
+
+#[test]
+fn resampled_imu_window_matches_numpy_interp() {
+    use vista::window::{ImuResampler, ImuWindowConfig};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference/window_gen1.json");
+    let reference: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r = &reference["imu_resampled"];
+    let cfg = ImuWindowConfig {
+        unit: vista::sample::StreamId::ImuRight,
+        rate_hz: r["rate_hz"].as_f64().unwrap(),
+        points: r["points"].as_u64().unwrap() as usize,
+        max_gap_ns: r["max_gap_ns"].as_i64().unwrap(),
+    };
+    let t_end = DeviceTime(r["t_end_ns"].as_i64().unwrap());
+    let mut rs = ImuResampler::new(cfg).unwrap();
+    for s in session_samples().iter().filter(|s| s.capture <= t_end) {
+        rs.push(s);
+    }
+    let mut w = rs.new_window();
+    rs.resample(t_end, &mut w);
+    let rows = r["values"].as_array().unwrap();
+    let mut valid = 0;
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(w.mask[i], !row.is_null(), "point {i}");
+        if row.is_null() {
+            continue;
+        }
+        valid += 1;
+        for c in 0..6 {
+            let want = row[c].as_f64().unwrap();
+            let got = f64::from(w.values[i * 6 + c]);
+            assert!(
+                (got - want).abs() <= 2e-6 * want.abs().max(1.0),
+                "{i} {c}: {got} vs {want}"
+            );
+        }
+    }
+    assert!(valid >= 20);
+}

@@ -10,6 +10,8 @@
 //! * [`NormStats`] holds per-channel training statistics (`vista stats`), applied by the
 //!   builder.
 //!
+//! * [`ImuResampler`] makes fixed-rate IMU windows for a pretrained IMU encoder
+//!   (200 Hz × 5 s by default).
 //! * [`frames`] picks the 8 RGB frames (uniform or causal) and decodes and resizes each
 //!   once ([`FrameCache`]); [`session`] reads recorded sessions.
 //!
@@ -23,6 +25,7 @@ pub mod error;
 pub mod extract;
 pub mod features;
 pub mod frames;
+pub mod imu_resample;
 pub mod norm;
 pub mod resize;
 pub mod session;
@@ -34,6 +37,7 @@ pub use config::{WindowConfig, DEFAULT_BIN_NS};
 pub use consumer::{WindowConsumer, WindowSink};
 pub use error::WindowError;
 pub use frames::{FrameCache, SharedFrameCache, WindowFrame, FRAMES};
+pub use imu_resample::{ImuResampler, ImuWindow, ImuWindowConfig};
 pub use norm::{NormStats, NormTable, StatsAccumulator, Welford};
 pub use spec::{Aggregation, GridStream, BINS};
 pub use tensor::{SensorWindow, StreamTensor};
