@@ -62,7 +62,7 @@ fn consumer_windows_match_offline_windows() {
     let consumer = WindowConsumer::new(
         WindowBuilder::new(cfg).unwrap(),
         100_000_000,
-        Box::new(move |w| sink_got.lock().unwrap().push(w.clone())),
+        Box::new(move |w, _| sink_got.lock().unwrap().push(w.clone())),
     );
     let consumers: Vec<Box<dyn Consumer>> = vec![Box::new(consumer)];
     let mut config = RuntimeConfig::new(ClockMode::Virtual);
@@ -83,4 +83,70 @@ fn consumer_windows_match_offline_windows() {
             .valid_bins()
             >= 29
     );
+}
+
+#[test]
+fn two_consumers_share_each_decoded_frame() {
+    use vista::aria::recording::AriaRecording;
+    use vista::window::{FrameCache, FrameSampling, WindowFrame};
+
+    let vrs = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs");
+    let rec = AriaRecording::open(&vrs).unwrap();
+    let mut samples: Vec<Sample> = rec
+        .samples()
+        .filter_map(|r| r.ok())
+        .map(|(stream, capture, payload)| Sample {
+            stream,
+            capture,
+            arrival: HostTime(0),
+            seq: 0,
+            payload,
+        })
+        .collect();
+    samples.sort_by_key(|s| s.capture);
+    let n_rgb = samples
+        .iter()
+        .filter(|s| s.stream == StreamId::CameraRgb)
+        .count();
+    assert_eq!(n_rgb, 4);
+    let cache = FrameCache::new(64, 32).shared();
+    type Seen = Arc<Mutex<Vec<Vec<Arc<WindowFrame>>>>>;
+    let mut consumers: Vec<Box<dyn Consumer>> = Vec::new();
+    let mut seen: Vec<Seen> = Vec::new();
+    for sampling in [FrameSampling::Causal { stride: 1 }, FrameSampling::Uniform] {
+        let got: Seen = Arc::default();
+        let g = Arc::clone(&got);
+        seen.push(got);
+        // 10 ms bins and updates: the 0.15 s recording gives several updates.
+        let c = WindowConsumer::new(
+            WindowBuilder::new(WindowConfig { bin_ns: 10_000_000 }).unwrap(),
+            10_000_000,
+            Box::new(move |_, frames| g.lock().unwrap().push(frames.to_vec())),
+        )
+        .with_frames(Arc::clone(&cache), sampling);
+        consumers.push(Box::new(c));
+    }
+    let mut config = RuntimeConfig::new(ClockMode::Virtual);
+    config.lockstep_tick_ns = 5_000_000;
+    run(Box::new(VecSource::new(samples)), config, consumers).unwrap();
+    let causal = seen[0].lock().unwrap();
+    let uniform = seen[1].lock().unwrap();
+    let last_causal = causal.last().unwrap();
+    assert_eq!(last_causal.len(), 4, "all 4 frames, newest last");
+    assert!(last_causal
+        .windows(2)
+        .all(|w| w[0].capture_ns < w[1].capture_ns));
+    assert_eq!(uniform.last().unwrap().len(), 8);
+    // Every frame handed to either consumer is one of the 4 shared decodes.
+    let all: Vec<&Arc<WindowFrame>> = causal.iter().chain(uniform.iter()).flatten().collect();
+    for f in &all {
+        let same = last_causal
+            .iter()
+            .find(|g| g.capture_ns == f.capture_ns)
+            .unwrap();
+        assert!(Arc::ptr_eq(f, same));
+        assert_eq!(f.rgb.len(), 64 * 64 * 3);
+    }
+    assert_eq!(cache.lock().unwrap().decoded(), 4);
 }

@@ -2,16 +2,35 @@
 //! a [`WindowBuilder`] and, every `update_ns` of device time, rebuilds the window at the
 //! newest capture and hands it to a sink.
 
+use std::collections::VecDeque;
+use std::sync::Arc;
+
 use crate::buffer::Reader;
 use crate::runtime::{Consumer, ConsumerError};
+use crate::sample::Sample;
 use crate::sample::StreamId;
 use crate::time::HostTime;
 use crate::window::builder::WindowBuilder;
 use crate::window::extract::SOURCES;
+use crate::window::frames::{
+    causal_indices_into, uniform_indices_into, FrameSampling, SharedFrameCache, WindowFrame, FRAMES,
+};
 use crate::window::tensor::SensorWindow;
 
-/// Receives every rebuilt window (borrowed: copy what must outlive the call).
-pub type WindowSink = Box<dyn FnMut(&SensorWindow) + Send>;
+/// Receives every rebuilt window and its frames (empty without a frame cache; borrowed:
+/// copy what must outlive the call, the frames are shared `Arc`s).
+pub type WindowSink = Box<dyn FnMut(&SensorWindow, &[Arc<WindowFrame>]) + Send>;
+
+/// The RGB frames of the recent past and how to pick the window's 8.
+struct FrameState {
+    cache: SharedFrameCache,
+    sampling: FrameSampling,
+    held: VecDeque<Sample>,
+    capacity: usize,
+    times: Vec<i64>,
+    picked: Vec<usize>,
+    frames: Vec<Arc<WindowFrame>>,
+}
 
 /// A [`Consumer`] that keeps the sensor window up to date.
 pub struct WindowConsumer {
@@ -22,6 +41,7 @@ pub struct WindowConsumer {
     next_update_ns: i64,
     updates: u64,
     sink: WindowSink,
+    frames: Option<FrameState>,
 }
 
 impl std::fmt::Debug for WindowConsumer {
@@ -46,7 +66,26 @@ impl WindowConsumer {
             next_update_ns: i64::MIN,
             updates: 0,
             sink,
+            frames: None,
         }
+    }
+
+    /// Also hands out the window's 8 RGB frames, picked by `sampling`, decoded and resized
+    /// through `cache` (shared with other consumers: each frame is decoded once).
+    pub fn with_frames(mut self, cache: SharedFrameCache, sampling: FrameSampling) -> Self {
+        // 30 fps over the window plus margin; RGB samples share their JPEG bytes.
+        let length_s = self.builder.config().length_ns() as f64 * 1e-9;
+        let capacity = (length_s * 30.0).ceil() as usize + 16;
+        self.frames = Some(FrameState {
+            cache,
+            sampling,
+            held: VecDeque::with_capacity(capacity),
+            capacity,
+            times: Vec::with_capacity(capacity),
+            picked: Vec::with_capacity(FRAMES),
+            frames: Vec::with_capacity(FRAMES),
+        });
+        self
     }
 
     /// Windows built so far.
@@ -66,7 +105,7 @@ impl Consumer for WindowConsumer {
     }
 
     fn wants(&self, stream: StreamId) -> bool {
-        SOURCES.contains(&stream)
+        SOURCES.contains(&stream) || (stream == StreamId::CameraRgb && self.frames.is_some())
     }
 
     fn on_samples(&mut self, reader: &mut Reader, _now: HostTime) -> Result<(), ConsumerError> {
@@ -74,18 +113,65 @@ impl Consumer for WindowConsumer {
             let b = &mut self.builder;
             reader.drain_new(s, |sample| b.push(sample));
         }
+        if let Some(f) = self.frames.as_mut() {
+            reader.drain_new(StreamId::CameraRgb, |s| {
+                if f.held.len() >= f.capacity {
+                    f.held.pop_front();
+                }
+                f.held.push_back(s.clone());
+            });
+        }
         let Some(newest) = self.builder.newest() else {
             return Ok(());
         };
         if newest.ns() >= self.next_update_ns {
             self.builder.snapshot(newest, &mut self.window)?;
             self.updates += 1;
-            (self.sink)(&self.window);
+            let length = self.builder.config().length_ns();
+            let frames: &[Arc<WindowFrame>] = match self.frames.as_mut() {
+                Some(f) => {
+                    f.pick(newest.ns(), length)?;
+                    &f.frames
+                }
+                None => &[],
+            };
+            (self.sink)(&self.window, frames);
             self.next_update_ns = newest
                 .ns()
                 .div_euclid(self.update_ns)
                 .saturating_add(1)
                 .saturating_mul(self.update_ns);
+        }
+        Ok(())
+    }
+}
+
+impl FrameState {
+    /// Picks the window's frames (ending at `t_end_ns`) and fetches them from the cache.
+    fn pick(&mut self, t_end_ns: i64, length_ns: i64) -> Result<(), ConsumerError> {
+        self.times.clear();
+        self.times.extend(self.held.iter().map(|s| s.capture.ns()));
+        match self.sampling {
+            FrameSampling::Uniform => uniform_indices_into(
+                &self.times,
+                t_end_ns.saturating_sub(length_ns),
+                t_end_ns,
+                FRAMES,
+                &mut self.picked,
+            ),
+            FrameSampling::Causal { stride } => {
+                causal_indices_into(&self.times, t_end_ns, FRAMES, stride, &mut self.picked)
+            }
+        }
+        self.frames.clear();
+        let mut cache = self
+            .cache
+            .lock()
+            .map_err(|_| "frame cache poisoned by a panicked consumer")?;
+        for &i in &self.picked {
+            if let Some(s) = self.held.get(i) {
+                self.frames.push(cache.get(s)?);
+            }
         }
         Ok(())
     }

@@ -22,21 +22,33 @@ pub const DEFAULT_FRAME_SIDE: u32 = 448;
 /// must be sorted. Only frames inside the interval are used; with fewer than `n` frames
 /// inside, some are repeated; with none, the result is empty.
 pub fn uniform_indices(times_ns: &[i64], t0_ns: i64, t1_ns: i64, n: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(n);
+    uniform_indices_into(times_ns, t0_ns, t1_ns, n, &mut out);
+    out
+}
+
+/// [`uniform_indices`] into a reused vector (no allocation once it has grown to `n`).
+pub fn uniform_indices_into(
+    times_ns: &[i64],
+    t0_ns: i64,
+    t1_ns: i64,
+    n: usize,
+    out: &mut Vec<usize>,
+) {
+    out.clear();
     let lo = times_ns.partition_point(|&t| t < t0_ns);
     let hi = times_ns.partition_point(|&t| t <= t1_ns);
     let Some(inside) = times_ns.get(lo..hi) else {
-        return Vec::new();
+        return;
     };
-    if inside.is_empty() || n == 0 {
-        return Vec::new();
+    if inside.is_empty() {
+        return;
     }
     let span = (t1_ns as i128 - t0_ns as i128).max(0);
-    (0..n)
-        .map(|i| {
-            let centre = (t0_ns as i128 + span * (2 * i as i128 + 1) / (2 * n as i128)) as i64;
-            lo + nearest(inside, centre)
-        })
-        .collect()
+    out.extend((0..n).map(|i| {
+        let centre = (t0_ns as i128 + span * (2 * i as i128 + 1) / (2 * n as i128)) as i64;
+        lo + nearest(inside, centre)
+    }));
 }
 
 /// The index in sorted `times` of the value nearest `t` (the earlier one on a tie).
@@ -58,13 +70,36 @@ fn nearest(times: &[i64], t: i64) -> usize {
 /// Indices of the causal variant: the newest frame at or before `t_end_ns` and every
 /// `stride`-th frame before it, up to `n` frames, oldest first.
 pub fn causal_indices(times_ns: &[i64], t_end_ns: i64, n: usize, stride: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(n);
+    causal_indices_into(times_ns, t_end_ns, n, stride, &mut out);
+    out
+}
+
+/// [`causal_indices`] into a reused vector (no allocation once it has grown to `n`).
+pub fn causal_indices_into(
+    times_ns: &[i64],
+    t_end_ns: i64,
+    n: usize,
+    stride: usize,
+    out: &mut Vec<usize>,
+) {
+    out.clear();
     let hi = times_ns.partition_point(|&t| t <= t_end_ns);
     let stride = stride.max(1);
-    let mut out: Vec<usize> = (0..n)
-        .map_while(|i| (hi as i64 - 1 - (i * stride) as i64).try_into().ok())
-        .collect();
+    out.extend((0..n).map_while(|i| usize::try_from(hi as i64 - 1 - (i * stride) as i64).ok()));
     out.reverse();
-    out
+}
+
+/// Which frames a live window takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameSampling {
+    /// 8 frames uniformly over the window (the paper's protocol).
+    Uniform,
+    /// The newest frame and every `stride`-th earlier one (live use).
+    Causal {
+        /// Frames between two picked frames.
+        stride: usize,
+    },
 }
 
 /// One decoded, resized RGB frame.

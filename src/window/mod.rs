@@ -36,7 +36,7 @@ pub use builder::{window_at, WindowBuilder, WindowCounters};
 pub use config::{WindowConfig, DEFAULT_BIN_NS};
 pub use consumer::{WindowConsumer, WindowSink};
 pub use error::WindowError;
-pub use frames::{FrameCache, SharedFrameCache, WindowFrame, FRAMES};
+pub use frames::{FrameCache, FrameSampling, SharedFrameCache, WindowFrame, FRAMES};
 pub use imu_resample::{ImuResampler, ImuWindow, ImuWindowConfig};
 pub use norm::{NormStats, NormTable, StatsAccumulator, Welford};
 pub use spec::{Aggregation, GridStream, BINS};
