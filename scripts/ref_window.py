@@ -61,16 +61,23 @@ def wrap(a):
     return (a + math.pi) % (2 * math.pi) - math.pi
 
 
-def vrs_moment(t_end, bin_ns):
+def vrs_moment(t_end, bin_ns, rectified=False):
+    """IMU and magnetometer/barometer grids; rectified with projectaria_tools' device
+    calibration (raw_to_rectified_*) when `rectified`."""
     p = data_provider.create_vrs_data_provider(VRS)
+    dev = p.get_device_calibration()
     imu = []
-    for sid, off in (("1202-1", 0), ("1202-2", 6)):
+    for sid, off, label in (("1202-1", 0, "imu-right"), ("1202-2", 6, "imu-left")):
         s = StreamId(sid)
+        cal = dev.get_imu_calib(label)
         for i in range(p.get_num_data(s)):
             d = p.get_imu_data_by_index(s, i)
+            a, g = np.array(d.accel_msec2), np.array(d.gyro_radsec)
+            if rectified:
+                a, g = cal.raw_to_rectified_accel(a), cal.raw_to_rectified_gyro(g)
             vals = [None] * 12
-            vals[off : off + 3] = list(d.accel_msec2)
-            vals[off + 3 : off + 6] = list(d.gyro_radsec)
+            vals[off : off + 3] = [float(x) for x in a]
+            vals[off + 3 : off + 6] = [float(x) for x in g]
             imu.append((d.capture_timestamp_ns, vals))
     imu.sort(key=lambda x: x[0])
     b = grid(imu, t_end, bin_ns, 12)
@@ -85,11 +92,17 @@ def vrs_moment(t_end, bin_ns):
     s = StreamId("1203-1")
     for i in range(p.get_num_data(s)):
         d = p.get_magnetometer_data_by_index(s, i)
-        mb.append((d.capture_timestamp_ns, list(d.mag_tesla) + [None]))
+        f = np.array(d.mag_tesla)
+        if rectified:
+            f = dev.get_magnetometer_calib("mag0").raw_to_rectified(f)
+        mb.append((d.capture_timestamp_ns, [float(x) for x in f] + [None]))
     s = StreamId("247-1")
     for i in range(p.get_num_data(s)):
         d = p.get_barometer_data_by_index(s, i)
-        mb.append((d.capture_timestamp_ns, [None, None, None, d.pressure]))
+        pr = d.pressure
+        if rectified:
+            pr = dev.get_barometer_calib("baro0").raw_to_rectified(pr)
+        mb.append((d.capture_timestamp_ns, [None, None, None, float(pr)]))
     mb.sort(key=lambda x: x[0])
     b = grid(mb, t_end, bin_ns, 4)
     raw = []
@@ -213,13 +226,19 @@ def main():
         {"name": "vrs_mid", "t_end_ns": 280_650_000_000, "bin_ns": 2_500_000},
         # 20 ms bins: two bins hold both a magnetometer and a barometer sample.
         {"name": "vrs_magbaro", "t_end_ns": 280_716_067_812, "bin_ns": 20_000_000},
+        # Rectified with the device calibration (vista's default for recorded sessions).
+        {"name": "vrs_end", "t_end_ns": 280_716_067_812, "bin_ns": 2_500_000, "rectified": True},
+        {"name": "vrs_magbaro", "t_end_ns": 280_716_067_812, "bin_ns": 20_000_000, "rectified": True},
         # The MPS sample (12 s): default 100 ms bins, hands visible near 159.4-160 s.
         {"name": "mps_hands", "t_end_ns": 159_987_654_321, "bin_ns": 100_000_000},
         {"name": "mps_start", "t_end_ns": 151_000_000_000, "bin_ns": 100_000_000},
     ]
     for m in moments:
-        f = vrs_moment if m["name"].startswith("vrs") else mps_moment
-        m["streams"] = f(m["t_end_ns"], m["bin_ns"])
+        if m["name"].startswith("vrs"):
+            m["streams"] = vrs_moment(m["t_end_ns"], m["bin_ns"], m.get("rectified", False))
+        else:
+            m["streams"] = mps_moment(m["t_end_ns"], m["bin_ns"])
+        m.setdefault("rectified", False)
     with open(OUT, "w") as fh:
         imu = imu_resampled(280_710_000_000, 200.0, 40, 10_000_000)
         json.dump(

@@ -5,11 +5,15 @@
 use std::path::Path;
 
 use serde_json::Value;
+use vista::aria::recorded_calib::recording_calibration;
+use vista::aria::recording::AriaRecording;
 use vista::sample::Sample;
 use vista::source::replay::{ReplayOptions, ReplaySource};
 use vista::source::Source;
 use vista::time::DeviceTime;
-use vista::window::{window_at, GridStream, WindowConfig, BINS};
+use vista::window::{
+    window_at, GridStream, Rectifiers, SensorWindow, WindowBuilder, WindowConfig, BINS,
+};
 
 fn session_samples() -> Vec<Sample> {
     let dir = tempfile::tempdir().unwrap();
@@ -46,14 +50,34 @@ fn windows_match_projectaria_tools_reference() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference/window_gen1.json");
     let reference: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let samples = session_samples();
+    let vrs = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs");
+    let rec = AriaRecording::open(&vrs).unwrap();
+    let calib = recording_calibration(&rec).unwrap().unwrap();
     let mut compared = 0;
     for m in reference["moments"].as_array().unwrap() {
-        let name = m["name"].as_str().unwrap();
+        let name = &format!(
+            "{} (rectified: {})",
+            m["name"].as_str().unwrap(),
+            m["rectified"]
+        );
         let t_end = DeviceTime(m["t_end_ns"].as_i64().unwrap());
         let cfg = WindowConfig {
             bin_ns: m["bin_ns"].as_i64().unwrap(),
         };
-        let w = window_at(&samples, t_end, cfg, None).unwrap();
+        let w = if m["rectified"].as_bool().unwrap() {
+            let mut b = WindowBuilder::new(cfg)
+                .unwrap()
+                .with_rectifiers(Rectifiers::from_calibration(&calib));
+            for s in samples.iter().filter(|s| s.capture <= t_end) {
+                b.push(s);
+            }
+            let mut w = SensorWindow::new();
+            b.snapshot(t_end, &mut w).unwrap();
+            w
+        } else {
+            window_at(&samples, t_end, cfg, None).unwrap()
+        };
         let streams = m["streams"].as_object().unwrap();
         for gs in GridStream::ALL {
             let t = w.stream(gs);

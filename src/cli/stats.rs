@@ -20,6 +20,10 @@ pub struct StatsArgs {
     /// Window length in seconds (64 bins; default 6.4).
     #[arg(long, default_value_t = 6.4, value_name = "SECONDS")]
     pub window_s: f64,
+    /// Keep IMU, magnetometer and barometer raw (default: rectified with the recording's
+    /// calibration; use the same choice for `vista window` and at run time).
+    #[arg(long)]
+    pub raw: bool,
 }
 
 /// Runs `vista stats`.
@@ -27,7 +31,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<()> {
     let config = WindowConfig::with_length_ns((args.window_s * 1e9).round() as i64)?;
     let mut acc = StatsAccumulator::new(config.bin_ns);
     for s in &args.sessions {
-        let read = for_each_window(s, config, |w| acc.add_window(w))
+        let read = for_each_window(s, config, !args.raw, |w| acc.add_window(w))
             .with_context(|| format!("reading {}", s.display()))?;
         for msg in &read.skipped {
             log::warn!("{}: {msg}", s.display());

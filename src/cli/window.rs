@@ -31,6 +31,10 @@ pub struct WindowArgs {
     /// Frame stride of the causal frame variant (frames).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub causal_stride: usize,
+    /// Keep IMU, magnetometer and barometer raw (default: rectified with the recording's
+    /// calibration).
+    #[arg(long)]
+    pub raw: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -73,8 +77,14 @@ pub fn run(args: WindowArgs) -> anyhow::Result<()> {
             .with_norm(&stats)
             .with_context(|| format!("applying {}", p.display()))?;
     }
-    let m = window_at_moment(&args.session, args.at, builder, args.causal_stride)
-        .with_context(|| format!("window of {}", args.session.display()))?;
+    let m = window_at_moment(
+        &args.session,
+        args.at,
+        builder,
+        args.causal_stride,
+        !args.raw,
+    )
+    .with_context(|| format!("window of {}", args.session.display()))?;
     for msg in &m.read.skipped {
         log::warn!("{}: {msg}", args.session.display());
     }

@@ -10,6 +10,7 @@ use crate::window::error::WindowError;
 use crate::window::extract::{extract, source_index, source_layout, SOURCES};
 use crate::window::features::{compute, ChannelGrid, GridRaw};
 use crate::window::norm::{NormStats, NormTable};
+use crate::window::rectify::Rectifiers;
 use crate::window::spec::{GridStream, BINS};
 use crate::window::tensor::SensorWindow;
 
@@ -36,6 +37,7 @@ pub struct WindowBuilder {
     config: WindowConfig,
     rings: [BinRing; SOURCES.len()],
     norm: Option<NormTable>,
+    rectifiers: Option<Box<Rectifiers>>,
     newest_ns: i64,
     counters: WindowCounters,
 }
@@ -53,6 +55,7 @@ impl WindowBuilder {
             config,
             rings: std::array::from_fn(|_| BinRing::new()),
             norm: None,
+            rectifiers: None,
             newest_ns: i64::MIN,
             counters: WindowCounters::default(),
         })
@@ -68,6 +71,18 @@ impl WindowBuilder {
         }
         self.norm = Some(stats.table().map_err(WindowError::Config)?);
         Ok(self)
+    }
+
+    /// Rectifies IMU, magnetometer and barometer samples with these models before
+    /// aggregating them.
+    pub fn with_rectifiers(mut self, rectifiers: Rectifiers) -> Self {
+        self.rectifiers = Some(Box::new(rectifiers));
+        self
+    }
+
+    /// Whether samples are rectified.
+    pub fn rectifies(&self) -> bool {
+        self.rectifiers.is_some()
     }
 
     /// The configuration.
@@ -92,10 +107,13 @@ impl WindowBuilder {
         else {
             return;
         };
-        let Some(raw) = extract(sample) else {
+        let Some(mut raw) = extract(sample) else {
             self.counters.mismatched += 1;
             return;
         };
+        if let Some(r) = &self.rectifiers {
+            r.apply(sample.stream, &mut raw);
+        }
         let rules = grid.slot_rules().get(first..first + len).unwrap_or(&[]);
         let bin = self.config.bin_of(sample.capture.ns());
         let Some(ring) = self.rings.get_mut(src) else {

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::aria::recorded_calib::recording_calibration;
 use crate::sample::{Sample, StreamId};
 use crate::source::replay::{ReplayOptions, ReplaySource};
 use crate::source::Source;
@@ -11,6 +12,7 @@ use crate::window::builder::{WindowBuilder, WindowCounters};
 use crate::window::config::WindowConfig;
 use crate::window::error::WindowError;
 use crate::window::frames::{causal_indices, uniform_indices, FRAMES};
+use crate::window::rectify::Rectifiers;
 use crate::window::tensor::SensorWindow;
 
 /// What was read from a session.
@@ -24,6 +26,33 @@ pub struct SessionRead {
     pub skipped: Vec<String>,
     /// The builder's counters.
     pub counters: WindowCounters,
+}
+
+/// `builder`, rectifying with the recording's calibration when `rectify` is set and the
+/// recording carries one.
+fn calibrated(
+    path: &Path,
+    src: &ReplaySource,
+    builder: WindowBuilder,
+    rectify: bool,
+) -> Result<WindowBuilder, WindowError> {
+    if !rectify {
+        return Ok(builder);
+    }
+    match recording_calibration(src.recording()) {
+        Ok(Some(c)) => Ok(builder.with_rectifiers(Rectifiers::from_calibration(&c))),
+        Ok(None) => {
+            log::warn!(
+                "{}: no calibration in the recording; sensors stay raw",
+                path.display()
+            );
+            Ok(builder)
+        }
+        Err(e) => Err(WindowError::Session {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }),
+    }
 }
 
 fn open(path: &Path) -> Result<ReplaySource, WindowError> {
@@ -76,15 +105,17 @@ pub struct MomentWindow {
 }
 
 /// The window of session `path` ending `at_s` seconds after its first sample, with frames;
-/// `causal_stride` is the causal variant's frame stride.
+/// `causal_stride` is the causal variant's frame stride; `rectify` applies the recording's
+/// sensor calibration.
 pub fn window_at_moment(
     path: &Path,
     at_s: f64,
     builder: WindowBuilder,
     causal_stride: usize,
+    rectify: bool,
 ) -> Result<MomentWindow, WindowError> {
     let mut src = open(path)?;
-    let mut b = builder;
+    let mut b = calibrated(path, &src, builder, rectify)?;
     let mut info = SessionRead {
         origin_ns: src.origin().ns(),
         ..SessionRead::default()
@@ -131,14 +162,16 @@ pub fn window_at_moment(
 }
 
 /// Every non-overlapping window of session `path` (ends at multiples of the window length
-/// after the first sample, bins aligned), passed to `visit` (un-normalised).
+/// after the first sample, bins aligned), passed to `visit` (un-normalised; rectified with
+/// the recording's calibration when `rectify` is set).
 pub fn for_each_window(
     path: &Path,
     config: WindowConfig,
+    rectify: bool,
     mut visit: impl FnMut(&SensorWindow),
 ) -> Result<SessionRead, WindowError> {
     let mut src = open(path)?;
-    let mut b = WindowBuilder::new(config)?;
+    let mut b = calibrated(path, &src, WindowBuilder::new(config)?, rectify)?;
     let mut info = SessionRead {
         origin_ns: src.origin().ns(),
         ..SessionRead::default()
