@@ -219,6 +219,44 @@ def imu_resampled(t_end, rate_hz, points, max_gap_ns):
             "max_gap_ns": max_gap_ns, "values": rows}
 
 
+def pattern(w, h, c):
+    """The synthetic test image tests/window_frames.rs rebuilds: value = (x*37 + y*91 +
+    k*53 + (x*y) % 17 * 11) % 256 at column x, row y, channel k."""
+    a = np.zeros((h, w, c), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            for k in range(c):
+                a[y, x, k] = (x * 37 + y * 91 + k * 53 + (x * y) % 17 * 11) % 256
+    return a
+
+
+def resize_refs():
+    """PIL BILINEAR resizes (the backbones' preprocessing) of synthetic images and of the
+    first RGB frame decoded by projectaria_tools."""
+    from PIL import Image
+
+    out = []
+    for (w, h, c), (dw, dh) in [
+        ((37, 23, 3), (11, 7)),
+        ((37, 23, 3), (50, 31)),
+        ((64, 48, 1), (20, 15)),
+        ((40, 40, 3), (40, 40)),
+    ]:
+        a = pattern(w, h, c)
+        img = Image.fromarray(a[:, :, 0] if c == 1 else a, "L" if c == 1 else "RGB")
+        r = np.asarray(img.convert("RGB").resize((dw, dh), Image.BILINEAR) if c == 1
+                       else img.resize((dw, dh), Image.BILINEAR))
+        out.append({"src": [w, h, c], "dst": [dw, dh], "rgb": r.reshape(-1).tolist()})
+    p = data_provider.create_vrs_data_provider(VRS)
+    frame = p.get_image_data_by_index(StreamId("214-1"), 0)[0].to_numpy_array()
+    r = np.asarray(Image.fromarray(frame, "RGB").resize((448, 448), Image.BILINEAR))
+    rgb448 = {
+        "mean": float(r.astype(np.float64).mean()),
+        "samples": [[y, x, [int(v) for v in r[y, x]]] for y in range(0, 448, 37) for x in range(0, 448, 41)],
+    }
+    return {"synthetic": out, "rgb_frame_448": rgb448}
+
+
 def main():
     moments = [
         # The VRS (0.15 s): 2.5 ms bins so the recording spans the grid.
@@ -246,6 +284,7 @@ def main():
                 "source": "scripts/ref_window.py (projectaria_tools)",
                 "moments": moments,
                 "imu_resampled": imu,
+                "resize": resize_refs(),
             },
             fh,
         )

@@ -1,8 +1,62 @@
-//! Bilinear image resizing to RGB (pure compute), with pixel centres aligned
-//! (`align_corners = false`, as OpenCV's `INTER_LINEAR` and PIL's bilinear when upscaling).
+//! Image resizing to RGB (pure compute): PIL's `Image.resize(..., BILINEAR)` — a separable
+//! triangle filter whose support widens with the downscale factor (antialiased), pixel
+//! centres aligned, horizontal pass then vertical with 8-bit rounding in between. The
+//! vision-language backbones' preprocessors resize with PIL, so frames made here look like
+//! the frames the models were trained on.
+
+/// Per output pixel: the first input index and the normalised weights.
+struct Coeffs {
+    start: Vec<usize>,
+    taps: usize,
+    weights: Vec<f32>,
+}
+
+/// PIL `precompute_coeffs` for the triangle filter (support 1).
+fn coeffs(in_size: usize, out_size: usize) -> Coeffs {
+    let scale = in_size as f64 / out_size as f64;
+    let filterscale = scale.max(1.0);
+    let support = filterscale;
+    let taps = (support.ceil() as usize) * 2 + 1;
+    let mut start = Vec::with_capacity(out_size);
+    let mut weights = vec![0f32; out_size * taps];
+    for xx in 0..out_size {
+        let center = (xx as f64 + 0.5) * scale;
+        // C casts truncate toward zero.
+        let xmin = ((center - support + 0.5).trunc() as i64).max(0) as usize;
+        let xmax = ((center + support + 0.5).trunc() as i64).min(in_size as i64) as usize;
+        let n = xmax.saturating_sub(xmin).min(taps);
+        let mut w = [0f64; 64];
+        let mut total = 0.0;
+        for (x, wx) in w.iter_mut().enumerate().take(n.min(64)) {
+            let d = ((x + xmin) as f64 - center + 0.5) / filterscale;
+            *wx = (1.0 - d.abs()).max(0.0);
+            total += *wx;
+        }
+        if let Some(row) = weights.get_mut(xx * taps..(xx + 1) * taps) {
+            for (dst, &src) in row.iter_mut().zip(w.iter()).take(n) {
+                *dst = if total > 0.0 {
+                    (src / total) as f32
+                } else {
+                    0.0
+                };
+            }
+        }
+        start.push(xmin);
+    }
+    Coeffs {
+        start,
+        taps,
+        weights,
+    }
+}
+
+fn to_u8(v: f32) -> u8 {
+    v.round().clamp(0.0, 255.0) as u8
+}
 
 /// Resizes a tightly packed `src_w × src_h` image with `channels` (1 = grey, expanded to
-/// RGB; 3 = RGB) to `dst_w × dst_h` RGB. Errors name what does not fit.
+/// RGB; 3 = RGB) to `dst_w × dst_h` RGB. Errors name what does not fit. Downscaling by
+/// more than ~30× is refused (the filter would need more than 64 taps).
 pub fn resize_bilinear(
     src: &[u8],
     src_w: u32,
@@ -15,8 +69,14 @@ pub fn resize_bilinear(
     if c != 1 && c != 3 {
         return Err(format!("{channels} channels (expected 1 or 3)"));
     }
-    if sw == 0 || sh == 0 || dst_w == 0 || dst_h == 0 {
+    let (dw, dh) = (dst_w as usize, dst_h as usize);
+    if sw == 0 || sh == 0 || dw == 0 || dh == 0 {
         return Err(format!("empty image ({src_w}×{src_h} to {dst_w}×{dst_h})"));
+    }
+    if sw > 30 * dw || sh > 30 * dh {
+        return Err(format!(
+            "downscale {src_w}×{src_h} to {dst_w}×{dst_h} exceeds 30×"
+        ));
     }
     if src.len() < sw * sh * c {
         return Err(format!(
@@ -24,31 +84,61 @@ pub fn resize_bilinear(
             src.len()
         ));
     }
-    let (dw, dh) = (dst_w as usize, dst_h as usize);
-    let mut out = vec![0u8; dw * dh * 3];
-    let axis = |d: usize, dn: usize, sn: usize| {
-        let x = ((d as f64 + 0.5) * sn as f64 / dn as f64 - 0.5).clamp(0.0, (sn - 1) as f64);
-        let i0 = x.floor() as usize;
-        let i1 = (i0 + 1).min(sn - 1);
-        (i0, i1, x - i0 as f64)
-    };
-    let px = |x: usize, y: usize, k: usize| -> f64 {
-        let k = if c == 1 { 0 } else { k };
-        src.get((y * sw + x) * c + k)
-            .copied()
-            .map_or(0.0, f64::from)
-    };
-    for y in 0..dh {
-        let (y0, y1, fy) = axis(y, dh, sh);
+    // Horizontal pass: sh rows of dw RGB pixels.
+    let h = coeffs(sw, dw);
+    let mut mid = vec![0u8; sh * dw * 3];
+    for y in 0..sh {
+        let Some(row) = src.get(y * sw * c..(y + 1) * sw * c) else {
+            continue;
+        };
         for x in 0..dw {
-            let (x0, x1, fx) = axis(x, dw, sw);
-            for k in 0..3 {
-                let top = px(x0, y0, k) * (1.0 - fx) + px(x1, y0, k) * fx;
-                let bot = px(x0, y1, k) * (1.0 - fx) + px(x1, y1, k) * fx;
-                let v = top * (1.0 - fy) + bot * fy;
-                if let Some(o) = out.get_mut((y * dw + x) * 3 + k) {
-                    *o = v.round().clamp(0.0, 255.0) as u8;
+            let x0 = h.start.get(x).copied().unwrap_or(0);
+            let w = h.weights.get(x * h.taps..(x + 1) * h.taps).unwrap_or(&[]);
+            let mut acc = [0f32; 3];
+            for (t, &wt) in w.iter().enumerate() {
+                if wt == 0.0 {
+                    continue;
                 }
+                let p = (x0 + t) * c;
+                if c == 1 {
+                    let v = f32::from(row.get(p).copied().unwrap_or(0));
+                    acc.iter_mut().for_each(|a| *a += wt * v);
+                } else if let Some(px) = row.get(p..p + 3) {
+                    for (a, &v) in acc.iter_mut().zip(px) {
+                        *a += wt * f32::from(v);
+                    }
+                }
+            }
+            if let Some(dst) = mid.get_mut((y * dw + x) * 3..(y * dw + x) * 3 + 3) {
+                for (d, a) in dst.iter_mut().zip(acc) {
+                    *d = to_u8(a);
+                }
+            }
+        }
+    }
+    // Vertical pass.
+    let v = coeffs(sh, dh);
+    let mut out = vec![0u8; dw * dh * 3];
+    let mut acc = vec![0f32; dw * 3];
+    for y in 0..dh {
+        acc.fill(0.0);
+        let y0 = v.start.get(y).copied().unwrap_or(0);
+        let w = v.weights.get(y * v.taps..(y + 1) * v.taps).unwrap_or(&[]);
+        for (t, &wt) in w.iter().enumerate() {
+            if wt == 0.0 {
+                continue;
+            }
+            let r = y0 + t;
+            let Some(row) = mid.get(r * dw * 3..(r + 1) * dw * 3) else {
+                continue;
+            };
+            for (a, &p) in acc.iter_mut().zip(row) {
+                *a += wt * f32::from(p);
+            }
+        }
+        if let Some(dst) = out.get_mut(y * dw * 3..(y + 1) * dw * 3) {
+            for (d, &a) in dst.iter_mut().zip(acc.iter()) {
+                *d = to_u8(a);
             }
         }
     }
