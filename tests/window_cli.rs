@@ -74,6 +74,17 @@ fn window_json_has_the_contract_shapes_and_stats_normalise_it() {
     assert!(ok, "{err}");
     let v2: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v2["frames_ns"].as_array().unwrap().len(), 8);
+    let iw = &v2["imu_window"];
+    assert_eq!(iw["shape"], serde_json::json!([1000, 6]));
+    assert_eq!(iw["values"].as_array().unwrap().len(), 6000);
+    let iw_valid = iw["mask"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m.as_bool().unwrap())
+        .count();
+    // 0.15 s of right IMU at 200 Hz: ~29 points, the rest masked.
+    assert!((20..=31).contains(&iw_valid), "{iw_valid}");
     assert!(valid(&v2, "imu") >= 1);
 
     // Statistics over the session, then a normalised window.

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde::Serialize;
 
+use vista::window::imu_resample::IMU_WINDOW_CHANNELS;
 use vista::window::session::window_at_moment;
-use vista::window::{NormStats, StreamTensor, WindowBuilder, WindowConfig};
+use vista::window::{ImuWindowConfig, NormStats, StreamTensor, WindowBuilder, WindowConfig};
 
 /// Arguments of `vista window`.
 #[derive(Debug, clap::Args)]
@@ -56,6 +57,16 @@ struct JsonWindow {
     streams: BTreeMap<&'static str, JsonStream>,
     frames_ns: Vec<i64>,
     causal_frames_ns: Vec<i64>,
+    imu_window: JsonImuWindow,
+}
+
+#[derive(Debug, Serialize)]
+struct JsonImuWindow {
+    shape: [usize; 2],
+    rate_hz: f64,
+    channels: &'static [&'static str],
+    values: Vec<f32>,
+    mask: Vec<bool>,
 }
 
 fn json_stream(t: &StreamTensor) -> JsonStream {
@@ -104,6 +115,13 @@ pub fn run(args: WindowArgs) -> anyhow::Result<()> {
                 .collect(),
             frames_ns: m.frames_ns.clone(),
             causal_frames_ns: m.causal_frames_ns.clone(),
+            imu_window: JsonImuWindow {
+                shape: [m.imu_window.mask.len(), IMU_WINDOW_CHANNELS.len()],
+                rate_hz: ImuWindowConfig::default().rate_hz,
+                channels: &IMU_WINDOW_CHANNELS,
+                values: m.imu_window.values.clone(),
+                mask: m.imu_window.mask.clone(),
+            },
         };
         println!("{}", serde_json::to_string(&out)?);
         return Ok(());
@@ -143,6 +161,15 @@ pub fn run(args: WindowArgs) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let iw = &m.imu_window;
+    println!(
+        "imu_window  [{}, {}] at {} Hz (right IMU, for the IMU encoder)  valid {}/{}",
+        iw.mask.len(),
+        IMU_WINDOW_CHANNELS.len(),
+        ImuWindowConfig::default().rate_hz,
+        iw.mask.iter().filter(|&&v| v).count(),
+        iw.mask.len()
+    );
     println!("frames (uniform, s): [{}]", fmt(&m.frames_ns));
     println!("frames (causal, s):  [{}]", fmt(&m.causal_frames_ns));
     let c = m.read.counters;

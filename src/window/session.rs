@@ -12,6 +12,7 @@ use crate::window::builder::{WindowBuilder, WindowCounters};
 use crate::window::config::WindowConfig;
 use crate::window::error::WindowError;
 use crate::window::frames::{causal_indices, uniform_indices, FRAMES};
+use crate::window::imu_resample::{ImuResampler, ImuWindow, ImuWindowConfig};
 use crate::window::rectify::Rectifiers;
 use crate::window::tensor::SensorWindow;
 
@@ -100,6 +101,8 @@ pub struct MomentWindow {
     pub frames_ns: Vec<i64>,
     /// Capture times of the causal variant (most recent frames at the stride).
     pub causal_frames_ns: Vec<i64>,
+    /// The fixed-rate IMU window ending at the moment (default [`ImuWindowConfig`]).
+    pub imu_window: ImuWindow,
     /// What was read.
     pub read: SessionRead,
 }
@@ -128,11 +131,13 @@ pub fn window_at_moment(
     let t_end = src.origin().add_ns((at_s * 1e9).round() as i64);
     let length = b.config().length_ns();
     let mut rgb_ns = Vec::new();
+    let mut imu = ImuResampler::new(ImuWindowConfig::default())?;
     read(path, &mut src, &mut info, |s| {
         if s.capture > t_end {
             return Ok(false);
         }
         b.push(s);
+        imu.push(s);
         if s.stream == StreamId::CameraRgb {
             rgb_ns.push(s.capture.ns());
         }
@@ -141,6 +146,8 @@ pub fn window_at_moment(
     let mut window = SensorWindow::new();
     b.snapshot(t_end, &mut window)?;
     info.counters = b.counters();
+    let mut imu_window = imu.new_window();
+    imu.resample(t_end, &mut imu_window);
     let pick = |idx: Vec<usize>| -> Vec<i64> {
         idx.into_iter()
             .filter_map(|i| rgb_ns.get(i).copied())
@@ -157,6 +164,7 @@ pub fn window_at_moment(
         window,
         frames_ns,
         causal_frames_ns,
+        imu_window,
         read: info,
     })
 }
