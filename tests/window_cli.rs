@@ -116,6 +116,20 @@ fn window_json_has_the_contract_shapes_and_stats_normalise_it() {
         v["streams"]["trajectory"]["values"]
     );
 
+    assert_eq!(st["rectified"], true);
+    // Statistics made with rectification do not apply to raw windows.
+    let (ok, _, err) = vista(&[
+        "window",
+        s,
+        "--at",
+        "11.4",
+        "--raw",
+        "--norm",
+        stats.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("norm_stats.json"), "{err}");
+
     // The text view.
     let (ok, out, err) = vista(&["window", s, "--at", "11.4"]);
     assert!(ok, "{err}");

@@ -43,7 +43,8 @@ pub fn run(args: StatsArgs) -> anyhow::Result<()> {
             read.counters.nan_values
         );
     }
-    let stats = acc.finish();
+    let mut stats = acc.finish();
+    stats.rectified = Some(!args.raw);
     let text = serde_json::to_string_pretty(&stats)?;
     std::fs::write(&args.out, text + "\n")
         .with_context(|| format!("writing {}", args.out.display()))?;

@@ -84,6 +84,16 @@ pub fn run(args: WindowArgs) -> anyhow::Result<()> {
     let mut builder = WindowBuilder::new(config)?;
     if let Some(p) = &args.norm {
         let stats = NormStats::load(p)?;
+        if let Some(rectified) = stats.rectified {
+            if rectified == args.raw {
+                anyhow::bail!(
+                    "{}: statistics were computed {} rectification; run with{} --raw",
+                    p.display(),
+                    if rectified { "with" } else { "without" },
+                    if rectified { "out" } else { "" }
+                );
+            }
+        }
         builder = builder
             .with_norm(&stats)
             .with_context(|| format!("applying {}", p.display()))?;

@@ -73,6 +73,10 @@ pub struct NormStats {
     pub bin_ns: i64,
     /// Windows the statistics were computed from.
     pub windows: u64,
+    /// Whether IMU, magnetometer and barometer were rectified with the recordings'
+    /// calibration (windows must be built the same way); `None` when unknown.
+    #[serde(default)]
+    pub rectified: Option<bool>,
     /// Per grid stream (by [`GridStream::name`]).
     pub streams: BTreeMap<String, StreamStats>,
 }
@@ -245,6 +249,7 @@ impl StatsAccumulator {
             format: NORM_FORMAT.to_string(),
             bin_ns: self.bin_ns,
             windows: self.windows,
+            rectified: None,
             streams,
         }
     }
