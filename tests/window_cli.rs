@@ -144,3 +144,28 @@ fn missing_session_fails_with_its_path() {
     assert!(!ok);
     assert!(err.contains("/nonexistent/session"), "{err}");
 }
+
+#[test]
+fn truncated_recording_still_gives_the_readable_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let vrs = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs");
+    let bytes = std::fs::read(vrs).unwrap();
+    std::fs::write(
+        dir.path().join("recording.vrs"),
+        &bytes[..bytes.len() * 3 / 5],
+    )
+    .unwrap();
+    let s = dir.path().to_str().unwrap();
+    let (ok, out, err) = vista(&["window", s, "--at", "0.14", "--json"]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let imu_valid = v["streams"]["imu"]["mask"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m.as_bool().unwrap())
+        .count();
+    assert!(imu_valid >= 1);
+    assert!(!v["frames_ns"].as_array().unwrap().is_empty());
+}
