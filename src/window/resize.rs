@@ -7,8 +7,22 @@
 /// Per output pixel: the first input index and the normalised weights.
 struct Coeffs {
     start: Vec<usize>,
+    len: Vec<usize>,
     taps: usize,
     weights: Vec<f32>,
+}
+
+impl Coeffs {
+    /// Output pixel `i`'s first input index and its weights (exactly its taps).
+    fn get(&self, i: usize) -> (usize, &[f32]) {
+        let x0 = self.start.get(i).copied().unwrap_or(0);
+        let n = self.len.get(i).copied().unwrap_or(0);
+        let w = self
+            .weights
+            .get(i * self.taps..i * self.taps + n)
+            .unwrap_or(&[]);
+        (x0, w)
+    }
 }
 
 /// PIL `precompute_coeffs` for the triangle filter (support 1).
@@ -18,6 +32,7 @@ fn coeffs(in_size: usize, out_size: usize) -> Coeffs {
     let support = filterscale;
     let taps = (support.ceil() as usize) * 2 + 1;
     let mut start = Vec::with_capacity(out_size);
+    let mut len = Vec::with_capacity(out_size);
     let mut weights = vec![0f32; out_size * taps];
     for xx in 0..out_size {
         let center = (xx as f64 + 0.5) * scale;
@@ -42,9 +57,11 @@ fn coeffs(in_size: usize, out_size: usize) -> Coeffs {
             }
         }
         start.push(xmin);
+        len.push(n.min(64));
     }
     Coeffs {
         start,
+        len,
         taps,
         weights,
     }
@@ -87,32 +104,30 @@ pub fn resize_bilinear(
     // Horizontal pass: sh rows of dw RGB pixels.
     let h = coeffs(sw, dw);
     let mut mid = vec![0u8; sh * dw * 3];
-    for y in 0..sh {
+    for (y, dst_row) in mid.chunks_exact_mut(dw * 3).enumerate() {
         let Some(row) = src.get(y * sw * c..(y + 1) * sw * c) else {
             continue;
         };
-        for x in 0..dw {
-            let x0 = h.start.get(x).copied().unwrap_or(0);
-            let w = h.weights.get(x * h.taps..(x + 1) * h.taps).unwrap_or(&[]);
-            let mut acc = [0f32; 3];
-            for (t, &wt) in w.iter().enumerate() {
-                if wt == 0.0 {
-                    continue;
-                }
-                let p = (x0 + t) * c;
-                if c == 1 {
-                    let v = f32::from(row.get(p).copied().unwrap_or(0));
-                    acc.iter_mut().for_each(|a| *a += wt * v);
-                } else if let Some(px) = row.get(p..p + 3) {
-                    for (a, &v) in acc.iter_mut().zip(px) {
-                        *a += wt * f32::from(v);
+        for (x, dst) in dst_row.chunks_exact_mut(3).enumerate() {
+            let (x0, w) = h.get(x);
+            let acc = if c == 1 {
+                let px = row.get(x0..x0 + w.len()).unwrap_or(&[]);
+                let v: f32 = w.iter().zip(px).map(|(wt, &p)| wt * f32::from(p)).sum();
+                [v; 3]
+            } else {
+                let px = row.get(x0 * 3..(x0 + w.len()) * 3).unwrap_or(&[]);
+                let mut a = [0f32; 3];
+                for (wt, p) in w.iter().zip(px.chunks_exact(3)) {
+                    if let [r, g, b] = p {
+                        a[0] += wt * f32::from(*r);
+                        a[1] += wt * f32::from(*g);
+                        a[2] += wt * f32::from(*b);
                     }
                 }
-            }
-            if let Some(dst) = mid.get_mut((y * dw + x) * 3..(y * dw + x) * 3 + 3) {
-                for (d, a) in dst.iter_mut().zip(acc) {
-                    *d = to_u8(a);
-                }
+                a
+            };
+            for (d, a) in dst.iter_mut().zip(acc) {
+                *d = to_u8(a);
             }
         }
     }
@@ -122,12 +137,8 @@ pub fn resize_bilinear(
     let mut acc = vec![0f32; dw * 3];
     for y in 0..dh {
         acc.fill(0.0);
-        let y0 = v.start.get(y).copied().unwrap_or(0);
-        let w = v.weights.get(y * v.taps..(y + 1) * v.taps).unwrap_or(&[]);
+        let (y0, w) = v.get(y);
         for (t, &wt) in w.iter().enumerate() {
-            if wt == 0.0 {
-                continue;
-            }
             let r = y0 + t;
             let Some(row) = mid.get(r * dw * 3..(r + 1) * dw * 3) else {
                 continue;
