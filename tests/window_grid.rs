@@ -316,3 +316,27 @@ fn snapshot_before_newest_sample_is_an_error() {
     assert!(b.snapshot(DeviceTime(999), &mut w).is_err());
     assert!(WindowBuilder::new(WindowConfig { bin_ns: 0 }).is_err());
 }
+
+#[test]
+fn late_samples_are_counted_and_negative_times_bin_correctly() {
+    let mut b = WindowBuilder::new(cfg()).unwrap();
+    // Negative device times: bin −1 holds [−100 ms, 0).
+    b.push(&imu(StreamId::ImuRight, -1, [1.0; 3], [0.0; 3]));
+    b.push(&imu(StreamId::ImuLeft, -50_000_000, [1.0; 3], [0.0; 3]));
+    let mut w = vista::window::SensorWindow::new();
+    b.snapshot(DeviceTime(-1), &mut w).unwrap();
+    assert_eq!(w.first_bin_start_ns, -64 * BIN);
+    assert!(w.stream(GridStream::Imu).mask[63]);
+    // Move 10 s on; a sample from the first bin is now older than the ring: dropped, counted.
+    b.push(&imu(StreamId::ImuRight, 10_000_000_000, [2.0; 3], [0.0; 3]));
+    b.push(&imu(StreamId::ImuRight, -2, [9.0; 3], [0.0; 3]));
+    assert_eq!(b.counters().too_late, 1);
+    b.snapshot(DeviceTime(10_000_000_000), &mut w).unwrap();
+    assert_eq!(w.stream(GridStream::Imu).valid_bins(), 0);
+    // Length configuration.
+    assert_eq!(
+        WindowConfig::with_length_ns(6_400_000_000).unwrap().bin_ns,
+        100_000_000
+    );
+    assert!(WindowConfig::with_length_ns(63).is_err());
+}

@@ -116,6 +116,18 @@ impl WindowBuilder {
         }
         let rules = grid.slot_rules().get(first..first + len).unwrap_or(&[]);
         let bin = self.config.bin_of(sample.capture.ns());
+        // Older than any window that can still be read (windows end at or after the
+        // newest sample): too late.
+        if self.newest_ns != i64::MIN
+            && bin
+                < self
+                    .config
+                    .bin_of(self.newest_ns)
+                    .saturating_sub(BINS as i64 - 1)
+        {
+            self.counters.too_late += 1;
+            return;
+        }
         let Some(ring) = self.rings.get_mut(src) else {
             return;
         };
