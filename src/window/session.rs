@@ -169,8 +169,8 @@ pub fn window_at_moment(
     })
 }
 
-/// Every non-overlapping window of session `path` (ends at multiples of the window length
-/// after the first sample, bins aligned), passed to `visit` (un-normalised; rectified with
+/// Every non-overlapping window of session `path` that holds data (ends at multiples of
+/// the window length after the first sample, bins aligned), passed to `visit` (un-normalised; rectified with
 /// the recording's calibration when `rectify` is set).
 pub fn for_each_window(
     path: &Path,
@@ -186,20 +186,30 @@ pub fn for_each_window(
     };
     let length = config.length_ns();
     // Each window ends just before a bin boundary, so its newest bin is complete.
-    let first_end = (config.bin_of(info.origin_ns) + 1) * config.bin_ns + length - 1;
+    let first_end = config
+        .bin_of(info.origin_ns)
+        .saturating_add(1)
+        .saturating_mul(config.bin_ns)
+        .saturating_add(length - 1);
     let mut next_end = first_end;
     let mut w = SensorWindow::new();
     read(path, &mut src, &mut info, |s| {
-        while s.capture.ns() > next_end {
+        let t = s.capture.ns();
+        if t > next_end {
             b.snapshot(DeviceTime(next_end), &mut w)?;
             visit(&w);
-            next_end = next_end.saturating_add(length);
+            // Windows wholly between the data so far and this sample would be empty: skip
+            // to the first window end at or after it (a huge time jump costs nothing).
+            let windows = (t.saturating_sub(next_end) - 1) / length.max(1) + 1;
+            next_end = next_end.saturating_add(windows.saturating_mul(length));
         }
         b.push(s);
         Ok(true)
     })?;
     // The last window, partly after the end of the data (those bins are masked).
-    if b.newest().is_some_and(|n| n.ns() > next_end - length) {
+    if b.newest()
+        .is_some_and(|n| n.ns() > next_end.saturating_sub(length))
+    {
         b.snapshot(DeviceTime(next_end), &mut w)?;
         visit(&w);
     }
