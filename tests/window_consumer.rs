@@ -8,7 +8,10 @@ use vista::runtime::{run, ClockMode, Consumer, RuntimeConfig};
 use vista::sample::{ImuSample, Payload, PoseSample, Sample, StreamId};
 use vista::source::VecSource;
 use vista::time::{DeviceTime, HostTime};
-use vista::window::{window_at, SensorWindow, WindowBuilder, WindowConfig, WindowConsumer};
+use vista::window::{
+    window_at, ImuResampler, ImuWindow, ImuWindowConfig, SensorWindow, WindowBuilder, WindowConfig,
+    WindowConsumer,
+};
 
 fn clip() -> Vec<Sample> {
     let mut v = Vec::new();
@@ -59,11 +62,17 @@ fn consumer_windows_match_offline_windows() {
     let cfg = WindowConfig::default();
     let got: Arc<Mutex<Vec<SensorWindow>>> = Arc::default();
     let sink_got = Arc::clone(&got);
+    let imu_windows: Arc<Mutex<Vec<ImuWindow>>> = Arc::default();
+    let sink_imu = Arc::clone(&imu_windows);
     let consumer = WindowConsumer::new(
         WindowBuilder::new(cfg).unwrap(),
         100_000_000,
-        Box::new(move |w, _| sink_got.lock().unwrap().push(w.clone())),
-    );
+        Box::new(move |u| {
+            sink_got.lock().unwrap().push(u.window.clone());
+            sink_imu.lock().unwrap().push(u.imu.unwrap().clone());
+        }),
+    )
+    .with_imu_window(ImuResampler::new(ImuWindowConfig::default()).unwrap());
     let consumers: Vec<Box<dyn Consumer>> = vec![Box::new(consumer)];
     let mut config = RuntimeConfig::new(ClockMode::Virtual);
     config.lockstep_tick_ns = 10_000_000;
@@ -76,6 +85,20 @@ fn consumer_windows_match_offline_windows() {
         let offline = window_at(&samples, w.t_end, cfg, None).unwrap();
         assert_eq!(*w, offline, "window at {}", w.t_end);
     }
+    // The IMU windows equal a resampler fed the clip offline up to the same end.
+    let imu_windows = imu_windows.lock().unwrap();
+    assert_eq!(imu_windows.len(), got.len());
+    for iw in imu_windows.iter() {
+        let mut r = ImuResampler::new(ImuWindowConfig::default()).unwrap();
+        samples
+            .iter()
+            .filter(|s| s.capture <= iw.t_end)
+            .for_each(|s| r.push(s));
+        let mut want = r.new_window();
+        r.resample(iw.t_end, &mut want);
+        assert_eq!(*iw, want);
+    }
+    assert!(imu_windows.last().unwrap().mask.iter().any(|&m| m));
     let last = got.last().unwrap();
     assert!(last.stream(vista::window::GridStream::Imu).valid_bins() >= 29);
     assert!(
@@ -122,7 +145,7 @@ fn two_consumers_share_each_decoded_frame() {
         let c = WindowConsumer::new(
             WindowBuilder::new(WindowConfig { bin_ns: 10_000_000 }).unwrap(),
             10_000_000,
-            Box::new(move |_, frames| g.lock().unwrap().push(frames.to_vec())),
+            Box::new(move |u| g.lock().unwrap().push(u.frames.to_vec())),
         )
         .with_frames(Arc::clone(&cache), sampling);
         consumers.push(Box::new(c));

@@ -15,11 +15,29 @@ use crate::window::extract::SOURCES;
 use crate::window::frames::{
     causal_indices_into, uniform_indices_into, FrameSampling, SharedFrameCache, WindowFrame, FRAMES,
 };
+use crate::window::imu_resample::{ImuResampler, ImuWindow};
 use crate::window::tensor::SensorWindow;
 
-/// Receives every rebuilt window and its frames (empty without a frame cache; borrowed:
-/// copy what must outlive the call, the frames are shared `Arc`s).
-pub type WindowSink = Box<dyn FnMut(&SensorWindow, &[Arc<WindowFrame>]) + Send>;
+/// One update of the window consumer (borrowed: copy what must outlive the sink call; the
+/// frames are shared `Arc`s).
+#[derive(Clone, Copy, Debug)]
+pub struct WindowUpdate<'a> {
+    /// The five grid streams.
+    pub window: &'a SensorWindow,
+    /// The window's RGB frames (empty without [`WindowConsumer::with_frames`]).
+    pub frames: &'a [Arc<WindowFrame>],
+    /// The fixed-rate IMU window (with [`WindowConsumer::with_imu_window`]).
+    pub imu: Option<&'a ImuWindow>,
+}
+
+/// Receives every update.
+pub type WindowSink = Box<dyn FnMut(WindowUpdate<'_>) + Send>;
+
+/// The fixed-rate IMU window's state.
+struct ImuState {
+    resampler: ImuResampler,
+    window: ImuWindow,
+}
 
 /// The RGB frames of the recent past and how to pick the window's 8.
 struct FrameState {
@@ -42,6 +60,7 @@ pub struct WindowConsumer {
     updates: u64,
     sink: WindowSink,
     frames: Option<FrameState>,
+    imu: Option<ImuState>,
 }
 
 impl std::fmt::Debug for WindowConsumer {
@@ -67,7 +86,16 @@ impl WindowConsumer {
             updates: 0,
             sink,
             frames: None,
+            imu: None,
         }
+    }
+
+    /// Also hands out the fixed-rate IMU window (for the IMU encoder), ending at each
+    /// update's end.
+    pub fn with_imu_window(mut self, resampler: ImuResampler) -> Self {
+        let window = resampler.new_window();
+        self.imu = Some(ImuState { resampler, window });
+        self
     }
 
     /// Also hands out the window's 8 RGB frames, picked by `sampling`, decoded and resized
@@ -111,7 +139,13 @@ impl Consumer for WindowConsumer {
     fn on_samples(&mut self, reader: &mut Reader, _now: HostTime) -> Result<(), ConsumerError> {
         for s in SOURCES {
             let b = &mut self.builder;
-            reader.drain_new(s, |sample| b.push(sample));
+            let imu = &mut self.imu;
+            reader.drain_new(s, |sample| {
+                b.push(sample);
+                if let Some(i) = imu.as_mut() {
+                    i.resampler.push(sample);
+                }
+            });
         }
         if let Some(f) = self.frames.as_mut() {
             reader.drain_new(StreamId::CameraRgb, |s| {
@@ -135,7 +169,15 @@ impl Consumer for WindowConsumer {
                 }
                 None => &[],
             };
-            (self.sink)(&self.window, frames);
+            let imu = self.imu.as_mut().map(|i| {
+                i.resampler.resample(newest, &mut i.window);
+                &i.window
+            });
+            (self.sink)(WindowUpdate {
+                window: &self.window,
+                frames,
+                imu,
+            });
             self.next_update_ns = newest
                 .ns()
                 .div_euclid(self.update_ns)

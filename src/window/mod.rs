@@ -9,11 +9,12 @@
 //!   allocation; [`window_at`] is the offline twin over a whole clip (bit-identical).
 //! * [`NormStats`] holds per-channel training statistics (`vista stats`), applied by the
 //!   builder.
-//!
 //! * [`ImuResampler`] makes fixed-rate IMU windows for a pretrained IMU encoder
 //!   (200 Hz × 5 s by default).
 //! * [`frames`] picks the 8 RGB frames (uniform or causal) and decodes and resizes each
 //!   once ([`FrameCache`]); [`session`] reads recorded sessions.
+//! * [`WindowConsumer`] runs all of it as a runtime consumer, handing every update
+//!   ([`WindowUpdate`]) to a sink.
 //!
 //! Pure compute (`spec`, `extract`, `bins`, `features`, `norm`) is separate from I/O.
 
@@ -35,7 +36,7 @@ pub mod tensor;
 
 pub use builder::{window_at, WindowBuilder, WindowCounters};
 pub use config::{WindowConfig, DEFAULT_BIN_NS};
-pub use consumer::{WindowConsumer, WindowSink};
+pub use consumer::{WindowConsumer, WindowSink, WindowUpdate};
 pub use error::WindowError;
 pub use frames::{FrameCache, FrameSampling, SharedFrameCache, WindowFrame, FRAMES};
 pub use imu_resample::{ImuResampler, ImuWindow, ImuWindowConfig};
