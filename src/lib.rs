@@ -16,3 +16,4 @@ pub mod runtime;
 pub mod sample;
 pub mod source;
 pub mod time;
+pub mod window;

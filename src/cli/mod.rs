@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 mod calib;
 mod inspect;
 mod replay;
+mod stats;
+mod window;
 
 /// vista: a wearable assistant runtime for Project Aria glasses.
 #[derive(Debug, Parser)]
@@ -27,6 +29,11 @@ enum Command {
     /// Stream a recorded session into the runtime as it would have arrived live, paced by
     /// its device timestamps (or as fast as possible with --asap), and report per stream.
     Replay(replay::ReplayArgs),
+    /// Per-channel mean and standard deviation of the sensor window over a training split
+    /// (the normalisation statistics of a model bundle).
+    Stats(stats::StatsArgs),
+    /// The model's view of one moment: every stream's 64-bin grid and the 8 frames' times.
+    Window(window::WindowArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -37,6 +44,8 @@ pub fn main() -> ExitCode {
         Command::Calib(args) => calib::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Window(args) => window::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
