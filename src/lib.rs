@@ -15,4 +15,5 @@ pub mod profile;
 pub mod runtime;
 pub mod sample;
 pub mod source;
+pub mod speech;
 pub mod time;
