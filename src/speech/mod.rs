@@ -1,15 +1,19 @@
 //! Speaking: eSpeak NG text to speech on its own thread ([`tts`], over the hand-written FFI
 //! in [`espeak_ffi`]), a clause chunker for streamed tokens ([`chunker`]), priorities with
 //! barge-in ([`queue`]), a scheduler that lays utterances out on the session timeline
-//! ([`schedule`], [`timeline`]) and the transcript ([`transcript`]).
+//! ([`schedule`], [`timeline`]), the speaker thread that drives it ([`speaker`]), audio
+//! sinks ([`sink`]) and the transcript ([`transcript`]).
 
 pub mod chunker;
 pub mod espeak_ffi;
 pub mod queue;
 pub mod schedule;
+pub mod sink;
+pub mod speaker;
 pub mod timeline;
 pub mod transcript;
 pub mod tts;
 
 pub use queue::{Priority, Utterance};
+pub use speaker::{SayError, Speaker, SpeakerConfig, SpeakerReport};
 pub use tts::{Flow, SynthReport, Tts, TtsError, VoiceParams};

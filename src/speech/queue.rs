@@ -57,8 +57,6 @@ pub enum DropReason {
     Replaced,
     /// The ambient update waited too long.
     Stale,
-    /// The speaker's input queue was full.
-    QueueFull,
 }
 
 /// Queue settings.
