@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod calib;
 mod inspect;
 mod replay;
+mod say;
 
 /// vista: a wearable assistant runtime for Project Aria glasses.
 #[derive(Debug, Parser)]
@@ -27,6 +28,8 @@ enum Command {
     /// Stream a recorded session into the runtime as it would have arrived live, paced by
     /// its device timestamps (or as fast as possible with --asap), and report per stream.
     Replay(replay::ReplayArgs),
+    /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
+    Say(say::SayArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -37,6 +40,7 @@ pub fn main() -> ExitCode {
         Command::Calib(args) => calib::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Say(args) => say::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

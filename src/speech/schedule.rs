@@ -140,7 +140,7 @@ impl Scheduler {
                 }
                 continue;
             };
-            let start = start_at.max(self.timeline.index_of(utt.decided));
+            let start = start_at.max(self.timeline.index_at_or_after(utt.decided));
             match synth.synth(&utt.text) {
                 Ok(samples) => {
                     self.current = Some(Current {

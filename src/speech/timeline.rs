@@ -19,6 +19,13 @@ impl Timeline {
         (ns * self.rate_hz as i128 / 1_000_000_000) as u64
     }
 
+    /// The first sample that starts at or after `t` (where speech decided at `t` can begin).
+    pub fn index_at_or_after(&self, t: HostTime) -> u64 {
+        let ns = t.since(self.origin).max(0) as i128;
+        let rate = self.rate_hz as i128;
+        ((ns * rate + 999_999_999) / 1_000_000_000) as u64
+    }
+
     /// The session time at which sample `index` starts (rounded up to the nanosecond, so
     /// `index_of(time_of(i)) == i`).
     pub fn time_of(&self, index: u64) -> HostTime {
