@@ -298,12 +298,12 @@ fn now_ms(clock: &WallClock) -> i64 {
 fn real_time_alert_cuts_the_answer_mid_utterance() {
     let rec = Recorder::default();
     let clock = Arc::new(WallClock);
-    let speaker = Speaker::start(
-        SpeakerConfig::default(),
-        Box::new(rec.clone()),
-        clock.clone(),
-    )
-    .unwrap();
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let config = SpeakerConfig {
+        first_audio_events: Some(events_tx),
+        ..SpeakerConfig::default()
+    };
+    let speaker = Speaker::start(config, Box::new(rec.clone()), clock.clone()).unwrap();
     let long = "This is a long answer that would take several seconds to speak in full, \
                 describing the room, the table, the chairs and the window.";
     speaker
@@ -322,6 +322,14 @@ fn real_time_alert_cuts_the_answer_mid_utterance() {
     assert!((300..700).contains(&played_ms), "{played_ms} ms");
     assert_eq!(t[1].text, "Stop.");
     assert!(!t[1].interrupted);
+    // One first-audio event per spoken utterance, in order, after its decision.
+    let ev: Vec<_> = events.try_iter().collect();
+    assert_eq!(ev.len(), 2);
+    assert_eq!(
+        (ev[0].priority, ev[1].priority),
+        (Priority::Answer, Priority::Alert)
+    );
+    assert!(ev.iter().all(|e| e.in_sink >= e.decided));
     // Audio reached the sink paced, not all at once: the answer's samples were handed over
     // over ~400 ms.
     let writes = rec.0.lock().unwrap();

@@ -15,5 +15,5 @@ pub mod transcript;
 pub mod tts;
 
 pub use queue::{Priority, Utterance};
-pub use speaker::{SayError, Speaker, SpeakerConfig, SpeakerReport};
+pub use speaker::{FirstAudio, SayError, Speaker, SpeakerConfig, SpeakerReport};
 pub use tts::{Flow, SynthReport, Tts, TtsError, VoiceParams};

@@ -17,8 +17,9 @@ use super::transcript::TranscriptEntry;
 
 /// Where the scheduler's results go.
 pub trait Output {
-    /// Audio for timeline samples `start_index..start_index + samples.len()`.
-    fn audio(&mut self, start_index: u64, samples: &[i16]);
+    /// Audio for timeline samples `start_index..start_index + samples.len()`; `first_of` is
+    /// the utterance whose first samples these are, if they are.
+    fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>);
     /// One finished transcript entry (spoken, interrupted or dropped).
     fn entry(&mut self, entry: TranscriptEntry);
 }
@@ -111,7 +112,7 @@ impl Scheduler {
                 if upto > from {
                     let n = (upto - from) as usize;
                     if let Some(s) = c.samples.get(c.emitted..c.emitted + n) {
-                        out.audio(from, s);
+                        out.audio(from, s, (c.emitted == 0).then_some(&c.utt));
                     }
                     c.emitted += n;
                     self.frontier = upto;
@@ -191,7 +192,7 @@ mod tests {
         entries: Vec<TranscriptEntry>,
     }
     impl Output for Collect {
-        fn audio(&mut self, start_index: u64, samples: &[i16]) {
+        fn audio(&mut self, start_index: u64, samples: &[i16], _first_of: Option<&Utterance>) {
             self.runs.push((start_index, samples.len()));
         }
         fn entry(&mut self, entry: TranscriptEntry) {

@@ -39,6 +39,22 @@ pub struct SpeakerConfig {
     pub origin: Option<HostTime>,
     /// Where to write `transcript.jsonl`, if anywhere.
     pub transcript: Option<PathBuf>,
+    /// Receives a [`FirstAudio`] event as each utterance's first samples enter the sink
+    /// (for latency measurement).
+    pub first_audio_events: Option<Sender<FirstAudio>>,
+}
+
+/// An utterance's first samples have just been handed to the sink.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstAudio {
+    /// The utterance's priority.
+    pub priority: Priority,
+    /// Its request id.
+    pub request_id: u64,
+    /// When it was decided (session clock).
+    pub decided: HostTime,
+    /// When the sink accepted its first samples (host clock).
+    pub in_sink: HostTime,
 }
 
 impl Default for SpeakerConfig {
@@ -50,6 +66,7 @@ impl Default for SpeakerConfig {
             lookahead_ns: 30_000_000,
             origin: None,
             transcript: None,
+            first_audio_events: None,
         }
     }
 }
@@ -157,6 +174,7 @@ impl Speaker {
             scheduler: Scheduler::new(config.queue, timeline),
             out: SinkOutput {
                 sink,
+                events: config.first_audio_events.clone(),
                 transcript,
                 report: SpeakerReport::default(),
                 error: None,
@@ -230,13 +248,14 @@ impl Drop for Speaker {
 /// Sends the scheduler's output to the sink and the transcript.
 struct SinkOutput {
     sink: Box<dyn AudioSink>,
+    events: Option<Sender<FirstAudio>>,
     transcript: Option<TranscriptWriter>,
     report: SpeakerReport,
     error: Option<SpeakerError>,
 }
 
 impl Output for SinkOutput {
-    fn audio(&mut self, start_index: u64, samples: &[i16]) {
+    fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>) {
         self.report.speech_samples += samples.len() as u64;
         self.report.timeline_samples = start_index + samples.len() as u64;
         if self.error.is_some() {
@@ -245,6 +264,15 @@ impl Output for SinkOutput {
         if let Err(e) = self.sink.write(start_index, samples) {
             log::error!("speech: {e}; further audio is discarded");
             self.error = Some(e.into());
+            return;
+        }
+        if let (Some(tx), Some(u)) = (&self.events, first_of) {
+            let _ = tx.try_send(FirstAudio {
+                priority: u.priority,
+                request_id: u.request_id,
+                decided: u.decided,
+                in_sink: HostTime::now(),
+            });
         }
     }
 
