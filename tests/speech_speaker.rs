@@ -405,3 +405,60 @@ fn say_never_blocks_and_alerts_always_get_through() {
     assert!(full > 0);
     drop(speaker);
 }
+
+#[test]
+fn streamed_answer_starts_speaking_before_it_is_complete() {
+    use vista::speech::chunker::ChunkerConfig;
+    use vista::speech::AnswerStream;
+    let dir = tempfile::tempdir().unwrap();
+    let speaker = Speaker::start(
+        SpeakerConfig::default(),
+        Box::new(WavSink::create(&dir.path().join("s.wav"), RATE).unwrap()),
+        Arc::new(VirtualClock::new(DeviceTime(0))),
+    )
+    .unwrap();
+    // A model producing one token every 50 ms of session time.
+    let answer = "The red door is straight ahead, about four metres away. \
+                  Its handle is on the right side, at waist height.";
+    let tokens: Vec<String> = answer.split_inclusive(' ').map(String::from).collect();
+    let mut stream = AnswerStream::new(&speaker, ChunkerConfig::default(), 7, DeviceTime(123));
+    let mut t_ms = 1_000;
+    for tok in &tokens {
+        stream.push(tok, HostTime(t_ms * MS));
+        t_ms += 50;
+    }
+    let last_token_ms = t_ms - 50;
+    let (said, refused) = stream.finish(HostTime(last_token_ms * MS));
+    assert_eq!(refused, 0);
+    let report = speaker.finish(None).unwrap();
+    let t = &report.transcript;
+    assert_eq!(t.len(), said);
+    assert_eq!(
+        t.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(),
+        [
+            "The red door is straight ahead,",
+            "about four metres away.",
+            "Its handle is on the right side,",
+            "at waist height."
+        ]
+    );
+    assert!(t.iter().all(|e| e.request_id == 7 && e.capture_ns == 123));
+    // The first clause is heard as soon as its comma arrives (token 6), long before the last
+    // token.
+    let first_ms = t[0].first_audio_ns.unwrap() / MS;
+    assert_eq!(first_ms, 1_000 + 5 * 50);
+    assert!(first_ms + 500 < last_token_ms);
+}
+
+#[test]
+fn real_time_sink_refuses_a_virtual_clock() {
+    let r = Speaker::start(
+        SpeakerConfig::default(),
+        Box::new(NullSink::new()),
+        Arc::new(VirtualClock::new(DeviceTime(0))),
+    );
+    assert!(matches!(
+        r,
+        Err(vista::speech::speaker::SpeakerError::Config(_))
+    ));
+}

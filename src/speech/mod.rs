@@ -1,7 +1,8 @@
 //! Speaking: eSpeak NG text to speech on its own thread ([`tts`], over the hand-written FFI
 //! in [`espeak_ffi`]), a clause chunker for streamed tokens ([`chunker`]), priorities with
 //! barge-in ([`queue`]), a scheduler that lays utterances out on the session timeline
-//! ([`schedule`], [`timeline`]), the speaker thread that drives it ([`speaker`]), audio
+//! ([`schedule`], [`timeline`]), the speaker thread that drives it ([`speaker`]), answers
+//! streamed token by token ([`stream`]), audio
 //! sinks ([`sink`]) and the transcript ([`transcript`]).
 
 pub mod chunker;
@@ -10,10 +11,12 @@ pub mod queue;
 pub mod schedule;
 pub mod sink;
 pub mod speaker;
+pub mod stream;
 pub mod timeline;
 pub mod transcript;
 pub mod tts;
 
 pub use queue::{Priority, Utterance};
 pub use speaker::{FirstAudio, SayError, Speaker, SpeakerConfig, SpeakerReport};
+pub use stream::AnswerStream;
 pub use tts::{Flow, SynthReport, Tts, TtsError, VoiceParams};

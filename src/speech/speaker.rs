@@ -97,6 +97,9 @@ pub enum SpeakerError {
     /// The speaker thread could not start or panicked.
     #[error("speaker thread: {0}")]
     Thread(String),
+    /// The sink and clock do not fit together.
+    #[error("speaker: {0}")]
+    Config(String),
 }
 
 /// What a speaker did, returned by [`Speaker::finish`].
@@ -152,6 +155,13 @@ impl Speaker {
         sink: Box<dyn AudioSink>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, SpeakerError> {
+        if sink.pacing() == Pacing::RealTime && !clock.is_real_time() {
+            return Err(SpeakerError::Config(format!(
+                "the {} sink plays in real time but the session clock is virtual; \
+                 use a WAV sink for virtual-time runs",
+                sink.name()
+            )));
+        }
         let tts = Tts::new(config.voice.clone())?;
         let timeline = Timeline {
             origin: config.origin.unwrap_or_else(|| clock.now()),

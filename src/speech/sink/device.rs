@@ -343,6 +343,8 @@ impl AudioSink for DeviceSink {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
+        // The device still holds up to one period of audio after the ring runs dry.
+        std::thread::sleep(Duration::from_millis(50));
         self.close();
         Ok(())
     }
