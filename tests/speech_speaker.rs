@@ -462,3 +462,68 @@ fn real_time_sink_refuses_a_virtual_clock() {
         Err(vista::speech::speaker::SpeakerError::Config(_))
     ));
 }
+
+#[test]
+fn session_speech_records_what_plays_in_real_time() {
+    use vista::speech::session::start_session_speech;
+    use vista::speech::sink::AudioChoice;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let s = start_session_speech(
+        &out,
+        AudioChoice::Null,
+        SpeakerConfig::default(),
+        Arc::new(WallClock),
+    )
+    .unwrap();
+    assert_eq!(s.sink, "null+wav");
+    s.speaker
+        .say(utt(
+            Priority::Answer,
+            1,
+            "Recorded while it plays.",
+            now_ms(&WallClock),
+        ))
+        .unwrap();
+    let tl = s.speaker.timeline();
+    let report = s.speaker.finish(None).unwrap();
+    let t = read_transcript(&s.transcript).unwrap();
+    assert_eq!(t, report.transcript);
+    let wav: Vec<i16> = hound::WavReader::open(&s.wav)
+        .unwrap()
+        .samples::<i16>()
+        .map(|x| x.unwrap())
+        .collect();
+    // The recording ends where the utterance ends on the session timeline.
+    assert_eq!(wav.len() as u64, report.timeline_samples);
+    let a = tl.index_of(HostTime(t[0].first_audio_ns.unwrap())) as usize;
+    let b = tl.index_of(HostTime(t[0].end_ns)) as usize;
+    assert_eq!(b, wav.len());
+    assert!(wav[..a].iter().all(|&x| x == 0));
+    assert!(wav[a..b].iter().filter(|x| x.unsigned_abs() > 200).count() > (b - a) / 4);
+}
+
+#[test]
+fn session_speech_in_virtual_time_goes_to_the_timeline_wav() {
+    use vista::speech::session::start_session_speech;
+    use vista::speech::sink::AudioChoice;
+    let dir = tempfile::tempdir().unwrap();
+    let s = start_session_speech(
+        dir.path(),
+        AudioChoice::Device,
+        SpeakerConfig::default(),
+        Arc::new(VirtualClock::new(DeviceTime(0))),
+    )
+    .unwrap();
+    assert_eq!(s.sink, "wav");
+    assert!(s.fallback_reason.unwrap().contains("virtual clock"));
+    s.speaker
+        .say(utt(Priority::Ambient, 0, "Hallway.", 250))
+        .unwrap();
+    let report = s.speaker.finish(Some(HostTime(2_000 * MS))).unwrap();
+    // Speech starts on the first sample at or after its decision.
+    let first = report.transcript[0].first_audio_ns.unwrap();
+    assert!(first >= 250 * MS && first < 250 * MS + 1_000_000_000 / RATE as i64);
+    let reader = hound::WavReader::open(&s.wav).unwrap();
+    assert_eq!(reader.duration() as usize, idx(2_000 * MS));
+}

@@ -2,13 +2,14 @@
 //! in [`espeak_ffi`]), a clause chunker for streamed tokens ([`chunker`]), priorities with
 //! barge-in ([`queue`]), a scheduler that lays utterances out on the session timeline
 //! ([`schedule`], [`timeline`]), the speaker thread that drives it ([`speaker`]), answers
-//! streamed token by token ([`stream`]), audio
+//! streamed token by token ([`stream`]), a session's `--speak DIR` set-up ([`session`]), audio
 //! sinks ([`sink`]) and the transcript ([`transcript`]).
 
 pub mod chunker;
 pub mod espeak_ffi;
 pub mod queue;
 pub mod schedule;
+pub mod session;
 pub mod sink;
 pub mod speaker;
 pub mod stream;

@@ -97,6 +97,15 @@ pub enum SpeakerError {
     /// The speaker thread could not start or panicked.
     #[error("speaker thread: {0}")]
     Thread(String),
+    /// A session folder could not be created.
+    #[error("speech folder {path}: {source}")]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// The sink and clock do not fit together.
     #[error("speaker: {0}")]
     Config(String),

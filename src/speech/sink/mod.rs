@@ -1,16 +1,18 @@
 //! Where speech goes: a WAV file on the session timeline ([`wav`]), nowhere at real-time
-//! pace ([`null`]), or the sound device ([`device`]); [`open_sink`] picks one and falls back
+//! pace ([`null`]), or the sound device ([`device`]), optionally recorded as well ([`tee`]); [`open_sink`] picks one and falls back
 //! when the device does not play.
 
 pub mod device;
 pub mod null;
 pub mod resample;
+pub mod tee;
 pub mod wav;
 
 use std::path::{Path, PathBuf};
 
 pub use device::DeviceSink;
 pub use null::NullSink;
+pub use tee::TeeSink;
 pub use wav::WavSink;
 
 /// How a sink consumes audio, which decides how the speaker drives it.
