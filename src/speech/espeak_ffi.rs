@@ -5,7 +5,7 @@
 //! singleton: [`Engine::init`] succeeds once per process, and the value is `!Send`, so every
 //! call happens on the thread that created it (vista's TTS thread, see
 //! [`crate::speech::tts`]). Synthesis runs in `AUDIO_OUTPUT_SYNCHRONOUS` mode: the library
-//! calls [`synth_callback`] with 16-bit mono samples from inside `espeak_Synth`, and a
+//! calls its synth callback with 16-bit mono samples from inside `espeak_Synth`, and a
 //! non-zero return from the callback stops the utterance.
 
 use std::cell::RefCell;
