@@ -5,6 +5,12 @@
 //! and receives the samples back in blocks as they are produced. The caller's `on_chunk`
 //! runs on the caller's thread and may return [`Flow::Stop`] to interrupt the utterance: the
 //! engine sees the flag at its next callback (eSpeak NG stops within ~0.15 ms).
+//!
+//! eSpeak NG carries waveform state (glottal phase, pitch flutter) from one utterance to the
+//! next, so the same text can come out a few pitch periods longer or shorter (≤ 2 %)
+//! depending on what was said before; the first utterance of a process matches the
+//! `espeak-ng` tool exactly. Output is therefore deterministic for a given sequence of
+//! utterances in a fresh process (which is what a replay is), not per utterance.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
