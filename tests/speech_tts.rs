@@ -117,3 +117,37 @@ fn lengths_match_the_espeak_ng_tool_at_every_rate() {
         );
     }
 }
+
+#[test]
+fn odd_text_never_fails_or_crashes() {
+    let t = tts(450);
+    let long_number = "9".repeat(400);
+    let cases = [
+        "",
+        " ",
+        "\0",
+        "a\0b",
+        "<speak>not ssml</speak> & < > \"",
+        "\u{1F600}\u{200B}\u{FEFF} émigré naïve 東京",
+        "\n\r\t",
+        long_number.as_str(),
+        "....!!!???,,,;;;",
+        "[[h@'loU]] %s %n %d",
+    ];
+    for text in cases {
+        assert!(t.synthesize_to_vec(text).is_ok(), "{text:?}");
+    }
+    // Anything printable or not, in a few random mixes.
+    let mut seed = 0x2545_f491_u64;
+    for _ in 0..30 {
+        let s: String = (0..60)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                char::from_u32((seed % 0x3000) as u32).unwrap_or(' ')
+            })
+            .collect();
+        assert!(t.synthesize_to_vec(&s).is_ok(), "{s:?}");
+    }
+}
