@@ -99,3 +99,31 @@ fn say_falls_back_when_the_device_does_not_play() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("to wav"));
     assert!(hound::WavReader::open(&wav).unwrap().duration() > 5_000);
 }
+
+#[test]
+fn say_speaks_standard_input_clause_by_clause() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("t.jsonl");
+    let mut child = vista()
+        .args(["say", "-", "--audio", "wav", "--out"])
+        .arg(dir.path().join("s.wav"))
+        .arg("--transcript")
+        .arg(&jsonl)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // "é" split across two writes must survive.
+    stdin.write_all(b"Caf\xc3").unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    stdin
+        .write_all(b"\xa9 on the corner, open until nine.")
+        .unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let t = read_transcript(&jsonl).unwrap();
+    let texts: Vec<&str> = t.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts, ["Café on the corner,", "open until nine."]);
+}

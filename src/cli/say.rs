@@ -1,20 +1,22 @@
 //! `vista say "text" [--rate WPM] [--voice V] [--out FILE.wav] [--audio device|wav|null]`:
-//! speaks one text, clause by clause, on the sound device or into a WAV file.
+//! speaks one text (or standard input, as it arrives), clause by clause, on the sound device
+//! or into a WAV file.
 
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
 
-use vista::speech::chunker::{Chunker, ChunkerConfig};
+use vista::speech::chunker::ChunkerConfig;
 use vista::speech::sink::{open_sink, AudioChoice};
-use vista::speech::{Priority, Speaker, SpeakerConfig, Utterance, VoiceParams};
+use vista::speech::{AnswerStream, Speaker, SpeakerConfig, VoiceParams};
 use vista::time::{Clock, DeviceTime, WallClock};
 
 /// Arguments of `vista say`.
 #[derive(Debug, clap::Args)]
 pub struct SayArgs {
-    /// The text to speak.
+    /// The text to speak, or `-` to speak standard input as it arrives.
     pub text: String,
     /// Speaking rate in words per minute (80–900).
     #[arg(long, default_value_t = 175)]
@@ -84,22 +86,34 @@ pub fn run(args: SayArgs) -> anyhow::Result<()> {
             speaker.sample_rate_hz()
         );
     }
-    let mut chunker = Chunker::new(ChunkerConfig::default());
-    let now = clock.now();
-    let clauses = chunker
-        .push(&args.text, now)
-        .into_iter()
-        .chain(chunker.finish());
-    for c in clauses {
-        speaker
-            .say(Utterance {
-                text: c.text,
-                priority: Priority::Answer,
-                request_id: 1,
-                capture: DeviceTime(0),
-                decided: clock.now(),
-            })
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut stream = AnswerStream::new(&speaker, ChunkerConfig::default(), 1, DeviceTime(0));
+    if args.text == "-" {
+        // Speak standard input as it arrives, clause by clause (e.g. piped from a model).
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = [0u8; 4096];
+        let mut pending = Vec::new();
+        loop {
+            let n = stdin.read(&mut buf).context("reading standard input")?;
+            if n == 0 {
+                break;
+            }
+            pending.extend_from_slice(buf.get(..n).unwrap_or(&[]));
+            // Hand over the longest valid UTF-8 prefix; keep a split character for later.
+            let valid = match std::str::from_utf8(&pending) {
+                Ok(s) => s.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(e) => bail!("standard input is not UTF-8 (byte {})", e.valid_up_to()),
+            };
+            let text: String = String::from_utf8_lossy(pending.get(..valid).unwrap_or(&[])).into();
+            pending.drain(..valid);
+            stream.push(&text, clock.now());
+        }
+    } else {
+        stream.push(&args.text, clock.now());
+    }
+    let (_, refused) = stream.finish(clock.now());
+    if refused > 0 {
+        log::warn!("speech: {refused} clause(s) refused (speaker queue full)");
     }
     let report = speaker.finish(None).context("speaking")?;
     let secs = report.speech_samples as f64 / 22_050.0;
