@@ -59,6 +59,7 @@ fn arb_utts() -> impl Strategy<Value = Vec<Utterance>> {
                     request_id: req,
                     capture: DeviceTime(i as i64),
                     decided: HostTime(t * MS),
+                    earcon: None,
                 }
             })
             .collect()

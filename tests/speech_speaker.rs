@@ -22,6 +22,7 @@ fn utt(priority: Priority, request_id: u64, text: &str, decided_ms: i64) -> Utte
         request_id,
         capture: DeviceTime(decided_ms * MS - 40 * MS),
         decided: HostTime(decided_ms * MS),
+        earcon: None,
     }
 }
 
@@ -526,4 +527,32 @@ fn session_speech_in_virtual_time_goes_to_the_timeline_wav() {
     assert!(first >= 250 * MS && first < 250 * MS + 1_000_000_000 / RATE as i64);
     let reader = hound::WavReader::open(&s.wav).unwrap();
     assert_eq!(reader.duration() as usize, idx(2_000 * MS));
+}
+
+#[test]
+fn earcons_play_alone_or_before_the_words() {
+    use vista::speech::Earcon;
+    let dir = tempfile::tempdir().unwrap();
+    let mut beep = utt(Priority::Ambient, 0, "", 300);
+    beep.earcon = Some(Earcon::Double);
+    let mut rising = utt(Priority::Alert, 0, "Step.", 1_000);
+    rising.earcon = Some(Earcon::Rising);
+    let (report, wav) = speak_to_wav(dir.path(), &[beep, rising], 3_000);
+    let t = &report.transcript;
+    assert_eq!(t[0].earcon, Some(Earcon::Double));
+    let (a, b) = spoken(&t[0]).unwrap();
+    assert_eq!(b - a, Earcon::Double.render(RATE).len());
+    // Two 50 ms beeps at 880 Hz: 88 cycles (±1 per beep at the soft edges).
+    let cycles = wav[a..b]
+        .windows(2)
+        .filter(|w| w[0] < 0 && w[1] >= 0)
+        .count();
+    assert!((86..=90).contains(&cycles), "{cycles}");
+    // The alert's sweep comes first, then the words.
+    let (a, b) = spoken(&t[1]).unwrap();
+    assert!(b - a > idx(120 * MS) + idx(200 * MS));
+    let sweep = &wav[a..a + idx(120 * MS)];
+    let (x, y) = sweep.split_at(sweep.len() / 2);
+    let up = |s: &[i16]| s.windows(2).filter(|w| w[0] < 0 && w[1] >= 0).count();
+    assert!(up(y) > up(x));
 }

@@ -12,6 +12,7 @@
 
 use std::collections::VecDeque;
 
+use super::earcon::Earcon;
 use crate::time::{DeviceTime, HostTime};
 
 /// How urgent an utterance is.
@@ -41,6 +42,8 @@ pub struct Utterance {
     pub capture: DeviceTime,
     /// When it was decided, on the session clock.
     pub decided: HostTime,
+    /// A short tone played before the text (the text may then be empty).
+    pub earcon: Option<Earcon>,
 }
 
 /// Why an utterance was dropped unspoken.
@@ -188,6 +191,7 @@ mod tests {
             request_id,
             capture: DeviceTime(0),
             decided: HostTime(decided_ns),
+            earcon: None,
         }
     }
 

@@ -142,7 +142,19 @@ impl Scheduler {
                 continue;
             };
             let start = start_at.max(self.timeline.index_at_or_after(utt.decided));
-            match synth.synth(&utt.text) {
+            let mut samples = utt
+                .earcon
+                .map(|e| e.render(self.timeline.rate_hz))
+                .unwrap_or_default();
+            let speech = if utt.earcon.is_some() && utt.text.trim().is_empty() {
+                Ok(Vec::new())
+            } else {
+                synth.synth(&utt.text)
+            };
+            match speech.map(|s| {
+                samples.extend_from_slice(&s);
+                samples
+            }) {
                 Ok(samples) => {
                     self.current = Some(Current {
                         utt,
@@ -217,6 +229,7 @@ mod tests {
             request_id: id,
             capture: DeviceTime(0),
             decided: HostTime(decided_ms * 1_000_000),
+            earcon: None,
         }
     }
 

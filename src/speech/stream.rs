@@ -71,6 +71,7 @@ impl<'a> AnswerStream<'a> {
                 request_id: self.request_id,
                 capture: self.capture,
                 decided: now,
+                earcon: None,
             }) {
                 Ok(()) => n += 1,
                 Err(SayError::Full) | Err(SayError::Closed) => self.refused += 1,

@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::earcon::Earcon;
 use super::queue::{DropReason, Priority, Utterance};
 
 /// One utterance's record. Times are nanoseconds on the session clock (host time), except
@@ -17,6 +18,8 @@ pub struct TranscriptEntry {
     pub priority: Priority,
     /// Its request id.
     pub request_id: u64,
+    /// The tone played before the text, if any.
+    pub earcon: Option<Earcon>,
     /// Device capture time of the newest sample it rests on.
     pub capture_ns: i64,
     /// When it was decided.
@@ -40,6 +43,7 @@ impl TranscriptEntry {
             text: u.text.clone(),
             priority: u.priority,
             request_id: u.request_id,
+            earcon: u.earcon,
             capture_ns: u.capture.ns(),
             decided_ns: u.decided.ns(),
             first_audio_ns: None,
