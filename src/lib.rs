@@ -15,5 +15,6 @@ pub mod profile;
 pub mod runtime;
 pub mod sample;
 pub mod source;
+pub mod speech;
 pub mod time;
 pub mod window;

@@ -10,6 +10,7 @@ mod inspect;
 mod replay;
 mod stats;
 mod window;
+mod say;
 
 /// vista: a wearable assistant runtime for Project Aria glasses.
 #[derive(Debug, Parser)]
@@ -34,6 +35,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// The model's view of one moment: every stream's 64-bin grid and the 8 frames' times.
     Window(window::WindowArgs),
+    /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
+    Say(say::SayArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -46,6 +49,7 @@ pub fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Window(args) => window::run(args),
+        Command::Say(args) => say::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,26 @@
+//! Speaking: eSpeak NG text to speech on its own thread ([`tts`], over the hand-written FFI
+//! in [`espeak_ffi`]), a clause chunker for streamed tokens ([`chunker`]), priorities with
+//! barge-in ([`queue`]), short tones for frequent events ([`earcon`]), a scheduler that lays
+//! utterances out on the session timeline ([`schedule`], [`timeline`]), the speaker thread
+//! that drives it ([`speaker`]), answers streamed token by token ([`stream`]), a session's
+//! `--speak DIR` set-up ([`session`]), audio sinks ([`sink`]) and the transcript
+//! ([`transcript`]).
+
+pub mod chunker;
+pub mod earcon;
+pub mod espeak_ffi;
+pub mod queue;
+pub mod schedule;
+pub mod session;
+pub mod sink;
+pub mod speaker;
+pub mod stream;
+pub mod timeline;
+pub mod transcript;
+pub mod tts;
+
+pub use earcon::Earcon;
+pub use queue::{Priority, Utterance};
+pub use speaker::{FirstAudio, SayError, Speaker, SpeakerConfig, SpeakerReport};
+pub use stream::AnswerStream;
+pub use tts::{Flow, SynthReport, Tts, TtsError, VoiceParams};

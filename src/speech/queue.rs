@@ -1,0 +1,275 @@
+//! Speech priorities: who speaks next, and who is cut off.
+//!
+//! * [`Priority::Alert`] interrupts everything but another alert, and clears the lower
+//!   queues.
+//! * [`Priority::Answer`]: a reply to the user, spoken clause by clause under one request
+//!   id. A newer request id cancels the older answer, queued or playing (barge-in); clauses
+//!   of an older request that arrive late are dropped. Answers interrupt ambient speech.
+//! * [`Priority::Ambient`]: periodic updates; only the latest is kept, and it is dropped when
+//!   it has waited longer than [`QueueConfig::ambient_max_age_ns`].
+//!
+//! Pure: no threads, no clocks; the caller says what is playing and what time it is.
+
+use std::collections::VecDeque;
+
+use super::earcon::Earcon;
+use crate::time::{DeviceTime, HostTime};
+
+/// How urgent an utterance is.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    /// A hazard: interrupts everything else.
+    Alert,
+    /// A reply to the user's request.
+    Answer,
+    /// A periodic, low-priority update.
+    Ambient,
+}
+
+/// Something to say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Utterance {
+    /// The text (one clause or sentence).
+    pub text: String,
+    /// How urgent it is.
+    pub priority: Priority,
+    /// The user request it answers (answers), or any id (alerts, ambient).
+    pub request_id: u64,
+    /// Capture time of the newest sample the utterance rests on.
+    pub capture: DeviceTime,
+    /// When it was decided, on the session clock.
+    pub decided: HostTime,
+    /// A short tone played before the text (the text may then be empty).
+    pub earcon: Option<Earcon>,
+}
+
+/// Why an utterance was dropped unspoken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropReason {
+    /// An alert cleared the lower queues.
+    ClearedByAlert,
+    /// A newer request cancelled this answer (barge-in).
+    Superseded,
+    /// The clause belongs to a request older than the newest answer.
+    StaleRequest,
+    /// A newer ambient update replaced it.
+    Replaced,
+    /// The ambient update waited too long.
+    Stale,
+}
+
+/// Queue settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueConfig {
+    /// An ambient update older than this (from decision to start) is dropped.
+    pub ambient_max_age_ns: i64,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        Self {
+            ambient_max_age_ns: 3_000_000_000,
+        }
+    }
+}
+
+/// What is audible now: its priority and request id.
+pub type Playing = (Priority, u64);
+
+/// The outcome of [`SpeechQueue::push`].
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Admission {
+    /// The utterance playing now must stop.
+    pub interrupt_current: bool,
+    /// Utterances dropped unspoken (possibly the pushed one itself).
+    pub dropped: Vec<(Utterance, DropReason)>,
+}
+
+/// Three queues, one per priority.
+#[derive(Debug, Default)]
+pub struct SpeechQueue {
+    config: QueueConfig,
+    alerts: VecDeque<Utterance>,
+    answers: VecDeque<Utterance>,
+    ambient: Option<Utterance>,
+    newest_request: Option<u64>,
+}
+
+impl SpeechQueue {
+    /// An empty queue.
+    pub fn new(config: QueueConfig) -> Self {
+        Self {
+            config,
+            ..Self::default()
+        }
+    }
+
+    /// Utterances waiting.
+    pub fn len(&self) -> usize {
+        self.alerts.len() + self.answers.len() + usize::from(self.ambient.is_some())
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Admits `u`, given what is playing now.
+    pub fn push(&mut self, u: Utterance, playing: Option<Playing>) -> Admission {
+        let mut adm = Admission::default();
+        match u.priority {
+            Priority::Alert => {
+                adm.dropped.extend(
+                    self.answers
+                        .drain(..)
+                        .chain(self.ambient.take())
+                        .map(|d| (d, DropReason::ClearedByAlert)),
+                );
+                adm.interrupt_current = playing.is_some_and(|(p, _)| p != Priority::Alert);
+                self.alerts.push_back(u);
+            }
+            Priority::Answer => {
+                let id = u.request_id;
+                match self.newest_request {
+                    Some(newest) if id < newest => {
+                        adm.dropped.push((u, DropReason::StaleRequest));
+                        return adm;
+                    }
+                    Some(newest) if id == newest => {}
+                    _ => {
+                        self.newest_request = Some(id);
+                        let (old, keep): (Vec<_>, Vec<_>) =
+                            self.answers.drain(..).partition(|a| a.request_id < id);
+                        self.answers = keep.into();
+                        adm.dropped
+                            .extend(old.into_iter().map(|d| (d, DropReason::Superseded)));
+                    }
+                }
+                adm.interrupt_current = match playing {
+                    Some((Priority::Ambient, _)) => true,
+                    Some((Priority::Answer, playing_id)) => playing_id < id,
+                    _ => false,
+                };
+                self.answers.push_back(u);
+            }
+            Priority::Ambient => {
+                if let Some(old) = self.ambient.replace(u) {
+                    adm.dropped.push((old, DropReason::Replaced));
+                }
+            }
+        }
+        adm
+    }
+
+    /// The next utterance to speak at `now`, and the ambient update dropped as stale, if any.
+    pub fn pop(&mut self, now: HostTime) -> (Option<Utterance>, Option<Utterance>) {
+        if let Some(a) = self.alerts.pop_front() {
+            return (Some(a), None);
+        }
+        if let Some(a) = self.answers.pop_front() {
+            return (Some(a), None);
+        }
+        match self.ambient.take() {
+            Some(a) if now.since(a.decided) > self.config.ambient_max_age_ns => (None, Some(a)),
+            other => (other, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(priority: Priority, request_id: u64, text: &str, decided_ns: i64) -> Utterance {
+        Utterance {
+            text: text.into(),
+            priority,
+            request_id,
+            capture: DeviceTime(0),
+            decided: HostTime(decided_ns),
+            earcon: None,
+        }
+    }
+
+    fn texts(q: &mut SpeechQueue) -> Vec<String> {
+        std::iter::from_fn(|| q.pop(HostTime(0)).0.map(|u| u.text)).collect()
+    }
+
+    #[test]
+    fn alert_clears_lower_queues_and_interrupts_answers() {
+        let mut q = SpeechQueue::new(QueueConfig::default());
+        q.push(u(Priority::Answer, 1, "a1", 0), None);
+        q.push(u(Priority::Ambient, 0, "amb", 0), None);
+        let adm = q.push(
+            u(Priority::Alert, 0, "stop", 0),
+            Some((Priority::Answer, 1)),
+        );
+        assert!(adm.interrupt_current);
+        assert_eq!(adm.dropped.len(), 2);
+        assert!(adm
+            .dropped
+            .iter()
+            .all(|d| d.1 == DropReason::ClearedByAlert));
+        assert_eq!(texts(&mut q), ["stop"]);
+    }
+
+    #[test]
+    fn alert_does_not_interrupt_alert() {
+        let mut q = SpeechQueue::new(QueueConfig::default());
+        let adm = q.push(u(Priority::Alert, 0, "b", 0), Some((Priority::Alert, 0)));
+        assert!(!adm.interrupt_current);
+    }
+
+    #[test]
+    fn newer_request_barges_in() {
+        let mut q = SpeechQueue::new(QueueConfig::default());
+        q.push(u(Priority::Answer, 1, "one a", 0), None);
+        q.push(u(Priority::Answer, 1, "one b", 0), None);
+        let adm = q.push(
+            u(Priority::Answer, 2, "two", 0),
+            Some((Priority::Answer, 1)),
+        );
+        assert!(adm.interrupt_current);
+        assert_eq!(adm.dropped.len(), 2);
+        // A late clause of request 1 is dropped; more of request 2 queues up.
+        let late = q.push(u(Priority::Answer, 1, "one c", 0), None);
+        assert_eq!(late.dropped[0].1, DropReason::StaleRequest);
+        let more = q.push(
+            u(Priority::Answer, 2, "two b", 0),
+            Some((Priority::Answer, 2)),
+        );
+        assert!(!more.interrupt_current);
+        assert_eq!(texts(&mut q), ["two", "two b"]);
+    }
+
+    #[test]
+    fn only_the_latest_fresh_ambient_is_spoken() {
+        let mut q = SpeechQueue::new(QueueConfig {
+            ambient_max_age_ns: 100,
+        });
+        q.push(u(Priority::Ambient, 0, "old", 0), None);
+        let adm = q.push(u(Priority::Ambient, 0, "new", 10), None);
+        assert_eq!(adm.dropped[0].1, DropReason::Replaced);
+        assert_eq!(q.pop(HostTime(110)).0.unwrap().text, "new");
+        q.push(u(Priority::Ambient, 0, "late", 0), None);
+        let (next, stale) = q.pop(HostTime(101));
+        assert!(next.is_none());
+        assert_eq!(stale.unwrap().text, "late");
+    }
+
+    #[test]
+    fn answers_interrupt_ambient_and_go_before_it() {
+        let mut q = SpeechQueue::new(QueueConfig::default());
+        q.push(u(Priority::Ambient, 0, "amb", 0), None);
+        let adm = q.push(
+            u(Priority::Answer, 1, "ans", 0),
+            Some((Priority::Ambient, 0)),
+        );
+        assert!(adm.interrupt_current);
+        assert_eq!(texts(&mut q), ["ans", "amb"]);
+    }
+}

@@ -1,0 +1,301 @@
+//! The speaker's scheduler: lays utterances out on the session timeline, in samples.
+//!
+//! Pure and deterministic: it is driven by utterances (with their decision times) and by
+//! "advance to sample N" calls, and it hands audio and transcript entries to an [`Output`].
+//! Audio is committed up to the point it has been advanced to (the *frontier*); an
+//! interruption cuts the playing utterance at the frontier. The speaker thread drives it in
+//! one of two ways:
+//!
+//! * timeline sinks (WAV): before each utterance it advances exactly to the utterance's
+//!   decision time, so the result depends only on the utterances, never on host timing;
+//! * real-time sinks (device, null): it advances to "now + a short lookahead" as the clock
+//!   moves, never placing new speech before "now" (`floor`).
+
+use super::queue::{Admission, QueueConfig, SpeechQueue, Utterance};
+use super::timeline::Timeline;
+use super::transcript::TranscriptEntry;
+
+/// Where the scheduler's results go.
+pub trait Output {
+    /// Audio for timeline samples `start_index..start_index + samples.len()`; `first_of` is
+    /// the utterance whose first samples these are, if they are.
+    fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>);
+    /// One finished transcript entry (spoken, interrupted or dropped).
+    fn entry(&mut self, entry: TranscriptEntry);
+}
+
+/// Turns text into samples at the timeline's rate.
+pub trait Synth {
+    /// The samples for `text`, or why there are none.
+    fn synth(&mut self, text: &str) -> Result<Vec<i16>, String>;
+}
+
+impl<F: FnMut(&str) -> Result<Vec<i16>, String>> Synth for F {
+    fn synth(&mut self, text: &str) -> Result<Vec<i16>, String> {
+        self(text)
+    }
+}
+
+#[derive(Debug)]
+struct Current {
+    utt: Utterance,
+    start: u64,
+    samples: Vec<i16>,
+    emitted: usize,
+}
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct Scheduler {
+    queue: SpeechQueue,
+    timeline: Timeline,
+    frontier: u64,
+    current: Option<Current>,
+}
+
+impl Scheduler {
+    /// An idle scheduler at sample 0 of `timeline`.
+    pub fn new(queue: QueueConfig, timeline: Timeline) -> Self {
+        Self {
+            queue: SpeechQueue::new(queue),
+            timeline,
+            frontier: 0,
+            current: None,
+        }
+    }
+
+    /// The timeline.
+    pub fn timeline(&self) -> Timeline {
+        self.timeline
+    }
+
+    /// The end of the audio committed so far, in samples.
+    pub fn frontier(&self) -> u64 {
+        self.frontier
+    }
+
+    /// True when nothing plays and nothing waits.
+    pub fn is_idle(&self) -> bool {
+        self.current.is_none() && self.queue.is_empty()
+    }
+
+    /// Admits an utterance, interrupting the playing one at the frontier if its priority
+    /// says so.
+    pub fn push(&mut self, u: Utterance, out: &mut dyn Output) {
+        let playing = self
+            .current
+            .as_ref()
+            .map(|c| (c.utt.priority, c.utt.request_id));
+        let Admission {
+            interrupt_current,
+            dropped,
+        } = self.queue.push(u, playing);
+        let now_ns = self.timeline.time_of(self.frontier).ns();
+        for (d, reason) in dropped {
+            out.entry(TranscriptEntry::dropped(&d, reason, now_ns));
+        }
+        if interrupt_current {
+            if let Some(c) = self.current.take() {
+                self.finish(c, true, out);
+            }
+        }
+    }
+
+    /// Commits audio up to sample `until`; utterances that start now start no earlier than
+    /// `floor`, the frontier, or their own decision time.
+    pub fn advance(&mut self, until: u64, floor: u64, synth: &mut dyn Synth, out: &mut dyn Output) {
+        loop {
+            if let Some(c) = self.current.as_mut() {
+                let end = c.start + c.samples.len() as u64;
+                let from = c.start + c.emitted as u64;
+                let upto = end.min(until);
+                if upto > from {
+                    let n = (upto - from) as usize;
+                    if let Some(s) = c.samples.get(c.emitted..c.emitted + n) {
+                        out.audio(from, s, (c.emitted == 0).then_some(&c.utt));
+                    }
+                    c.emitted += n;
+                    self.frontier = upto;
+                }
+                if c.emitted < c.samples.len() {
+                    return;
+                }
+                if let Some(c) = self.current.take() {
+                    self.finish(c, false, out);
+                }
+                continue;
+            }
+            let start_at = self.frontier.max(floor);
+            let (next, stale) = self.queue.pop(self.timeline.time_of(start_at));
+            if let Some(s) = stale {
+                let at = self.timeline.time_of(start_at).ns();
+                out.entry(TranscriptEntry::dropped(
+                    &s,
+                    super::queue::DropReason::Stale,
+                    at,
+                ));
+            }
+            let Some(utt) = next else {
+                if self.queue.is_empty() {
+                    return;
+                }
+                continue;
+            };
+            let start = start_at.max(self.timeline.index_at_or_after(utt.decided));
+            let mut samples = utt
+                .earcon
+                .map(|e| e.render(self.timeline.rate_hz))
+                .unwrap_or_default();
+            let speech = if utt.earcon.is_some() && utt.text.trim().is_empty() {
+                Ok(Vec::new())
+            } else {
+                synth.synth(&utt.text)
+            };
+            match speech.map(|s| {
+                samples.extend_from_slice(&s);
+                samples
+            }) {
+                Ok(samples) => {
+                    self.current = Some(Current {
+                        utt,
+                        start,
+                        samples,
+                        emitted: 0,
+                    });
+                }
+                Err(e) => {
+                    let mut entry = TranscriptEntry::new(&utt, self.timeline.time_of(start).ns());
+                    entry.error = Some(e);
+                    out.entry(entry);
+                }
+            }
+        }
+    }
+
+    /// Commits everything queued, however far it reaches.
+    pub fn drain(&mut self, synth: &mut dyn Synth, out: &mut dyn Output) {
+        self.advance(u64::MAX, 0, synth, out);
+    }
+
+    fn finish(&mut self, c: Current, cut: bool, out: &mut dyn Output) {
+        let played_end = c.start + c.emitted as u64;
+        let end = if c.emitted == 0 {
+            self.frontier
+        } else {
+            played_end
+        };
+        let mut entry = TranscriptEntry::new(&c.utt, self.timeline.time_of(end).ns());
+        entry.first_audio_ns = (c.emitted > 0).then(|| self.timeline.time_of(c.start).ns());
+        entry.interrupted = cut && c.emitted < c.samples.len();
+        out.entry(entry);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::queue::Priority;
+    use super::*;
+    use crate::time::{DeviceTime, HostTime};
+
+    /// Collects output; audio as (start, len) runs.
+    #[derive(Default)]
+    struct Collect {
+        runs: Vec<(u64, usize)>,
+        entries: Vec<TranscriptEntry>,
+    }
+    impl Output for Collect {
+        fn audio(&mut self, start_index: u64, samples: &[i16], _first_of: Option<&Utterance>) {
+            self.runs.push((start_index, samples.len()));
+        }
+        fn entry(&mut self, entry: TranscriptEntry) {
+            self.entries.push(entry);
+        }
+    }
+
+    /// One sample per character at 1 kHz: "abc" lasts 3 ms.
+    fn synth(text: &str) -> Result<Vec<i16>, String> {
+        Ok(vec![1; text.len()])
+    }
+
+    const TL: Timeline = Timeline {
+        origin: HostTime(0),
+        rate_hz: 1_000,
+    };
+
+    fn u(p: Priority, id: u64, len: usize, decided_ms: i64) -> Utterance {
+        Utterance {
+            text: "x".repeat(len),
+            priority: p,
+            request_id: id,
+            capture: DeviceTime(0),
+            decided: HostTime(decided_ms * 1_000_000),
+            earcon: None,
+        }
+    }
+
+    /// Drives the scheduler like a timeline sink.
+    fn offline(utts: Vec<Utterance>) -> Collect {
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        for x in utts {
+            s.advance(TL.index_of(x.decided), 0, &mut synth, &mut out);
+            s.push(x, &mut out);
+        }
+        s.drain(&mut synth, &mut out);
+        out
+    }
+
+    #[test]
+    fn utterances_start_at_decision_or_after_the_previous_one() {
+        let out = offline(vec![
+            u(Priority::Answer, 1, 100, 10),
+            u(Priority::Answer, 1, 50, 20),
+            u(Priority::Ambient, 0, 30, 500),
+        ]);
+        let starts: Vec<Option<i64>> = out.entries.iter().map(|e| e.first_audio_ns).collect();
+        assert_eq!(
+            starts,
+            [Some(10_000_000), Some(110_000_000), Some(500_000_000)]
+        );
+        assert!(out.entries.iter().all(|e| !e.interrupted));
+        assert_eq!(out.entries[1].end_ns, 160_000_000);
+    }
+
+    #[test]
+    fn alert_cuts_answer_at_its_decision_time() {
+        let out = offline(vec![
+            u(Priority::Answer, 1, 100, 0),
+            u(Priority::Answer, 1, 100, 1),
+            u(Priority::Alert, 0, 20, 40),
+        ]);
+        // The queued second clause is cleared when the alert arrives, then the first is cut.
+        assert_eq!(
+            out.entries[0].dropped,
+            Some(super::super::queue::DropReason::ClearedByAlert)
+        );
+        assert_eq!(out.entries[0].first_audio_ns, None);
+        let first = &out.entries[1];
+        assert!(first.interrupted);
+        assert_eq!(first.end_ns, 40_000_000);
+        let alert = &out.entries[2];
+        assert_eq!(alert.priority, Priority::Alert);
+        assert_eq!(alert.first_audio_ns, Some(40_000_000));
+        assert_eq!(alert.end_ns, 60_000_000);
+        // Audio is contiguous: 40 samples of answer, then the alert.
+        let total: usize = out.runs.iter().map(|r| r.1).sum();
+        assert_eq!(total, 60);
+    }
+
+    #[test]
+    fn real_time_floor_delays_starts_to_now() {
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        s.push(u(Priority::Answer, 1, 10, 0), &mut out);
+        s.advance(25, 20, &mut synth, &mut out);
+        assert_eq!(out.runs, [(20, 5)]);
+        s.advance(100, 90, &mut synth, &mut out);
+        assert_eq!(out.runs, [(20, 5), (25, 5)]);
+        assert_eq!(out.entries[0].first_audio_ns, Some(20_000_000));
+        assert!(s.is_idle());
+    }
+}

@@ -1,0 +1,351 @@
+//! The sound device through `cpal`. Only a stream that really plays counts: opening builds
+//! the output stream, starts it, and waits until the device has asked for audio at least
+//! once; anything less is an error, so the caller can fall back (see
+//! [`super::open_sink`]).
+//!
+//! The `cpal` stream lives on a thread of its own (streams need not be `Send`); audio
+//! reaches its callback through a lock-free ring buffer, resampled to the device's rate and
+//! copied to all its channels. When the ring runs dry the device plays silence.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
+use crossbeam_channel::{bounded, Sender};
+use ringbuf::traits::{Consumer, Observer, Producer, Split};
+use ringbuf::{HeapCons, HeapProd, HeapRb};
+
+use super::resample::LinearResampler;
+use super::{AudioSink, Pacing, SinkError};
+
+/// How long the device may take to ask for its first audio.
+const PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
+/// How long a write waits for room before the device counts as stalled.
+const STALL_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Plays speech on the default output device.
+pub struct DeviceSink {
+    device: String,
+    rate_hz: u32,
+    producer: HeapProd<f32>,
+    resampler: LinearResampler,
+    scratch: Vec<f32>,
+    failed: Arc<AtomicBool>,
+    underruns: Arc<AtomicU64>,
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for DeviceSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceSink")
+            .field("device", &self.device)
+            .field("rate_hz", &self.rate_hz)
+            .finish()
+    }
+}
+
+struct Opened {
+    device: String,
+    rate_hz: u32,
+    producer: HeapProd<f32>,
+}
+
+impl DeviceSink {
+    /// Opens the default output device for speech at `source_rate_hz`, and proves that it
+    /// plays.
+    pub fn open(source_rate_hz: u32) -> Result<Self, SinkError> {
+        let (ready_tx, ready_rx) = bounded::<Result<Opened, SinkError>>(1);
+        let (stop_tx, stop_rx) = bounded::<()>(1);
+        let failed = Arc::new(AtomicBool::new(false));
+        let underruns = Arc::new(AtomicU64::new(0));
+        let callbacks = Arc::new(AtomicU64::new(0));
+        let (f, u, c) = (
+            Arc::clone(&failed),
+            Arc::clone(&underruns),
+            Arc::clone(&callbacks),
+        );
+        let thread = std::thread::Builder::new()
+            .name("vista-audio".into())
+            .spawn(move || match start_stream(f, u, c) {
+                Ok((stream, opened)) => {
+                    if ready_tx.send(Ok(opened)).is_ok() {
+                        let _ = stop_rx.recv();
+                    }
+                    drop(stream);
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                }
+            })
+            .map_err(|e| device_err("default", format!("cannot spawn the audio thread: {e}")))?;
+        let opened = match ready_rx.recv() {
+            Ok(Ok(o)) => o,
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                return Err(e);
+            }
+            Err(_) => {
+                let _ = thread.join();
+                return Err(device_err("default", "the audio thread exited".into()));
+            }
+        };
+        let mut sink = Self {
+            device: opened.device,
+            rate_hz: opened.rate_hz,
+            producer: opened.producer,
+            resampler: LinearResampler::new(source_rate_hz, opened.rate_hz),
+            scratch: Vec::new(),
+            failed,
+            underruns,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        };
+        // Only a stream that really asks for audio counts.
+        let t0 = Instant::now();
+        while callbacks.load(Ordering::Acquire) == 0 {
+            if sink.failed.load(Ordering::Acquire) || t0.elapsed() > PROBE_TIMEOUT {
+                let device = sink.device.clone();
+                sink.close();
+                return Err(device_err(
+                    &device,
+                    format!(
+                        "the stream started but never asked for audio within {PROBE_TIMEOUT:?}"
+                    ),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Ok(sink)
+    }
+
+    /// The device's name.
+    pub fn device(&self) -> &str {
+        &self.device
+    }
+
+    /// The device's sample rate.
+    pub fn rate_hz(&self) -> u32 {
+        self.rate_hz
+    }
+
+    /// Device callbacks that found the ring empty mid-way (silence played).
+    pub fn underruns(&self) -> u64 {
+        self.underruns.load(Ordering::Relaxed)
+    }
+
+    /// Audio queued for the device and not yet played, in seconds (the sink's own buffer).
+    pub fn buffered_secs(&self) -> f64 {
+        self.producer.occupied_len() as f64 / self.rate_hz.max(1) as f64
+    }
+
+    fn close(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for DeviceSink {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn device_err(device: &str, message: String) -> SinkError {
+    SinkError::Device {
+        device: device.to_string(),
+        message,
+    }
+}
+
+/// Keeps alsa-lib's own diagnostics (several lines on stderr when there is no sound card)
+/// off stderr for the calling thread: vista reports the failure in one log line instead.
+#[cfg(target_os = "linux")]
+fn silence_alsa_on_this_thread() {
+    use std::ffi::{c_char, c_int, c_void};
+    type Handler = unsafe extern "C" fn(
+        *const c_char,
+        c_int,
+        *const c_char,
+        c_int,
+        *const c_char,
+        *mut c_void,
+    );
+    #[link(name = "asound")]
+    extern "C" {
+        fn snd_lib_error_set_local(handler: Option<Handler>) -> Option<Handler>;
+    }
+    unsafe extern "C" fn ignore(
+        _file: *const c_char,
+        _line: c_int,
+        _function: *const c_char,
+        _err: c_int,
+        _fmt: *const c_char,
+        _args: *mut c_void,
+    ) {
+    }
+    // SAFETY: installs a thread-local handler that reads none of its arguments.
+    unsafe {
+        snd_lib_error_set_local(Some(ignore));
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn silence_alsa_on_this_thread() {}
+
+fn start_stream(
+    failed: Arc<AtomicBool>,
+    underruns: Arc<AtomicU64>,
+    callbacks: Arc<AtomicU64>,
+) -> Result<(cpal::Stream, Opened), SinkError> {
+    silence_alsa_on_this_thread();
+    let host = cpal::default_host();
+    let device = host
+        .default_output_device()
+        .ok_or_else(|| device_err("default", "no default output device".into()))?;
+    let name = device.to_string();
+    let supported = device
+        .default_output_config()
+        .map_err(|e| device_err(&name, format!("no output configuration: {e}")))?;
+    let config = supported.config();
+    let channels = usize::from(config.channels.max(1));
+    let rate_hz = config.sample_rate;
+    let (producer, consumer) = HeapRb::<f32>::new((rate_hz as usize).max(4_096)).split();
+    let on_error = {
+        let failed = Arc::clone(&failed);
+        let name = name.clone();
+        move |e: cpal::Error| {
+            if !failed.swap(true, Ordering::AcqRel) {
+                log::error!("audio device {name}: {e}");
+            }
+        }
+    };
+    let stream = match supported.sample_format() {
+        cpal::SampleFormat::F32 => build::<f32>(
+            &device, config, channels, consumer, underruns, callbacks, on_error,
+        ),
+        cpal::SampleFormat::I16 => build::<i16>(
+            &device, config, channels, consumer, underruns, callbacks, on_error,
+        ),
+        cpal::SampleFormat::I32 => build::<i32>(
+            &device, config, channels, consumer, underruns, callbacks, on_error,
+        ),
+        cpal::SampleFormat::U8 => build::<u8>(
+            &device, config, channels, consumer, underruns, callbacks, on_error,
+        ),
+        other => {
+            return Err(device_err(
+                &name,
+                format!("unsupported sample format {other}"),
+            ));
+        }
+    }
+    .map_err(|e| device_err(&name, format!("cannot build the output stream: {e}")))?;
+    stream
+        .play()
+        .map_err(|e| device_err(&name, format!("cannot start the output stream: {e}")))?;
+    Ok((
+        stream,
+        Opened {
+            device: name,
+            rate_hz,
+            producer,
+        },
+    ))
+}
+
+fn build<T>(
+    device: &cpal::Device,
+    config: cpal::StreamConfig,
+    channels: usize,
+    mut consumer: HeapCons<f32>,
+    underruns: Arc<AtomicU64>,
+    callbacks: Arc<AtomicU64>,
+    on_error: impl FnMut(cpal::Error) + Send + 'static,
+) -> Result<cpal::Stream, cpal::Error>
+where
+    T: cpal::SizedSample + cpal::FromSample<f32>,
+{
+    let mut was_playing = false;
+    device.build_output_stream(
+        config,
+        move |data: &mut [T], _: &cpal::OutputCallbackInfo| {
+            let mut starved = false;
+            for frame in data.chunks_mut(channels) {
+                let v = match consumer.try_pop() {
+                    Some(v) => v,
+                    None => {
+                        starved = true;
+                        0.0
+                    }
+                };
+                for s in frame.iter_mut() {
+                    *s = T::from_sample(v);
+                }
+            }
+            if starved && was_playing {
+                underruns.fetch_add(1, Ordering::Relaxed);
+            }
+            was_playing = !consumer.is_empty();
+            callbacks.fetch_add(1, Ordering::Release);
+        },
+        on_error,
+        None,
+    )
+}
+
+impl AudioSink for DeviceSink {
+    fn name(&self) -> &str {
+        "device"
+    }
+
+    fn pacing(&self) -> Pacing {
+        Pacing::RealTime
+    }
+
+    fn write(&mut self, _start_index: u64, samples: &[i16]) -> Result<(), SinkError> {
+        self.scratch.clear();
+        self.resampler.process(samples, &mut self.scratch);
+        let mut rest = &self.scratch[..];
+        let mut last_progress = Instant::now();
+        while !rest.is_empty() {
+            if self.failed.load(Ordering::Acquire) {
+                return Err(device_err(&self.device, "the stream failed".into()));
+            }
+            let n = self.producer.push_slice(rest);
+            if n > 0 {
+                rest = rest.get(n..).unwrap_or(&[]);
+                last_progress = Instant::now();
+            } else if last_progress.elapsed() > STALL_TIMEOUT {
+                return Err(device_err(
+                    &self.device,
+                    format!("stopped taking audio for {STALL_TIMEOUT:?}"),
+                ));
+            } else {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _end_index: Option<u64>) -> Result<(), SinkError> {
+        // Let what is queued play out, then stop the stream.
+        let deadline = Instant::now() + Duration::from_secs_f64(self.buffered_secs() + 1.0);
+        while !self.producer.is_empty() && Instant::now() < deadline {
+            if self.failed.load(Ordering::Acquire) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // The device still holds up to one period of audio after the ring runs dry.
+        std::thread::sleep(Duration::from_millis(50));
+        self.close();
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! A WAV file laid out on the session timeline: sample *i* of the file is timeline sample
+//! *i*, with silence wherever nothing is said, so the file lines up with the replay.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use super::{AudioSink, Pacing, SinkError};
+
+/// Writes mono 16-bit PCM at the TTS rate with `hound`.
+pub struct WavSink {
+    path: PathBuf,
+    writer: Option<hound::WavWriter<BufWriter<File>>>,
+    /// The next timeline sample the file will hold.
+    cursor: u64,
+}
+
+impl std::fmt::Debug for WavSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WavSink")
+            .field("path", &self.path)
+            .field("cursor", &self.cursor)
+            .finish()
+    }
+}
+
+impl WavSink {
+    /// Creates (truncates) `path`.
+    pub fn create(path: &Path, rate_hz: u32) -> Result<Self, SinkError> {
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: rate_hz,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let writer = hound::WavWriter::create(path, spec).map_err(|source| SinkError::Wav {
+            path: path.to_path_buf(),
+            sample: 0,
+            source,
+        })?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            writer: Some(writer),
+            cursor: 0,
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Samples written so far (the file's length).
+    pub fn len_samples(&self) -> u64 {
+        self.cursor
+    }
+
+    fn err(&self, source: hound::Error) -> SinkError {
+        SinkError::Wav {
+            path: self.path.clone(),
+            sample: self.cursor,
+            source,
+        }
+    }
+
+    fn pad_to(&mut self, index: u64) -> Result<(), SinkError> {
+        while self.cursor < index {
+            let r = match self.writer.as_mut() {
+                Some(w) => w.write_sample(0i16),
+                None => return Ok(()),
+            };
+            r.map_err(|e| self.err(e))?;
+            self.cursor += 1;
+        }
+        Ok(())
+    }
+}
+
+impl AudioSink for WavSink {
+    fn name(&self) -> &str {
+        "wav"
+    }
+
+    fn pacing(&self) -> Pacing {
+        Pacing::Timeline
+    }
+
+    fn write(&mut self, start_index: u64, samples: &[i16]) -> Result<(), SinkError> {
+        self.pad_to(start_index)?;
+        // Anything before the cursor is already in the file (the scheduler never overlaps).
+        let skip = self
+            .cursor
+            .saturating_sub(start_index)
+            .min(samples.len() as u64) as usize;
+        for &s in samples.get(skip..).unwrap_or(&[]) {
+            let r = match self.writer.as_mut() {
+                Some(w) => w.write_sample(s),
+                None => return Ok(()),
+            };
+            r.map_err(|e| self.err(e))?;
+            self.cursor += 1;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_index: Option<u64>) -> Result<(), SinkError> {
+        if let Some(end) = end_index {
+            self.pad_to(end)?;
+        }
+        match self.writer.take() {
+            Some(w) => w.finalize().map_err(|e| self.err(e)),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,437 @@
+//! The speaker: a thread of its own that takes utterances from any thread without ever
+//! blocking it, synthesises them with eSpeak NG, lays them out on the session timeline
+//! ([`crate::speech::schedule`]) into an [`AudioSink`], and writes the transcript.
+//!
+//! `say` never blocks: answers and ambient updates share a bounded budget of messages in
+//! flight ([`SpeakerConfig::capacity`]; beyond it `say` returns [`SayError::Full`] and the
+//! utterance is counted as dropped), while alerts always get through. Messages travel in one
+//! FIFO channel, so utterances said from one thread are seen in order (deterministic output
+//! on timeline sinks).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError, Sender};
+
+use super::queue::{Priority, QueueConfig, Utterance};
+use super::schedule::{Output, Scheduler};
+use super::sink::{AudioSink, Pacing, SinkError};
+use super::timeline::Timeline;
+use super::transcript::{TranscriptEntry, TranscriptError, TranscriptWriter};
+use super::tts::{Tts, TtsError, VoiceParams};
+use crate::time::{Clock, HostTime};
+
+/// Speaker settings.
+#[derive(Clone, Debug)]
+pub struct SpeakerConfig {
+    /// Voice, rate, pitch, volume.
+    pub voice: VoiceParams,
+    /// Priority queue settings.
+    pub queue: QueueConfig,
+    /// Answers and ambient updates in flight to the speaker thread before `say` refuses more.
+    pub capacity: usize,
+    /// How far ahead of the clock a real-time sink is fed, in nanoseconds.
+    pub lookahead_ns: i64,
+    /// Session time of the first timeline sample (default: the clock's time at start).
+    pub origin: Option<HostTime>,
+    /// Where to write `transcript.jsonl`, if anywhere.
+    pub transcript: Option<PathBuf>,
+    /// Receives a [`FirstAudio`] event as each utterance's first samples enter the sink
+    /// (for latency measurement).
+    pub first_audio_events: Option<Sender<FirstAudio>>,
+}
+
+/// An utterance's first samples have just been handed to the sink.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstAudio {
+    /// The utterance's priority.
+    pub priority: Priority,
+    /// Its request id.
+    pub request_id: u64,
+    /// When it was decided (session clock).
+    pub decided: HostTime,
+    /// When the sink accepted its first samples (host clock).
+    pub in_sink: HostTime,
+}
+
+impl Default for SpeakerConfig {
+    fn default() -> Self {
+        Self {
+            voice: VoiceParams::default(),
+            queue: QueueConfig::default(),
+            capacity: 64,
+            lookahead_ns: 30_000_000,
+            origin: None,
+            transcript: None,
+            first_audio_events: None,
+        }
+    }
+}
+
+/// Why `say` refused an utterance.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SayError {
+    /// Too many answers / ambient updates in flight; this one is dropped (and counted).
+    #[error("speaker queue full: utterance dropped")]
+    Full,
+    /// The speaker has stopped.
+    #[error("speaker has stopped")]
+    Closed,
+}
+
+/// A speaker failure.
+#[derive(Debug, thiserror::Error)]
+pub enum SpeakerError {
+    /// The TTS engine failed to start.
+    #[error(transparent)]
+    Tts(#[from] TtsError),
+    /// The sink failed (the first error; later audio was discarded).
+    #[error(transparent)]
+    Sink(#[from] SinkError),
+    /// The transcript could not be written.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// The speaker thread could not start or panicked.
+    #[error("speaker thread: {0}")]
+    Thread(String),
+    /// A session folder could not be created.
+    #[error("speech folder {path}: {source}")]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The sink and clock do not fit together.
+    #[error("speaker: {0}")]
+    Config(String),
+}
+
+/// What a speaker did, returned by [`Speaker::finish`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpeakerReport {
+    /// The sink's name.
+    pub sink: String,
+    /// Utterances spoken to the end.
+    pub spoken: u64,
+    /// Utterances cut off mid-way.
+    pub interrupted: u64,
+    /// Utterances dropped unspoken (including refused by a full queue).
+    pub dropped: u64,
+    /// Utterances whose synthesis failed.
+    pub failed: u64,
+    /// Timeline samples covered (end of the last audio).
+    pub timeline_samples: u64,
+    /// Samples of speech handed to the sink.
+    pub speech_samples: u64,
+    /// Every transcript entry, in the order written.
+    pub transcript: Vec<TranscriptEntry>,
+}
+
+enum Msg {
+    Say(Utterance),
+    Finish(Option<HostTime>),
+}
+
+/// Handle to the speaker thread. Call [`Speaker::finish`] to let it speak what is queued
+/// and close the sink.
+pub struct Speaker {
+    tx: Sender<Msg>,
+    in_flight: Arc<AtomicUsize>,
+    refused: Arc<AtomicU64>,
+    capacity: usize,
+    sample_rate_hz: u32,
+    timeline: Timeline,
+    thread: Option<JoinHandle<Result<SpeakerReport, SpeakerError>>>,
+}
+
+impl std::fmt::Debug for Speaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Speaker")
+            .field("timeline", &self.timeline)
+            .finish()
+    }
+}
+
+impl Speaker {
+    /// Starts the TTS engine and the speaker thread, writing to `sink` on `clock`'s timeline.
+    pub fn start(
+        config: SpeakerConfig,
+        sink: Box<dyn AudioSink>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, SpeakerError> {
+        if sink.pacing() == Pacing::RealTime && !clock.is_real_time() {
+            return Err(SpeakerError::Config(format!(
+                "the {} sink plays in real time but the session clock is virtual; \
+                 use a WAV sink for virtual-time runs",
+                sink.name()
+            )));
+        }
+        let tts = Tts::new(config.voice.clone())?;
+        let timeline = Timeline {
+            origin: config.origin.unwrap_or_else(|| clock.now()),
+            rate_hz: tts.sample_rate_hz(),
+        };
+        let transcript = match &config.transcript {
+            Some(p) => Some(TranscriptWriter::create(p)?),
+            None => None,
+        };
+        let (tx, rx) = unbounded();
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let refused = Arc::new(AtomicU64::new(0));
+        let worker = Worker {
+            rx,
+            in_flight: Arc::clone(&in_flight),
+            refused: Arc::clone(&refused),
+            tts,
+            clock,
+            lookahead: timeline.index_of(HostTime(timeline.origin.0 + config.lookahead_ns)),
+            scheduler: Scheduler::new(config.queue, timeline),
+            out: SinkOutput {
+                sink,
+                events: config.first_audio_events.clone(),
+                transcript,
+                report: SpeakerReport::default(),
+                error: None,
+            },
+        };
+        let thread = std::thread::Builder::new()
+            .name("vista-speaker".into())
+            .spawn(move || worker.run())
+            .map_err(|e| SpeakerError::Thread(e.to_string()))?;
+        Ok(Self {
+            tx,
+            in_flight,
+            refused,
+            capacity: config.capacity.max(1),
+            sample_rate_hz: timeline.rate_hz,
+            timeline,
+            thread: Some(thread),
+        })
+    }
+
+    /// The audio sample rate.
+    pub fn sample_rate_hz(&self) -> u32 {
+        self.sample_rate_hz
+    }
+
+    /// The session timeline the audio is laid out on.
+    pub fn timeline(&self) -> Timeline {
+        self.timeline
+    }
+
+    /// Hands an utterance to the speaker without blocking. Alerts always get through.
+    pub fn say(&self, u: Utterance) -> Result<(), SayError> {
+        if u.priority != Priority::Alert {
+            let n = self.in_flight.fetch_add(1, Ordering::AcqRel);
+            if n >= self.capacity {
+                self.in_flight.fetch_sub(1, Ordering::AcqRel);
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                return Err(SayError::Full);
+            }
+        }
+        let alert = u.priority == Priority::Alert;
+        self.tx.send(Msg::Say(u)).map_err(|_| {
+            if !alert {
+                self.in_flight.fetch_sub(1, Ordering::AcqRel);
+            }
+            SayError::Closed
+        })
+    }
+
+    /// Speaks everything queued, pads a timeline sink to `session_end` (so the file spans
+    /// the whole session), closes the sink and returns the report.
+    pub fn finish(mut self, session_end: Option<HostTime>) -> Result<SpeakerReport, SpeakerError> {
+        let _ = self.tx.send(Msg::Finish(session_end));
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| SpeakerError::Thread("the speaker thread panicked".into()))?,
+            None => Err(SpeakerError::Thread("already finished".into())),
+        }
+    }
+}
+
+impl Drop for Speaker {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            let _ = self.tx.send(Msg::Finish(None));
+        }
+    }
+}
+
+/// Sends the scheduler's output to the sink and the transcript.
+struct SinkOutput {
+    sink: Box<dyn AudioSink>,
+    events: Option<Sender<FirstAudio>>,
+    transcript: Option<TranscriptWriter>,
+    report: SpeakerReport,
+    error: Option<SpeakerError>,
+}
+
+impl Output for SinkOutput {
+    fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>) {
+        self.report.speech_samples += samples.len() as u64;
+        self.report.timeline_samples = start_index + samples.len() as u64;
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.sink.write(start_index, samples) {
+            log::error!("speech: {e}; further audio is discarded");
+            self.error = Some(e.into());
+            return;
+        }
+        if let (Some(tx), Some(u)) = (&self.events, first_of) {
+            let _ = tx.try_send(FirstAudio {
+                priority: u.priority,
+                request_id: u.request_id,
+                decided: u.decided,
+                in_sink: HostTime::now(),
+            });
+        }
+    }
+
+    fn entry(&mut self, entry: TranscriptEntry) {
+        let r = &mut self.report;
+        if entry.error.is_some() {
+            r.failed += 1;
+        } else if entry.dropped.is_some() {
+            r.dropped += 1;
+        } else if entry.interrupted {
+            r.interrupted += 1;
+        } else {
+            r.spoken += 1;
+        }
+        if let Some(w) = self.transcript.as_mut() {
+            if let Err(e) = w.write(&entry) {
+                log::error!("speech: {e}");
+                self.transcript = None;
+                if self.error.is_none() {
+                    self.error = Some(e.into());
+                }
+            }
+        }
+        self.report.transcript.push(entry);
+    }
+}
+
+struct Worker {
+    rx: Receiver<Msg>,
+    in_flight: Arc<AtomicUsize>,
+    refused: Arc<AtomicU64>,
+    tts: Tts,
+    clock: Arc<dyn Clock>,
+    lookahead: u64,
+    scheduler: Scheduler,
+    out: SinkOutput,
+}
+
+impl Worker {
+    fn run(mut self) -> Result<SpeakerReport, SpeakerError> {
+        let tts = self.tts.clone();
+        let mut synth = move |text: &str| tts.synthesize_to_vec(text).map_err(|e| e.to_string());
+        let session_end = match self.out.sink.pacing() {
+            Pacing::Timeline => self.run_timeline(&mut synth),
+            Pacing::RealTime => self.run_real_time(&mut synth),
+        };
+        let tl = self.scheduler.timeline();
+        let end = session_end.map(|t| tl.index_of(t));
+        let finished = self.out.sink.finish(end);
+        self.out.report.sink = self.out.sink.name().to_string();
+        let refused = self.refused.load(Ordering::Relaxed);
+        self.out.report.dropped += refused;
+        if let Some(e) = self.out.error.take() {
+            return Err(e);
+        }
+        finished?;
+        Ok(self.out.report)
+    }
+
+    fn received(&self, u: &Utterance) {
+        if u.priority != Priority::Alert {
+            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Places each utterance at its decision time; no host timing involved.
+    fn run_timeline(&mut self, synth: &mut dyn super::schedule::Synth) -> Option<HostTime> {
+        let tl = self.scheduler.timeline();
+        let mut end = None;
+        for msg in self.rx.iter() {
+            match msg {
+                Msg::Say(u) => {
+                    self.received(&u);
+                    self.scheduler
+                        .advance(tl.index_of(u.decided), 0, synth, &mut self.out);
+                    self.scheduler.push(u, &mut self.out);
+                }
+                Msg::Finish(e) => {
+                    end = e;
+                    break;
+                }
+            }
+        }
+        self.scheduler.drain(synth, &mut self.out);
+        end
+    }
+
+    /// Feeds the sink just ahead of the clock, waking at once for new utterances.
+    fn run_real_time(&mut self, synth: &mut dyn super::schedule::Synth) -> Option<HostTime> {
+        let tl = self.scheduler.timeline();
+        let tick = Duration::from_nanos(
+            (tl.time_of(self.lookahead).since(tl.origin) / 3).max(1_000_000) as u64,
+        );
+        let mut finishing: Option<Option<HostTime>> = None;
+        loop {
+            let msg = if finishing.is_some() {
+                None
+            } else if self.scheduler.is_idle() {
+                match self.rx.recv() {
+                    Ok(m) => Some(m),
+                    Err(_) => {
+                        finishing = Some(None);
+                        None
+                    }
+                }
+            } else {
+                match self.rx.recv_timeout(tick) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        finishing = Some(None);
+                        None
+                    }
+                }
+            };
+            let mut next = msg;
+            while let Some(m) = next.take() {
+                match m {
+                    Msg::Say(u) => {
+                        self.received(&u);
+                        self.scheduler.push(u, &mut self.out);
+                    }
+                    Msg::Finish(e) => finishing = Some(e),
+                }
+                if finishing.is_none() {
+                    next = self.rx.try_recv().ok();
+                }
+            }
+            let now = tl.index_of(self.clock.now());
+            self.scheduler
+                .advance(now + self.lookahead, now, synth, &mut self.out);
+            if let Some(end) = finishing {
+                if self.scheduler.is_idle() {
+                    // Let the last audio play out before closing.
+                    let last = tl.time_of(self.scheduler.frontier());
+                    self.clock.wait_until(last);
+                    return end;
+                }
+                std::thread::sleep(tick);
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Streaming an answer: tokens from the language model go through the clause [`Chunker`]
+//! and each complete clause goes to the [`Speaker`] at once, so speech begins with the first
+//! clause while the model is still generating.
+
+use super::chunker::{Chunk, Chunker, ChunkerConfig};
+use super::queue::{Priority, Utterance};
+use super::speaker::{SayError, Speaker};
+use crate::time::{DeviceTime, HostTime};
+
+/// One answer being streamed to a speaker.
+#[derive(Debug)]
+pub struct AnswerStream<'a> {
+    speaker: &'a Speaker,
+    chunker: Chunker,
+    request_id: u64,
+    capture: DeviceTime,
+    said: usize,
+    refused: usize,
+}
+
+impl<'a> AnswerStream<'a> {
+    /// Starts answer `request_id`, resting on samples captured up to `capture`.
+    pub fn new(
+        speaker: &'a Speaker,
+        config: ChunkerConfig,
+        request_id: u64,
+        capture: DeviceTime,
+    ) -> Self {
+        Self {
+            speaker,
+            chunker: Chunker::new(config),
+            request_id,
+            capture,
+            said: 0,
+            refused: 0,
+        }
+    }
+
+    /// Adds a token generated at `now` (session clock); speaks the clauses it completes.
+    /// Never blocks. Returns how many clauses went to the speaker.
+    pub fn push(&mut self, token: &str, now: HostTime) -> usize {
+        let chunks = self.chunker.push(token, now);
+        self.say_all(chunks, now)
+    }
+
+    /// Speaks pending text that has waited past the chunker's timeout.
+    pub fn poll(&mut self, now: HostTime) -> usize {
+        let chunks = self.chunker.poll(now);
+        self.say_all(chunks, now)
+    }
+
+    /// The answer is complete: speaks the rest. Returns (clauses said, clauses refused by a
+    /// full speaker queue).
+    pub fn finish(mut self, now: HostTime) -> (usize, usize) {
+        let rest: Vec<Chunk> = self.chunker.finish().into_iter().collect();
+        self.say_all(rest, now);
+        (self.said, self.refused)
+    }
+
+    /// When [`AnswerStream::poll`] should next be called, if text is pending.
+    pub fn deadline(&self) -> Option<HostTime> {
+        self.chunker.deadline()
+    }
+
+    fn say_all(&mut self, chunks: Vec<Chunk>, now: HostTime) -> usize {
+        let mut n = 0;
+        for c in chunks {
+            match self.speaker.say(Utterance {
+                text: c.text,
+                priority: Priority::Answer,
+                request_id: self.request_id,
+                capture: self.capture,
+                decided: now,
+                earcon: None,
+            }) {
+                Ok(()) => n += 1,
+                Err(SayError::Full) | Err(SayError::Closed) => self.refused += 1,
+            }
+        }
+        self.said += n;
+        n
+    }
+}

@@ -1,0 +1,275 @@
+//! Text to speech with eSpeak NG, owned by one dedicated thread.
+//!
+//! eSpeak NG is not thread-safe, so the library lives on a single process-wide thread
+//! (started by the first [`Tts::new`]); every [`Tts`] handle sends it requests over a channel
+//! and receives the samples back in blocks as they are produced. The caller's `on_chunk`
+//! runs on the caller's thread and may return [`Flow::Stop`] to interrupt the utterance: the
+//! engine sees the flag at its next callback (eSpeak NG stops within ~0.15 ms).
+//!
+//! eSpeak NG carries waveform state (glottal phase, pitch flutter) from one utterance to the
+//! next, so the same text can come out a few pitch periods longer or shorter (≤ 2 %)
+//! depending on what was said before; the first utterance of a process matches the
+//! `espeak-ng` tool exactly. Output is therefore deterministic for a given sequence of
+//! utterances in a fresh process (which is what a replay is), not per utterance.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use crossbeam_channel::{bounded, unbounded, Sender};
+
+use super::espeak_ffi::{Engine, EspeakError};
+
+/// The slowest rate eSpeak NG supports, in words per minute.
+pub const RATE_MIN_WPM: u32 = 80;
+/// The fastest rate vista accepts, in words per minute (eSpeak NG speeds up beyond 450).
+pub const RATE_MAX_WPM: u32 = 900;
+/// eSpeak NG's callback block length, in milliseconds of audio.
+const BUFFER_MS: u32 = 20;
+/// Blocks in flight between the engine thread and the caller.
+const CHUNKS_IN_FLIGHT: usize = 16;
+
+/// Voice settings for one [`Tts`] handle.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct VoiceParams {
+    /// eSpeak NG voice name, e.g. `en-us`.
+    pub voice: String,
+    /// Speaking rate in words per minute ([`RATE_MIN_WPM`]..=[`RATE_MAX_WPM`]).
+    pub rate_wpm: u32,
+    /// Base pitch, 0–100 (50 is normal).
+    pub pitch: u32,
+    /// Volume, 0–200 (100 is normal).
+    pub volume: u32,
+    /// Add a sentence pause after each utterance (off by default: clauses follow each other
+    /// with the pauses their punctuation implies).
+    pub end_pause: bool,
+}
+
+impl Default for VoiceParams {
+    fn default() -> Self {
+        Self {
+            voice: "en-us".to_string(),
+            rate_wpm: 175,
+            pitch: 50,
+            volume: 100,
+            end_pause: false,
+        }
+    }
+}
+
+/// What `on_chunk` wants next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep synthesising.
+    Continue,
+    /// Stop this utterance now.
+    Stop,
+}
+
+/// What one call to [`Tts::synthesize`] delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SynthReport {
+    /// Samples handed to `on_chunk`.
+    pub samples: usize,
+    /// True when `on_chunk` returned [`Flow::Stop`].
+    pub stopped: bool,
+}
+
+/// A text-to-speech failure.
+#[derive(Debug, thiserror::Error)]
+pub enum TtsError {
+    /// The library reported an error.
+    #[error(transparent)]
+    Espeak(#[from] EspeakError),
+    /// The engine could not be started earlier in this process.
+    #[error("TTS engine unavailable: {0}")]
+    Unavailable(String),
+    /// The engine thread has gone.
+    #[error("TTS engine thread has stopped")]
+    EngineGone,
+    /// A voice setting is out of range.
+    #[error("TTS: {parameter} = {value} is outside {min}..={max}")]
+    OutOfRange {
+        /// Which setting.
+        parameter: &'static str,
+        /// The rejected value.
+        value: u32,
+        /// Smallest accepted value.
+        min: u32,
+        /// Largest accepted value.
+        max: u32,
+    },
+}
+
+enum Msg {
+    Chunk(Vec<i16>),
+    Done(Result<(), EspeakError>),
+}
+
+struct Request {
+    text: String,
+    params: VoiceParams,
+    reply: Sender<Msg>,
+    cancel: Arc<AtomicBool>,
+}
+
+struct EngineThread {
+    tx: Sender<Request>,
+    sample_rate_hz: u32,
+}
+
+fn engine() -> Result<&'static EngineThread, TtsError> {
+    static ENGINE: OnceLock<Result<EngineThread, String>> = OnceLock::new();
+    ENGINE
+        .get_or_init(start_engine)
+        .as_ref()
+        .map_err(|e| TtsError::Unavailable(e.clone()))
+}
+
+fn start_engine() -> Result<EngineThread, String> {
+    let (tx, rx) = unbounded::<Request>();
+    let (ready_tx, ready_rx) = bounded::<Result<u32, String>>(1);
+    std::thread::Builder::new()
+        .name("vista-tts".into())
+        .spawn(move || {
+            let mut engine = match Engine::init(BUFFER_MS) {
+                Ok(e) => {
+                    let _ = ready_tx.send(Ok(e.sample_rate_hz()));
+                    e
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            let mut voice: Option<String> = None;
+            for req in rx {
+                let result = serve(&mut engine, &mut voice, &req);
+                let _ = req.reply.send(Msg::Done(result));
+            }
+        })
+        .map_err(|e| format!("cannot spawn the TTS thread: {e}"))?;
+    let sample_rate_hz = ready_rx
+        .recv()
+        .map_err(|_| "the TTS thread exited during start-up".to_string())??;
+    Ok(EngineThread { tx, sample_rate_hz })
+}
+
+fn serve(
+    engine: &mut Engine,
+    voice: &mut Option<String>,
+    req: &Request,
+) -> Result<(), EspeakError> {
+    if voice.as_deref() != Some(req.params.voice.as_str()) {
+        *voice = None;
+        engine.set_voice(&req.params.voice)?;
+        *voice = Some(req.params.voice.clone());
+    }
+    engine.set_rate_wpm(req.params.rate_wpm as i32)?;
+    engine.set_pitch(req.params.pitch as i32)?;
+    engine.set_volume(req.params.volume as i32)?;
+    let reply = req.reply.clone();
+    let cancel = Arc::clone(&req.cancel);
+    engine.synth(&req.text, req.params.end_pause, move |samples| {
+        !cancel.load(Ordering::Acquire) && reply.send(Msg::Chunk(samples.to_vec())).is_ok()
+    })
+}
+
+fn check(parameter: &'static str, value: u32, min: u32, max: u32) -> Result<(), TtsError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(TtsError::OutOfRange {
+            parameter,
+            value,
+            min,
+            max,
+        })
+    }
+}
+
+/// A handle to the process-wide eSpeak NG engine with its own voice settings. Cheap to
+/// clone; handles on several threads are served one utterance at a time.
+#[derive(Clone, Debug)]
+pub struct Tts {
+    tx: Sender<Request>,
+    sample_rate_hz: u32,
+    params: VoiceParams,
+}
+
+impl Tts {
+    /// Starts the engine (first call only: ~10 ms) and checks `params`. The voice itself is
+    /// checked at the first utterance.
+    pub fn new(params: VoiceParams) -> Result<Self, TtsError> {
+        check("rate_wpm", params.rate_wpm, RATE_MIN_WPM, RATE_MAX_WPM)?;
+        check("pitch", params.pitch, 0, 100)?;
+        check("volume", params.volume, 0, 200)?;
+        let e = engine()?;
+        Ok(Self {
+            tx: e.tx.clone(),
+            sample_rate_hz: e.sample_rate_hz,
+            params,
+        })
+    }
+
+    /// Output sample rate (mono, signed 16-bit).
+    pub fn sample_rate_hz(&self) -> u32 {
+        self.sample_rate_hz
+    }
+
+    /// The voice settings.
+    pub fn params(&self) -> &VoiceParams {
+        &self.params
+    }
+
+    /// Synthesises `text`, handing each block of samples to `on_chunk` as soon as it is
+    /// produced; [`Flow::Stop`] interrupts the utterance. Blocks until the engine is done.
+    pub fn synthesize(
+        &self,
+        text: &str,
+        mut on_chunk: impl FnMut(&[i16]) -> Flow,
+    ) -> Result<SynthReport, TtsError> {
+        let (reply, replies) = bounded(CHUNKS_IN_FLIGHT);
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.tx
+            .send(Request {
+                text: text.to_string(),
+                params: self.params.clone(),
+                reply,
+                cancel: Arc::clone(&cancel),
+            })
+            .map_err(|_| TtsError::EngineGone)?;
+        let mut report = SynthReport {
+            samples: 0,
+            stopped: false,
+        };
+        loop {
+            match replies.recv() {
+                Ok(Msg::Chunk(samples)) => {
+                    if report.stopped {
+                        continue;
+                    }
+                    report.samples += samples.len();
+                    if on_chunk(&samples) == Flow::Stop {
+                        report.stopped = true;
+                        cancel.store(true, Ordering::Release);
+                    }
+                }
+                Ok(Msg::Done(result)) => {
+                    result?;
+                    return Ok(report);
+                }
+                Err(_) => return Err(TtsError::EngineGone),
+            }
+        }
+    }
+
+    /// Synthesises `text` whole.
+    pub fn synthesize_to_vec(&self, text: &str) -> Result<Vec<i16>, TtsError> {
+        let mut out = Vec::new();
+        self.synthesize(text, |s| {
+            out.extend_from_slice(s);
+            Flow::Continue
+        })?;
+        Ok(out)
+    }
+}

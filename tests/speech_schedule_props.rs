@@ -1,0 +1,141 @@
+//! Property tests of the speech scheduler (pure, with a stand-in synthesiser): whatever
+//! utterances arrive when, the timeline audio is contiguous per utterance and never
+//! overlaps, every utterance gets exactly one transcript entry, alerts are never dropped or
+//! cut, an alert starts the moment it is decided (or when the alert before it ends),
+//! speech never starts before its decision, cuts happen exactly at a later decision,
+//! and stale ambient updates are never spoken.
+
+use proptest::prelude::*;
+use vista::speech::queue::{Priority, QueueConfig, Utterance};
+use vista::speech::schedule::{Output, Scheduler};
+use vista::speech::timeline::Timeline;
+use vista::speech::transcript::TranscriptEntry;
+use vista::time::{DeviceTime, HostTime};
+
+#[derive(Default)]
+struct Collect {
+    runs: Vec<(u64, usize)>,
+    entries: Vec<TranscriptEntry>,
+}
+
+impl Output for Collect {
+    fn audio(&mut self, start_index: u64, samples: &[i16], _first_of: Option<&Utterance>) {
+        self.runs.push((start_index, samples.len()));
+    }
+    fn entry(&mut self, entry: TranscriptEntry) {
+        self.entries.push(entry);
+    }
+}
+
+/// 1 kHz timeline: one sample per millisecond.
+const TL: Timeline = Timeline {
+    origin: HostTime(0),
+    rate_hz: 1_000,
+};
+const MS: i64 = 1_000_000;
+const MAX_AGE_MS: i64 = 300;
+
+/// Text "i:len" lasts `len` ms.
+fn synth(text: &str) -> Result<Vec<i16>, String> {
+    let len: usize = text
+        .rsplit(':')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .ok_or("bad text")?;
+    Ok(vec![1; len])
+}
+
+fn arb_utts() -> impl Strategy<Value = Vec<Utterance>> {
+    let one = (0u8..3, 0u64..4, 1usize..400, 0i64..300);
+    prop::collection::vec(one, 1..30).prop_map(|v| {
+        let mut t = 0;
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (p, req, len, gap))| {
+                t += gap;
+                Utterance {
+                    text: format!("{i}:{len}"),
+                    priority: [Priority::Alert, Priority::Answer, Priority::Ambient][p as usize],
+                    request_id: req,
+                    capture: DeviceTime(i as i64),
+                    decided: HostTime(t * MS),
+                    earcon: None,
+                }
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn timeline_invariants(utts in arb_utts()) {
+        let mut s = Scheduler::new(QueueConfig { ambient_max_age_ns: MAX_AGE_MS * MS }, TL);
+        let mut out = Collect::default();
+        for u in &utts {
+            s.advance(TL.index_of(u.decided), 0, &mut synth, &mut out);
+            s.push(u.clone(), &mut out);
+        }
+        s.drain(&mut synth, &mut out);
+
+        // Audio runs are contiguous or move forward; never overlap.
+        for w in out.runs.windows(2) {
+            prop_assert!(w[1].0 >= w[0].0 + w[0].1 as u64);
+        }
+        // One entry per utterance.
+        prop_assert_eq!(out.entries.len(), utts.len());
+        let mut seen: Vec<&str> = out.entries.iter().map(|e| e.text.as_str()).collect();
+        seen.sort_unstable();
+        let mut sent: Vec<&str> = utts.iter().map(|u| u.text.as_str()).collect();
+        sent.sort_unstable();
+        prop_assert_eq!(seen, sent);
+
+        let decisions: Vec<i64> = utts.iter().map(|u| u.decided.ns()).collect();
+        let mut spans = Vec::new();
+        for e in &out.entries {
+            let len_ms = synth(&e.text).unwrap().len() as i64;
+            if e.priority == Priority::Alert {
+                prop_assert!(e.dropped.is_none() && !e.interrupted, "alert lost: {:?}", e);
+            }
+            if let Some(first) = e.first_audio_ns {
+                prop_assert!(first >= e.decided_ns);
+                prop_assert!(e.end_ns > first);
+                spans.push((first, e.end_ns));
+                if e.interrupted {
+                    // Cut exactly when a later utterance was decided.
+                    prop_assert!(decisions.contains(&e.end_ns), "cut at {}", e.end_ns);
+                    prop_assert!(e.end_ns - first < len_ms * MS);
+                } else {
+                    prop_assert_eq!(e.end_ns - first, len_ms * MS);
+                }
+                if e.priority == Priority::Ambient {
+                    prop_assert!(first - e.decided_ns <= MAX_AGE_MS * MS);
+                }
+            } else {
+                prop_assert!(e.interrupted || e.dropped.is_some());
+            }
+        }
+        // Alerts start the moment they are decided, or the moment the alert before them
+        // ends (alerts queue behind alerts, in order).
+        let mut alerts: Vec<&TranscriptEntry> = out
+            .entries
+            .iter()
+            .filter(|e| e.priority == Priority::Alert)
+            .collect();
+        alerts.sort_by_key(|e| e.capture_ns);
+        let mut prev_end = i64::MIN;
+        for e in alerts {
+            prop_assert_eq!(e.first_audio_ns, Some(e.decided_ns.max(prev_end)), "late alert {:?}", e);
+            prev_end = e.end_ns;
+        }
+        spans.sort_unstable();
+        for w in spans.windows(2) {
+            prop_assert!(w[1].0 >= w[0].1, "overlapping speech {:?}", w);
+        }
+        // Audio covers exactly the spoken spans.
+        let audio: u64 = out.runs.iter().map(|r| r.1 as u64).sum();
+        let spoken: i64 = spans.iter().map(|(a, b)| (b - a) / MS).sum();
+        prop_assert_eq!(audio as i64, spoken);
+    }
+}
