@@ -8,9 +8,9 @@ use clap::{Parser, Subcommand};
 mod calib;
 mod inspect;
 mod replay;
+mod say;
 mod stats;
 mod window;
-mod say;
 
 /// vista: a wearable assistant runtime for Project Aria glasses.
 #[derive(Debug, Parser)]
