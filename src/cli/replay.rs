@@ -18,7 +18,11 @@ use vista::runtime::{
     ClockMode, Consumer, ConsumerError, ProgressSnapshot, RunReport, RuntimeConfig,
 };
 use vista::sample::{Payload, Sample};
+use vista::source::prefetch::PrefetchSource;
 use vista::source::replay::{ReplayOptions, ReplaySource};
+
+/// Samples read ahead of pacing: ~35 ms of both IMUs, bounding memory to a few images.
+const PREFETCH_SAMPLES: usize = 64;
 use vista::time::HostTime;
 
 /// Arguments of `vista replay`.
@@ -149,8 +153,17 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if args.digest {
         consumers.push(Box::new(DigestConsumer(Arc::clone(&digest))));
     }
-    let report =
-        vista::runtime::run(Box::new(source), config, consumers).context("replay failed")?;
+    // In real time, record reads happen on a read-ahead thread so pacing never waits on
+    // I/O. As fast as possible, one thread reading and delivering is faster (no hand-off).
+    let source: Box<dyn vista::source::Source> = if args.asap {
+        Box::new(source)
+    } else {
+        Box::new(
+            PrefetchSource::spawn(Box::new(source), PREFETCH_SAMPLES)
+                .context("starting the read-ahead thread")?,
+        )
+    };
+    let report = vista::runtime::run(source, config, consumers).context("replay failed")?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
