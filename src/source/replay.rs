@@ -144,12 +144,16 @@ impl ReplaySource {
             last_raw_ns: i64::MIN,
             streams,
         };
-        this.start_loop()?;
+        this.start_loop(false)?;
         // The origin is the earliest sample of any lane (MPS output may start before the
         // recording's first record).
         if let Some(Reverse((first, _))) = this.heap.peek() {
             this.origin = DeviceTime(origin.min(*first));
             this.span_ns = last.saturating_sub(this.origin.ns());
+        }
+        if this.options.from_s.is_some() {
+            // Now that the origin is known, start again with the VRS lane seeked to --from.
+            this.start_loop(true)?;
         }
         Ok(this)
     }
@@ -190,7 +194,9 @@ impl ReplaySource {
         (end - self.start_time().ns()).max(0) as f64 * 1e-9
     }
 
-    fn start_loop(&mut self) -> Result<(), ReplayError> {
+    /// (Re)creates every lane from the start; `seek` skips VRS records before `--from`
+    /// through the index.
+    fn start_loop(&mut self, seek: bool) -> Result<(), ReplayError> {
         self.lanes.clear();
         self.heads.clear();
         self.heap.clear();
@@ -276,9 +282,12 @@ impl Source for ReplaySource {
             if self.loops_done < self.options.extra_loops {
                 self.loops_done += 1;
                 // Shift the next loop past this one (plus 1 ms, so capture times increase).
-                let span = self.last_raw_ns.saturating_sub(self.origin.ns());
+                let last = self
+                    .end_time()
+                    .map_or(self.last_raw_ns, |e| self.last_raw_ns.min(e.ns()));
+                let span = last.saturating_sub(self.start_time().ns());
                 self.loop_offset_ns = self.loop_offset_ns.saturating_add(span + 1_000_000);
-                if let Err(e) = self.start_loop() {
+                if let Err(e) = self.start_loop(true) {
                     return Some(Err(SourceError::Fatal(e.to_string())));
                 }
                 continue;
