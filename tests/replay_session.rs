@@ -254,3 +254,27 @@ fn asap_runs_through_the_runtime_are_identical_and_lose_nothing() {
     let delivered: u64 = ra.profile.streams.values().map(|s| s.delivered).sum();
     assert_eq!(delivered as usize, n);
 }
+
+#[test]
+fn loops_of_a_range_follow_each_other_without_a_gap() {
+    let opts = ReplayOptions {
+        from_s: Some(0.05),
+        to_s: Some(0.1),
+        extra_loops: 1,
+        ..Default::default()
+    };
+    let samples = drain(&mut ReplaySource::open(Path::new(VRS), opts).unwrap()).0;
+    let n = samples.len();
+    assert!(n > 10 && n % 2 == 0, "{n}");
+    let (first, second) = samples.split_at(n / 2);
+    // The second loop is the first shifted by one constant, just past the first's end.
+    let shift = second[0].capture.ns() - first[0].capture.ns();
+    for (a, b) in first.iter().zip(second) {
+        assert_eq!(
+            (a.stream, b.capture.ns() - a.capture.ns()),
+            (b.stream, shift)
+        );
+    }
+    let gap = second[0].capture.ns() - first[n / 2 - 1].capture.ns();
+    assert!(gap > 0 && gap < 5_000_000, "gap between loops {gap} ns");
+}
