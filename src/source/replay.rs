@@ -200,8 +200,18 @@ impl ReplaySource {
         self.lanes.clear();
         self.heads.clear();
         self.heap.clear();
-        self.lanes
-            .push(Box::new(vrs_lane(Arc::clone(&self.recording))));
+        let mut vrs = vrs_lane(Arc::clone(&self.recording));
+        if seek && self.options.from_s.is_some() {
+            // Skip whole records before the start through the index (sorted by timestamp),
+            // keeping a margin for capture times that differ slightly from record times.
+            let t0 = self.start_time().secs_f64() - 0.5;
+            vrs.pos = self
+                .recording
+                .vrs()
+                .index()
+                .partition_point(|e| e.timestamp_s < t0);
+        }
+        self.lanes.push(Box::new(vrs));
         if !self.options.recorded_only {
             self.lanes.extend(mps_lanes(&self.files.mps)?);
         }
