@@ -1,4 +1,6 @@
 //! Live input from Aria glasses (through `device/aria-bridge`) or `vista device-sim`: the wire
-//! protocol and the live source.
+//! protocol, framed I/O, the clock-offset estimator, the device simulator and the live source.
 
+pub mod framed;
+pub mod offset;
 pub mod protocol;

@@ -34,6 +34,9 @@ pub const KIND_IMU_BATCH: u8 = 3;
 pub const KIND_HEARTBEAT: u8 = 4;
 /// Frame kind byte: goodbye.
 pub const KIND_GOODBYE: u8 = 5;
+/// Frame kind byte: the client's shared token (host → device, first frame, when the device
+/// listens beyond loopback).
+pub const KIND_AUTH: u8 = 6;
 
 const PAYLOAD_IMAGE: u8 = 1;
 const PAYLOAD_IMU: u8 = 2;
@@ -136,6 +139,11 @@ pub enum Frame {
     Goodbye {
         /// Why (free text, may be empty).
         reason: String,
+    },
+    /// Host → device: the shared token (the only frame a host sends).
+    Auth {
+        /// The token given to both sides (`--token`).
+        token: String,
     },
 }
 
@@ -309,6 +317,10 @@ fn encode_body(frame: &Frame, out: &mut Vec<u8>) -> Result<(), ProtocolError> {
         Frame::Goodbye { reason } => {
             out.put_u8(KIND_GOODBYE);
             put_str16(out, reason, "goodbye reason")?;
+        }
+        Frame::Auth { token } => {
+            out.put_u8(KIND_AUTH);
+            put_str16(out, token, "token")?;
         }
     }
     Ok(())
@@ -503,6 +515,9 @@ pub fn decode_frame(body: &Bytes, limits: &Limits) -> Result<Frame, ProtocolErro
         },
         KIND_GOODBYE => Frame::Goodbye {
             reason: r.str16("goodbye reason", limits.max_string_bytes)?,
+        },
+        KIND_AUTH => Frame::Auth {
+            token: r.str16("token", limits.max_string_bytes)?,
         },
         other => {
             return Err(ProtocolError::UnknownTag {

@@ -342,6 +342,7 @@ fn arb_frame() -> impl Strategy<Value = Frame> {
             device_now: DeviceTime(t)
         }),
         "\\PC{0,60}".prop_map(|reason| Frame::Goodbye { reason }),
+        "[ -~]{0,60}".prop_map(|token| Frame::Auth { token }),
     ]
 }
 
