@@ -288,3 +288,70 @@ fn hostile_frames_close_only_their_connection() {
     let seqs: Vec<u64> = got.iter().map(|s| s.seq).collect();
     assert_eq!(seqs, vec![0, 1, 2, 3]);
 }
+
+#[test]
+fn injected_jitter_shows_in_link_latency() {
+    // Real timing (the session is 0.15 s long): every frame gets 0–20 ms of extra delay.
+    let mut config = sim_config(
+        Faults {
+            jitter_ns: 20_000_000,
+            seed: 7,
+            ..Default::default()
+        },
+        None,
+    );
+    config.rate = Some(1.0);
+    let (addr, sim, _stop) = start_sim(config);
+    let mut live = LiveSource::new(live_config(&addr));
+    let got = drain(&mut live);
+    sim.join().unwrap();
+    assert_eq!(got.len(), replay_samples().len());
+    let link = live.stats().report();
+    let max_us = link
+        .latency
+        .values()
+        .map(|l| l.max_us)
+        .fold(0.0f64, f64::max);
+    // The offset is the fastest delivery; jitter of up to 20 ms must show as ≥ 10 ms of
+    // excess latency on some sample (a lower bound: load only adds delay).
+    assert!(max_us >= 10_000.0, "{link:?}");
+    assert!(link.offset_ns.is_some());
+}
+
+#[test]
+fn silent_link_times_out_and_reconnects() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let server = thread::spawn(move || {
+        let hello = Frame::Hello(Hello {
+            version: PROTOCOL_VERSION,
+            device_serial: "quiet".into(),
+            streaming_profile: String::new(),
+            calib_json: String::new(),
+        });
+        let mut buf = Vec::new();
+        encode_frame(&hello, &mut buf).unwrap();
+        // First connection: a hello, then silence (no samples, no heartbeats), held open.
+        let (mut silent, _) = listener.accept().unwrap();
+        silent.write_all(&buf).unwrap();
+        // The client gives up on it after its read timeout and reconnects.
+        let (mut s, _) = listener.accept().unwrap();
+        let bye = Frame::Goodbye {
+            reason: "bye".into(),
+        };
+        encode_frame(&bye, &mut buf).unwrap();
+        s.write_all(&buf).unwrap();
+        drop(silent);
+    });
+    let mut config = live_config(&addr);
+    config.read_timeout = Duration::from_millis(200);
+    let mut live = LiveSource::new(config);
+    let got = drain(&mut live);
+    server.join().unwrap();
+    assert!(got.is_empty());
+    let link = live.stats().report();
+    assert_eq!(
+        (link.connections, link.link_drops, link.goodbyes),
+        (2, 1, 1)
+    );
+}
