@@ -355,3 +355,33 @@ fn silent_link_times_out_and_reconnects() {
         (2, 1, 1)
     );
 }
+
+#[test]
+fn bursts_deliver_everything_late_together() {
+    let expected = replay_samples();
+    let mut config = sim_config(
+        Faults {
+            burst_frames: Some(60),
+            ..Default::default()
+        },
+        None,
+    );
+    config.rate = Some(1.0);
+    let (addr, sim, _stop) = start_sim(config);
+    let mut live = LiveSource::new(live_config(&addr));
+    let got = drain(&mut live);
+    let report = sim.join().unwrap();
+    assert_eq!(report.frames_sent as usize, expected.len());
+    assert_eq!(got.len(), expected.len());
+    for (g, e) in got.iter().zip(&expected) {
+        assert_eq!(key(g), key(e));
+    }
+    // 60 frames span ~30 ms of this session: the first of each burst waits ≥ 10 ms.
+    let link = live.stats().report();
+    let max_us = link
+        .latency
+        .values()
+        .map(|l| l.max_us)
+        .fold(0.0f64, f64::max);
+    assert!(max_us >= 10_000.0, "{link:?}");
+}

@@ -51,6 +51,9 @@ pub struct DeviceSimArgs {
     /// Fault: send half a frame and close, once, after this many sample frames.
     #[arg(long, value_name = "FRAMES")]
     pub truncate_after: Option<u64>,
+    /// Fault: send frames in bursts of this many (each burst leaves when its last is due).
+    #[arg(long, value_name = "FRAMES")]
+    pub burst: Option<u64>,
     /// Seed of the jitter generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -115,6 +118,7 @@ pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
             drop_after_frames: args.drop_after,
             drop_gap_ns: ms_to_ns(args.drop_gap_ms),
             truncate_after_frames: args.truncate_after,
+            burst_frames: args.burst,
             seed: args.seed,
         },
         limits: Default::default(),

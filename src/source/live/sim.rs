@@ -34,6 +34,9 @@ pub struct Faults {
     /// After this many sample frames on a connection (once), send only the first half of the
     /// next frame and close the connection.
     pub truncate_after_frames: Option<u64>,
+    /// Send sample frames in bursts of this many: each burst leaves when its last frame is
+    /// due (the earlier ones arrive late, together), as over a congested link.
+    pub burst_frames: Option<u64>,
     /// Seed of the jitter generator.
     pub seed: u64,
 }
@@ -117,6 +120,8 @@ pub fn serve(
         truncated_once: false,
         skip_until: None,
         scratch: Vec::new(),
+        burst: Vec::new(),
+        burst_len: 0,
     };
     listener
         .set_nonblocking(true)
@@ -176,6 +181,9 @@ struct SimState {
     truncated_once: bool,
     skip_until: Option<DeviceTime>,
     scratch: Vec<u8>,
+    /// Encoded frames of the burst being held, and how many.
+    burst: Vec<u8>,
+    burst_len: u64,
 }
 
 impl SimState {
@@ -220,12 +228,22 @@ impl SimState {
         }
         // The clock restarts on every connection: the gap of a dropped link is not replayed.
         self.clock = None;
+        self.report.samples_lost += self.burst_len;
+        self.burst.clear();
+        self.burst_len = 0;
         let mut sent_here = 0u64;
         loop {
             if stop.is_stopped() {
                 return ConnEnd::Stopped;
             }
             let Some(sample) = self.next(source) else {
+                if stream.write_all(&self.burst).is_ok() {
+                    self.report.frames_sent += self.burst_len;
+                } else {
+                    self.report.samples_lost += self.burst_len;
+                }
+                self.burst.clear();
+                self.burst_len = 0;
                 let _ = write_frame(
                     &mut stream,
                     &Frame::Goodbye {
@@ -245,18 +263,23 @@ impl SimState {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return ConnEnd::Dropped;
             }
+            let burst = f.burst_frames.filter(|&n| n > 1);
+            let holds = burst.is_some_and(|n| self.burst_len + 1 < n);
             if let Some(rate) = config.rate {
                 let clock = self
                     .clock
                     .get_or_insert_with(|| ReplayClock::start(sample.capture, rate));
-                let mut due = crate::time::Clock::due(clock, sample.capture).0 + f.latency_ns;
-                if f.jitter_ns > 0 {
-                    due += (next_rand(&mut self.rng) % f.jitter_ns as u64) as i64;
-                }
-                let at = (HostTime(due), sample.capture, rate);
-                if !self.wait_with_heartbeats(&mut stream, at, config, stop) {
-                    self.pending = Some(sample);
-                    return ConnEnd::Dropped;
+                // A frame held for a burst leaves with the burst's last frame.
+                if !holds {
+                    let mut due = crate::time::Clock::due(clock, sample.capture).0 + f.latency_ns;
+                    if f.jitter_ns > 0 {
+                        due += (next_rand(&mut self.rng) % f.jitter_ns as u64) as i64;
+                    }
+                    let at = (HostTime(due), sample.capture, rate);
+                    if !self.wait_with_heartbeats(&mut stream, at, config, stop) {
+                        self.pending = Some(sample);
+                        return ConnEnd::Dropped;
+                    }
                 }
             }
             let frame = Frame::Sample {
@@ -278,6 +301,23 @@ impl SimState {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 self.report.samples_lost += 1;
                 return ConnEnd::Dropped;
+            }
+            if burst.is_some() {
+                self.burst.extend_from_slice(&self.scratch);
+                self.burst_len += 1;
+                sent_here += 1;
+                if holds {
+                    continue;
+                }
+                let n = std::mem::take(&mut self.burst_len);
+                let ok = stream.write_all(&self.burst).is_ok();
+                self.burst.clear();
+                if !ok {
+                    self.report.samples_lost += n;
+                    return ConnEnd::Dropped;
+                }
+                self.report.frames_sent += n;
+                continue;
             }
             if stream.write_all(&self.scratch).is_err() {
                 self.report.samples_lost += 1;
