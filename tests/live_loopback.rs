@@ -385,3 +385,94 @@ fn bursts_deliver_everything_late_together() {
         .fold(0.0f64, f64::max);
     assert!(max_us >= 10_000.0, "{link:?}");
 }
+
+/// A scripted device: serves `conns` connections in turn, writing each one's frames.
+fn scripted_device(conns: Vec<Vec<Frame>>) -> (String, thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let h = thread::spawn(move || {
+        for frames in conns {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = Vec::new();
+            for f in &frames {
+                encode_frame(f, &mut buf).unwrap();
+            }
+            s.write_all(&buf).unwrap();
+        }
+    });
+    (addr, h)
+}
+
+fn test_hello() -> Frame {
+    Frame::Hello(Hello {
+        version: PROTOCOL_VERSION,
+        device_serial: "scripted".into(),
+        streaming_profile: "profile18".into(),
+        calib_json: String::new(),
+    })
+}
+
+#[test]
+fn imu_batches_become_samples_in_order() {
+    use vista::source::live::protocol::TimedImu;
+    let samples: Vec<TimedImu> = (0..5)
+        .map(|i| TimedImu {
+            capture: DeviceTime(1_000 + i * 1_000_000),
+            imu: vista::sample::ImuSample {
+                accel_mps2: [i as f32, 0.0, 9.81],
+                ..Default::default()
+            },
+        })
+        .collect();
+    let (addr, server) = scripted_device(vec![vec![
+        test_hello(),
+        Frame::ImuBatch {
+            stream: StreamId::ImuLeft,
+            samples: samples.clone(),
+        },
+        Frame::Goodbye {
+            reason: String::new(),
+        },
+    ]]);
+    let mut live = LiveSource::new(live_config(&addr));
+    let got = drain(&mut live);
+    server.join().unwrap();
+    assert_eq!(got.len(), 5);
+    for (i, (g, e)) in got.iter().zip(&samples).enumerate() {
+        assert_eq!(g.stream, StreamId::ImuLeft);
+        assert_eq!(g.capture, e.capture);
+        assert_eq!(g.seq, i as u64);
+        assert_eq!(g.payload, Payload::Imu(e.imu));
+    }
+}
+
+#[test]
+fn stay_waits_for_the_next_connection_after_goodbye() {
+    let baro = |t| Frame::Sample {
+        stream: StreamId::Barometer,
+        capture: DeviceTime(t),
+        payload: Payload::Barometer(Default::default()),
+    };
+    let bye = || Frame::Goodbye {
+        reason: "session over".into(),
+    };
+    let (addr, server) = scripted_device(vec![
+        vec![test_hello(), baro(1), bye()],
+        vec![test_hello(), baro(2), bye()],
+    ]);
+    let stop = StopHandle::new();
+    let mut config = live_config(&addr);
+    config.stay = true;
+    config.stop = Some(stop.clone());
+    let mut live = LiveSource::new(config);
+    let a = live.next_sample().unwrap().unwrap();
+    let b = live.next_sample().unwrap().unwrap();
+    server.join().unwrap();
+    assert_eq!((a.capture, b.capture), (DeviceTime(1), DeviceTime(2)));
+    assert_eq!((a.seq, b.seq), (0, 1));
+    stop.stop();
+    assert!(live.next_sample().is_none());
+    // The second goodbye is never read: the stop came first.
+    let link = live.stats().report();
+    assert_eq!((link.connections, link.goodbyes), (2, 1));
+}
