@@ -103,5 +103,53 @@ fn loopback(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, in_memory, loopback);
+/// One frame at a time through loopback (the next is written only after the previous was
+/// decoded): write start → decoded frame, per frame; prints p50 / p99 / max. Criterion gives
+/// means; the targets are stated as p99.
+fn loopback_latency(c: &mut Criterion) {
+    let _ = c;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let tx = TcpStream::connect(addr).unwrap();
+    tx.set_nodelay(true).unwrap();
+    let (rx, _) = listener.accept().unwrap();
+    let mut reader = FrameReader::new(rx, "bench", Limits::default());
+    for (name, frame, n) in [
+        ("image_500kB", image_frame(), 2_000u32),
+        ("imu_batch_20", imu_batch(), 20_000),
+    ] {
+        let mut buf = Vec::new();
+        encode_frame(&frame, &mut buf).unwrap();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let (t0_tx, t0_rx) = std::sync::mpsc::channel::<std::time::Instant>();
+        let mut w = tx.try_clone().unwrap();
+        let writer = std::thread::spawn(move || {
+            for _ in 0..n {
+                if go_rx.recv().is_err() {
+                    return;
+                }
+                t0_tx.send(std::time::Instant::now()).unwrap();
+                w.write_all(&buf).unwrap();
+            }
+        });
+        let mut lat_ns = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            go_tx.send(()).unwrap();
+            black_box(reader.read_frame().unwrap());
+            let t0 = t0_rx.recv().unwrap();
+            lat_ns.push(t0.elapsed().as_nanos() as u64);
+        }
+        writer.join().unwrap();
+        lat_ns.sort_unstable();
+        let q = |p: f64| lat_ns[((lat_ns.len() - 1) as f64 * p).round() as usize] as f64 / 1e3;
+        println!(
+            "loopback_latency/{name}: p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs over {n} frames",
+            q(0.5),
+            q(0.99),
+            q(1.0)
+        );
+    }
+}
+
+criterion_group!(benches, in_memory, loopback, loopback_latency);
 criterion_main!(benches);
