@@ -476,3 +476,59 @@ fn stay_waits_for_the_next_connection_after_goodbye() {
     let link = live.stats().report();
     assert_eq!((link.connections, link.goodbyes), (2, 1));
 }
+
+#[test]
+fn runtime_survives_a_dropped_link_and_a_hostile_frame() {
+    use vista::runtime::{ClockMode, RuntimeConfig, StopReason};
+    let baro = |t| Frame::Sample {
+        stream: StreamId::Barometer,
+        capture: DeviceTime(t),
+        payload: Payload::Barometer(Default::default()),
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let server = thread::spawn(move || {
+        let mut first = Vec::new();
+        for f in [test_hello(), baro(1_000), baro(2_000)] {
+            encode_frame(&f, &mut first).unwrap();
+        }
+        first.extend_from_slice(&[200, 0, 0, 0, 2, 0xd6]); // a frame cut short by the link
+        let mut second = Vec::new();
+        for f in [test_hello(), baro(3_000)] {
+            encode_frame(&f, &mut second).unwrap();
+        }
+        second.extend_from_slice(&[1, 0, 0, 0, 77]); // hostile: unknown frame kind
+        let mut third = Vec::new();
+        let bye = Frame::Goodbye {
+            reason: String::new(),
+        };
+        for f in [test_hello(), baro(4_000), bye] {
+            encode_frame(&f, &mut third).unwrap();
+        }
+        for bytes in [first, second, third] {
+            let (mut s, _) = listener.accept().unwrap();
+            s.write_all(&bytes).unwrap();
+        }
+    });
+    let live = LiveSource::new(live_config(&addr));
+    let stats = live.stats();
+    let report = vista::runtime::run(
+        Box::new(live),
+        RuntimeConfig::new(ClockMode::Live),
+        Vec::new(),
+    )
+    .unwrap();
+    server.join().unwrap();
+    assert_eq!(report.stop_reason, StopReason::EndOfSource);
+    assert_eq!(report.profile.streams["barometer"].delivered, 4);
+    let link = stats.report();
+    assert_eq!(
+        (
+            link.connections,
+            link.link_drops,
+            link.bad_frames,
+            link.goodbyes
+        ),
+        (3, 1, 1, 1)
+    );
+}
