@@ -55,7 +55,12 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
     live_config.reconnect_for = if args.stay {
         Duration::MAX
     } else {
-        Duration::from_secs_f64(args.reconnect_s.clamp(0.0, 86_400.0))
+        let s = if args.reconnect_s.is_finite() {
+            args.reconnect_s.clamp(0.0, 86_400.0)
+        } else {
+            10.0
+        };
+        Duration::from_secs_f64(s)
     };
     let mut source = LiveSource::new(live_config);
     source

@@ -163,7 +163,12 @@ fn authenticate(stream: &TcpStream, peer: &str, config: &SimConfig) -> bool {
         return true;
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut r = FrameReader::new(stream, peer, config.limits);
+    // An auth frame is tiny: an unauthenticated peer may not make us allocate more.
+    let limits = Limits {
+        max_frame_bytes: 1024,
+        ..config.limits
+    };
+    let mut r = FrameReader::new(stream, peer, limits);
     let ok = matches!(r.read_frame(), Ok(Frame::Auth { token: t }) if t == *token);
     if !ok {
         log::warn!("device-sim: refused {peer}: missing or wrong token");
