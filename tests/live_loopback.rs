@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use vista::runtime::StopHandle;
 use vista::sample::{Payload, Sample, StreamId};
+use vista::source::live::link::Listener;
 use vista::source::live::protocol::{encode_frame, Frame, Hello, PROTOCOL_VERSION};
 use vista::source::live::sim::{serve, Faults, SimConfig, SimReport};
 use vista::source::live::{LiveConfig, LiveSource};
@@ -63,6 +64,7 @@ fn start_sim(config: SimConfig) -> (String, thread::JoinHandle<SimReport>, StopH
     let addr = listener.local_addr().unwrap().to_string();
     let stop = StopHandle::new();
     let s2 = stop.clone();
+    let listener = Listener::Tcp(listener);
     let h = thread::spawn(move || serve(&listener, Box::new(replay()), &config, &s2).unwrap());
     (addr, h, stop)
 }
@@ -531,4 +533,27 @@ fn runtime_survives_a_dropped_link_and_a_hostile_frame() {
         ),
         (3, 1, 1, 1)
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn unix_socket_carries_the_same_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("device.sock");
+    let listener = Listener::Unix(std::os::unix::net::UnixListener::bind(&path).unwrap());
+    let addr = listener.local_addr();
+    assert_eq!(addr, format!("unix:{}", path.display()));
+    let config = sim_config(Faults::default(), None);
+    let stop = StopHandle::new();
+    let sim = thread::spawn(move || serve(&listener, Box::new(replay()), &config, &stop).unwrap());
+    let mut live = LiveSource::new(live_config(&addr));
+    let got = drain(&mut live);
+    let report = sim.join().unwrap();
+    let expected = replay_samples();
+    assert!(report.goodbye_sent);
+    assert_eq!(got.len(), expected.len());
+    for (g, e) in got.iter().zip(&expected) {
+        assert_eq!(key(g), key(e));
+        assert!(same_payload(&g.payload, &e.payload));
+    }
 }

@@ -4,7 +4,9 @@
 //! and `--token` are both given.
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+
 use std::path::PathBuf;
+use vista::source::live::link::{Listener, UNIX_PREFIX};
 
 use anyhow::Context;
 
@@ -24,7 +26,7 @@ pub struct DeviceSimArgs {
     /// Send as fast as the client reads.
     #[arg(long)]
     pub asap: bool,
-    /// Address to listen on.
+    /// Address to listen on: `host:port`, or `unix:/path` for a Unix-domain socket.
     #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
     pub listen: String,
     /// Allow a non-loopback listen address (requires --token).
@@ -88,9 +90,22 @@ fn listen_addr(args: &DeviceSimArgs) -> anyhow::Result<SocketAddr> {
     Ok(addr)
 }
 
+/// Binds `--listen`: a Unix-domain socket (local by nature), or a checked TCP address.
+fn bind(args: &DeviceSimArgs) -> anyhow::Result<Listener> {
+    #[cfg(unix)]
+    if let Some(path) = args.listen.strip_prefix(UNIX_PREFIX) {
+        let l = std::os::unix::net::UnixListener::bind(path)
+            .with_context(|| format!("listening on {}", args.listen))?;
+        return Ok(Listener::Unix(l));
+    }
+    let addr: SocketAddr = listen_addr(args)?;
+    let l = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
+    Ok(Listener::Tcp(l))
+}
+
 /// Runs `vista device-sim`.
 pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
-    let addr = listen_addr(&args)?;
+    let listener = bind(&args)?;
     let options = ReplayOptions {
         recorded_only: true,
         ..Default::default()
@@ -123,8 +138,11 @@ pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
         },
         limits: Default::default(),
     };
-    let listener = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
-    log::info!("device-sim: serving {} on {addr}", args.session.display());
+    log::info!(
+        "device-sim: serving {} on {}",
+        args.session.display(),
+        listener.local_addr()
+    );
     let stop = StopHandle::new();
     let s2 = stop.clone();
     let _ = ctrlc::set_handler(move || s2.stop());

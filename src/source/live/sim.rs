@@ -8,7 +8,6 @@
 //! they would be on the glasses.
 
 use std::io::Write;
-use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
 use crate::runtime::StopHandle;
@@ -17,6 +16,7 @@ use crate::source::Source;
 use crate::time::{sleep_until, DeviceTime, HostTime, ReplayClock};
 
 use super::framed::{write_frame, FrameReader};
+use super::link::{Link, Listener};
 use super::protocol::{encode_frame, Frame, Hello, Limits};
 
 /// Faults to inject.
@@ -103,14 +103,12 @@ fn next_rand(state: &mut u64) -> u64 {
 
 /// Serves `source` on `listener` until the source ends (after a goodbye) or `stop` is set.
 pub fn serve(
-    listener: &TcpListener,
+    listener: &Listener,
     mut source: Box<dyn Source>,
     config: &SimConfig,
     stop: &StopHandle,
 ) -> Result<SimReport, SimError> {
-    let addr = listener
-        .local_addr()
-        .map_or_else(|_| "?".to_string(), |a| a.to_string());
+    let addr = listener.local_addr();
     let mut st = SimState {
         report: SimReport::default(),
         pending: None,
@@ -130,7 +128,7 @@ pub fn serve(
             source,
         })?;
     while !stop.is_stopped() {
-        let (stream, peer) = match listener.accept() {
+        let (mut stream, peer) = match listener.accept() {
             Ok(x) => x,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(5));
@@ -138,12 +136,7 @@ pub fn serve(
             }
             Err(source) => return Err(SimError::Accept { addr, source }),
         };
-        let peer = peer.to_string();
-        if stream.set_nonblocking(false).is_err() {
-            continue;
-        }
-        let _ = stream.set_nodelay(true);
-        if !authenticate(&stream, &peer, config) {
+        if !authenticate(&mut stream, &peer, config) {
             st.report.refused += 1;
             continue;
         }
@@ -158,7 +151,7 @@ pub fn serve(
     Ok(st.report)
 }
 
-fn authenticate(stream: &TcpStream, peer: &str, config: &SimConfig) -> bool {
+fn authenticate(stream: &mut Link, peer: &str, config: &SimConfig) -> bool {
     let Some(token) = &config.token else {
         return true;
     };
@@ -168,7 +161,7 @@ fn authenticate(stream: &TcpStream, peer: &str, config: &SimConfig) -> bool {
         max_frame_bytes: 1024,
         ..config.limits
     };
-    let mut r = FrameReader::new(stream, peer, limits);
+    let mut r = FrameReader::new(&mut *stream, peer, limits);
     let ok = matches!(r.read_frame(), Ok(Frame::Auth { token: t }) if t == *token);
     if !ok {
         log::warn!("device-sim: refused {peer}: missing or wrong token");
@@ -217,7 +210,7 @@ impl SimState {
 
     fn serve_one(
         &mut self,
-        mut stream: TcpStream,
+        mut stream: Link,
         source: &mut dyn Source,
         config: &SimConfig,
         stop: &StopHandle,
@@ -265,7 +258,7 @@ impl SimState {
                 self.dropped_once = true;
                 self.skip_until = Some(sample.capture.add_ns(f.drop_gap_ns));
                 self.report.samples_lost += 1;
-                let _ = stream.shutdown(std::net::Shutdown::Both);
+                stream.shutdown();
                 return ConnEnd::Dropped;
             }
             let burst = f.burst_frames.filter(|&n| n > 1);
@@ -303,7 +296,7 @@ impl SimState {
                 let half = self.scratch.len() / 2;
                 let _ = stream.write_all(self.scratch.get(..half).unwrap_or_default());
                 let _ = stream.flush();
-                let _ = stream.shutdown(std::net::Shutdown::Both);
+                stream.shutdown();
                 self.report.samples_lost += 1;
                 return ConnEnd::Dropped;
             }
@@ -338,7 +331,7 @@ impl SimState {
     /// broke.
     fn wait_with_heartbeats(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut Link,
         (due, capture, rate): (HostTime, DeviceTime, f64),
         config: &SimConfig,
         stop: &StopHandle,

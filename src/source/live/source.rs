@@ -9,7 +9,6 @@
 //! stream, unless `stay` asks to wait for the next connection.
 
 use std::collections::VecDeque;
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use crate::runtime::StopHandle;
@@ -18,6 +17,7 @@ use crate::source::{Source, SourceError};
 use crate::time::HostTime;
 
 use super::framed::{write_frame, FrameReader, LinkError};
+use super::link::Link;
 use super::link_stats::LinkStats;
 use super::offset::OffsetEstimator;
 use super::protocol::{Frame, Hello, Limits};
@@ -25,7 +25,7 @@ use super::protocol::{Frame, Hello, Limits};
 /// How the live source connects.
 #[derive(Clone, Debug)]
 pub struct LiveConfig {
-    /// The device (bridge or simulator) address, `host:port`.
+    /// The device (bridge or simulator) address, `host:port` or `unix:/path`.
     pub addr: String,
     /// Token sent first when set (required by a device listening beyond loopback).
     pub token: Option<String>,
@@ -60,7 +60,7 @@ impl LiveConfig {
 #[derive(Debug)]
 pub struct LiveSource {
     config: LiveConfig,
-    conn: Option<FrameReader<TcpStream>>,
+    conn: Option<FrameReader<Link>>,
     pending: VecDeque<Sample>,
     seq: [u64; StreamId::COUNT],
     offset: OffsetEstimator,
@@ -134,8 +134,7 @@ impl LiveSource {
 
     fn try_connect(&mut self) -> Result<(), String> {
         let addr = &self.config.addr;
-        let mut stream = TcpStream::connect(addr).map_err(|e| format!("{addr}: connect: {e}"))?;
-        let _ = stream.set_nodelay(true);
+        let mut stream = Link::connect(addr).map_err(|e| format!("{addr}: connect: {e}"))?;
         stream
             .set_read_timeout(Some(self.config.read_timeout))
             .map_err(|e| format!("{addr}: {e}"))?;
