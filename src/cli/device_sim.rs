@@ -146,7 +146,12 @@ pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
     let stop = StopHandle::new();
     let s2 = stop.clone();
     let _ = ctrlc::set_handler(move || s2.stop());
-    let report = serve(&listener, Box::new(source), &config, &stop)?;
+    let report = serve(&listener, Box::new(source), &config, &stop);
+    #[cfg(unix)]
+    if let Some(path) = args.listen.strip_prefix(UNIX_PREFIX) {
+        let _ = std::fs::remove_file(path);
+    }
+    let report = report?;
     println!(
         "device-sim: {} connections ({} refused), {} frames sent, {} samples lost, goodbye {}",
         report.connections,

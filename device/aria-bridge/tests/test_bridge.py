@@ -138,3 +138,63 @@ class CliTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ServeTest(unittest.TestCase):
+    """The bridge's server over a real loopback socket, with and without a token."""
+
+    def _run(self, token, client_token):
+        import socket
+        import threading
+
+        from aria_bridge.__main__ import serve
+
+        o = BridgeObserver()
+        bar = BarometerData()
+        bar.capture_timestamp_ns = 42
+        o.on_baro_received(bar)
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        stopping = []
+        hello = p.hello("SER", "profile18", "{}")
+        t = threading.Thread(target=serve, args=(listener, o, hello, token),
+                             kwargs={"stop": lambda: bool(stopping)})
+        t.start()
+        c = socket.create_connection(("127.0.0.1", port))
+        c.settimeout(5)
+        if client_token is not None:
+            tok = client_token.encode()
+            c.sendall(struct.pack("<IBH", 3 + len(tok), p.KIND_AUTH, len(tok)) + tok)
+
+        def frame():
+            head = c.recv(4, socket.MSG_WAITALL)
+            if len(head) < 4:
+                return None
+            (n,) = struct.unpack("<I", head)
+            return c.recv(n, socket.MSG_WAITALL)
+
+        frames = [frame()]
+        if frames[0] is not None:
+            frames.append(frame())
+        stopping.append(True)
+        while frames[-1] is not None and frames[-1][0] != p.KIND_GOODBYE:
+            frames.append(frame())
+        t.join(5)
+        c.close()
+        listener.close()
+        return frames
+
+    def test_hello_samples_heartbeat_goodbye(self):
+        frames = self._run(None, None)
+        self.assertEqual(frames[0], body(p.hello("SER", "profile18", "{}")))
+        self.assertEqual(frames[1][0], p.KIND_SAMPLE)
+        self.assertEqual(struct.unpack_from("<iHq", frames[1], 1), (247, 1, 42))
+        self.assertEqual(frames[-1][0], p.KIND_GOODBYE)
+
+    def test_wrong_token_is_refused(self):
+        frames = self._run("s3cret", "guess")
+        self.assertEqual(frames, [None])
+
+    def test_right_token_is_served(self):
+        frames = self._run("s3cret", "s3cret")
+        self.assertEqual(frames[0][0], p.KIND_HELLO)
