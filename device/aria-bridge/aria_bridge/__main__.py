@@ -120,16 +120,20 @@ def start_device(args, observer):
 
 
 def read_token(conn):
-    conn.settimeout(5.0)
-    head = conn.recv(4, socket.MSG_WAITALL)
-    if len(head) != 4:
+    """The token of the client's first frame, or None (bad frame, silence for 5 s, close)."""
+    try:
+        conn.settimeout(5.0)
+        head = conn.recv(4, socket.MSG_WAITALL)
+        if len(head) != 4:
+            return None
+        (n,) = struct.unpack("<I", head)
+        if n > 1024:  # checked before reading: an auth frame is tiny
+            return None
+        body = conn.recv(n, socket.MSG_WAITALL)
+        conn.settimeout(None)
+        return p.read_auth(body)
+    except OSError:
         return None
-    (n,) = struct.unpack("<I", head)
-    if n > 1024:
-        return None
-    body = conn.recv(n, socket.MSG_WAITALL)
-    conn.settimeout(None)
-    return p.read_auth(body)
 
 
 def serve(listener, observer, hello_frame, token=None, stop=lambda: False, last_capture=None):
