@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod calib;
+mod device_sim;
 mod inspect;
+mod live;
 mod replay;
 mod say;
 mod stats;
@@ -37,6 +39,10 @@ enum Command {
     Window(window::WindowArgs),
     /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
     Say(say::SayArgs),
+    /// Run the runtime on live input from the glasses' bridge or `vista device-sim`.
+    Live(live::LiveArgs),
+    /// Play a recorded session into a socket with the live protocol and its real timing.
+    DeviceSim(device_sim::DeviceSimArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -50,6 +56,8 @@ pub fn main() -> ExitCode {
         Command::Stats(args) => stats::run(args),
         Command::Window(args) => window::run(args),
         Command::Say(args) => say::run(args),
+        Command::Live(args) => live::run(args),
+        Command::DeviceSim(args) => device_sim::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,200 @@
+"""Bridge serialisation without hardware: the SDK's own data types (projectaria_tools) when
+installed, faithful stand-ins otherwise."""
+
+import os
+import struct
+import sys
+import unittest
+from types import SimpleNamespace
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from aria_bridge import protocol as p  # noqa: E402
+from aria_bridge.__main__ import check_listen, parse_args, plan  # noqa: E402
+from aria_bridge.observer import BridgeObserver  # noqa: E402
+
+try:
+    from projectaria_tools.core.sensor_data import BarometerData, ImageDataRecord, MotionData
+except ImportError:  # stand-ins with the same attribute names
+    def MotionData():
+        return SimpleNamespace(accel_msec2=[0.0] * 3, gyro_radsec=[0.0] * 3, mag_tesla=[0.0] * 3,
+                               accel_valid=False, gyro_valid=False, temperature=0.0,
+                               capture_timestamp_ns=0)
+
+    def BarometerData():
+        return SimpleNamespace(capture_timestamp_ns=0, pressure=0.0, temperature=0.0)
+
+    def ImageDataRecord():
+        return SimpleNamespace(camera_id=0, capture_timestamp_ns=0, frame_number=0,
+                               exposure_duration=0.0, gain=0.0)
+
+
+def body(frame):
+    (n,) = struct.unpack_from("<I", frame)
+    assert n == len(frame) - 4
+    return frame[4:]
+
+
+def motion(t, accel, gyro, temp=25.0):
+    m = MotionData()
+    m.capture_timestamp_ns = t
+    m.accel_msec2 = list(accel)
+    m.gyro_radsec = list(gyro)
+    m.accel_valid = True
+    m.gyro_valid = True
+    m.temperature = temp
+    return m
+
+
+class ProtocolTest(unittest.TestCase):
+    def test_hello_layout(self):
+        b = body(p.hello("1WM09380041283", "profile18", "{}"))
+        self.assertEqual(b[0], p.KIND_HELLO)
+        self.assertEqual(b[1:5], b"VSTA")
+        self.assertEqual(struct.unpack_from("<H", b, 5)[0], 1)
+        self.assertEqual(struct.unpack_from("<H", b, 7)[0], 14)
+        self.assertEqual(b[9:23], b"1WM09380041283")
+
+    def test_imu_batch_size(self):
+        s = (5, (1.0, 2.0, 3.0), (0.1, 0.2, 0.3), True, False, 30.0)
+        b = body(p.imu_batch(p.STREAM_IMU_LEFT, [s, s, s]))
+        self.assertEqual(len(b), 1 + 6 + 4 + 3 * 37)
+        self.assertEqual(struct.unpack_from("<iH", b, 1), (1202, 2))
+        self.assertEqual(b[11 + 8 + 24], 1)  # flags: accel valid only
+
+    def test_audio_checks_counts(self):
+        with self.assertRaises(ValueError):
+            p.audio([1, 2], [0, 0, 0], channels=2)
+        b = body(p.audio([10, 20], [1, -1, 2, -2], channels=2))
+        self.assertEqual(len(b), 1 + 6 + 8 + 1 + 1 + 4 + 4 + 16 + 4 + 16)
+
+
+class ObserverTest(unittest.TestCase):
+    def test_callbacks_queue_and_encode(self):
+        o = BridgeObserver()
+        o.on_imu_received([motion(1, (1, 2, 3), (4, 5, 6)), motion(2, (7, 8, 9), (1, 2, 3))], 0)
+        bar = BarometerData()
+        bar.capture_timestamp_ns = 3
+        bar.pressure = 101325.0
+        bar.temperature = 20.5
+        o.on_baro_received(bar)
+        mag = motion(4, (0, 0, 0), (0, 0, 0))
+        mag.mag_tesla = [1e-5, 2e-5, 3e-5]
+        o.on_magneto_received(mag)
+        self.assertTrue(o.ready.is_set())
+        frames = o.take_frames()
+        self.assertFalse(o.ready.is_set())
+        kinds = [(body(f)[0], struct.unpack_from("<iH", body(f), 1)) for f in frames]
+        self.assertEqual(kinds, [(3, (1202, 1)), (2, (1203, 1)), (2, (247, 1))])
+        b = body(frames[0])
+        self.assertEqual(struct.unpack_from("<I", b, 7)[0], 2)
+        self.assertEqual(struct.unpack_from("<q3f", b, 11), (1, 1.0, 2.0, 3.0))
+
+    def test_full_queue_drops_oldest_and_counts(self):
+        o = BridgeObserver(queue_sizes={"baro": 2})
+        for t in range(5):
+            bar = BarometerData()
+            bar.capture_timestamp_ns = t
+            o.on_baro_received(bar)
+        self.assertEqual(o.dropped["baro"], 3)
+        frames = o.take_frames()
+        self.assertEqual([struct.unpack_from("<q", body(f), 7)[0] for f in frames], [3, 4])
+
+    def test_raw_image(self):
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest("numpy not installed")
+        o = BridgeObserver(camera_streams={7: ("rgb", p.STREAM_RGB)})
+        rec = ImageDataRecord()
+        rec.camera_id = 7
+        rec.capture_timestamp_ns = 99
+        img = np.arange(6, dtype=np.uint8).reshape(2, 3)
+        o.on_image_received(img, rec)
+        rec2 = ImageDataRecord()
+        rec2.camera_id = 42  # unknown camera: counted, not sent
+        o.on_image_received(img, rec2)
+        self.assertEqual(o.unknown, 1)
+        (f,) = o.take_frames()
+        b = body(f)
+        self.assertEqual(struct.unpack_from("<IIBII", b, 16), (3, 2, p.ENC_RAW, p.PIXEL_GREY8, 3))
+        self.assertEqual(b[-6:], bytes(range(6)))
+
+
+class CliTest(unittest.TestCase):
+    def test_loopback_only_by_default(self):
+        self.assertEqual(check_listen(parse_args([])), ("127.0.0.1", 7878))
+        with self.assertRaises(SystemExit):
+            check_listen(parse_args(["--listen", "0.0.0.0:7878"]))
+        with self.assertRaises(SystemExit):
+            check_listen(parse_args(["--listen", "0.0.0.0:7878", "--allow-remote"]))
+        check_listen(parse_args(["--listen", "0.0.0.0:7878", "--allow-remote", "--token", "t"]))
+
+    def test_dry_run_plan_lists_every_subscription(self):
+        lines = plan(parse_args(["--queue-rgb", "3"]))
+        self.assertEqual(len(lines), 8)
+        self.assertIn("subscribe Rgb       queue 3", lines)
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class ServeTest(unittest.TestCase):
+    """The bridge's server over a real loopback socket, with and without a token."""
+
+    def _run(self, token, client_token):
+        import socket
+        import threading
+
+        from aria_bridge.__main__ import serve
+
+        o = BridgeObserver()
+        bar = BarometerData()
+        bar.capture_timestamp_ns = 42
+        o.on_baro_received(bar)
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        stopping = []
+        hello = p.hello("SER", "profile18", "{}")
+        t = threading.Thread(target=serve, args=(listener, o, hello, token),
+                             kwargs={"stop": lambda: bool(stopping)})
+        t.start()
+        c = socket.create_connection(("127.0.0.1", port))
+        c.settimeout(5)
+        if client_token is not None:
+            tok = client_token.encode()
+            c.sendall(struct.pack("<IBH", 3 + len(tok), p.KIND_AUTH, len(tok)) + tok)
+
+        def frame():
+            head = c.recv(4, socket.MSG_WAITALL)
+            if len(head) < 4:
+                return None
+            (n,) = struct.unpack("<I", head)
+            return c.recv(n, socket.MSG_WAITALL)
+
+        frames = [frame()]
+        if frames[0] is not None:
+            frames.append(frame())
+        stopping.append(True)
+        while frames[-1] is not None and frames[-1][0] != p.KIND_GOODBYE:
+            frames.append(frame())
+        t.join(5)
+        c.close()
+        listener.close()
+        return frames
+
+    def test_hello_samples_heartbeat_goodbye(self):
+        frames = self._run(None, None)
+        self.assertEqual(frames[0], body(p.hello("SER", "profile18", "{}")))
+        self.assertEqual(frames[1][0], p.KIND_SAMPLE)
+        self.assertEqual(struct.unpack_from("<iHq", frames[1], 1), (247, 1, 42))
+        self.assertEqual(frames[-1][0], p.KIND_GOODBYE)
+
+    def test_wrong_token_is_refused(self):
+        frames = self._run("s3cret", "guess")
+        self.assertEqual(frames, [None])
+
+    def test_right_token_is_served(self):
+        frames = self._run("s3cret", "s3cret")
+        self.assertEqual(frames[0][0], p.KIND_HELLO)

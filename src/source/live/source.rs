@@ -1,0 +1,295 @@
+//! [`LiveSource`]: a TCP client of the wire protocol behind the [`Source`] trait.
+//!
+//! It connects (retrying for a bounded time), reads the hello (calibration, serial,
+//! profile), then yields samples as they arrive, stamped with their arrival time and their
+//! link latency under a continuously re-estimated clock offset ([`OffsetEstimator`]). A
+//! dropped link (I/O error, read timeout, truncated frame) or a hostile frame closes that
+//! connection with one log line and the source reconnects without ending the stream; the
+//! capture-time gap is simply a gap (no samples are invented). A clean goodbye ends the
+//! stream, unless `stay` asks to wait for the next connection.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::runtime::StopHandle;
+use crate::sample::{Payload, Sample, StreamId};
+use crate::source::{Source, SourceError};
+use crate::time::HostTime;
+
+use super::framed::{write_frame, FrameReader, LinkError};
+use super::link::Link;
+use super::link_stats::LinkStats;
+use super::offset::OffsetEstimator;
+use super::protocol::{Frame, Hello, Limits};
+
+/// How the live source connects.
+#[derive(Clone, Debug)]
+pub struct LiveConfig {
+    /// The device (bridge or simulator) address, `host:port` or `unix:/path`.
+    pub addr: String,
+    /// Token sent first when set (required by a device listening beyond loopback).
+    pub token: Option<String>,
+    /// Frame limits.
+    pub limits: Limits,
+    /// A connection with no frame (not even a heartbeat) for this long is dropped.
+    pub read_timeout: Duration,
+    /// How long to keep trying to (re)connect before the source fails.
+    pub reconnect_for: Duration,
+    /// After a goodbye, wait for the next connection instead of ending.
+    pub stay: bool,
+    /// Stops waiting (connect retries) when triggered.
+    pub stop: Option<StopHandle>,
+}
+
+impl LiveConfig {
+    /// Defaults for `addr`: 3 s read timeout, 10 s of reconnect attempts, no token.
+    pub fn new(addr: impl Into<String>) -> Self {
+        Self {
+            addr: addr.into(),
+            token: None,
+            limits: Limits::default(),
+            read_timeout: Duration::from_secs(3),
+            reconnect_for: Duration::from_secs(10),
+            stay: false,
+            stop: None,
+        }
+    }
+}
+
+/// The live source.
+#[derive(Debug)]
+pub struct LiveSource {
+    config: LiveConfig,
+    conn: Option<FrameReader<Link>>,
+    pending: VecDeque<Sample>,
+    seq: [u64; StreamId::COUNT],
+    offset: OffsetEstimator,
+    stats: LinkStats,
+    hello: Option<Hello>,
+    ended: bool,
+}
+
+impl LiveSource {
+    /// A source that will connect on the first [`Source::next_sample`].
+    pub fn new(config: LiveConfig) -> Self {
+        Self {
+            config,
+            conn: None,
+            pending: VecDeque::new(),
+            seq: [0; StreamId::COUNT],
+            offset: OffsetEstimator::new(1_000_000_000, 10),
+            stats: LinkStats::new(),
+            hello: None,
+            ended: false,
+        }
+    }
+
+    /// Connects and reads the hello now (so the caller has the calibration before running).
+    pub fn connect(&mut self) -> Result<&Hello, SourceError> {
+        self.ensure_connected()?;
+        self.hello
+            .as_ref()
+            .ok_or_else(|| SourceError::Fatal(format!("{}: no hello", self.config.addr)))
+    }
+
+    /// The last hello received (device serial, profile, calibration JSON).
+    pub fn hello(&self) -> Option<&Hello> {
+        self.hello.as_ref()
+    }
+
+    /// The link statistics (shared: keep a clone to read them after the run).
+    pub fn stats(&self) -> LinkStats {
+        self.stats.clone()
+    }
+
+    fn stopped(&self) -> bool {
+        self.config
+            .stop
+            .as_ref()
+            .is_some_and(StopHandle::is_stopped)
+    }
+
+    fn ensure_connected(&mut self) -> Result<(), SourceError> {
+        if self.conn.is_some() {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let mut last_err = String::from("not tried");
+        while start.elapsed() < self.config.reconnect_for && !self.stopped() {
+            match self.try_connect() {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    log::debug!("live: {e}");
+                    last_err = e;
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
+        Err(SourceError::Fatal(format!(
+            "{}: no device after {:.1} s ({last_err})",
+            self.config.addr,
+            self.config.reconnect_for.as_secs_f64()
+        )))
+    }
+
+    fn try_connect(&mut self) -> Result<(), String> {
+        let addr = &self.config.addr;
+        let mut stream = Link::connect(addr).map_err(|e| format!("{addr}: connect: {e}"))?;
+        stream
+            .set_read_timeout(Some(self.config.read_timeout))
+            .map_err(|e| format!("{addr}: {e}"))?;
+        if let Some(token) = &self.config.token {
+            let auth = Frame::Auth {
+                token: token.clone(),
+            };
+            write_frame(&mut stream, &auth, &mut Vec::new())
+                .map_err(|e| format!("{addr}: sending token: {e}"))?;
+        }
+        let mut reader = FrameReader::new(stream, addr.clone(), self.config.limits);
+        match reader.read_frame() {
+            Ok(Frame::Hello(h)) => {
+                log::info!(
+                    "live: connected to {} on {addr} (profile {:?}, calibration {} bytes)",
+                    h.device_serial,
+                    h.streaming_profile,
+                    h.calib_json.len()
+                );
+                self.stats.update(|r| {
+                    r.connections += 1;
+                    r.device_serial = h.device_serial.clone();
+                    r.streaming_profile = h.streaming_profile.clone();
+                });
+                self.hello = Some(h);
+                // A new connection may come from a rebooted device: re-estimate.
+                self.offset.reset();
+                self.conn = Some(reader);
+                Ok(())
+            }
+            Ok(other) => Err(format!(
+                "{addr}: expected a hello first, got {}",
+                frame_name(&other)
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn push(&mut self, stream: StreamId, capture: crate::time::DeviceTime, payload: Payload) {
+        let arrival = HostTime::now();
+        let latency = self.offset.observe(capture.ns(), arrival.ns());
+        self.stats.record_latency(stream, latency);
+        let k = stream.index();
+        let seq = self.seq.get(k).copied().unwrap_or(0);
+        if let Some(s) = self.seq.get_mut(k) {
+            *s += 1;
+        }
+        self.pending.push_back(Sample {
+            stream,
+            capture,
+            arrival,
+            seq,
+            payload,
+        });
+    }
+
+    /// Reads frames until at least one sample is pending or the stream ends.
+    fn fill(&mut self) -> Result<(), SourceError> {
+        while self.pending.is_empty() && !self.ended {
+            if self.stopped() {
+                self.ended = true;
+                break;
+            }
+            self.ensure_connected()?;
+            let Some(conn) = self.conn.as_mut() else {
+                continue;
+            };
+            match conn.read_frame() {
+                Ok(Frame::Sample {
+                    stream,
+                    capture,
+                    payload,
+                }) => self.push(stream, capture, payload),
+                Ok(Frame::ImuBatch { stream, samples }) => {
+                    for s in samples {
+                        self.push(stream, s.capture, Payload::Imu(s.imu));
+                    }
+                }
+                Ok(Frame::Heartbeat { device_now }) => {
+                    let _ = self.offset.observe(device_now.ns(), HostTime::now().ns());
+                }
+                Ok(Frame::Goodbye { reason }) => {
+                    log::info!("live: {} said goodbye ({reason})", self.config.addr);
+                    self.stats.update(|r| r.goodbyes += 1);
+                    self.conn = None;
+                    if !self.config.stay {
+                        self.ended = true;
+                    }
+                }
+                Ok(other @ (Frame::Hello(_) | Frame::Auth { .. })) => {
+                    let e = format!(
+                        "{}: unexpected {} frame at byte {}; closing this connection",
+                        self.config.addr,
+                        frame_name(&other),
+                        conn.offset()
+                    );
+                    log::warn!("live: {e}");
+                    self.stats.update(|r| r.bad_frames += 1);
+                    self.conn = None;
+                }
+                Err(e @ LinkError::Protocol { .. }) => {
+                    log::warn!("live: {e}; closing this connection");
+                    self.stats.update(|r| r.bad_frames += 1);
+                    self.conn = None;
+                }
+                Err(e) => {
+                    log::warn!("live: link lost: {e}; reconnecting");
+                    self.stats.update(|r| r.link_drops += 1);
+                    self.conn = None;
+                }
+            }
+        }
+        self.stats.update(|r| r.offset_ns = self.offset.offset_ns());
+        Ok(())
+    }
+}
+
+fn frame_name(f: &Frame) -> &'static str {
+    match f {
+        Frame::Hello(_) => "hello",
+        Frame::Sample { .. } => "sample",
+        Frame::ImuBatch { .. } => "IMU batch",
+        Frame::Heartbeat { .. } => "heartbeat",
+        Frame::Goodbye { .. } => "goodbye",
+        Frame::Auth { .. } => "auth",
+    }
+}
+
+impl Source for LiveSource {
+    fn describe(&self) -> String {
+        match &self.hello {
+            Some(h) => format!("live {} on {}", h.device_serial, self.config.addr),
+            None => format!("live device on {}", self.config.addr),
+        }
+    }
+
+    fn streams(&self) -> Vec<StreamId> {
+        StreamId::ALL
+            .iter()
+            .copied()
+            .filter(|s| !s.is_derived())
+            .collect()
+    }
+
+    fn next_sample(&mut self) -> Option<Result<Sample, SourceError>> {
+        if let Some(s) = self.pending.pop_front() {
+            return Some(Ok(s));
+        }
+        if self.ended {
+            return None;
+        }
+        if let Err(e) = self.fill() {
+            self.ended = true;
+            return Some(Err(e));
+        }
+        self.pending.pop_front().map(Ok)
+    }
+}
