@@ -9,10 +9,10 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::Serialize;
 
-use vista::runtime::{ClockMode, RunReport, RuntimeConfig};
+use vista::runtime::{ClockMode, RuntimeConfig};
 use vista::source::live::{LinkReport, LiveConfig, LiveSource};
 
-use super::replay::{Pacing, ReplayProfile, StreamLine};
+use super::replay::{build_profile, ReplayProfile};
 
 /// Arguments of `vista live`.
 #[derive(Debug, clap::Args)]
@@ -71,7 +71,13 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
     let report =
         vista::runtime::run(Box::new(source), config, Vec::new()).context("live run failed")?;
     let profile = LiveProfile {
-        base: build_profile(&args, &report),
+        base: build_profile(
+            PathBuf::from(&args.connect),
+            "live",
+            None,
+            &report,
+            String::new(),
+        ),
         link: stats.report(),
     };
     print!("{}", render(&profile));
@@ -91,64 +97,6 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
 
 /// The replay profile's fields for a live run (duplicated from `replay.rs`'s private
 /// `build_profile`, which takes replay's arguments).
-fn build_profile(args: &LiveArgs, report: &RunReport) -> ReplayProfile {
-    let p = &report.profile;
-    let streams = p
-        .streams
-        .iter()
-        .map(|(name, s)| {
-            let buffer_full = report
-                .buffers
-                .consumers
-                .values()
-                .filter_map(|c| c.get(name))
-                .map(|c| c.dropped)
-                .max()
-                .unwrap_or(0);
-            let line = StreamLine {
-                vrs_id: s.vrs_id.clone(),
-                delivered: s.delivered,
-                dropped: s.dropped + buffer_full,
-                dropped_out_of_order: s.out_of_order_dropped,
-                dropped_unreadable: s.skipped,
-                dropped_buffer_full: buffer_full,
-                rate_hz: s.rate_hz,
-                pacing_us: Pacing {
-                    p50: s.pacing_us.p50,
-                    p99: s.pacing_us.p99,
-                    max: s.pacing_us.max,
-                },
-            };
-            (name.clone(), line)
-        })
-        .collect();
-    let device_time_s = p
-        .streams
-        .values()
-        .filter_map(|s| Some((s.first_capture_ns?, s.last_capture_ns?)))
-        .fold(None, |acc: Option<(i64, i64)>, (a, b)| {
-            Some(acc.map_or((a, b), |(x, y)| (x.min(a), y.max(b))))
-        })
-        .map_or(0.0, |(a, b)| (b - a) as f64 * 1e-9);
-    ReplayProfile {
-        session: PathBuf::from(&args.connect),
-        mode: "live".into(),
-        rate: None,
-        streams,
-        wall_time_s: p.wall_time_s,
-        device_time_s,
-        speed_factor: if p.wall_time_s > 0.0 {
-            device_time_s / p.wall_time_s
-        } else {
-            0.0
-        },
-        ingest_cpu_s: report.ingest_cpu_s,
-        stop_reason: format!("{:?}", report.stop_reason),
-        sequence_digest: String::new(),
-        runtime: p.clone(),
-    }
-}
-
 fn render(p: &LiveProfile) -> String {
     use std::fmt::Write;
     let mut t = String::new();

@@ -172,7 +172,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     } else {
         String::new()
     };
-    let profile = build_profile(&args, &report, digest);
+    let mode = if args.asap { "asap" } else { "real-time" };
+    let rate = (!args.asap).then_some(args.rate);
+    let profile = build_profile(args.session.clone(), mode, rate, &report, digest);
     print!("{}", render(&profile));
     if let Some(path) = &args.profile {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -188,7 +190,16 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn build_profile(args: &ReplayArgs, report: &RunReport, sequence_digest: String) -> ReplayProfile {
+/// The report of a run: per-stream delivery, drops and pacing from the runtime's profile
+/// and buffer statistics. `session` names the input (a session path, or a device address),
+/// `mode` how it was paced.
+pub fn build_profile(
+    session: PathBuf,
+    mode: &str,
+    rate: Option<f64>,
+    report: &RunReport,
+    sequence_digest: String,
+) -> ReplayProfile {
     let p = &report.profile;
     let streams = p
         .streams
@@ -228,13 +239,9 @@ fn build_profile(args: &ReplayArgs, report: &RunReport, sequence_digest: String)
         })
         .map_or(0.0, |(a, b)| (b - a) as f64 * 1e-9);
     ReplayProfile {
-        session: args.session.clone(),
-        mode: if args.asap {
-            "asap".into()
-        } else {
-            "real-time".into()
-        },
-        rate: (!args.asap).then_some(args.rate),
+        session,
+        mode: mode.to_string(),
+        rate,
         streams,
         wall_time_s: p.wall_time_s,
         device_time_s,
