@@ -7,12 +7,17 @@
 //! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). Everything is
 //! deterministic for a seed ([`rng`]).
 
+pub mod gaze;
+pub mod mps_out;
 pub mod rng;
 pub mod scenario;
 pub mod sensors;
+pub mod session;
 pub mod trajectory;
+pub mod truth;
 
 pub use rng::SplitMix64;
 pub use scenario::{find_scenario, scenario_files, Scenario, ScenarioError};
 pub use sensors::NoiseSpec;
+pub use session::{write_session, SynthError, SynthOptions, SynthSummary};
 pub use trajectory::WearerPath;
