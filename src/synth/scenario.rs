@@ -200,6 +200,14 @@ pub struct Wearer {
     pub eye_height_m: f64,
     /// Actions in order.
     pub script: Vec<Action>,
+    /// How many times the script runs back to back (a loop that ends where it started
+    /// makes a long walk).
+    #[serde(default = "default_repeat")]
+    pub repeat: u32,
+}
+
+fn default_repeat() -> u32 {
+    1
 }
 
 fn default_eye_height() -> f64 {

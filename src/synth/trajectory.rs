@@ -105,7 +105,12 @@ impl WearerPath {
         let mut pos = [wearer.start_m[0], wearer.start_m[1], floor_z_m];
         let mut heading = wearer.heading_deg.to_radians();
         let mut segments = Vec::new();
-        for a in &wearer.script {
+        let script = wearer
+            .script
+            .iter()
+            .cycle()
+            .take(wearer.script.len() * wearer.repeat as usize);
+        for a in script {
             let dur = match a {
                 Action::Walk {
                     distance_m,

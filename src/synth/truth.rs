@@ -206,9 +206,15 @@ pub fn ground_truth(
             let mut facts: Vec<String> = relative
                 .iter()
                 .map(|x| {
+                    let is_sign = w.signs.iter().any(|s| s.text == x.label);
+                    let what = if is_sign {
+                        format!("sign \"{}\"", x.label)
+                    } else {
+                        x.label.clone()
+                    };
                     format!(
-                        "the {} is at {} o'clock, about {:.0} m",
-                        x.label, x.clock, x.distance_m
+                        "the {what} is at {} o'clock, about {:.0} m",
+                        x.clock, x.distance_m
                     )
                 })
                 .collect();
@@ -264,6 +270,7 @@ mod tests {
             heading_deg: 0.0,
             eye_height_m: 1.6,
             script: vec![Action::Stop { duration_s: 1.0 }],
+            repeat: 1,
         };
         let path = WearerPath::new(&w, 0.0, Isometry3::identity());
         // Heading +x; +y is to the left.
