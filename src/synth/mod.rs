@@ -9,6 +9,7 @@
 
 pub mod gaze;
 pub mod mps_out;
+pub mod render;
 pub mod rng;
 pub mod scenario;
 pub mod sensors;
