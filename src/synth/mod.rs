@@ -8,6 +8,7 @@
 //! deterministic for a seed ([`rng`]).
 
 pub mod gaze;
+pub mod jpeg;
 pub mod mps_out;
 pub mod render;
 pub mod rng;
