@@ -6,7 +6,7 @@ Usage:
   ref_synth_pyvrs.py /tmp/synth_ref/recording.vrs tests/data/reference/synth_pole_to_door_seed1_6s.json
 
 Reads the recording with pyvrs (PyPI `vrs`) and projectaria_tools' data provider and writes,
-per stream: record counts by type, the first/last DATA timestamps, every DATA capture
+per stream: record counts by type, the decoded size of the first SLAM frames,, the first/last DATA timestamps, every DATA capture
 timestamp (mag, baro) or their count/first/last/sum (IMU), and the decoded values of the
 first three DATA records. tests/synth_pyvrs.rs regenerates the same session and compares;
 it never runs Python.
@@ -60,12 +60,18 @@ def main(path, out):
         sid: provider.get_num_data(StreamId(sid)) for sid in sorted(r.stream_ids)
     }
     calib = provider.get_device_calibration()
+    images = {}
+    for sid in sorted(r.stream_ids):
+        if sid.startswith("1201-"):
+            img = provider.get_image_data_by_index(StreamId(sid), 0)[0].to_numpy_array()
+            images[sid] = {"shape": list(img.shape), "mean": float(img.mean())}
     json.dump(
         {
             "records": len(r),
             "streams": streams,
             "projectaria_tools_num_data": pat,
             "projectaria_tools_imu_labels": sorted(calib.get_imu_labels()),
+            "projectaria_tools_first_images": images,
         },
         open(out, "w"),
         indent=1,

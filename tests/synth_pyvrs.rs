@@ -1,12 +1,13 @@
 //! A synthetic recording reads the same in our reader as in Meta's: the session of
 //! `pole_to_door`, seed 1, 6 s is regenerated and compared with what pyvrs and
 //! projectaria_tools read from it (`scripts/ref_synth_pyvrs.py`, committed JSON): record
-//! counts, every capture timestamp (sums for the IMUs), and the first decoded values.
+//! counts, every capture timestamp (sums for the IMUs), the first decoded values, and the
+//! first SLAM frames as projectaria_tools decodes them.
 
 use std::path::Path;
 
 use serde_json::Value;
-use vista::aria::recording::AriaRecording;
+use vista::aria::recording::{decode_image, AriaRecording};
 use vista::aria::vrs::{RecordType, VrsReader, VrsStreamId};
 use vista::sample::{Payload, StreamId};
 use vista::synth::{find_scenario, write_session, SynthOptions};
@@ -129,6 +130,20 @@ fn synthetic_recording_matches_pyvrs() {
                     }
                 }
                 Payload::Barometer(b) => close(b.pressure_pa, &w["pressure"], 1e-12),
+                Payload::Image(f) => {
+                    assert_eq!(Some(f.frame_number), w["frame_number"].as_u64(), "{sid}");
+                    assert_eq!((f.width, f.height), (640, 480));
+                    if i == 0 {
+                        // projectaria_tools decoded the same JPEG to the same picture (IDCTs
+                        // may differ by a grey level here and there).
+                        let want = &reference["projectaria_tools_first_images"][sid];
+                        let img = decode_image(f).unwrap();
+                        assert_eq!(want["shape"], serde_json::json!([img.height, img.width]));
+                        let mean = img.pixels.iter().map(|&p| p as f64).sum::<f64>()
+                            / img.pixels.len() as f64;
+                        close(mean, &want["mean"], 0.01);
+                    }
+                }
                 other => panic!("{sid}: unexpected payload {}", other.kind()),
             }
         }

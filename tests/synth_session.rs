@@ -9,7 +9,7 @@ use std::process::Command;
 use nalgebra::{Point3, Vector3};
 use vista::aria::calib::DeviceCalibration;
 use vista::aria::mps::{read_eye_gaze, read_trajectory};
-use vista::aria::recording::AriaRecording;
+use vista::aria::recording::{decode_image, AriaRecording};
 use vista::sample::{Payload, StreamId};
 use vista::source::session::SessionFiles;
 use vista::synth::sensors::standard_altitude_m;
@@ -84,7 +84,7 @@ fn every_file_reads_back_and_agrees_with_the_others() {
     let mut counts = std::collections::BTreeMap::new();
     let imu = cal.imu("imu-right").unwrap();
     let baro = cal.barometer("baro0").unwrap();
-    let (mut checked_gravity, mut checked_baro) = (0, 0);
+    let (mut checked_gravity, mut checked_baro, mut checked_frames) = (0, 0, 0);
     for s in rec.samples() {
         let (stream, t, payload) = s.unwrap();
         *counts.entry(stream).or_insert(0usize) += 1;
@@ -104,6 +104,15 @@ fn every_file_reads_back_and_agrees_with_the_others() {
                 );
                 checked_gravity += 1;
             }
+            Payload::Image(f) if f.frame_number == 30 => {
+                let img = decode_image(&f).unwrap();
+                assert_eq!((img.width, img.height, img.channels), (640, 480, 1));
+                let lit = img.pixels.iter().filter(|&&p| p > 60).count();
+                let dark = img.pixels.iter().filter(|&&p| p < 10).count();
+                // The corridor fills the fisheye circle; the corners outside it are black.
+                assert!(lit > 20_000 && dark > 10_000, "{lit} lit, {dark} dark");
+                checked_frames += 1;
+            }
             Payload::Barometer(b) => {
                 let z = pose_at(t.ns()).t_world_device.translation.vector.z;
                 let alt = standard_altitude_m(baro.rectify(b.pressure_pa));
@@ -116,10 +125,14 @@ fn every_file_reads_back_and_agrees_with_the_others() {
     }
     assert_eq!(checked_gravity, 700);
     assert_eq!(checked_baro, 1200);
+    assert_eq!(checked_frames, 2);
     assert_eq!(counts[&StreamId::ImuRight], 24_000);
     assert_eq!(counts[&StreamId::ImuLeft], 19_200);
     assert_eq!(counts[&StreamId::Magnetometer], 240);
     assert_eq!(counts[&StreamId::Barometer], 1200);
+    // SLAM cameras at 10 fps: 640×480 greyscale JPEG frames that decode and show a scene.
+    assert_eq!(counts[&StreamId::CameraSlamLeft], 240);
+    assert_eq!(counts[&StreamId::CameraSlamRight], 240);
     let sums = rec.summaries();
     let rate = |id: &str| {
         sums.iter()
@@ -231,6 +244,8 @@ fn cli_lists_writes_inspects_and_replays() {
     assert_eq!(v["streams"]["1202-2"]["data_records"], 4000);
     assert_eq!(v["streams"]["1203-1"]["data_records"], 50);
     assert_eq!(v["streams"]["247-1"]["data_records"], 250);
+    assert_eq!(v["streams"]["1201-1"]["data_records"], 50);
+    assert_eq!(v["streams"]["1201-2"]["name"], "camera-slam-right");
     assert_eq!(v["tags"]["device_serial"], "1WM09380041283");
 
     let out = vista(&["replay", d, "--asap"]);

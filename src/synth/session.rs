@@ -3,13 +3,17 @@
 //! template recording, and its `calib_json`), `mps/slam/closed_loop_trajectory.csv`,
 //! `mps/eye_gaze/general_eye_gaze.csv`, `requests.jsonl` and `ground_truth.json`.
 //!
-//! Cameras are not rendered yet: the recording has no camera streams.
+//! The SLAM cameras (left/right, 640×480 greyscale) are ray cast through the real
+//! Fisheye624 calibration ([`super::render`]) and JPEG-encoded ([`super::jpeg`]) like real
+//! recordings; the RGB and eye-tracking cameras are not rendered yet.
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::Isometry3;
 
+use super::jpeg::encode_grey;
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
+use super::render::{render_grey, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
@@ -45,6 +49,10 @@ const IMU_RIGHT: VrsStreamId = VrsStreamId::new(1202, 1);
 const IMU_LEFT: VrsStreamId = VrsStreamId::new(1202, 2);
 const MAG: VrsStreamId = VrsStreamId::new(1203, 1);
 const BARO: VrsStreamId = VrsStreamId::new(247, 1);
+const SLAM_LEFT: VrsStreamId = VrsStreamId::new(1201, 1);
+const SLAM_RIGHT: VrsStreamId = VrsStreamId::new(1201, 2);
+/// JPEG quality of rendered frames.
+pub const JPEG_QUALITY: u8 = 90;
 
 /// Errors writing a synthetic session.
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +102,8 @@ pub struct SynthOptions {
     pub noise: NoiseSpec,
     /// Template recording (layouts, configuration records, calibration).
     pub template: PathBuf,
+    /// SLAM camera frame rate, Hz (`None`: no camera streams).
+    pub slam_fps: Option<f64>,
 }
 
 impl Default for SynthOptions {
@@ -103,6 +113,7 @@ impl Default for SynthOptions {
             duration_s: None,
             noise: NoiseSpec::TYPICAL,
             template: PathBuf::from(DEFAULT_TEMPLATE),
+            slam_fps: Some(10.0),
         }
     }
 }
@@ -141,6 +152,7 @@ enum Rec<'a> {
     Imu(VrsStreamId, &'a ImuReading),
     Mag(i64, [f32; 3]),
     Baro(i64, f64),
+    Frame(VrsStreamId, u64, i64),
 }
 
 impl Rec<'_> {
@@ -149,6 +161,7 @@ impl Rec<'_> {
             Rec::Imu(id, r) => (r.t_ns, id.type_id, id.instance),
             Rec::Mag(t, _) => (*t, MAG.type_id, MAG.instance),
             Rec::Baro(t, _) => (*t, BARO.type_id, BARO.instance),
+            Rec::Frame(id, _, t) => (*t, id.type_id, id.instance),
         }
     }
 }
@@ -220,9 +233,23 @@ pub fn write_session(
     // Recording.
     let vrs_path = out_dir.join("recording.vrs");
     let mut w = VrsWriter::create(&vrs_path, template.file_tags().clone())?;
-    let ids = [IMU_RIGHT, IMU_LEFT, MAG, BARO];
+    let mut ids = vec![IMU_RIGHT, IMU_LEFT, MAG, BARO];
+    let mut cams = Vec::new();
+    if let Some(fps) = opts.slam_fps {
+        for (id, label) in [
+            (SLAM_LEFT, "camera-slam-left"),
+            (SLAM_RIGHT, "camera-slam-right"),
+        ] {
+            let c = cal
+                .camera(label)
+                .ok_or_else(|| tpl_err(format!("calibration has no {label}")))?;
+            ids.push(id);
+            cams.push((id, c, RayTable::new(c), fps));
+        }
+    }
+    let scene = Scene::from_world(&sc.world);
     let mut layouts: Vec<(VrsStreamId, u32, DataLayout)> = Vec::new();
-    for id in ids {
+    for &id in &ids {
         let s = template
             .stream(id)
             .ok_or_else(|| tpl_err(format!("no stream {id}")))?;
@@ -237,7 +264,10 @@ pub fn write_session(
         layouts.push((id, ver, dl));
         w.add_stream(spec)?;
     }
-    for id in ids {
+    // Configuration records first, 1 ms before the first sample, in VRS index order.
+    let mut config_ids = ids.clone();
+    config_ids.sort_by_key(|id| (id.type_id, id.instance));
+    for &id in &config_ids {
         let Some(e) = template
             .index()
             .iter()
@@ -250,7 +280,7 @@ pub fn write_session(
             id,
             RecordType::Configuration,
             r.header.format_version,
-            T0_NS as f64 * 1e-9,
+            (T0_NS - 1_000_000) as f64 * 1e-9,
             &r.payload,
             Compression::None,
         )?;
@@ -260,13 +290,20 @@ pub fn write_session(
     recs.extend(imu_l.iter().map(|r| Rec::Imu(IMU_LEFT, r)));
     recs.extend(mag.iter().map(|&(t, m)| Rec::Mag(t, m)));
     recs.extend(baro.iter().map(|&(t, p)| Rec::Baro(t, p)));
+    for (id, _, _, fps) in &cams {
+        for (k, (t_ns, _)) in super::sensors::sample_times(T0_NS, *fps, duration_s).enumerate() {
+            recs.push(Rec::Frame(*id, k as u64, t_ns));
+        }
+    }
     recs.sort_by_key(Rec::key);
+    let mut frames = vec![0usize; 2];
     let mut buf = Vec::with_capacity(128);
     for rec in &recs {
         let id = match rec {
             Rec::Imu(id, _) => *id,
             Rec::Mag(..) => MAG,
             Rec::Baro(..) => BARO,
+            Rec::Frame(id, ..) => *id,
         };
         let Some((_, ver, dl)) = layouts.iter().find(|l| l.0 == id) else {
             continue;
@@ -301,9 +338,41 @@ pub fn write_session(
                     .and_then(|e| e.set::<f64>("pressure", *p))
                     .map_err(enc_err)?;
             }
+            Rec::Frame(_, k, _) => {
+                e.set::<i64>("capture_timestamp_ns", t_ns)
+                    .and_then(|e| e.set::<u64>("frame_number", *k))
+                    .and_then(|e| e.set::<f64>("exposure_duration_s", 0.004))
+                    .and_then(|e| e.set::<f64>("gain", 1.0))
+                    .map_err(enc_err)?;
+            }
         }
         buf.clear();
         e.encode_into(&mut buf);
+        if let Rec::Frame(..) = rec {
+            let Some((i, (_, c, rays, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id)
+            else {
+                continue;
+            };
+            let t_s = (t_ns - T0_NS) as f64 * 1e-9;
+            let pose = path.t_world_device(t_s) * c.t_device_camera;
+            let img = render_grey(&scene, rays, &pose);
+            let jpg = encode_grey(
+                &img,
+                rays.width as usize,
+                rays.height as usize,
+                JPEG_QUALITY,
+            )
+            .ok_or_else(|| {
+                enc_err(format!(
+                    "cannot JPEG-encode a {}×{} frame",
+                    rays.width, rays.height
+                ))
+            })?;
+            buf.extend_from_slice(&jpg);
+            if let Some(n) = frames.get_mut(i) {
+                *n += 1;
+            }
+        }
         w.write_record(
             id,
             RecordType::Data,
@@ -362,7 +431,10 @@ pub fn write_session(
             (IMU_LEFT.to_string(), imu_l.len()),
             (MAG.to_string(), mag.len()),
             (BARO.to_string(), baro.len()),
-        ],
+        ]
+        .into_iter()
+        .chain(cams.iter().zip(&frames).map(|(c, n)| (c.0.to_string(), *n)))
+        .collect(),
         files,
     })
 }
