@@ -246,6 +246,7 @@ fn cli_lists_writes_inspects_and_replays() {
     assert_eq!(v["streams"]["247-1"]["data_records"], 250);
     assert_eq!(v["streams"]["1201-1"]["data_records"], 50);
     assert_eq!(v["streams"]["1201-2"]["name"], "camera-slam-right");
+    assert_eq!(v["streams"]["1201-1"]["nominal_rate_hz"], 10.0);
     assert_eq!(v["tags"]["device_serial"], "1WM09380041283");
 
     let out = vista(&["replay", d, "--asap"]);

@@ -21,8 +21,8 @@ use super::trajectory::WearerPath;
 use super::truth::ground_truth;
 use crate::aria::calib::{CalibError, CalibSource, DeviceCalibration};
 use crate::aria::vrs::{
-    Compression, DataLayout, DataLayoutEncoder, FileHeader, RecordType, StreamSpec, VrsError,
-    VrsReader, VrsStreamId, VrsWriter, WriteSummary,
+    Compression, DataLayout, DataLayoutEncoder, FileHeader, PieceKind, RecordType, Scalar,
+    StreamSpec, VrsError, VrsReader, VrsStreamId, VrsWriter, WriteSummary,
 };
 
 /// The template recording shipped with the crate (real Aria Gen1 layouts and calibration).
@@ -276,12 +276,20 @@ pub fn write_session(
             return Err(tpl_err(format!("stream {id} has no configuration record")));
         };
         let r = template.read_record(e)?;
+        let mut payload = r.payload.to_vec();
+        // The cameras run at our rate, not the template's.
+        if let Some((_, _, _, fps)) = cams.iter().find(|c| c.0 == id) {
+            let layout =
+                template.data_layout(id, RecordType::Configuration, r.header.format_version, 0)?;
+            set_f64_piece(&mut payload, layout, "nominal_rate", *fps)
+                .map_err(|reason| tpl_err(format!("stream {id} configuration: {reason}")))?;
+        }
         w.write_record(
             id,
             RecordType::Configuration,
             r.header.format_version,
             (T0_NS - 1_000_000) as f64 * 1e-9,
-            &r.payload,
+            &payload,
             Compression::None,
         )?;
     }
@@ -437,6 +445,22 @@ pub fn write_session(
         .collect(),
         files,
     })
+}
+
+/// Overwrites the fixed `f64` piece `name` of a DataLayout block in place.
+fn set_f64_piece(block: &mut [u8], layout: &DataLayout, name: &str, v: f64) -> Result<(), String> {
+    let Some(PieceKind::Value { offset, elem }) = layout.piece(name).map(|p| &p.kind) else {
+        return Err(format!("no fixed piece {name:?}"));
+    };
+    if elem.scalar != Scalar::F64 || elem.count != 1 {
+        return Err(format!("{name:?} is not a double"));
+    }
+    let len = block.len();
+    let dst = block
+        .get_mut(*offset..*offset + 8)
+        .ok_or_else(|| format!("{name:?} at byte {offset} is outside the {len}-byte block"))?;
+    dst.copy_from_slice(&v.to_le_bytes());
+    Ok(())
 }
 
 /// Replaces the file header's creation id (the writer stamps the wall clock) so that the
