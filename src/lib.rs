@@ -16,5 +16,6 @@ pub mod runtime;
 pub mod sample;
 pub mod source;
 pub mod speech;
+pub mod synth;
 pub mod time;
 pub mod window;

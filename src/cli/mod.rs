@@ -12,6 +12,7 @@ mod live;
 mod replay;
 mod say;
 mod stats;
+mod synth;
 mod window;
 
 /// vista: a wearable assistant runtime for Project Aria glasses.
@@ -37,6 +38,9 @@ enum Command {
     Stats(stats::StatsArgs),
     /// The model's view of one moment: every stream's 64-bin grid and the 8 frames' times.
     Window(window::WindowArgs),
+    /// Write a synthetic session (recording, MPS, requests, ground truth) of a scripted
+    /// wearer in a simple 3D world, or list the scenarios with --list.
+    Synth(synth::SynthArgs),
     /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
     Say(say::SayArgs),
     /// Run the runtime on live input from the glasses' bridge or `vista device-sim`.
@@ -58,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Say(args) => say::run(args),
         Command::Live(args) => live::run(args),
         Command::DeviceSim(args) => device_sim::run(args),
+        Command::Synth(args) => synth::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,25 @@
+//! Synthetic sessions with ground truth: a scripted Aria wearer in a simple 3D world.
+//!
+//! [`scenario`] is the description format (JSON files under `scenarios/`), [`trajectory`]
+//! the wearer's kinematics, [`sensors`] the physically derived IMU, magnetometer and
+//! barometer signals, [`gaze`] the eye gaze toward scripted targets, [`truth`] the
+//! requests and ground-truth facts, and [`session`] writes it all as a session folder
+//! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). Everything is
+//! deterministic for a seed ([`rng`]).
+
+pub mod gaze;
+pub mod jpeg;
+pub mod mps_out;
+pub mod render;
+pub mod rng;
+pub mod scenario;
+pub mod sensors;
+pub mod session;
+pub mod trajectory;
+pub mod truth;
+
+pub use rng::SplitMix64;
+pub use scenario::{find_scenario, scenario_files, Scenario, ScenarioError};
+pub use sensors::NoiseSpec;
+pub use session::{write_session, SynthError, SynthOptions, SynthSummary};
+pub use trajectory::WearerPath;

@@ -1,0 +1,400 @@
+//! Scenario description format (JSON, data not code): a world (floor, walls, doorways,
+//! obstacles, height steps, signs), a wearer script, gaze targets, timed requests and the
+//! ground-truth facts each request needs. World frame: metres, z up, x east, y north.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Errors loading scenarios.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// Reading a file or folder failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The JSON does not describe a scenario.
+    #[error("{}: line {line}, column {column}: {reason}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// What serde reported.
+        reason: String,
+    },
+    /// The scenario parsed but is not usable.
+    #[error("{}: {reason}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+    /// No scenario of that name.
+    #[error("no scenario named {name:?} in {}; known: {known:?}", dir.display())]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The scenario folder.
+        dir: PathBuf,
+        /// The names found.
+        known: Vec<String>,
+    },
+}
+
+/// A complete scenario.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name (the file stem by convention).
+    pub name: String,
+    /// One-line summary for `vista synth --list`.
+    pub summary: String,
+    /// Task categories exercised (VISTA paper names, e.g. "hazard detection").
+    #[serde(default)]
+    pub categories: Vec<String>,
+    /// Default duration, s (the script is padded with standing still or cut).
+    pub duration_s: f64,
+    /// The static world.
+    pub world: World,
+    /// The wearer.
+    pub wearer: Wearer,
+    /// Where the wearer looks, over time.
+    #[serde(default)]
+    pub gaze: Vec<GazeTarget>,
+    /// What the user asks, and what a correct answer contains.
+    #[serde(default)]
+    pub requests: Vec<Request>,
+}
+
+/// The static world.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct World {
+    /// Floor height, m.
+    #[serde(default)]
+    pub floor_z_m: f64,
+    /// Altitude of the floor above sea level, m (for the barometer).
+    #[serde(default)]
+    pub altitude_m: f64,
+    /// Walls as vertical segments.
+    #[serde(default)]
+    pub walls: Vec<Wall>,
+    /// Doorways (openings, with a label such as "exit door").
+    #[serde(default)]
+    pub doorways: Vec<Doorway>,
+    /// Obstacles.
+    #[serde(default)]
+    pub obstacles: Vec<Obstacle>,
+    /// Stairs, curbs and drop-offs: floor height steps.
+    #[serde(default)]
+    pub steps: Vec<HeightStep>,
+    /// Signs and labels with text.
+    #[serde(default)]
+    pub signs: Vec<Sign>,
+}
+
+/// A vertical wall segment.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Wall {
+    /// Start, `[x, y]` m.
+    pub from_m: [f64; 2],
+    /// End, `[x, y]` m.
+    pub to_m: [f64; 2],
+    /// Height, m.
+    pub height_m: f64,
+}
+
+/// A doorway.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Doorway {
+    /// Label, e.g. "exit door".
+    pub label: String,
+    /// Centre of the opening at floor level, `[x, y, z]` m.
+    pub center_m: [f64; 3],
+    /// Width, m.
+    pub width_m: f64,
+}
+
+/// Kinds of obstacle.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ObstacleKind {
+    /// A box on the floor.
+    Box,
+    /// A thin vertical pole.
+    Pole,
+    /// A bin.
+    Bin,
+    /// A branch at head height (not detectable with a cane).
+    LowBranch,
+    /// A table.
+    Table,
+}
+
+/// An obstacle: an axis-aligned box in the world.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Obstacle {
+    /// Kind.
+    pub kind: ObstacleKind,
+    /// Label for answers, e.g. "metal pole".
+    pub label: String,
+    /// Centre of the footprint at its bottom, `[x, y, z]` m.
+    pub center_m: [f64; 3],
+    /// Size `[x, y, z]` m.
+    pub size_m: [f64; 3],
+    /// Whether it is a hazard on the walking path (goes into the ground truth).
+    #[serde(default)]
+    pub hazard: bool,
+}
+
+/// A floor height step (stairs, curb, drop-off).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HeightStep {
+    /// Label, e.g. "curb" or "stairs up".
+    pub label: String,
+    /// Centre of the edge, `[x, y, z]` m (z = lower level).
+    pub edge_m: [f64; 3],
+    /// Height change, m (negative = drop-off).
+    pub rise_m: f64,
+    /// Whether it is a hazard (goes into the ground truth).
+    #[serde(default)]
+    pub hazard: bool,
+}
+
+/// A sign or label.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Sign {
+    /// The text, exactly.
+    pub text: String,
+    /// Centre of the sign, `[x, y, z]` m.
+    pub center_m: [f64; 3],
+    /// Direction the sign faces (world yaw, degrees from +x counter-clockwise).
+    pub facing_deg: f64,
+    /// Size `[width, height]` m.
+    pub size_m: [f64; 2],
+}
+
+/// The wearer: start pose, eye height and script.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Wearer {
+    /// Start position on the floor, `[x, y]` m.
+    pub start_m: [f64; 2],
+    /// Start heading, degrees from +x counter-clockwise.
+    pub heading_deg: f64,
+    /// Height of the glasses (CPF) above the floor, m.
+    #[serde(default = "default_eye_height")]
+    pub eye_height_m: f64,
+    /// Actions in order.
+    pub script: Vec<Action>,
+    /// How many times the script runs back to back (a loop that ends where it started
+    /// makes a long walk).
+    #[serde(default = "default_repeat")]
+    pub repeat: u32,
+}
+
+fn default_repeat() -> u32 {
+    1
+}
+
+fn default_eye_height() -> f64 {
+    1.65
+}
+
+/// One scripted action.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case", tag = "do", deny_unknown_fields)]
+pub enum Action {
+    /// Walk straight ahead.
+    Walk {
+        /// Distance, m.
+        distance_m: f64,
+        /// Cruise speed, m/s.
+        speed_mps: f64,
+    },
+    /// Climb (positive) or descend (negative) while walking ahead.
+    Climb {
+        /// Horizontal distance, m.
+        distance_m: f64,
+        /// Height change, m.
+        rise_m: f64,
+        /// Cruise speed, m/s.
+        speed_mps: f64,
+    },
+    /// Turn on the spot.
+    Turn {
+        /// Angle, degrees (positive = left / counter-clockwise).
+        angle_deg: f64,
+        /// Duration, s.
+        duration_s: f64,
+    },
+    /// Stand still.
+    Stop {
+        /// Duration, s.
+        duration_s: f64,
+    },
+    /// Stand and sweep the head left and right.
+    LookAround {
+        /// Peak head yaw, degrees.
+        amplitude_deg: f64,
+        /// Duration, s.
+        duration_s: f64,
+    },
+}
+
+/// Gaze toward a world point over a time span.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GazeTarget {
+    /// What is looked at.
+    pub label: String,
+    /// The point, `[x, y, z]` m.
+    pub point_m: [f64; 3],
+    /// Start, s from session start.
+    pub from_s: f64,
+    /// End, s.
+    pub to_s: f64,
+}
+
+/// Request forms.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestForm {
+    /// "What is around me?"
+    Scene,
+    /// A question.
+    Question,
+    /// A goal ("take me to the door").
+    Goal,
+}
+
+/// A timed request and what a correct answer must contain.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// Time, s from session start.
+    pub t_s: f64,
+    /// Form.
+    pub form: RequestForm,
+    /// What the user says.
+    pub text: String,
+    /// Labels of world things whose direction and distance the answer must give.
+    #[serde(default)]
+    pub about: Vec<String>,
+    /// Other facts a correct answer contains.
+    #[serde(default)]
+    pub facts: Vec<String>,
+    /// Instructions that would be unsafe.
+    #[serde(default)]
+    pub unsafe_instructions: Vec<String>,
+}
+
+impl Scenario {
+    /// Parses a scenario from JSON text; `path` names the source in errors.
+    pub fn from_json(path: &Path, text: &str) -> Result<Self, ScenarioError> {
+        let s: Self = serde_json::from_str(text).map_err(|e| ScenarioError::Parse {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            reason: e.to_string(),
+        })?;
+        s.validate(path)?;
+        Ok(s)
+    }
+
+    /// Reads a scenario file.
+    pub fn load(path: &Path) -> Result<Self, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_json(path, &text)
+    }
+
+    fn validate(&self, path: &Path) -> Result<(), ScenarioError> {
+        let bad = |reason: String| {
+            Err(ScenarioError::Invalid {
+                path: path.to_path_buf(),
+                reason,
+            })
+        };
+        if !(self.duration_s.is_finite() && self.duration_s > 0.0) {
+            return bad(format!(
+                "duration_s must be positive, got {}",
+                self.duration_s
+            ));
+        }
+        for (i, a) in self.wearer.script.iter().enumerate() {
+            let ok = match a {
+                Action::Walk {
+                    distance_m,
+                    speed_mps,
+                } => *distance_m >= 0.0 && *speed_mps > 0.0 && speed_mps.is_finite(),
+                Action::Climb {
+                    distance_m,
+                    rise_m,
+                    speed_mps,
+                } => *distance_m > 0.0 && rise_m.is_finite() && *speed_mps > 0.0,
+                Action::Turn {
+                    angle_deg,
+                    duration_s,
+                } => angle_deg.is_finite() && *duration_s > 0.0,
+                Action::Stop { duration_s } => *duration_s >= 0.0,
+                Action::LookAround {
+                    amplitude_deg,
+                    duration_s,
+                } => amplitude_deg.abs() < 90.0 && *duration_s > 0.0,
+            };
+            if !ok {
+                return bad(format!("script action {i} has out-of-range values: {a:?}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Scenario files (`*.json`) in `dir`, sorted by name.
+pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, ScenarioError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| ScenarioError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut out: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Finds a scenario by name (file stem) in `dir`, or loads `name` as a path.
+pub fn find_scenario(dir: &Path, name: &str) -> Result<Scenario, ScenarioError> {
+    let direct = Path::new(name);
+    if direct.is_file() {
+        return Scenario::load(direct);
+    }
+    let files = scenario_files(dir)?;
+    let stem = |p: &PathBuf| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    match files.iter().find(|p| stem(p).as_deref() == Some(name)) {
+        Some(p) => Scenario::load(p),
+        None => Err(ScenarioError::Unknown {
+            name: name.to_string(),
+            dir: dir.to_path_buf(),
+            known: files.iter().filter_map(stem).collect(),
+        }),
+    }
+}

@@ -1,0 +1,485 @@
+//! Writes a synthetic session folder: `recording.vrs` (IMU right/left, magnetometer and
+//! barometer with the real Aria Gen1 stream layouts and configuration records copied from a
+//! template recording, and its `calib_json`), `mps/slam/closed_loop_trajectory.csv`,
+//! `mps/eye_gaze/general_eye_gaze.csv`, `requests.jsonl` and `ground_truth.json`.
+//!
+//! The SLAM cameras (left/right, 640×480 greyscale) are ray cast through the real
+//! Fisheye624 calibration ([`super::render`]) and JPEG-encoded ([`super::jpeg`]) like real
+//! recordings; the RGB and eye-tracking cameras are not rendered yet.
+
+use std::path::{Path, PathBuf};
+
+use nalgebra::Isometry3;
+
+use super::jpeg::encode_grey;
+use super::mps_out::{closed_loop_csv, eye_gaze_csv};
+use super::render::{render_grey, RayTable, Scene};
+use super::rng::SplitMix64;
+use super::scenario::Scenario;
+use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
+use super::trajectory::WearerPath;
+use super::truth::ground_truth;
+use crate::aria::calib::{CalibError, CalibSource, DeviceCalibration};
+use crate::aria::vrs::{
+    Compression, DataLayout, DataLayoutEncoder, FileHeader, PieceKind, RecordType, Scalar,
+    StreamSpec, VrsError, VrsReader, VrsStreamId, VrsWriter, WriteSummary,
+};
+
+/// The template recording shipped with the crate (real Aria Gen1 layouts and calibration).
+pub const DEFAULT_TEMPLATE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs"
+);
+/// Device time of the first sample, ns.
+pub const T0_NS: i64 = 1_000_000_000;
+/// IMU-right rate, Hz.
+pub const IMU_RIGHT_HZ: f64 = 1000.0;
+/// IMU-left rate, Hz.
+pub const IMU_LEFT_HZ: f64 = 800.0;
+/// Magnetometer rate, Hz.
+pub const MAG_HZ: f64 = 10.0;
+/// Barometer rate, Hz.
+pub const BARO_HZ: f64 = 50.0;
+/// MPS trajectory rate, Hz.
+pub const TRAJECTORY_HZ: f64 = 1000.0;
+/// MPS eye gaze rate, Hz.
+pub const EYE_GAZE_HZ: f64 = 10.0;
+
+const IMU_RIGHT: VrsStreamId = VrsStreamId::new(1202, 1);
+const IMU_LEFT: VrsStreamId = VrsStreamId::new(1202, 2);
+const MAG: VrsStreamId = VrsStreamId::new(1203, 1);
+const BARO: VrsStreamId = VrsStreamId::new(247, 1);
+const SLAM_LEFT: VrsStreamId = VrsStreamId::new(1201, 1);
+const SLAM_RIGHT: VrsStreamId = VrsStreamId::new(1201, 2);
+/// JPEG quality of rendered frames.
+pub const JPEG_QUALITY: u8 = 90;
+
+/// Errors writing a synthetic session.
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    /// Reading the template or writing the recording failed.
+    #[error(transparent)]
+    Vrs(#[from] VrsError),
+    /// The template's calibration is unusable.
+    #[error(transparent)]
+    Calib(#[from] CalibError),
+    /// The template lacks something the session needs.
+    #[error("{}: {reason}", path.display())]
+    Template {
+        /// The template recording.
+        path: PathBuf,
+        /// What is missing.
+        reason: String,
+    },
+    /// Writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Encoding a record failed (a layout without the expected piece).
+    #[error("{}: stream {stream}: {reason}", path.display())]
+    Encode {
+        /// The recording being written.
+        path: PathBuf,
+        /// The stream.
+        stream: VrsStreamId,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+/// Options of one synthetic session.
+#[derive(Debug, Clone)]
+pub struct SynthOptions {
+    /// Seed of every random draw.
+    pub seed: u64,
+    /// Length, s (`None`: the scenario's).
+    pub duration_s: Option<f64>,
+    /// Sensor noise levels.
+    pub noise: NoiseSpec,
+    /// Template recording (layouts, configuration records, calibration).
+    pub template: PathBuf,
+    /// SLAM camera frame rate, Hz (`None`: no camera streams).
+    pub slam_fps: Option<f64>,
+}
+
+impl Default for SynthOptions {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            duration_s: None,
+            noise: NoiseSpec::TYPICAL,
+            template: PathBuf::from(DEFAULT_TEMPLATE),
+            slam_fps: Some(10.0),
+        }
+    }
+}
+
+/// What was written.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SynthSummary {
+    /// The session folder.
+    pub out_dir: PathBuf,
+    /// Session length, s.
+    pub duration_s: f64,
+    /// The recording.
+    pub recording: WriteSummary,
+    /// DATA records per stream: `(vrs id, count)`.
+    pub data_records: Vec<(String, usize)>,
+    /// Other files written, relative to `out_dir`.
+    pub files: Vec<String>,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
+    move |source| SynthError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), SynthError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    std::fs::write(path, bytes).map_err(io(path))
+}
+
+/// One sample to encode, in time order.
+enum Rec<'a> {
+    Imu(VrsStreamId, &'a ImuReading),
+    Mag(i64, [f32; 3]),
+    Baro(i64, f64),
+    Frame(VrsStreamId, u64, i64),
+}
+
+impl Rec<'_> {
+    fn key(&self) -> (i64, i32, u16) {
+        match self {
+            Rec::Imu(id, r) => (r.t_ns, id.type_id, id.instance),
+            Rec::Mag(t, _) => (*t, MAG.type_id, MAG.instance),
+            Rec::Baro(t, _) => (*t, BARO.type_id, BARO.instance),
+            Rec::Frame(id, _, t) => (*t, id.type_id, id.instance),
+        }
+    }
+}
+
+/// Writes the session of `sc` into `out_dir` (created if needed).
+pub fn write_session(
+    sc: &Scenario,
+    out_dir: &Path,
+    opts: &SynthOptions,
+) -> Result<SynthSummary, SynthError> {
+    let duration_s = opts.duration_s.unwrap_or(sc.duration_s);
+    std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+    let template = VrsReader::open(&opts.template)?;
+    let tpl_err = |reason: String| SynthError::Template {
+        path: opts.template.clone(),
+        reason,
+    };
+    let calib_json = template
+        .file_tags()
+        .get("calib_json")
+        .ok_or_else(|| tpl_err("no calib_json file tag".into()))?;
+    let source = CalibSource::Named(format!("{}: calib_json tag", opts.template.display()));
+    let cal = DeviceCalibration::from_json_str_with_source(calib_json, source)?;
+    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
+
+    // Signals.
+    let seed = opts.seed;
+    let noise = &opts.noise;
+    let imu = |label: &str, hz: f64| -> Result<Vec<ImuReading>, SynthError> {
+        let c = cal
+            .imu(label)
+            .ok_or_else(|| tpl_err(format!("calibration has no {label}")))?;
+        Ok(imu_readings(
+            &path,
+            c,
+            T0_NS,
+            hz,
+            duration_s,
+            noise,
+            &mut SplitMix64::derive(seed, label),
+        ))
+    };
+    let imu_r = imu("imu-right", IMU_RIGHT_HZ)?;
+    let imu_l = imu("imu-left", IMU_LEFT_HZ)?;
+    let t_device_mag = cal
+        .cad_t_device_sensor("mag0")
+        .unwrap_or_else(Isometry3::identity);
+    let mag = mag_readings(
+        &path,
+        cal.magnetometer("mag0"),
+        &t_device_mag,
+        T0_NS,
+        MAG_HZ,
+        duration_s,
+        noise,
+        &mut SplitMix64::derive(seed, "mag0"),
+    );
+    let baro = baro_readings(
+        &path,
+        cal.barometer("baro0"),
+        sc.world.altitude_m,
+        T0_NS,
+        BARO_HZ,
+        duration_s,
+        noise,
+        &mut SplitMix64::derive(seed, "baro0"),
+    );
+
+    // Recording.
+    let vrs_path = out_dir.join("recording.vrs");
+    let mut w = VrsWriter::create(&vrs_path, template.file_tags().clone())?;
+    let mut ids = vec![IMU_RIGHT, IMU_LEFT, MAG, BARO];
+    let mut cams = Vec::new();
+    if let Some(fps) = opts.slam_fps {
+        for (id, label) in [
+            (SLAM_LEFT, "camera-slam-left"),
+            (SLAM_RIGHT, "camera-slam-right"),
+        ] {
+            let c = cal
+                .camera(label)
+                .ok_or_else(|| tpl_err(format!("calibration has no {label}")))?;
+            ids.push(id);
+            cams.push((id, c, RayTable::new(c), fps));
+        }
+    }
+    let scene = Scene::from_world(&sc.world);
+    let mut layouts: Vec<(VrsStreamId, u32, DataLayout)> = Vec::new();
+    for &id in &ids {
+        let s = template
+            .stream(id)
+            .ok_or_else(|| tpl_err(format!("no stream {id}")))?;
+        let spec = StreamSpec::from_stream(s);
+        let ver = spec
+            .formats
+            .iter()
+            .find(|f| f.0 == RecordType::Data)
+            .map(|f| f.1)
+            .ok_or_else(|| tpl_err(format!("stream {id} has no DATA format")))?;
+        let dl = template.data_layout(id, RecordType::Data, ver, 0)?.clone();
+        layouts.push((id, ver, dl));
+        w.add_stream(spec)?;
+    }
+    // Configuration records first, 1 ms before the first sample, in VRS index order.
+    let mut config_ids = ids.clone();
+    config_ids.sort_by_key(|id| (id.type_id, id.instance));
+    for &id in &config_ids {
+        let Some(e) = template
+            .index()
+            .iter()
+            .find(|e| e.stream == id && e.record_type == RecordType::Configuration)
+        else {
+            return Err(tpl_err(format!("stream {id} has no configuration record")));
+        };
+        let r = template.read_record(e)?;
+        let mut payload = r.payload.to_vec();
+        // The cameras run at our rate, not the template's.
+        if let Some((_, _, _, fps)) = cams.iter().find(|c| c.0 == id) {
+            let layout =
+                template.data_layout(id, RecordType::Configuration, r.header.format_version, 0)?;
+            set_f64_piece(&mut payload, layout, "nominal_rate", *fps)
+                .map_err(|reason| tpl_err(format!("stream {id} configuration: {reason}")))?;
+        }
+        w.write_record(
+            id,
+            RecordType::Configuration,
+            r.header.format_version,
+            (T0_NS - 1_000_000) as f64 * 1e-9,
+            &payload,
+            Compression::None,
+        )?;
+    }
+    let mut recs: Vec<Rec> = Vec::with_capacity(imu_r.len() + imu_l.len() + mag.len() + baro.len());
+    recs.extend(imu_r.iter().map(|r| Rec::Imu(IMU_RIGHT, r)));
+    recs.extend(imu_l.iter().map(|r| Rec::Imu(IMU_LEFT, r)));
+    recs.extend(mag.iter().map(|&(t, m)| Rec::Mag(t, m)));
+    recs.extend(baro.iter().map(|&(t, p)| Rec::Baro(t, p)));
+    for (id, _, _, fps) in &cams {
+        for (k, (t_ns, _)) in super::sensors::sample_times(T0_NS, *fps, duration_s).enumerate() {
+            recs.push(Rec::Frame(*id, k as u64, t_ns));
+        }
+    }
+    recs.sort_by_key(Rec::key);
+    let mut frames = vec![0usize; 2];
+    let mut buf = Vec::with_capacity(128);
+    for rec in &recs {
+        let id = match rec {
+            Rec::Imu(id, _) => *id,
+            Rec::Mag(..) => MAG,
+            Rec::Baro(..) => BARO,
+            Rec::Frame(id, ..) => *id,
+        };
+        let Some((_, ver, dl)) = layouts.iter().find(|l| l.0 == id) else {
+            continue;
+        };
+        let enc_err = |reason: String| SynthError::Encode {
+            path: vrs_path.clone(),
+            stream: id,
+            reason,
+        };
+        let mut e = DataLayoutEncoder::new(dl);
+        let t_ns = rec.key().0;
+        match rec {
+            Rec::Imu(_, r) => {
+                e.set::<bool>("accelerometer_valid", true)
+                    .and_then(|e| e.set::<bool>("gyroscope_valid", true))
+                    .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
+                    .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
+                    .and_then(|e| e.set_array::<f32>("accelerometer", &r.accel_mps2))
+                    .and_then(|e| e.set_array::<f32>("gyroscope", &r.gyro_radps))
+                    .map_err(enc_err)?;
+            }
+            Rec::Mag(_, m) => {
+                e.set::<bool>("magnetometer_valid", true)
+                    .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
+                    .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
+                    .and_then(|e| e.set_array::<f32>("magnetometer", m))
+                    .map_err(enc_err)?;
+            }
+            Rec::Baro(_, p) => {
+                e.set::<i64>("capture_timestamp_ns", t_ns)
+                    .and_then(|e| e.set::<f64>("temperature", 25.0))
+                    .and_then(|e| e.set::<f64>("pressure", *p))
+                    .map_err(enc_err)?;
+            }
+            Rec::Frame(_, k, _) => {
+                e.set::<i64>("capture_timestamp_ns", t_ns)
+                    .and_then(|e| e.set::<u64>("frame_number", *k))
+                    .and_then(|e| e.set::<f64>("exposure_duration_s", 0.004))
+                    .and_then(|e| e.set::<f64>("gain", 1.0))
+                    .map_err(enc_err)?;
+            }
+        }
+        buf.clear();
+        e.encode_into(&mut buf);
+        if let Rec::Frame(..) = rec {
+            let Some((i, (_, c, rays, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id)
+            else {
+                continue;
+            };
+            let t_s = (t_ns - T0_NS) as f64 * 1e-9;
+            let pose = path.t_world_device(t_s) * c.t_device_camera;
+            let img = render_grey(&scene, rays, &pose);
+            let jpg = encode_grey(
+                &img,
+                rays.width as usize,
+                rays.height as usize,
+                JPEG_QUALITY,
+            )
+            .ok_or_else(|| {
+                enc_err(format!(
+                    "cannot JPEG-encode a {}×{} frame",
+                    rays.width, rays.height
+                ))
+            })?;
+            buf.extend_from_slice(&jpg);
+            if let Some(n) = frames.get_mut(i) {
+                *n += 1;
+            }
+        }
+        w.write_record(
+            id,
+            RecordType::Data,
+            *ver,
+            t_ns as f64 * 1e-9,
+            &buf,
+            Compression::None,
+        )?;
+    }
+    let recording = w.finish()?;
+    set_creation_id(
+        &vrs_path,
+        SplitMix64::derive(seed, "creation_id").next_u64(),
+    )?;
+
+    // MPS, requests, ground truth.
+    let uid = format!("synth-{}-{seed}", sc.name);
+    let mut files = Vec::new();
+    let mut put = |rel: &str, bytes: &[u8]| -> Result<(), SynthError> {
+        write_file(&out_dir.join(rel), bytes)?;
+        files.push(rel.to_string());
+        Ok(())
+    };
+    put(
+        "mps/slam/closed_loop_trajectory.csv",
+        closed_loop_csv(&path, &uid, T0_NS, TRAJECTORY_HZ, duration_s).as_bytes(),
+    )?;
+    put(
+        "mps/eye_gaze/general_eye_gaze.csv",
+        eye_gaze_csv(&path, &sc.gaze, &uid, T0_NS, EYE_GAZE_HZ, duration_s).as_bytes(),
+    )?;
+    let mut jsonl = String::new();
+    for r in sc.requests.iter().filter(|r| r.t_s < duration_s) {
+        let line = serde_json::json!({
+            "t_ns": T0_NS + (r.t_s * 1e9).round() as i64,
+            "form": r.form,
+            "text": r.text,
+        });
+        jsonl.push_str(&line.to_string());
+        jsonl.push('\n');
+    }
+    put("requests.jsonl", jsonl.as_bytes())?;
+    let truth = ground_truth(sc, &path, seed, T0_NS, duration_s);
+    let truth_json = serde_json::to_string_pretty(&truth).map_err(|e| SynthError::Io {
+        path: out_dir.join("ground_truth.json"),
+        source: std::io::Error::other(e),
+    })?;
+    put("ground_truth.json", truth_json.as_bytes())?;
+
+    Ok(SynthSummary {
+        out_dir: out_dir.to_path_buf(),
+        duration_s,
+        recording,
+        data_records: vec![
+            (IMU_RIGHT.to_string(), imu_r.len()),
+            (IMU_LEFT.to_string(), imu_l.len()),
+            (MAG.to_string(), mag.len()),
+            (BARO.to_string(), baro.len()),
+        ]
+        .into_iter()
+        .chain(cams.iter().zip(&frames).map(|(c, n)| (c.0.to_string(), *n)))
+        .collect(),
+        files,
+    })
+}
+
+/// Overwrites the fixed `f64` piece `name` of a DataLayout block in place.
+fn set_f64_piece(block: &mut [u8], layout: &DataLayout, name: &str, v: f64) -> Result<(), String> {
+    let Some(PieceKind::Value { offset, elem }) = layout.piece(name).map(|p| &p.kind) else {
+        return Err(format!("no fixed piece {name:?}"));
+    };
+    if elem.scalar != Scalar::F64 || elem.count != 1 {
+        return Err(format!("{name:?} is not a double"));
+    }
+    let len = block.len();
+    let dst = block
+        .get_mut(*offset..*offset + 8)
+        .ok_or_else(|| format!("{name:?} at byte {offset} is outside the {len}-byte block"))?;
+    dst.copy_from_slice(&v.to_le_bytes());
+    Ok(())
+}
+
+/// Replaces the file header's creation id (the writer stamps the wall clock) so that the
+/// same seed gives byte-identical files.
+fn set_creation_id(path: &Path, creation_id: u64) -> Result<(), SynthError> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io(path))?;
+    let mut head = [0u8; crate::aria::vrs::header::FILE_HEADER_SIZE];
+    f.read_exact(&mut head).map_err(io(path))?;
+    let mut h = FileHeader::parse(&head).map_err(|e| SynthError::Template {
+        path: path.to_path_buf(),
+        reason: format!("file header at byte 0: {e:?}"),
+    })?;
+    h.creation_id = creation_id;
+    f.seek(SeekFrom::Start(0)).map_err(io(path))?;
+    f.write_all(&h.encode()).map_err(io(path))?;
+    f.sync_all().map_err(io(path))
+}

@@ -1,0 +1,287 @@
+//! Ground truth (pure compute): hazards with the time they become relevant and the latest
+//! time an alert is useful, text strings and their positions, the gaze target over time, and
+//! per request the facts a correct answer contains (clock direction and distance of each
+//! thing it is about) and the unsafe instructions.
+
+use serde::Serialize;
+
+use super::scenario::{RequestForm, Scenario};
+use super::trajectory::WearerPath;
+
+/// A hazard is relevant once it is this close ahead (m)...
+pub const RELEVANT_WITHIN_M: f64 = 5.0;
+/// ...and within this bearing of the walking direction (deg).
+pub const RELEVANT_BEARING_DEG: f64 = 45.0;
+/// An alert is useless once the wearer is this close (m).
+pub const LAST_ALERT_M: f64 = 1.5;
+/// Sampling step for the time searches, s.
+pub const SCAN_STEP_S: f64 = 0.01;
+
+/// One hazard.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hazard {
+    /// Kind ("pole", "low_branch", "step", ...).
+    pub kind: String,
+    /// Label.
+    pub label: String,
+    /// Position, `[x, y, z]` m (world).
+    pub position_m: [f64; 3],
+    /// First time it is within 5 m and 45° of the head direction, device ns.
+    pub relevant_from_ns: Option<i64>,
+    /// Last time an alert is still useful (the wearer gets within 1.5 m), device ns.
+    pub latest_alert_ns: Option<i64>,
+}
+
+/// A text string in the world.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TextTruth {
+    /// The text, exactly.
+    pub text: String,
+    /// Centre, `[x, y, z]` m.
+    pub position_m: [f64; 3],
+}
+
+/// Where the wearer looks over a span.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GazeSpan {
+    /// Target label.
+    pub label: String,
+    /// Target point, m.
+    pub position_m: [f64; 3],
+    /// Start, device ns.
+    pub from_ns: i64,
+    /// End, device ns.
+    pub to_ns: i64,
+}
+
+/// Where a thing is relative to the wearer at a request.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Relative {
+    /// Label.
+    pub label: String,
+    /// Clock direction relative to the head (12 = straight ahead, 3 = right).
+    pub clock: u8,
+    /// Horizontal distance, m.
+    pub distance_m: f64,
+}
+
+/// One request and its required facts.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RequestTruth {
+    /// Device time, ns.
+    pub t_ns: i64,
+    /// Form.
+    pub form: RequestForm,
+    /// What the user says.
+    pub text: String,
+    /// Where each thing the request is about is.
+    pub relative: Vec<Relative>,
+    /// Facts a correct answer contains (computed positions first, then scripted facts).
+    pub facts: Vec<String>,
+    /// Instructions that would be unsafe.
+    pub unsafe_instructions: Vec<String>,
+}
+
+/// `ground_truth.json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GroundTruth {
+    /// Scenario name.
+    pub scenario: String,
+    /// Seed.
+    pub seed: u64,
+    /// Session start (first sample), device ns.
+    pub t0_ns: i64,
+    /// Session length, ns.
+    pub duration_ns: i64,
+    /// Hazards.
+    pub hazards: Vec<Hazard>,
+    /// Text strings.
+    pub texts: Vec<TextTruth>,
+    /// Gaze targets over time.
+    pub gaze: Vec<GazeSpan>,
+    /// Requests.
+    pub requests: Vec<RequestTruth>,
+}
+
+/// `(clock hour, horizontal distance m)` of `p` as seen from the head at `t_s`.
+pub fn clock_and_distance(path: &WearerPath, t_s: f64, p: [f64; 3]) -> (u8, f64) {
+    let h = path.head(t_s);
+    let (dx, dy) = (p[0] - h.position_m.x, p[1] - h.position_m.y);
+    let bearing = (dy.atan2(dx) - h.yaw_rad).to_degrees();
+    // Positive bearing is to the left (counter-clockwise): 90° left is 9 o'clock.
+    let hour = (12 - (bearing / 30.0).round() as i64).rem_euclid(12);
+    (if hour == 0 { 12 } else { hour as u8 }, dx.hypot(dy))
+}
+
+fn bearing_deg(path: &WearerPath, t_s: f64, p: [f64; 3]) -> f64 {
+    let h = path.head(t_s);
+    let b = ((p[1] - h.position_m.y).atan2(p[0] - h.position_m.x) - h.yaw_rad).to_degrees();
+    (b + 180.0).rem_euclid(360.0) - 180.0
+}
+
+/// Everything a scenario's assistant should get right.
+pub fn ground_truth(
+    sc: &Scenario,
+    path: &WearerPath,
+    seed: u64,
+    t0_ns: i64,
+    duration_s: f64,
+) -> GroundTruth {
+    let ns = |t_s: f64| t0_ns + (t_s * 1e9).round() as i64;
+    let n = (duration_s / SCAN_STEP_S).floor() as usize;
+    let hazard = |kind: String, label: &str, p: [f64; 3]| {
+        let mut relevant = None;
+        let mut latest = None;
+        for i in 0..=n {
+            let t = i as f64 * SCAN_STEP_S;
+            let (_, d) = clock_and_distance(path, t, p);
+            if relevant.is_none()
+                && d < RELEVANT_WITHIN_M
+                && bearing_deg(path, t, p).abs() < RELEVANT_BEARING_DEG
+            {
+                relevant = Some(ns(t));
+            }
+            if relevant.is_some() && d < LAST_ALERT_M {
+                latest = Some(ns(t));
+                break;
+            }
+        }
+        Hazard {
+            kind,
+            label: label.to_string(),
+            position_m: p,
+            relevant_from_ns: relevant,
+            latest_alert_ns: latest,
+        }
+    };
+    let w = &sc.world;
+    let mut hazards = Vec::new();
+    for o in w.obstacles.iter().filter(|o| o.hazard) {
+        let kind = serde_json::to_value(o.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        hazards.push(hazard(kind, &o.label, o.center_m));
+    }
+    for s in w.steps.iter().filter(|s| s.hazard) {
+        let kind = if s.rise_m < 0.0 {
+            "drop_off"
+        } else {
+            "step_up"
+        };
+        hazards.push(hazard(kind.to_string(), &s.label, s.edge_m));
+    }
+    let position_of = |label: &str| -> Option<[f64; 3]> {
+        w.doorways
+            .iter()
+            .find(|d| d.label == label)
+            .map(|d| d.center_m)
+            .or_else(|| {
+                w.obstacles
+                    .iter()
+                    .find(|o| o.label == label)
+                    .map(|o| o.center_m)
+            })
+            .or_else(|| w.steps.iter().find(|s| s.label == label).map(|s| s.edge_m))
+            .or_else(|| w.signs.iter().find(|s| s.text == label).map(|s| s.center_m))
+    };
+    let requests = sc
+        .requests
+        .iter()
+        .filter(|r| r.t_s < duration_s)
+        .map(|r| {
+            let relative: Vec<Relative> = r
+                .about
+                .iter()
+                .filter_map(|l| position_of(l).map(|p| (l, p)))
+                .map(|(l, p)| {
+                    let (clock, d) = clock_and_distance(path, r.t_s, p);
+                    Relative {
+                        label: l.clone(),
+                        clock,
+                        distance_m: (d * 10.0).round() / 10.0,
+                    }
+                })
+                .collect();
+            let mut facts: Vec<String> = relative
+                .iter()
+                .map(|x| {
+                    let is_sign = w.signs.iter().any(|s| s.text == x.label);
+                    let what = if is_sign {
+                        format!("sign \"{}\"", x.label)
+                    } else {
+                        x.label.clone()
+                    };
+                    format!(
+                        "the {what} is at {} o'clock, about {:.0} m",
+                        x.clock, x.distance_m
+                    )
+                })
+                .collect();
+            facts.extend(r.facts.iter().cloned());
+            RequestTruth {
+                t_ns: ns(r.t_s),
+                form: r.form,
+                text: r.text.clone(),
+                relative,
+                facts,
+                unsafe_instructions: r.unsafe_instructions.clone(),
+            }
+        })
+        .collect();
+    GroundTruth {
+        scenario: sc.name.clone(),
+        seed,
+        t0_ns,
+        duration_ns: (duration_s * 1e9).round() as i64,
+        hazards,
+        texts: w
+            .signs
+            .iter()
+            .map(|s| TextTruth {
+                text: s.text.clone(),
+                position_m: s.center_m,
+            })
+            .collect(),
+        gaze: sc
+            .gaze
+            .iter()
+            .map(|g| GazeSpan {
+                label: g.label.clone(),
+                position_m: g.point_m,
+                from_ns: ns(g.from_s),
+                to_ns: ns(g.to_s.min(duration_s)),
+            })
+            .collect(),
+        requests,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::scenario::{Action, Wearer};
+    use nalgebra::Isometry3;
+
+    #[test]
+    fn clock_directions_follow_the_watch_face() {
+        let w = Wearer {
+            start_m: [0.0, 0.0],
+            heading_deg: 0.0,
+            eye_height_m: 1.6,
+            script: vec![Action::Stop { duration_s: 1.0 }],
+            repeat: 1,
+        };
+        let path = WearerPath::new(&w, 0.0, Isometry3::identity());
+        // Heading +x; +y is to the left.
+        assert_eq!(clock_and_distance(&path, 0.5, [4.0, 0.0, 0.0]), (12, 4.0));
+        assert_eq!(clock_and_distance(&path, 0.5, [0.0, 2.0, 0.0]).0, 9);
+        assert_eq!(clock_and_distance(&path, 0.5, [0.0, -2.0, 0.0]).0, 3);
+        assert_eq!(clock_and_distance(&path, 0.5, [-3.0, 0.0, 0.0]).0, 6);
+        // 60° to the right: 2 o'clock.
+        assert_eq!(
+            clock_and_distance(&path, 0.5, [1.0, -(3f64.sqrt()), 0.0]).0,
+            2
+        );
+    }
+}
