@@ -21,8 +21,8 @@ use super::trajectory::WearerPath;
 use super::truth::ground_truth;
 use crate::aria::calib::{CalibError, CalibSource, DeviceCalibration};
 use crate::aria::vrs::{
-    Compression, DataLayout, DataLayoutEncoder, FileHeader, PieceKind, RecordType, Scalar,
-    StreamSpec, VrsError, VrsReader, VrsStreamId, VrsWriter, WriteSummary,
+    Compression, DataLayout, DataLayoutEncoder, PieceKind, RecordType, Scalar, StreamSpec,
+    VrsError, VrsReader, VrsStreamId, VrsWriter, WriteSummary,
 };
 
 /// The template recording shipped with the crate (real Aria Gen1 layouts and calibration).
@@ -232,7 +232,12 @@ pub fn write_session(
 
     // Recording.
     let vrs_path = out_dir.join("recording.vrs");
-    let mut w = VrsWriter::create(&vrs_path, template.file_tags().clone())?;
+    // A seed-derived creation id (instead of the wall clock): same seed, same bytes.
+    let mut w = VrsWriter::create_with_id(
+        &vrs_path,
+        template.file_tags().clone(),
+        SplitMix64::derive(seed, "creation_id").next_u64(),
+    )?;
     let mut ids = vec![IMU_RIGHT, IMU_LEFT, MAG, BARO];
     let mut cams = Vec::new();
     if let Some(fps) = opts.slam_fps {
@@ -391,10 +396,6 @@ pub fn write_session(
         )?;
     }
     let recording = w.finish()?;
-    set_creation_id(
-        &vrs_path,
-        SplitMix64::derive(seed, "creation_id").next_u64(),
-    )?;
 
     // MPS, requests, ground truth.
     let uid = format!("synth-{}-{seed}", sc.name);
@@ -461,25 +462,4 @@ fn set_f64_piece(block: &mut [u8], layout: &DataLayout, name: &str, v: f64) -> R
         .ok_or_else(|| format!("{name:?} at byte {offset} is outside the {len}-byte block"))?;
     dst.copy_from_slice(&v.to_le_bytes());
     Ok(())
-}
-
-/// Replaces the file header's creation id (the writer stamps the wall clock) so that the
-/// same seed gives byte-identical files.
-fn set_creation_id(path: &Path, creation_id: u64) -> Result<(), SynthError> {
-    use std::io::{Read, Seek, SeekFrom, Write};
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io(path))?;
-    let mut head = [0u8; crate::aria::vrs::header::FILE_HEADER_SIZE];
-    f.read_exact(&mut head).map_err(io(path))?;
-    let mut h = FileHeader::parse(&head).map_err(|e| SynthError::Template {
-        path: path.to_path_buf(),
-        reason: format!("file header at byte 0: {e:?}"),
-    })?;
-    h.creation_id = creation_id;
-    f.seek(SeekFrom::Start(0)).map_err(io(path))?;
-    f.write_all(&h.encode()).map_err(io(path))?;
-    f.sync_all().map_err(io(path))
 }

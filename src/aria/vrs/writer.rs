@@ -134,10 +134,25 @@ pub struct VrsWriter {
 }
 
 impl VrsWriter {
-    /// Creates (truncates) `path` with the given file tags.
+    /// Creates (truncates) `path` with the given file tags; the header's creation id is the
+    /// wall clock in ns, as VRS itself does.
     pub fn create(
         path: impl AsRef<Path>,
         file_tags: BTreeMap<String, String>,
+    ) -> Result<Self, VrsError> {
+        let creation_id = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        Self::create_with_id(path, file_tags, creation_id)
+    }
+
+    /// Like [`VrsWriter::create`] with a given creation id, so that the same content gives a
+    /// byte-identical file (synthetic sessions, tests).
+    pub fn create_with_id(
+        path: impl AsRef<Path>,
+        file_tags: BTreeMap<String, String>,
+        creation_id: u64,
     ) -> Result<Self, VrsError> {
         let path = path.as_ref().to_path_buf();
         let file = File::create(&path).map_err(|source| VrsError::Io {
@@ -145,10 +160,6 @@ impl VrsWriter {
             offset: 0,
             source,
         })?;
-        let creation_id = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
         let header = FileHeader::new_vrs1(creation_id);
         let mut w = Self {
             path,
