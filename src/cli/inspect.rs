@@ -175,17 +175,24 @@ fn render(r: &Report) -> String {
     let _ = writeln!(o, "\nstreams:");
     let _ = writeln!(
         o,
-        "  {:<8} {:<18} {:>8} {:>9} {:>9} {:>16} {:>16} {:>11}",
+        "  {:<8} {:<26} {:>8} {:>10} {:>10} {:>16} {:>16} {:>11}",
         "id", "name", "records", "nominal", "measured", "first_ns", "last_ns", "image"
     );
-    for (id, s) in &r.streams {
+    // Numeric order of (recordable type id, instance), as VRS tools list streams.
+    let mut rows: Vec<_> = r.streams.iter().collect();
+    rows.sort_by_key(|(id, _)| {
+        id.parse::<vista::aria::vrs::VrsStreamId>()
+            .map(|v| (v.type_id, v.instance))
+            .unwrap_or((i32::MAX, 0))
+    });
+    for (id, s) in rows {
         let rate = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1} Hz"));
         let img = s
             .image_size
             .map_or("-".to_string(), |(w, h)| format!("{w}x{h}"));
         let _ = writeln!(
             o,
-            "  {:<8} {:<18} {:>8} {:>9} {:>9} {:>16} {:>16} {:>11}",
+            "  {:<8} {:<26} {:>8} {:>10} {:>10} {:>16} {:>16} {:>11}",
             id,
             s.name,
             s.data_records,
