@@ -12,7 +12,7 @@ use serde::Serialize;
 use vista::runtime::{ClockMode, RuntimeConfig};
 use vista::source::live::{LinkReport, LiveConfig, LiveSource};
 
-use super::replay::{build_profile, ReplayProfile};
+use super::replay::{build_profile, write_profile, ReplayProfile};
 
 /// Arguments of `vista live`.
 #[derive(Debug, clap::Args)]
@@ -82,12 +82,7 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
     };
     print!("{}", render(&profile));
     if let Some(path) = &args.profile {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let json = serde_json::to_string_pretty(&profile)?;
-        std::fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
-        log::info!("profile written to {}", path.display());
+        write_profile(path, &profile)?;
     }
     if report.stop_reason.is_error() {
         anyhow::bail!("live run stopped: {:?}", report.stop_reason);
@@ -95,8 +90,7 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The replay profile's fields for a live run (duplicated from `replay.rs`'s private
-/// `build_profile`, which takes replay's arguments).
+/// The terminal report of a live run: replay's per-stream table plus the link.
 fn render(p: &LiveProfile) -> String {
     use std::fmt::Write;
     let mut t = String::new();

@@ -182,16 +182,22 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let profile = build_profile(args.session.clone(), mode, rate, &report, digest);
     print!("{}", render(&profile));
     if let Some(path) = &args.profile {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let json = serde_json::to_string_pretty(&profile)?;
-        std::fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
-        log::info!("profile written to {}", path.display());
+        write_profile(path, &profile)?;
     }
     if report.stop_reason.is_error() {
         anyhow::bail!("replay stopped: {:?}", report.stop_reason);
     }
+    Ok(())
+}
+
+/// Writes a run's profile as pretty JSON, creating the folder it goes in.
+pub fn write_profile(path: &std::path::Path, profile: &impl Serialize) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let json = serde_json::to_string_pretty(profile)?;
+    std::fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
+    log::info!("profile written to {}", path.display());
     Ok(())
 }
 
