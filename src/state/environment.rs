@@ -1,0 +1,221 @@
+//! [`EnvironmentState`]: what the assistant knows right now, in the user's frame.
+
+use serde::{Deserialize, Serialize};
+
+use super::clock::ClockHour;
+use crate::time::DeviceTime;
+
+/// What the wearer's body is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MotionState {
+    /// Not enough data yet (or the IMUs are missing).
+    Unknown,
+    /// Standing still.
+    Standing,
+    /// Walking on level ground.
+    Walking,
+    /// Turning on the spot or while walking (yaw rate dominates).
+    Turning,
+    /// Walking up stairs.
+    StairsUp,
+    /// Walking down stairs.
+    StairsDown,
+}
+
+/// The wearer's motion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MotionFact {
+    /// The state.
+    pub state: MotionState,
+    /// Since when (device time) it has held.
+    pub since: DeviceTime,
+    /// Step cadence, steps per minute, when walking.
+    pub cadence_spm: Option<f32>,
+    /// Horizontal speed, m/s, when known (trajectory or step model).
+    pub speed_mps: Option<f32>,
+    /// Heading, degrees clockwise from magnetic north, when the magnetometer is usable.
+    pub heading_deg: Option<f32>,
+    /// Height change over the last 10 s, metres (barometer or trajectory); + is up.
+    pub elevation_change_m: Option<f32>,
+    /// Confidence in [0, 1].
+    pub confidence: f32,
+}
+
+/// What kind of thing a [`Thing`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThingKind {
+    /// Something standing on the floor in or near the walking corridor.
+    Obstacle,
+    /// Something at head height (a branch, a sign, an open window).
+    Overhead,
+    /// The floor drops away ahead (a curb, stairs down, a platform edge).
+    DropOff,
+    /// The floor rises ahead (a step, stairs up).
+    StepUp,
+    /// A doorway or opening.
+    Door,
+    /// Written text (a sign, a label).
+    Text,
+    /// A person.
+    Person,
+    /// A vehicle.
+    Vehicle,
+    /// Any other object (a table, a cup).
+    Object,
+}
+
+/// Where a thing is vertically, relative to the wearer's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeightBand {
+    /// Near the floor (trip height, below ~0.5 m).
+    Ground,
+    /// Between the knees and the chest.
+    Body,
+    /// At head height (~1.4–2.1 m above the floor).
+    Head,
+}
+
+/// Which sensor evidence a fact rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    /// Semi-dense points (MPS) seen from the current pose.
+    Points,
+    /// The trajectory (MPS or live estimate).
+    Trajectory,
+    /// Text recognition on the RGB camera.
+    Ocr,
+    /// The eye-gaze ray.
+    Gaze,
+    /// The IMUs, magnetometer or barometer.
+    Inertial,
+    /// A learned model's output (detector, vision-language model).
+    Model,
+}
+
+/// One thing near the wearer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Thing {
+    /// Stable id while the thing is tracked (the same obstacle keeps its id).
+    pub id: u32,
+    /// Kind.
+    pub kind: ThingKind,
+    /// Short spoken label ("obstacle", "low obstacle at head height", "sign 'EXIT'").
+    pub label: String,
+    /// Direction from the head.
+    pub clock: ClockHour,
+    /// Horizontal distance from the head, metres (nearest point).
+    pub distance_m: f32,
+    /// Vertical band, when known.
+    pub height: Option<HeightBand>,
+    /// Position in the world frame, metres, when a world frame exists.
+    pub world_m: Option<[f32; 3]>,
+    /// Whether it lies in the walking corridor ahead (the path the wearer is on).
+    pub in_path: bool,
+    /// When it was first seen (device time).
+    pub first_seen: DeviceTime,
+    /// When evidence for it was last seen (device time).
+    pub last_seen: DeviceTime,
+    /// Confidence in [0, 1].
+    pub confidence: f32,
+    /// What it rests on.
+    pub evidence: Evidence,
+}
+
+/// Where the wearer looks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GazeFact {
+    /// Direction of the gaze ray in the user frame.
+    pub clock: ClockHour,
+    /// Pitch of the gaze ray, degrees, + up.
+    pub pitch_deg: f32,
+    /// Vergence or hit depth, metres, when known.
+    pub depth_m: Option<f32>,
+    /// The gaze point in the RGB image (recorded resolution), when it projects into it.
+    pub rgb_pixel: Option<[f32; 2]>,
+    /// The id of the [`Thing`] under the gaze, when one is.
+    pub target: Option<u32>,
+    /// Device time of the gaze sample.
+    pub at: DeviceTime,
+}
+
+/// A text string read from the RGB camera.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextFact {
+    /// The text as recognised.
+    pub text: String,
+    /// Recognition confidence in [0, 1].
+    pub confidence: f32,
+    /// Direction in the user frame (from its image position through the calibration).
+    pub clock: ClockHour,
+    /// Distance, metres, when known (gaze depth or points).
+    pub distance_m: Option<f32>,
+    /// Bounding box in the RGB image, `[x0, y0, x1, y1]` pixels (recorded resolution).
+    pub rgb_box: [f32; 4],
+    /// Whether the wearer is looking at it.
+    pub gazed: bool,
+    /// Capture time of the frame it was read from.
+    pub at: DeviceTime,
+}
+
+/// The free space ahead, from points and trajectory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Walkable {
+    /// Clear distance straight ahead in the walking corridor, metres (capped at the
+    /// perception range).
+    pub clear_ahead_m: f32,
+    /// Clear distance at 10–11 o'clock, metres.
+    pub clear_left_m: f32,
+    /// Clear distance at 1–2 o'clock, metres.
+    pub clear_right_m: f32,
+}
+
+/// Everything the assistant knows at one moment, in the user's frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EnvironmentState {
+    /// Device time of the newest sample folded in.
+    pub at: DeviceTime,
+    /// The wearer's motion.
+    pub motion: MotionFact,
+    /// Nearby things, nearest first.
+    pub things: Vec<Thing>,
+    /// Text recently read.
+    pub texts: Vec<TextFact>,
+    /// Where the wearer looks, when eye gaze is available.
+    pub gaze: Option<GazeFact>,
+    /// Free space ahead, when points and a pose are available.
+    pub walkable: Option<Walkable>,
+    /// What this session cannot do, in words ("no RGB camera: cannot read text").
+    pub limitations: Vec<String>,
+}
+
+impl EnvironmentState {
+    /// An empty state at `at`: nothing known yet.
+    pub fn empty(at: DeviceTime) -> Self {
+        Self {
+            at,
+            motion: MotionFact {
+                state: MotionState::Unknown,
+                since: at,
+                cadence_spm: None,
+                speed_mps: None,
+                heading_deg: None,
+                elevation_change_m: None,
+                confidence: 0.0,
+            },
+            things: Vec::new(),
+            texts: Vec::new(),
+            gaze: None,
+            walkable: None,
+            limitations: Vec::new(),
+        }
+    }
+
+    /// The thing with `id`, if tracked.
+    pub fn thing(&self, id: u32) -> Option<&Thing> {
+        self.things.iter().find(|t| t.id == id)
+    }
+}
