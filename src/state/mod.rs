@@ -12,6 +12,7 @@ pub mod clock;
 pub mod decision;
 pub mod environment;
 pub mod hazard;
+pub mod ports;
 
 pub use clock::{
     bearing_to_clock, clock_to_bearing_deg, metres_to_steps, ClockHour, STEP_LENGTH_M,
@@ -22,3 +23,7 @@ pub use environment::{
     ThingKind, Walkable,
 };
 pub use hazard::HazardEvent;
+pub use ports::{
+    Continue, GenerationPrompt, GenerationStats, Generator, GeneratorError, PerceptionSink,
+    TextReader,
+};

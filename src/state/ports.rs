@@ -1,0 +1,95 @@
+//! The traits that join perception, text reading, generation and the assistant, so each
+//! side can be built and tested alone.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::environment::{EnvironmentState, TextFact};
+use super::hazard::HazardEvent;
+use crate::sample::Sample;
+use crate::time::HostTime;
+
+/// What perception feeds: the assistant implements it. Both calls come on the perception
+/// thread; `on_hazard` must return quickly (the safety path never waits for a model).
+pub trait PerceptionSink: Send {
+    /// A hazard needs an alert now.
+    fn on_hazard(&mut self, event: &HazardEvent);
+    /// A new state snapshot, once per perception tick (`now`: the clock's present).
+    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime);
+    /// The run is over: flush and stop.
+    fn finish(&mut self) {}
+}
+
+/// Reads text from RGB frames (PP-OCR behind it). Perception submits frames and polls
+/// results; an implementation may read synchronously (deterministic replay) or on its own
+/// thread, keeping only the newest frame (dropping, and counting, the rest).
+pub trait TextReader: Send {
+    /// A new RGB frame (a `Payload::Image` sample). `gaze_px` is where the wearer looks in
+    /// it (recorded resolution), when known: read around it first.
+    fn submit(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>);
+    /// Text read since the last poll.
+    fn poll(&mut self) -> Vec<TextFact>;
+}
+
+/// What a generator is asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenerationPrompt {
+    /// The standing system prompt (stable across requests: a cache prefix).
+    pub system: String,
+    /// The environment state as text.
+    pub context: String,
+    /// The user's request.
+    pub request: String,
+    /// Response form: `scene`, `question` or `goal`.
+    pub form: String,
+    /// Upper bound on generated tokens.
+    pub max_tokens: u32,
+}
+
+/// Whether to continue after a piece of streamed text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continue {
+    /// Keep generating.
+    Yes,
+    /// Stop now.
+    Stop,
+}
+
+/// What a generation cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GenerationStats {
+    /// Prompt tokens actually prefilled (after prefix reuse).
+    pub prefill_tokens: u32,
+    /// Tokens generated.
+    pub generated_tokens: u32,
+    /// Time to first token, ns (host).
+    pub first_token_ns: i64,
+    /// Whole generation, ns (host).
+    pub total_ns: i64,
+    /// Whether it was cancelled.
+    pub cancelled: bool,
+}
+
+/// A generation failed (the assistant then falls back to templates).
+#[derive(Debug, thiserror::Error)]
+#[error("{generator}: {message}")]
+pub struct GeneratorError {
+    /// Which generator.
+    pub generator: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Produces the text of an answer, streamed piece by piece. `cancel` is set by the
+/// assistant (a hazard alert or a newer request); a generator checks it between tokens.
+pub trait Generator: Send {
+    /// A short name (`template`, `smollm2`, ...), recorded in decisions.
+    fn name(&self) -> &str;
+    /// Generates an answer to `prompt`, calling `on_text` with each new piece of text.
+    fn generate(
+        &mut self,
+        prompt: &GenerationPrompt,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, GeneratorError>;
+}
