@@ -6,7 +6,9 @@ use std::time::Duration;
 use crate::buffer::BufferConfig;
 use crate::runtime::stop::StopHandle;
 use crate::sample::StreamId;
-use crate::time::DeviceTime;
+use std::sync::Arc;
+
+use crate::time::{Clock, DeviceTime};
 
 /// Which clock paces the ingest stage.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -75,6 +77,10 @@ pub struct RuntimeConfig {
     pub progress: Option<ProgressFn>,
     /// Minimum host time between progress calls.
     pub progress_interval: Duration,
+    /// A clock made before the run, with the device time it starts at, so that other
+    /// stages (the speaker) share it from the start; `None`: ingest makes one from
+    /// `clock_mode` at the first sample.
+    pub clock: Option<(DeviceTime, Arc<dyn Clock>)>,
 }
 
 impl Default for RuntimeConfig {
@@ -91,6 +97,7 @@ impl Default for RuntimeConfig {
             handle_ctrl_c: false,
             progress: None,
             progress_interval: Duration::from_millis(200),
+            clock: None,
         }
     }
 }
@@ -118,6 +125,7 @@ impl std::fmt::Debug for RuntimeConfig {
             .field("handle_ctrl_c", &self.handle_ctrl_c)
             .field("progress", &self.progress.is_some())
             .field("progress_interval", &self.progress_interval)
+            .field("clock", &self.clock.as_ref().map(|(t, _)| *t))
             .finish()
     }
 }

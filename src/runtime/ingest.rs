@@ -40,6 +40,7 @@ pub(crate) struct IngestSettings {
     pub end: Option<DeviceTime>,
     pub progress: Option<ProgressFn>,
     pub progress_interval: std::time::Duration,
+    pub clock: Option<(DeviceTime, Arc<dyn Clock>)>,
 }
 
 /// What ingest hands back when it ends.
@@ -179,12 +180,18 @@ impl Ingest {
         if let Some(c) = &self.clock {
             return Arc::clone(c);
         }
-        let c: Arc<dyn Clock> = match self.settings.mode {
-            ClockMode::RealTime { rate } => Arc::new(ReplayClock::start(first, rate)),
-            ClockMode::Virtual => Arc::new(VirtualClock::new(first)),
-            ClockMode::Live => Arc::new(WallClock),
+        let (origin, c): (DeviceTime, Arc<dyn Clock>) = match self.settings.clock.take() {
+            Some(preset) => preset,
+            None => (
+                first,
+                match self.settings.mode {
+                    ClockMode::RealTime { rate } => Arc::new(ReplayClock::start(first, rate)),
+                    ClockMode::Virtual => Arc::new(VirtualClock::new(first)),
+                    ClockMode::Live => Arc::new(WallClock),
+                },
+            ),
         };
-        self.origin = first;
+        self.origin = origin;
         // Only ingest sets the clock, once.
         let _ = self.shared.clock.set(Arc::clone(&c));
         self.clock = Some(Arc::clone(&c));

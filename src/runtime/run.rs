@@ -158,6 +158,7 @@ pub fn run(
         end: config.end,
         progress: config.progress,
         progress_interval: config.progress_interval,
+        clock: config.clock,
     };
     let sh = Arc::clone(&shared);
     let ingest = std::thread::Builder::new()
