@@ -16,8 +16,8 @@ pub fn split_lines_like_python(s: &str) -> Vec<String> {
                 }
                 out.push(std::mem::take(&mut cur));
             }
-            '\n' | '\u{0b}' | '\u{0c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}'
-            | '\u{2028}' | '\u{2029}' => out.push(std::mem::take(&mut cur)),
+            '\n' | '\u{0b}' | '\u{0c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}'
+            | '\u{2029}' => out.push(std::mem::take(&mut cur)),
             c => cur.push(c),
         }
     }
@@ -79,7 +79,11 @@ impl Charset {
             }
             prev = best;
         }
-        let conf = if kept == 0 { 0.0 } else { (sum / kept as f64) as f32 };
+        let conf = if kept == 0 {
+            0.0
+        } else {
+            (sum / kept as f64) as f32
+        };
         (text, conf)
     }
 }
@@ -90,7 +94,10 @@ mod tests {
 
     #[test]
     fn lines_split_as_python_does() {
-        assert_eq!(split_lines_like_python("a\nb\r\nc\rd\n"), vec!["a", "b", "c", "d"]);
+        assert_eq!(
+            split_lines_like_python("a\nb\r\nc\rd\n"),
+            vec!["a", "b", "c", "d"]
+        );
         assert_eq!(split_lines_like_python("x\u{2028}y"), vec!["x", "y"]);
     }
 

@@ -234,7 +234,10 @@ mod tests {
         assert_eq!(boxes.len(), 1);
         let b = boxes[0];
         // Map corners (3.6, 13.6) … (56.4, 36.4), scaled ×2 and rounded.
-        assert_eq!(b.quad, [[7.0, 27.0], [113.0, 27.0], [113.0, 73.0], [7.0, 73.0]]);
+        assert_eq!(
+            b.quad,
+            [[7.0, 27.0], [113.0, 27.0], [113.0, 73.0], [7.0, 73.0]]
+        );
         // The score box covers x 10..=50, y 20..=30: 40·10 of 0.9 among 41·11 pixels.
         let want = 0.9 * 400.0 / 451.0;
         assert!((b.score - want).abs() < 1e-5, "{} vs {want}", b.score);

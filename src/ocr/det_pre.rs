@@ -75,12 +75,27 @@ mod tests {
     #[test]
     fn sizes_follow_rapidocr() {
         // Worked by hand from DetPreProcess.resize.
-        assert_eq!(det_input_size(320, 140, DetLimit::Min(736)), Some((1696, 736)));
-        assert_eq!(det_input_size(1408, 1408, DetLimit::Min(736)), Some((1408, 1408)));
-        assert_eq!(det_input_size(1408, 1408, DetLimit::Max(960)), Some((960, 960)));
-        assert_eq!(det_input_size(640, 640, DetLimit::Max(960)), Some((640, 640)));
+        assert_eq!(
+            det_input_size(320, 140, DetLimit::Min(736)),
+            Some((1696, 736))
+        );
+        assert_eq!(
+            det_input_size(1408, 1408, DetLimit::Min(736)),
+            Some((1408, 1408))
+        );
+        assert_eq!(
+            det_input_size(1408, 1408, DetLimit::Max(960)),
+            Some((960, 960))
+        );
+        assert_eq!(
+            det_input_size(640, 640, DetLimit::Max(960)),
+            Some((640, 640))
+        );
         // 100 → 96 (3.125 rounds to 3), 112 → 128 (3.5 rounds half to even: 4).
-        assert_eq!(det_input_size(100, 112, DetLimit::Max(2000)), Some((96, 128)));
+        assert_eq!(
+            det_input_size(100, 112, DetLimit::Max(2000)),
+            Some((96, 128))
+        );
         assert_eq!(det_input_size(10, 10, DetLimit::Max(2000)), None);
     }
 

@@ -221,8 +221,8 @@ impl OcrEngine {
             work = work.resize(w, h)?;
         }
         let (w, h) = (work.width(), work.height());
-        let wide = self.cfg.width_height_ratio > 0.0
-            && w as f32 / h as f32 > self.cfg.width_height_ratio;
+        let wide =
+            self.cfg.width_height_ratio > 0.0 && w as f32 / h as f32 > self.cfg.width_height_ratio;
         let mut pad_top = 0;
         if h <= self.cfg.min_height_px || wide {
             let new_h = ((w as f32 / self.cfg.width_height_ratio.max(1e-3)) as u32)
@@ -421,11 +421,19 @@ mod tests {
 
     #[test]
     fn reading_order_is_lines_then_left_to_right() {
-        let sorted = sorted_reading_order(vec![b(50.0, 12.0), b(5.0, 40.0), b(10.0, 10.0), b(0.0, 15.0)]);
+        let sorted = sorted_reading_order(vec![
+            b(50.0, 12.0),
+            b(5.0, 40.0),
+            b(10.0, 10.0),
+            b(0.0, 15.0),
+        ]);
         let tl: Vec<[f32; 2]> = sorted.iter().map(|d| d.quad[0]).collect();
         // RapidOCR's `sorted_boxes` on the same boxes (run in the reference venv): (0, 15)
         // bubbles left past (50, 12) and then (10, 10), each within 10 px vertically.
-        assert_eq!(tl, vec![[0.0, 15.0], [10.0, 10.0], [50.0, 12.0], [5.0, 40.0]]);
+        assert_eq!(
+            tl,
+            vec![[0.0, 15.0], [10.0, 10.0], [50.0, 12.0], [5.0, 40.0]]
+        );
     }
 
     #[test]
@@ -442,6 +450,9 @@ mod tests {
         ];
         let f = filter_boxes(boxes, 20, 20);
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].quad, [[0.0, 2.0], [19.0, 2.0], [19.0, 12.0], [0.0, 12.0]]);
+        assert_eq!(
+            f[0].quad,
+            [[0.0, 2.0], [19.0, 2.0], [19.0, 12.0], [0.0, 12.0]]
+        );
     }
 }

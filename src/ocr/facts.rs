@@ -77,7 +77,8 @@ pub fn facts_from_lines(
     for l in lines {
         let text = l.text.trim();
         let chars = text.chars().filter(|c| !c.is_whitespace()).count();
-        if !(l.confidence >= filter.min_confidence) || chars < filter.min_chars {
+        let confident = l.confidence.is_finite() && l.confidence >= filter.min_confidence;
+        if !confident || chars < filter.min_chars {
             filtered += 1;
             continue;
         }
@@ -161,7 +162,12 @@ mod tests {
     #[test]
     fn boxes_return_to_the_recorded_frame() {
         // An upright box at x 1000..1200, y 100..140 in the turned 1408² frame.
-        let q = [[1000.0, 100.0], [1200.0, 100.0], [1200.0, 140.0], [1000.0, 140.0]];
+        let q = [
+            [1000.0, 100.0],
+            [1200.0, 100.0],
+            [1200.0, 140.0],
+            [1000.0, 140.0],
+        ];
         let (facts, _) = facts_from_lines(
             &[line("EXIT", 0.99, q)],
             Orientation::RotateCw90,

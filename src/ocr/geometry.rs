@@ -160,8 +160,16 @@ pub fn mini_box_order(corners: &[[f64; 2]; 4]) -> [[f64; 2]; 4] {
 pub fn order_clockwise(q: &Quad) -> Quad {
     let mut p = *q;
     p.sort_by(|a, b| a[0].total_cmp(&b[0]));
-    let (l0, l1) = if p[1][1] < p[0][1] { (p[1], p[0]) } else { (p[0], p[1]) };
-    let (r0, r1) = if p[3][1] < p[2][1] { (p[3], p[2]) } else { (p[2], p[3]) };
+    let (l0, l1) = if p[1][1] < p[0][1] {
+        (p[1], p[0])
+    } else {
+        (p[0], p[1])
+    };
+    let (r0, r1) = if p[3][1] < p[2][1] {
+        (p[3], p[2])
+    } else {
+        (p[2], p[3])
+    };
     [l0, r0, r1, l1]
 }
 
@@ -232,7 +240,10 @@ mod tests {
         pts.push([50.0, 40.0]);
         let r = min_area_rect(&pts).unwrap();
         let (long, short) = (r.side_a.max(r.side_b), r.short_side());
-        assert!((long - 20.0).abs() < 1e-9 && (short - 6.0).abs() < 1e-9, "{r:?}");
+        assert!(
+            (long - 20.0).abs() < 1e-9 && (short - 6.0).abs() < 1e-9,
+            "{r:?}"
+        );
         let g = r.grown(2.0);
         assert!((g.side_a.max(g.side_b) - 24.0).abs() < 1e-9);
         assert!((g.short_side() - 10.0).abs() < 1e-9);

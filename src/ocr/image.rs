@@ -218,8 +218,8 @@ impl BgrImage {
                     let dst = &mut rows[slot];
                     for (xd, &(x0, wx0, x1, wx1)) in xs.iter().enumerate() {
                         for c in 0..3 {
-                            dst[xd * 3 + c] = i32::from(src[x0 * 3 + c]) * wx0
-                                + i32::from(src[x1 * 3 + c]) * wx1;
+                            dst[xd * 3 + c] =
+                                i32::from(src[x0 * 3 + c]) * wx0 + i32::from(src[x1 * 3 + c]) * wx1;
                         }
                     }
                     cached[slot] = sy;
@@ -296,7 +296,10 @@ mod tests {
         assert_eq!(ccw.pixel_clamped(0, 3), img.pixel_clamped(0, 0));
         assert_eq!(ccw.rotate_cw90(), img);
         assert_eq!(img.rotate_180().rotate_180(), img);
-        assert_eq!(img.rotate_180().pixel_clamped(0, 0), img.pixel_clamped(3, 2));
+        assert_eq!(
+            img.rotate_180().pixel_clamped(0, 0),
+            img.pixel_clamped(3, 2)
+        );
     }
 
     #[test]
@@ -307,7 +310,10 @@ mod tests {
         let blue: Vec<u8> = r.data().chunks(3).map(|p| p[0]).collect();
         assert_eq!(blue, vec![0, 50, 150, 200]);
         // Downscaling a constant image keeps it constant.
-        let c = BgrImage::new(5, 5, vec![77; 75]).unwrap().resize(3, 2).unwrap();
+        let c = BgrImage::new(5, 5, vec![77; 75])
+            .unwrap()
+            .resize(3, 2)
+            .unwrap();
         assert!(c.data().iter().all(|&v| v == 77));
     }
 

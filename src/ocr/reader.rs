@@ -121,10 +121,9 @@ impl ReadCore {
         let raw_h = raw.height();
         let (upright, gaze_up) = match self.cfg.orientation {
             Orientation::AsRecorded => (raw, gaze_px),
-            o @ Orientation::RotateCw90 => (
-                raw.rotate_cw90(),
-                gaze_px.map(|g| o.to_upright(g, raw_h)),
-            ),
+            o @ Orientation::RotateCw90 => {
+                (raw.rotate_cw90(), gaze_px.map(|g| o.to_upright(g, raw_h)))
+            }
         };
         let region = match gaze_up {
             _ if whole => Region::Whole,
@@ -156,7 +155,12 @@ impl ReadCore {
     }
 
     /// Reads, counting and logging a failure instead of returning it.
-    fn read_counted(&mut self, frame: &Sample, gaze: Option<[f32; 2]>, whole: bool) -> Option<Vec<TextFact>> {
+    fn read_counted(
+        &mut self,
+        frame: &Sample,
+        gaze: Option<[f32; 2]>,
+        whole: bool,
+    ) -> Option<Vec<TextFact>> {
         match self.read(frame, gaze, whole) {
             Ok(f) => Some(f),
             Err(e) => {

@@ -102,7 +102,12 @@ mod tests {
         assert_eq!((r.x0, r.y0), (384, 380));
         assert_eq!(
             region_rect(10, 20, Region::Whole),
-            PixelRect { x0: 0, y0: 0, w: 10, h: 20 }
+            PixelRect {
+                x0: 0,
+                y0: 0,
+                w: 10,
+                h: 20
+            }
         );
     }
 }

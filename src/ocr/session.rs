@@ -128,12 +128,22 @@ impl Model {
 
     /// The fixed size of output dimension `dim`, when the model declares one.
     pub fn output_dim(&self, dim: usize) -> Option<i64> {
-        let d = *self.session.outputs().first()?.dtype().tensor_shape()?.get(dim)?;
+        let d = *self
+            .session
+            .outputs()
+            .first()?
+            .dtype()
+            .tensor_shape()?
+            .get(dim)?;
         (d > 0).then_some(d)
     }
 
     /// Runs the model on an NCHW tensor; returns the first output's shape and values.
-    pub fn run(&mut self, shape: [usize; 4], data: &[f32]) -> Result<(Vec<i64>, Vec<f32>), OcrError> {
+    pub fn run(
+        &mut self,
+        shape: [usize; 4],
+        data: &[f32],
+    ) -> Result<(Vec<i64>, Vec<f32>), OcrError> {
         let stage = self.stage;
         let fail = |e: ort::Error| OcrError::Inference {
             stage,
