@@ -182,6 +182,44 @@ fn bad_frames_are_counted_not_fatal() {
 }
 
 #[test]
+fn real_aria_rgb_frames_read_without_errors() {
+    // The Gen1 unit-test recording (no signs in view): real 1408² JPEGs, quarter-turned,
+    // read around the image centre with the recording's calibration.
+    let rec = AriaRecording::open(VRS).unwrap();
+    let mut r = reader(
+        ReadMode::Synchronous,
+        Orientation::RotateCw90,
+        Some(rgb_geometry()),
+    );
+    let frames: Vec<Sample> = rec
+        .stream_samples(StreamId::CameraRgb)
+        .filter_map(Result::ok)
+        .take(2)
+        .enumerate()
+        .map(|(i, (stream, capture, payload))| Sample {
+            stream,
+            capture,
+            arrival: HostTime(0),
+            seq: i as u64,
+            payload,
+        })
+        .collect();
+    assert!(!frames.is_empty());
+    for f in &frames {
+        r.submit(f, Some([704.0, 704.0]));
+    }
+    let s = r.stats();
+    assert_eq!((s.frames_read, s.errors), (frames.len() as u64, 0), "{s:?}");
+    for fact in r.poll() {
+        assert!(fact.confidence >= 0.8);
+        assert!(
+            fact.rgb_box.iter().all(|v| (0.0..=1408.0).contains(v)),
+            "{fact:?}"
+        );
+    }
+}
+
+#[test]
 fn clock_directions_invert_the_rgb_projection() {
     let g = rgb_geometry();
     let calib = {

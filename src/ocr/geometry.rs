@@ -80,8 +80,17 @@ pub fn convex_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
         return p;
     }
     let mut hull: Vec<[f64; 2]> = Vec::with_capacity(p.len() * 2);
-    for &pt in p.iter().chain(p.iter().rev().skip(1)) {
+    // Lower chain, left to right.
+    for &pt in &p {
         while hull.len() >= 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], pt) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(pt);
+    }
+    // Upper chain, right to left, never popping into the lower chain.
+    let lower = hull.len() + 1;
+    for &pt in p.iter().rev().skip(1) {
+        while hull.len() >= lower && cross(hull[hull.len() - 2], hull[hull.len() - 1], pt) <= 0.0 {
             hull.pop();
         }
         hull.push(pt);
@@ -247,6 +256,24 @@ mod tests {
         let g = r.grown(2.0);
         assert!((g.side_a.max(g.side_b) - 24.0).abs() < 1e-9);
         assert!((g.short_side() - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_hull_of_a_skewed_quadrilateral_keeps_all_four_corners() {
+        // Found by tests/ocr_props.rs: the upper chain must not pop into the lower one.
+        let pts = [
+            [462.0, -483.0],
+            [474.5, 0.0],
+            [0.0, 0.0],
+            [0.0, 0.0],
+            [0.0, 196.8],
+        ];
+        let mut h = convex_hull(&pts);
+        h.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+        assert_eq!(
+            h,
+            vec![[0.0, 0.0], [0.0, 196.8], [462.0, -483.0], [474.5, 0.0]]
+        );
     }
 
     #[test]
