@@ -9,6 +9,7 @@ mod calib;
 mod device_sim;
 mod inspect;
 mod live;
+mod ocr;
 mod replay;
 mod say;
 mod stats;
@@ -41,6 +42,8 @@ enum Command {
     /// Write a synthetic session (recording, MPS, requests, ground truth) of a scripted
     /// wearer in a simple 3D world, or list the scenarios with --list.
     Synth(synth::SynthArgs),
+    /// Read text in a JPEG image (PP-OCRv4), around a point or in the whole image.
+    Ocr(ocr::OcrArgs),
     /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
     Say(say::SayArgs),
     /// Run the runtime on live input from the glasses' bridge or `vista device-sim`.
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Window(args) => window::run(args),
+        Command::Ocr(args) => ocr::run(args),
         Command::Say(args) => say::run(args),
         Command::Live(args) => live::run(args),
         Command::DeviceSim(args) => device_sim::run(args),

@@ -1,0 +1,34 @@
+//! Reading text with PP-OCRv4 (issue 8): the RapidOCR 1.4.4 pipeline on ONNX Runtime —
+//! detection ([`det_pre`], [`db_post`]), line crops ([`warp`]), direction classifier and
+//! recognition ([`rec_pre`], [`ctc`]) in [`engine`] —, reading around the gaze point
+//! ([`roi`]), clock directions through the RGB calibration ([`bearing`]), and the
+//! [`crate::state::TextReader`] port ([`reader`], [`facts`]).
+//!
+//! Pure computation (everything but [`session`], [`engine`] and [`reader`]) is tested
+//! without models; `tests/ocr.rs` compares the whole pipeline with RapidOCR's own output.
+
+pub mod bearing;
+pub mod ctc;
+pub mod db_post;
+pub mod det_pre;
+pub mod engine;
+pub mod error;
+pub mod facts;
+pub mod geometry;
+pub mod image;
+pub mod reader;
+pub mod rec_pre;
+pub mod roi;
+pub mod session;
+pub mod warp;
+
+pub use bearing::RgbGeometry;
+pub use db_post::{DbParams, DetBox};
+pub use det_pre::DetLimit;
+pub use engine::{models_present, OcrConfig, OcrEngine, OcrModelPaths, TextLine};
+pub use error::OcrError;
+pub use facts::{FactFilter, Orientation};
+pub use geometry::Quad;
+pub use image::BgrImage;
+pub use reader::{OcrReader, ReadMode, ReaderConfig, ReaderStats};
+pub use roi::{read_region, region_rect, PixelRect, Region};

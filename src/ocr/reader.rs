@@ -1,0 +1,394 @@
+//! [`OcrReader`]: the [`TextReader`] port over the OCR pipeline. Synchronous mode reads each
+//! frame inside `submit` (deterministic, for as-fast-as-possible replay); background mode
+//! reads on its own thread from a one-slot mailbox where the newest frame wins (a frame
+//! waiting when another arrives is replaced and counted as skipped) and hands results back
+//! through a bounded channel (results that do not fit are dropped and counted).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use super::bearing::RgbGeometry;
+use super::engine::OcrEngine;
+use super::error::OcrError;
+use super::facts::{facts_from_lines, FactFilter, Orientation};
+use super::image::BgrImage;
+use super::roi::{read_region, Region};
+use crate::sample::{Payload, Sample};
+use crate::state::{TextFact, TextReader};
+
+/// Where reading happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadMode {
+    /// In `submit`, on the caller's thread.
+    Synchronous,
+    /// On the reader's own thread, newest frame wins.
+    Background,
+}
+
+/// Reader settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReaderConfig {
+    /// Synchronous or background.
+    pub mode: ReadMode,
+    /// Side of the square read around the gaze point, pixels of the recorded frame (640).
+    pub roi_size_px: u32,
+    /// Read the whole frame when no gaze point is given (true); else a square at the centre.
+    pub whole_frame_without_gaze: bool,
+    /// How recorded frames are turned upright (Aria RGB: a quarter clockwise).
+    pub orientation: Orientation,
+    /// Which lines become facts.
+    pub filter: FactFilter,
+    /// Frames' worth of results held for `poll` (16); older ones are dropped and counted.
+    pub results_capacity: usize,
+}
+
+impl Default for ReaderConfig {
+    fn default() -> Self {
+        Self {
+            mode: ReadMode::Synchronous,
+            roi_size_px: 640,
+            whole_frame_without_gaze: true,
+            orientation: Orientation::RotateCw90,
+            filter: FactFilter::default(),
+            results_capacity: 16,
+        }
+    }
+}
+
+/// Counters, as a snapshot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReaderStats {
+    /// Frames read to the end.
+    pub frames_read: u64,
+    /// Frames replaced in the mailbox before they were read (background mode).
+    pub frames_skipped: u64,
+    /// Frames that could not be read (not an image, bad JPEG, inference error).
+    pub errors: u64,
+    /// Frames' results dropped because nobody polled in time.
+    pub results_dropped: u64,
+    /// Lines read but filtered out (low confidence, too short).
+    pub lines_filtered: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    read: AtomicU64,
+    skipped: AtomicU64,
+    errors: AtomicU64,
+    dropped: AtomicU64,
+    filtered: AtomicU64,
+}
+
+impl Counters {
+    fn snapshot(&self) -> ReaderStats {
+        ReaderStats {
+            frames_read: self.read.load(Ordering::Relaxed),
+            frames_skipped: self.skipped.load(Ordering::Relaxed),
+            errors: self.errors.load(Ordering::Relaxed),
+            results_dropped: self.dropped.load(Ordering::Relaxed),
+            lines_filtered: self.filtered.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The engine, the geometry and the settings: reads one frame.
+struct ReadCore {
+    engine: OcrEngine,
+    geometry: Option<RgbGeometry>,
+    cfg: ReaderConfig,
+    counters: Arc<Counters>,
+}
+
+impl ReadCore {
+    fn read(
+        &mut self,
+        frame: &Sample,
+        gaze_px: Option<[f32; 2]>,
+        whole: bool,
+    ) -> Result<Vec<TextFact>, OcrError> {
+        let Payload::Image(image) = &frame.payload else {
+            return Err(OcrError::bad_image(format!(
+                "{} sample on {}, not an image",
+                frame.payload.kind(),
+                frame.stream.name()
+            )));
+        };
+        let raw = BgrImage::from_frame(image)?;
+        let raw_h = raw.height();
+        let (upright, gaze_up) = match self.cfg.orientation {
+            Orientation::AsRecorded => (raw, gaze_px),
+            o @ Orientation::RotateCw90 => {
+                (raw.rotate_cw90(), gaze_px.map(|g| o.to_upright(g, raw_h)))
+            }
+        };
+        let region = match gaze_up {
+            _ if whole => Region::Whole,
+            Some(g) => Region::Around {
+                center_px: g,
+                size_px: self.cfg.roi_size_px,
+            },
+            None if self.cfg.whole_frame_without_gaze => Region::Whole,
+            None => Region::Around {
+                center_px: [upright.width() as f32 / 2.0, upright.height() as f32 / 2.0],
+                size_px: self.cfg.roi_size_px,
+            },
+        };
+        let lines = read_region(&mut self.engine, &upright, region)?;
+        let (facts, filtered) = facts_from_lines(
+            &lines,
+            self.cfg.orientation,
+            raw_h,
+            self.geometry.as_ref(),
+            gaze_px,
+            frame.capture,
+            &self.cfg.filter,
+        );
+        self.counters
+            .filtered
+            .fetch_add(filtered as u64, Ordering::Relaxed);
+        self.counters.read.fetch_add(1, Ordering::Relaxed);
+        Ok(facts)
+    }
+
+    /// Reads, counting and logging a failure instead of returning it.
+    fn read_counted(
+        &mut self,
+        frame: &Sample,
+        gaze: Option<[f32; 2]>,
+        whole: bool,
+    ) -> Option<Vec<TextFact>> {
+        match self.read(frame, gaze, whole) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                if self.counters.errors.fetch_add(1, Ordering::Relaxed) == 0 {
+                    log::warn!("OCR: frame {} at {} ns: {e}", frame.seq, frame.capture.0);
+                }
+                None
+            }
+        }
+    }
+}
+
+struct Job {
+    frame: Sample,
+    gaze: Option<[f32; 2]>,
+    whole: bool,
+}
+
+/// The one-slot mailbox between `submit` and the worker.
+#[derive(Default)]
+struct Slot {
+    /// The newest frame not yet taken.
+    job: Option<Job>,
+    /// The worker is reading a frame.
+    busy: bool,
+    /// The reader is being dropped.
+    stop: bool,
+}
+
+#[derive(Default)]
+struct Mailbox {
+    slot: Mutex<Slot>,
+    ready: Condvar,
+}
+
+enum Inner {
+    Sync {
+        core: Box<ReadCore>,
+        pending: VecDeque<Vec<TextFact>>,
+    },
+    Background {
+        mailbox: Arc<Mailbox>,
+        rx: Receiver<Vec<TextFact>>,
+        worker: Option<JoinHandle<()>>,
+    },
+}
+
+/// Reads text from RGB frames: see the module documentation.
+pub struct OcrReader {
+    inner: Inner,
+    counters: Arc<Counters>,
+    whole_next: AtomicBool,
+    capacity: usize,
+}
+
+impl OcrReader {
+    /// A reader over a loaded engine; `geometry` places text in clock directions (without it
+    /// every fact is at 12 o'clock).
+    pub fn new(
+        engine: OcrEngine,
+        geometry: Option<RgbGeometry>,
+        cfg: ReaderConfig,
+    ) -> Result<Self, OcrError> {
+        let counters = Arc::new(Counters::default());
+        let capacity = cfg.results_capacity.max(1);
+        let mode = cfg.mode;
+        let core = Box::new(ReadCore {
+            engine,
+            geometry,
+            cfg,
+            counters: Arc::clone(&counters),
+        });
+        let inner = match mode {
+            ReadMode::Synchronous => Inner::Sync {
+                core,
+                pending: VecDeque::with_capacity(capacity),
+            },
+            ReadMode::Background => {
+                let mailbox = Arc::new(Mailbox::default());
+                let (tx, rx) = crossbeam_channel::bounded(capacity);
+                let mb = Arc::clone(&mailbox);
+                let worker = std::thread::Builder::new()
+                    .name("ocr".into())
+                    .spawn(move || worker(core, &mb, &tx))
+                    .map_err(|e| OcrError::Inference {
+                        stage: "reader thread",
+                        reason: e.to_string(),
+                    })?;
+                Inner::Background {
+                    mailbox,
+                    rx,
+                    worker: Some(worker),
+                }
+            }
+        };
+        Ok(Self {
+            inner,
+            counters,
+            whole_next: AtomicBool::new(false),
+            capacity,
+        })
+    }
+
+    /// Reads the whole of the next submitted frame, whatever the gaze.
+    pub fn request_whole_frame(&self) {
+        self.whole_next.store(true, Ordering::Relaxed);
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> ReaderStats {
+        self.counters.snapshot()
+    }
+
+    /// Background mode: waits until the mailbox is empty and the worker idle, or until
+    /// `timeout` passes; returns whether it went idle. Synchronous mode: true at once.
+    pub fn wait_idle(&self, timeout: std::time::Duration) -> bool {
+        let Inner::Background { mailbox, .. } = &self.inner else {
+            return true;
+        };
+        let deadline = std::time::Instant::now() + timeout;
+        let Ok(mut g) = mailbox.slot.lock() else {
+            return false;
+        };
+        while g.job.is_some() || g.busy {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            match mailbox.ready.wait_timeout(g, deadline - now) {
+                Ok((ng, _)) => g = ng,
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+}
+
+/// The worker: take the newest job, read it, send the facts.
+fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>) {
+    loop {
+        let job = {
+            let Ok(mut g) = mailbox.slot.lock() else {
+                return;
+            };
+            g.busy = false;
+            mailbox.ready.notify_all();
+            loop {
+                if g.stop {
+                    return;
+                }
+                if let Some(job) = g.job.take() {
+                    g.busy = true;
+                    break job;
+                }
+                match mailbox.ready.wait(g) {
+                    Ok(ng) => g = ng,
+                    Err(_) => return,
+                }
+            }
+        };
+        if let Some(facts) = core.read_counted(&job.frame, job.gaze, job.whole) {
+            match tx.try_send(facts) {
+                Ok(()) => {}
+                Err(TrySendError::Full(_)) => {
+                    core.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(TrySendError::Disconnected(_)) => return,
+            }
+        }
+    }
+}
+
+impl TextReader for OcrReader {
+    fn submit(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        let whole = self.whole_next.swap(false, Ordering::Relaxed);
+        match &mut self.inner {
+            Inner::Sync { core, pending } => {
+                if let Some(facts) = core.read_counted(frame, gaze_px, whole) {
+                    if pending.len() >= self.capacity {
+                        pending.pop_front();
+                        self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    }
+                    pending.push_back(facts);
+                }
+            }
+            Inner::Background { mailbox, .. } => {
+                let job = Job {
+                    frame: frame.clone(),
+                    gaze: gaze_px,
+                    whole,
+                };
+                match mailbox.slot.lock() {
+                    Ok(mut g) => {
+                        if g.job.replace(job).is_some() {
+                            self.counters.skipped.fetch_add(1, Ordering::Relaxed);
+                        }
+                        mailbox.ready.notify_all();
+                    }
+                    Err(_) => {
+                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+
+    fn poll(&mut self) -> Vec<TextFact> {
+        match &mut self.inner {
+            Inner::Sync { pending, .. } => pending.drain(..).flatten().collect(),
+            Inner::Background { rx, .. } => rx.try_iter().flatten().collect(),
+        }
+    }
+}
+
+impl Drop for OcrReader {
+    fn drop(&mut self) {
+        if let Inner::Background {
+            mailbox, worker, ..
+        } = &mut self.inner
+        {
+            if let Ok(mut g) = mailbox.slot.lock() {
+                // A frame still waiting is not read (the run is over).
+                g.stop = true;
+                mailbox.ready.notify_all();
+            }
+            if let Some(w) = worker.take() {
+                let _ = w.join();
+            }
+        }
+    }
+}
