@@ -5,4 +5,4 @@ pub mod model_paths;
 pub mod ort_env;
 
 pub use model_paths::{models_dir, ModelFile};
-pub use ort_env::{init_ort, ort_library_path, OrtEnvError};
+pub use ort_env::{init_ort, ort_environment, ort_library_path, OrtEnvError};

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use ort::environment::Environment;
+
 use super::model_paths::ModelFile;
 
 /// ONNX Runtime could not be made ready.
@@ -20,6 +22,12 @@ pub enum OrtEnvError {
     Load {
         /// The file.
         path: PathBuf,
+        /// What `ort` said.
+        reason: String,
+    },
+    /// The library loaded but the process environment could not be created.
+    #[error("ONNX Runtime environment: {reason}")]
+    Environment {
         /// What `ort` said.
         reason: String,
     },
@@ -43,6 +51,25 @@ pub fn init_ort() -> Result<&'static Path, OrtEnvError> {
         .as_ref()
         .map(PathBuf::as_path)
         .map_err(Clone::clone)
+}
+
+static ENV: OnceLock<Result<Environment, String>> = OnceLock::new();
+
+/// The process's one ONNX Runtime environment (`ort` allows one per process and keeps it
+/// private once built), created after [`init_ort`]. Every `ort` session in the crate is
+/// built on it.
+pub fn ort_environment() -> Result<&'static Environment, OrtEnvError> {
+    init_ort()?;
+    ENV.get_or_init(|| {
+        ort::init()
+            .with_name("vista")
+            .build()
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|reason| OrtEnvError::Environment {
+        reason: reason.clone(),
+    })
 }
 
 fn load(path: &Path) -> Result<PathBuf, OrtEnvError> {

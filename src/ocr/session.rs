@@ -1,12 +1,10 @@
 //! One ONNX model of the pipeline behind `ort`: loaded once with a fixed thread count, its
 //! input and output checked, and a plain `f32` NCHW run.
 //!
-//! `ort` allows one environment per process and keeps it private once built, so this module
-//! holds the process's environment ([`ort_environment`]). Everything else in the crate that
-//! creates `ort` sessions should use it (it belongs in `infer::ort_env`).
+//! Sessions are built on the process's one ONNX Runtime environment
+//! ([`crate::infer::ort_environment`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use ort::environment::Environment;
 use ort::session::builder::GraphOptimizationLevel;
@@ -14,24 +12,10 @@ use ort::session::Session;
 use ort::value::TensorRef;
 
 use super::error::OcrError;
-use crate::infer::init_ort;
 
-static ENV: OnceLock<Result<Environment, String>> = OnceLock::new();
-
-/// The process's ONNX Runtime environment, created once after [`init_ort`].
+/// The process's ONNX Runtime environment (shared with every other `ort` user).
 pub fn ort_environment() -> Result<&'static Environment, OcrError> {
-    init_ort()?;
-    ENV.get_or_init(|| {
-        ort::init()
-            .with_name("vista")
-            .build()
-            .map_err(|e| e.to_string())
-    })
-    .as_ref()
-    .map_err(|reason| OcrError::Session {
-        path: PathBuf::from("(ONNX Runtime environment)"),
-        reason: reason.clone(),
-    })
+    Ok(crate::infer::ort_environment()?)
 }
 
 /// A loaded model with one float input and (at least) one float output.
