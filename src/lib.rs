@@ -12,6 +12,7 @@
 pub mod aria;
 pub mod buffer;
 pub mod infer;
+pub mod perception;
 pub mod profile;
 pub mod runtime;
 pub mod sample;
