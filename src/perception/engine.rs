@@ -186,8 +186,7 @@ impl Perception {
                 }
                 None => false,
             },
-            Payload::Pose(p) => {
-                self.pose.push(t, p);
+            Payload::Pose(p) if self.pose.push(t, p) => {
                 let r = p.t_world_device.rotation;
                 let w = Vector3::new(
                     f64::from(p.angular_velocity_radps[0]),
@@ -204,6 +203,7 @@ impl Perception {
                 }
                 true
             }
+            Payload::Pose(_) => false,
             Payload::Image(_) => true,
             _ => false,
         };
@@ -223,21 +223,27 @@ impl Perception {
         };
         self.imu_stream = Some((stream, t));
         self.steps.push(t, &a, &w);
-        if let Some(up) = self.steps.up_device() {
+        if let Some(up) = self.up_device(t) {
             self.heading.on_gyro(t, &w, &up);
         }
         true
     }
 
-    /// "Up" in the device frame: from the accelerometer, else the trajectory.
+    /// "Up" in the device frame: from the trajectory when current (exact, unlike the
+    /// accelerometer's, which walking accelerations tilt), else the accelerometer.
     fn up_device(&self, t: i64) -> Option<Vector3<f64>> {
+        if self.pose.head(t).is_some() {
+            if let Some(up) = self.pose_up_device {
+                return Some(up);
+            }
+        }
         let imu_current = self
             .imu_stream
             .is_some_and(|(_, last)| t.saturating_sub(last) < CURRENT_NS);
         if imu_current {
             self.steps.up_device()
         } else {
-            self.pose_up_device
+            None
         }
     }
 

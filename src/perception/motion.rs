@@ -12,9 +12,11 @@ use crate::state::MotionState;
 pub const FEATURE_HZ: f64 = 100.0;
 const BIN_NS: i64 = (1e9 / FEATURE_HZ) as i64;
 /// A step peak must exceed this band-passed magnitude, m/s².
-pub const STEP_PEAK_MPS2: f64 = 0.5;
+pub const STEP_PEAK_MPS2: f64 = 0.3;
 /// Peaks closer than this are one step, ns.
 pub const MIN_STEP_GAP_NS: i64 = 300_000_000;
+/// Step intervals longer than this are pauses, ns.
+pub const MAX_STEP_INTERVAL_NS: i64 = 1_300_000_000;
 /// Steps are counted over this window, ns.
 pub const CADENCE_WINDOW_NS: i64 = 3_000_000_000;
 /// Yaw rate above which the wearer is turning, deg/s.
@@ -127,22 +129,43 @@ impl StepDetector {
         self.prev = [p1, self.band];
     }
 
-    /// Steps per minute over the last [`CADENCE_WINDOW_NS`] at `now_ns`, when at least three
-    /// steps were seen there and the last within 1.5 s.
+    /// Steps per minute at `now_ns`: the mean of the last (up to four) step intervals in the
+    /// last [`CADENCE_WINDOW_NS`] that are shorter than [`MAX_STEP_INTERVAL_NS`], while the
+    /// last step is no older than 1.5 intervals (+ 150 ms); `None` otherwise.
     pub fn cadence_spm(&self, now_ns: i64) -> Option<f32> {
         let from = now_ns.saturating_sub(CADENCE_WINDOW_NS);
-        let recent: Vec<i64> = self
-            .peaks
-            .iter()
-            .copied()
-            .filter(|&t| t >= from && t <= now_ns)
-            .collect();
-        let (first, last) = (*recent.first()?, *recent.last()?);
-        if recent.len() < 3 || now_ns.saturating_sub(last) > 1_500_000_000 || last <= first {
+        let mut sum = 0i64;
+        let mut n = 0i64;
+        let mut later: Option<i64> = None;
+        for &t in self.peaks.iter().rev() {
+            if t > now_ns {
+                continue;
+            }
+            if t < from {
+                break;
+            }
+            if let Some(l) = later {
+                let d = l - t;
+                if d > MAX_STEP_INTERVAL_NS {
+                    break;
+                }
+                sum += d;
+                n += 1;
+                if n == 4 {
+                    break;
+                }
+            }
+            later = Some(t);
+        }
+        let last = self.peaks.iter().rev().find(|&&t| t <= now_ns).copied()?;
+        if n == 0 {
             return None;
         }
-        let span_s = (last - first) as f64 * 1e-9;
-        Some(((recent.len() - 1) as f64 * 60.0 / span_s) as f32)
+        let mean = sum / n;
+        if now_ns.saturating_sub(last) > mean + mean / 2 + 150_000_000 {
+            return None;
+        }
+        Some((60e9 / mean as f64) as f32)
     }
 
     /// Smoothed yaw rate about gravity, deg/s, counter-clockwise (to the left) positive.

@@ -31,6 +31,9 @@ pub const MIN_CLUSTER_POINTS: usize = 3;
 pub const HEAD_BAND_FROM_M: f32 = 1.2;
 /// Highest point of a ground-level thing, above the floor, m.
 pub const GROUND_BAND_TO_M: f32 = 0.5;
+/// The floor of a bin is this low percentile of its points' heights (obstacles standing
+/// on the floor leave the floor around them visible).
+pub const FLOOR_PERCENTILE: f32 = 0.1;
 /// Floor points per bin kept at most.
 const MAX_BIN_POINTS: usize = 256;
 /// Bearing of the left / right clearance directions, degrees (10–11 and 1–2 o'clock).
@@ -207,7 +210,7 @@ impl CorridorAnalyzer {
         let (mut drop_seen, mut step_seen) = (false, false);
         for (i, b) in self.bins.iter_mut().enumerate() {
             let known = if b.len() >= 3 {
-                percentile(b, 0.25)
+                percentile(b, FLOOR_PERCENTILE)
             } else {
                 None
             };
@@ -380,5 +383,97 @@ impl CorridorAnalyzer {
         }
         out.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perception::points::MapPoint;
+
+    fn grid(out: &mut Vec<MapPoint>, x: (f32, f32), y: (f32, f32), z: (f32, f32), step: f32) {
+        let n = |a: f32, b: f32| ((b - a) / step).round().max(0.0) as usize;
+        for i in 0..=n(x.0, x.1) {
+            for j in 0..=n(y.0, y.1) {
+                for k in 0..=n(z.0, z.1) {
+                    out.push(MapPoint {
+                        p: [
+                            x.0 + i as f32 * step,
+                            y.0 + j as f32 * step,
+                            z.0 + k as f32 * step,
+                        ],
+                        first_seen_ns: 0,
+                    });
+                }
+            }
+        }
+    }
+
+    fn corridor(x: f32) -> Corridor {
+        Corridor {
+            head_m: [x, 0.0, 1.6],
+            dir_rad: 0.0,
+            width_m: 0.8,
+            range_m: 5.0,
+            eye_height_m: 1.6,
+        }
+    }
+
+    #[test]
+    fn a_pole_is_an_obstacle_not_a_step() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 12.0), (-1.5, 1.5), (0.0, 0.0), 0.1);
+        // A pole 8 cm square, 2.2 m tall, at x = 6, y = 0.1 (its faces).
+        grid(&mut pts, (5.96, 6.04), (0.06, 0.06), (0.0, 2.2), 0.04);
+        grid(&mut pts, (5.96, 6.04), (0.14, 0.14), (0.0, 2.2), 0.04);
+        grid(&mut pts, (5.96, 5.96), (0.06, 0.14), (0.0, 2.2), 0.04);
+        grid(&mut pts, (6.04, 6.04), (0.06, 0.14), (0.0, 2.2), 0.04);
+        let map = PointMap::new(pts, false);
+        let mut a = CorridorAnalyzer::new();
+        for i in 0..40 {
+            let x = 1.0 + i as f32 * 0.1;
+            let v = a.analyze(&map, &corridor(x), DeviceTime(0));
+            assert!(v.floor_seen && v.floor_z_m.abs() < 1e-6);
+            assert!(v.edges.is_empty(), "x {x}: {:?}", v.edges);
+            let c = &v.clusters;
+            assert_eq!(c.len(), 1, "x {x}");
+            assert!((c[0].distance_m - (5.96 - x)).abs() < 0.01);
+            assert_eq!(c[0].band, HeightBand::Body);
+            assert!(c[0].in_path);
+            let w = v.walkable.unwrap();
+            assert!((w.clear_ahead_m - (5.96 - x)).abs() < 0.01, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn drop_offs_steps_and_overheads() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 3.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (3.05, 8.0), (-1.0, 1.0), (-0.15, -0.15), 0.1);
+        // A branch 1.7–1.8 m above the upper floor at x = 2.
+        grid(&mut pts, (1.9, 2.1), (-0.5, 0.5), (1.7, 1.8), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        let e = &v.edges[0];
+        assert_eq!(e.kind, ThingKind::DropOff);
+        assert!((e.along_m - 3.0).abs() <= BIN_M, "{e:?}");
+        assert!((e.rise_m + 0.15).abs() < 0.02);
+        assert_eq!(v.clusters.len(), 1);
+        assert_eq!(v.clusters[0].kind, ThingKind::Overhead);
+        assert_eq!(v.clusters[0].band, HeightBand::Head);
+        let w = v.walkable.unwrap();
+        assert!(w.clear_ahead_m <= 1.9 + 1e-3, "{w:?}");
+        // A step up of 15 cm at x = 2 seen from x = 0.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 2.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (2.05, 8.0), (-1.0, 1.0), (0.15, 0.15), 0.1);
+        grid(&mut pts, (2.0, 2.0), (-1.0, 1.0), (0.0, 0.15), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        assert_eq!(v.edges[0].kind, ThingKind::StepUp);
+        assert!((v.edges[0].along_m - 2.0).abs() <= BIN_M);
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
     }
 }

@@ -47,16 +47,17 @@ impl PoseTracker {
         }
     }
 
-    /// Folds in a pose captured at `t_ns` (non-finite or older poses are skipped).
-    pub fn push(&mut self, t_ns: i64, pose: &PoseSample) {
+    /// Folds in a pose captured at `t_ns`; false when skipped (non-finite or older than
+    /// the latest).
+    pub fn push(&mut self, t_ns: i64, pose: &PoseSample) -> bool {
         if self.latest.is_some_and(|l| t_ns < l.t_ns) {
-            return;
+            return false;
         }
         let t_world_cpf = pose.t_world_device * self.t_device_cpf;
         let p = t_world_cpf.translation.vector;
         let fwd = t_world_cpf.rotation * Vector3::z();
         let (Some(yaw), true) = (yaw_of(&fwd), p.iter().all(|v| v.is_finite())) else {
-            return;
+            return false;
         };
         self.latest = Some(HeadPose {
             t_ns,
@@ -78,6 +79,7 @@ impl PoseTracker {
                 self.history.pop_front();
             }
         }
+        true
     }
 
     /// The latest head pose, unless older than [`POSE_STALE_NS`] at `now_ns`.
