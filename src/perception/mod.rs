@@ -13,6 +13,7 @@
 //! * [`engine`]: [`Perception`], pure; [`consumer`]: [`PerceptionConsumer`], the runtime
 //!   stage; [`load`]: what a session folder provides (calibration, points).
 
+pub mod cellhash;
 pub mod config;
 pub mod consumer;
 pub mod elevation;

@@ -4,11 +4,10 @@
 //! the top of the head) are clustered on a world-fixed grid into things with height bands;
 //! the nearest obstacle along three directions gives the walkable space.
 
-use std::collections::HashMap;
-
 use crate::state::{HeightBand, ThingKind, Walkable};
 use crate::time::DeviceTime;
 
+use super::cellhash::{CellMap, CellSet};
 use super::points::PointMap;
 
 /// Floor profile bin along the corridor, m.
@@ -126,9 +125,12 @@ struct CellAcc {
 #[derive(Default)]
 pub struct CorridorAnalyzer {
     near: Vec<Near>,
+    under: Vec<f32>,
+    done: CellSet,
+    keys: Vec<(i32, i32)>,
     bins: Vec<Vec<f32>>,
     floor: Vec<f32>,
-    cells: HashMap<(i32, i32), CellAcc>,
+    cells: CellMap<CellAcc>,
     stack: Vec<(i32, i32)>,
 }
 
@@ -159,41 +161,45 @@ impl CorridorAnalyzer {
         let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
         let range = c.range_m.max(0.5);
         // Floor under the wearer: median of the low points within 1 m.
-        let mut under: Vec<f32> = Vec::new();
-        self.near.clear();
-        let near = &mut self.near;
-        map.for_each_near(hx, hy, range + 0.2, now, |mp| {
-            let (dx, dy) = (mp.p[0] - hx, mp.p[1] - hy);
-            let d2 = dx * dx + dy * dy;
+        self.under.clear();
+        let under = &mut self.under;
+        map.for_each_near(hx, hy, 1.0, now, |mp| {
             let dz = hz - mp.p[2];
-            if d2 <= 1.0 && (0.9..=2.3).contains(&dz) && under.len() < 4096 {
+            if (0.9..=2.3).contains(&dz) && under.len() < 4096 {
                 under.push(mp.p[2]);
             }
+        });
+        let (floor_z, floor_seen) = match percentile(&mut self.under, 0.5) {
+            Some(z) if self.under.len() >= 5 => (z, true),
+            _ => (hz - c.eye_height_m, false),
+        };
+        // Points ahead: those in the corridor (floor profile) and, anywhere, those high
+        // enough above the wearer's floor to be obstacles (local floors ahead may differ by
+        // a step at most).
+        self.near.clear();
+        let near = &mut self.near;
+        let half = c.width_m / 2.0;
+        let low_cut = OBSTACLE_MIN_M - MAX_STEP_M;
+        map.for_each_near(hx, hy, range + 0.2, now, |mp| {
+            let (dx, dy) = (mp.p[0] - hx, mp.p[1] - hy);
             let along = dx * cs + dy * sn;
             let lat = -dx * sn + dy * cs;
-            if along > 0.1 && along <= range && lat.abs() <= NEAR_PATH_M.max(range) {
+            let h = mp.p[2] - floor_z;
+            if along > 0.1 && along <= range && (lat.abs() <= half || h >= low_cut) {
                 near.push(Near {
                     p: mp.p,
                     along,
                     lat,
-                    h: 0.0,
+                    h,
                 });
             }
         });
-        let (floor_z, floor_seen) = match percentile(&mut under, 0.5) {
-            Some(z) if under.len() >= 5 => (z, true),
-            _ => (hz - c.eye_height_m, false),
-        };
-        for n in self.near.iter_mut() {
-            n.h = n.p[2] - floor_z;
-        }
         // Floor profile along the corridor.
         let nbins = (range / BIN_M).ceil() as usize;
         self.bins.resize_with(nbins, Vec::new);
         for b in self.bins.iter_mut() {
             b.clear();
         }
-        let half = c.width_m / 2.0;
         for n in &self.near {
             if n.lat.abs() <= half && (-1.0..=MAX_STEP_M + 0.1).contains(&n.h) {
                 let i = ((n.along / BIN_M) as usize).min(nbins.saturating_sub(1));
@@ -247,7 +253,8 @@ impl CorridorAnalyzer {
             0.0f32,
             SIDE_BEARING_DEG.to_radians(),
             -SIDE_BEARING_DEG.to_radians(),
-        ];
+        ]
+        .map(|a| ((c.dir_rad + a).cos(), (c.dir_rad + a).sin()));
         let mut clear = [range; 3];
         for n in &self.near {
             let i = ((n.along / BIN_M) as usize).min(nbins.saturating_sub(1));
@@ -257,8 +264,7 @@ impl CorridorAnalyzer {
                 continue;
             }
             let (dx, dy) = (n.p[0] - hx, n.p[1] - hy);
-            for (k, a) in dirs.iter().enumerate() {
-                let (c2, s2) = ((c.dir_rad + a).cos(), (c.dir_rad + a).sin());
+            for (k, &(c2, s2)) in dirs.iter().enumerate() {
                 let al = dx * c2 + dy * s2;
                 let la = -dx * s2 + dy * c2;
                 if al > 0.0 && la.abs() <= half {
@@ -314,15 +320,15 @@ impl CorridorAnalyzer {
 
     /// Connected components of the occupied cells (8-neighbourhood).
     fn cluster(&mut self) -> Vec<Cluster> {
-        let mut keys: Vec<(i32, i32)> = self.cells.keys().copied().collect();
-        keys.sort_unstable();
-        let mut done: HashMap<(i32, i32), ()> = HashMap::with_capacity(keys.len());
+        self.keys.clear();
+        self.keys.extend(self.cells.keys().copied());
+        self.keys.sort_unstable();
+        self.done.clear();
         let mut out = Vec::new();
-        for k in keys {
-            if done.contains_key(&k) {
+        for &k in &self.keys {
+            if !self.done.insert(k) {
                 continue;
             }
-            done.insert(k, ());
             self.stack.clear();
             self.stack.push(k);
             let mut n = 0usize;
@@ -348,8 +354,7 @@ impl CorridorAnalyzer {
                 for ddx in -1..=1 {
                     for ddy in -1..=1 {
                         let q = (x + ddx, y + ddy);
-                        if self.cells.contains_key(&q) && !done.contains_key(&q) {
-                            done.insert(q, ());
+                        if self.cells.contains_key(&q) && self.done.insert(q) {
                             self.stack.push(q);
                         }
                     }

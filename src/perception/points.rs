@@ -3,8 +3,7 @@
 //! start) in a horizontal grid index, queried causally: only points first seen at or before
 //! `now` are returned.
 
-use std::collections::HashMap;
-
+use super::cellhash::CellMap;
 use crate::time::DeviceTime;
 
 /// Grid cell size, m.
@@ -26,7 +25,7 @@ pub struct MapPoint {
 #[derive(Clone, Debug, Default)]
 pub struct PointMap {
     points: Vec<MapPoint>,
-    cells: HashMap<(i32, i32), Vec<u32>>,
+    cells: CellMap<Vec<u32>>,
     causal: bool,
     dropped: usize,
 }
