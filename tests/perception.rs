@@ -719,3 +719,219 @@ fn bad_samples_never_crash() {
     assert!(st.gaze.is_none() && st.motion.heading_deg.is_none());
     assert_eq!(engine.stats().unusable, 5);
 }
+
+/// Returns, for every submitted frame, two texts: one around `box_at` (where a gaze
+/// straight ahead at 2 m falls in the RGB image, computed by the test from the
+/// calibration), one in the image's corner.
+struct FakeReader {
+    submitted: Arc<Mutex<Vec<Option<[f32; 2]>>>>,
+    box_at: [f32; 2],
+    pending: Vec<vista::state::TextFact>,
+}
+
+impl vista::state::TextReader for FakeReader {
+    fn submit(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        self.submitted.lock().unwrap().push(gaze_px);
+        let [u, v] = self.box_at;
+        for (text, rgb_box) in [
+            ("EXIT", [u - 40.0, v - 20.0, u + 40.0, v + 20.0]),
+            ("corner", [0.0, 0.0, 60.0, 30.0]),
+        ] {
+            self.pending.push(vista::state::TextFact {
+                text: text.to_string(),
+                confidence: 0.9,
+                clock: vista::state::ClockHour::new(12),
+                distance_m: None,
+                rgb_box,
+                gazed: false,
+                at: frame.capture,
+            });
+        }
+    }
+    fn poll(&mut self) -> Vec<vista::state::TextFact> {
+        std::mem::take(&mut self.pending)
+    }
+}
+
+#[test]
+fn texts_from_the_reader_are_marked_gazed_where_the_gaze_falls() {
+    use vista::aria::recorded_calib::recording_calibration;
+    let vrs = Path::new(ROOT).join("tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs");
+    let rec = AriaRecording::open(&vrs).unwrap();
+    let calib = recording_calibration(&rec).unwrap().unwrap();
+    let rgb = calib.camera("camera-rgb").unwrap().clone();
+    assert_eq!(rgb.image_width, 1408);
+    // Straight ahead at 2 m, through the CAD CPF and the RGB camera.
+    let p_dev = calib.t_device_cpf() * Point3::new(0.0, 0.0, 2.0);
+    let uv = rgb.project_device(&p_dev).unwrap();
+    let models = SensorModels::from_calibration(&calib);
+    let mut samples = Vec::new();
+    for i in 0..15i64 {
+        let t = 1_000_000_000 + i * 100_000_000;
+        samples.push(Sample {
+            stream: StreamId::EyeGaze,
+            capture: DeviceTime(t),
+            arrival: HostTime::default(),
+            seq: i as u64,
+            payload: Payload::EyeGaze(vista::sample::EyeGazeSample {
+                yaw_rad: 0.0,
+                pitch_rad: 0.0,
+                depth_m: Some(2.0),
+            }),
+        });
+        samples.push(Sample {
+            stream: StreamId::CameraRgb,
+            capture: DeviceTime(t + 10_000_000),
+            arrival: HostTime::default(),
+            seq: i as u64,
+            payload: Payload::Image(vista::sample::ImageFrame {
+                width: 1408,
+                height: 1408,
+                encoding: vista::sample::ImageEncoding::Jpeg,
+                data: bytes::Bytes::new(),
+                frame_number: i as u64,
+                exposure_s: 0.01,
+                gain: 1.0,
+            }),
+        });
+    }
+    let submitted = Arc::new(Mutex::new(Vec::new()));
+    let reader = FakeReader {
+        submitted: Arc::clone(&submitted),
+        box_at: [uv.x as f32, uv.y as f32],
+        pending: Vec::new(),
+    };
+    let got = Arc::new(Mutex::new(Collected::default()));
+    let engine = Perception::new(PerceptionConfig::default(), models, None);
+    let consumer = PerceptionConsumer::new(engine, Box::new(Collect(Arc::clone(&got))))
+        .with_text_reader(Box::new(reader));
+    let consumers: Vec<Box<dyn Consumer>> = vec![Box::new(consumer)];
+    let mut config = RuntimeConfig::new(ClockMode::Virtual);
+    config.lockstep_tick_ns = 10_000_000;
+    run(
+        Box::new(vista::source::VecSource::new(samples)),
+        config,
+        consumers,
+    )
+    .unwrap();
+    let submitted = submitted.lock().unwrap();
+    assert_eq!(submitted.len(), 15);
+    // Every frame after the first gaze sample carries the gaze pixel, where the test put it.
+    for px in submitted.iter() {
+        let [u, v] = px.unwrap();
+        assert!((f64::from(u) - uv.x).hypot(f64::from(v) - uv.y) < 0.5);
+    }
+    let got = got.lock().unwrap();
+    let last = got.states.last().unwrap();
+    let exit = last
+        .texts
+        .iter()
+        .filter(|t| t.text == "EXIT")
+        .collect::<Vec<_>>();
+    assert!(!exit.is_empty() && exit.iter().all(|t| t.gazed));
+    assert!(last
+        .texts
+        .iter()
+        .filter(|t| t.text == "corner")
+        .all(|t| !t.gazed));
+    // Bounded: at most the configured number of texts.
+    assert!(last.texts.len() <= PerceptionConfig::default().max_texts);
+    let g = last.gaze.as_ref().unwrap();
+    assert_eq!(g.clock.get(), 12);
+    assert!(!last.limitations.iter().any(|l| l.contains("calibration")));
+}
+
+#[test]
+fn points_appear_only_once_observed_and_old_texts_expire() {
+    // A pole 2 m ahead first observed at 2 s; the floor known from the start.
+    let mut pts = Vec::new();
+    floor(&mut pts, (-2.0, 6.0), (-1.0, 1.0), 0.0);
+    let mut pole = Vec::new();
+    sample_quad(
+        &mut pole,
+        [2.0, -0.05, 0.0],
+        [0.0, 0.1, 0.0],
+        [0.0, 0.0, 2.0],
+        0.05,
+    );
+    sample_quad(
+        &mut pole,
+        [2.1, -0.05, 0.0],
+        [0.0, 0.1, 0.0],
+        [0.0, 0.0, 2.0],
+        0.05,
+    );
+    for p in pole.iter_mut() {
+        p.first_seen_ns = 2_000_000_000;
+    }
+    for p in pts.iter_mut() {
+        p.first_seen_ns = 0;
+    }
+    pts.extend(pole);
+    let map = Arc::new(PointMap::new(pts, true));
+    let models = SensorModels {
+        // The CPF as the device frame: z forward, y up, x left.
+        t_device_cpf: nalgebra::Isometry3::identity(),
+        ..SensorModels::default()
+    };
+    let mut engine = Perception::new(PerceptionConfig::default(), models, Some(map));
+    // Standing at the origin, eyes at 1.6 m, facing +x (CPF z → world x, y → world z).
+    let r =
+        nalgebra::UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::FRAC_PI_2)
+            * nalgebra::UnitQuaternion::from_axis_angle(
+                &Vector3::y_axis(),
+                std::f64::consts::FRAC_PI_2,
+            );
+    let pose = vista::sample::PoseSample {
+        t_world_device: nalgebra::Isometry3::from_parts(
+            nalgebra::Translation3::new(0.0, 0.0, 1.6),
+            r,
+        ),
+        linear_velocity_mps: [0.0; 3],
+        angular_velocity_radps: [0.0; 3],
+        quality: 1.0,
+    };
+    engine.add_texts([vista::state::TextFact {
+        text: "old".into(),
+        confidence: 1.0,
+        clock: vista::state::ClockHour::new(12),
+        distance_m: None,
+        rgb_box: [0.0; 4],
+        gazed: false,
+        at: DeviceTime(0),
+    }]);
+    let mut seen_at = None;
+    for i in 0..60i64 {
+        let t = i * 50_000_000;
+        engine.on_sample(&Sample {
+            stream: StreamId::DevicePose,
+            capture: DeviceTime(t),
+            arrival: HostTime::default(),
+            seq: i as u64,
+            payload: Payload::Pose(pose),
+        });
+        let (st, ev) = engine.tick(DeviceTime(t), HostTime(t));
+        if st.things.is_empty() {
+            assert!(seen_at.is_none());
+        } else if seen_at.is_none() {
+            seen_at = Some(t);
+            assert_eq!(st.things.len(), 1, "{:?}", st.things);
+            let th = &st.things[0];
+            assert_eq!(th.clock.get(), 12);
+            assert!((th.distance_m - 2.0).abs() < 0.01);
+            // Standing 2 m from it: within the alert distance.
+            assert_eq!(ev.len(), 1);
+            assert_eq!(ev[0].raised, HostTime(t));
+            assert!(!st
+                .limitations
+                .iter()
+                .any(|l| l.contains("observation times")));
+        }
+        assert!(st.walkable.is_some());
+    }
+    assert_eq!(seen_at, Some(2_000_000_000));
+    let (st, _) = engine.tick(DeviceTime(9_000_000_000), HostTime(0));
+    assert_eq!(st.texts.len(), 1);
+    let (st, _) = engine.tick(DeviceTime(11_000_000_000), HostTime(0));
+    assert!(st.texts.is_empty());
+}
