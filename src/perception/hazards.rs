@@ -8,6 +8,8 @@ use std::collections::HashMap;
 
 use crate::state::Thing;
 
+/// Things whose alert state is remembered at most.
+pub const MAX_GATED: usize = 1024;
 /// Below this closing speed there is no time to contact, m/s.
 pub const MIN_CLOSING_MPS: f32 = 0.2;
 
@@ -107,6 +109,20 @@ impl HazardGate {
         let horizon = c.rearm_after_ns.saturating_mul(4);
         self.state
             .retain(|_, s| t_ns.saturating_sub(s.last_seen_ns) <= horizon);
+        // Bounded: beyond MAX_GATED ids, the least recently seen are forgotten (they re-arm).
+        while self.state.len() > MAX_GATED {
+            let oldest = self
+                .state
+                .iter()
+                .min_by_key(|(id, s)| (s.last_seen_ns, **id))
+                .map(|(id, _)| *id);
+            match oldest {
+                Some(id) => {
+                    self.state.remove(&id);
+                }
+                None => break,
+            }
+        }
         out
     }
 }
