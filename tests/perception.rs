@@ -158,11 +158,11 @@ fn replay(root: &Path, points: Option<Vec<MapPoint>>, recorded_only: bool) -> Co
         },
     )
     .unwrap();
-    let map = points
-        .map(|p| Arc::new(PointMap::new(p, false)))
-        .or(inputs.points);
-    let engine = Perception::new(PerceptionConfig::default(), inputs.models, map)
-        .with_streams(&src.streams());
+    let mut inputs = inputs;
+    if let Some(p) = points {
+        inputs.points = Some(Arc::new(PointMap::new(p, false)));
+    }
+    let engine = inputs.engine(PerceptionConfig::default(), &src.streams());
     let got = Arc::new(Mutex::new(Collected::default()));
     let consumer = PerceptionConsumer::new(engine, Box::new(Collect(Arc::clone(&got))));
     let consumers: Vec<Box<dyn Consumer>> = vec![Box::new(consumer)];

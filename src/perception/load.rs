@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::config::PerceptionConfig;
+use super::engine::Perception;
 use super::error::PerceptionError;
 use super::points::{MapPoint, PointMap};
 use super::sensors::SensorModels;
@@ -13,6 +15,7 @@ use crate::aria::mps::semidense::ObservationReader;
 use crate::aria::mps::{read_semidense_points, MpsFiles, PointFilter};
 use crate::aria::recorded_calib::recording_calibration;
 use crate::aria::recording::AriaRecording;
+use crate::sample::StreamId;
 use crate::source::session::SessionFiles;
 
 /// Perception's inputs from a session.
@@ -58,6 +61,14 @@ impl PerceptionInputs {
             points,
             notes,
         })
+    }
+}
+
+impl PerceptionInputs {
+    /// An engine over these inputs for a session with `streams` (e.g.
+    /// `ReplaySource::streams()`), so its limitations are right from the first tick.
+    pub fn engine(self, cfg: PerceptionConfig, streams: &[StreamId]) -> Perception {
+        Perception::new(cfg, self.models, self.points).with_streams(streams)
     }
 }
 
