@@ -518,6 +518,12 @@ fn mixed_walk_box_curb_branch_and_stairs() {
 fn recorded_streams_only_still_give_motion_and_say_what_is_missing() {
     let s = synth("pole_to_door", 8.0);
     let got = replay(&s.root, None, true);
+    // One state every 50 ms of device time over 8 s.
+    assert!(
+        (155..=161).contains(&got.states.len()),
+        "{}",
+        got.states.len()
+    );
     let last = got.states.last().unwrap();
     for phrase in ["eye gaze", "device pose", "semi-dense points"] {
         assert!(
