@@ -13,6 +13,7 @@ pub mod aria;
 pub mod buffer;
 pub mod infer;
 pub mod ocr;
+pub mod perception;
 pub mod profile;
 pub mod runtime;
 pub mod sample;

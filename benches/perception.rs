@@ -1,0 +1,155 @@
+//! Perception's cost per tick: `cargo bench --bench perception`.
+//!
+//! * `tick`: one tick alone (motion, heading, elevation, gaze, corridor analysis over a
+//!   dense synthetic map — a 40 m × 6 m floor every 10 cm, boxes, a wall, about 30 k
+//!   points —, tracking, hazard gating, state snapshot). Target: well under 1 ms.
+//! * `samples_50ms_and_tick`: 50 ms of Aria Gen1 streams (1 kHz + 800 Hz IMU, 1 kHz
+//!   poses, 50 Hz barometer, 10 Hz magnetometer and gaze) folded in, then one tick.
+
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use vista::perception::points::MapPoint;
+use vista::perception::{Perception, PerceptionConfig, PointMap, SensorModels};
+use vista::sample::{
+    BaroSample, EyeGazeSample, ImuSample, MagSample, Payload, PoseSample, Sample, StreamId,
+};
+use vista::time::{DeviceTime, HostTime};
+
+fn grid(out: &mut Vec<MapPoint>, x: (f32, f32), y: (f32, f32), z: (f32, f32), step: f32) {
+    let n = |a: f32, b: f32| ((b - a) / step).round().max(0.0) as usize;
+    for i in 0..=n(x.0, x.1) {
+        for j in 0..=n(y.0, y.1) {
+            for k in 0..=n(z.0, z.1) {
+                out.push(MapPoint {
+                    p: [
+                        x.0 + i as f32 * step,
+                        y.0 + j as f32 * step,
+                        z.0 + k as f32 * step,
+                    ],
+                    first_seen_ns: i64::MIN,
+                });
+            }
+        }
+    }
+}
+
+fn map() -> PointMap {
+    let mut p = Vec::new();
+    grid(&mut p, (-2.0, 38.0), (-3.0, 3.0), (0.0, 0.0), 0.1);
+    grid(&mut p, (-2.0, 38.0), (-2.0, -2.0), (0.0, 3.0), 0.1);
+    for x in [4.0f32, 8.0, 12.0, 16.0, 20.0] {
+        grid(&mut p, (x, x + 0.5), (0.15, 0.65), (0.0, 0.4), 0.05);
+    }
+    grid(&mut p, (9.4, 10.6), (-0.05, 0.05), (1.7, 1.8), 0.05);
+    PointMap::new(p, false)
+}
+
+fn s(stream: StreamId, t: i64, payload: Payload) -> Sample {
+    Sample {
+        stream,
+        capture: DeviceTime(t),
+        arrival: HostTime(0),
+        seq: 0,
+        payload,
+    }
+}
+
+/// A pose walking along +x at 1.2 m/s, CPF-like axes (z forward, y up).
+fn pose(t_ns: i64) -> PoseSample {
+    // Around a 24 m loop of the map, so any number of iterations stays on it.
+    let x = (t_ns as f64 * 1e-9 * 1.2).rem_euclid(24.0);
+    let r = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::FRAC_PI_2)
+        * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2);
+    PoseSample {
+        t_world_device: Isometry3::from_parts(Translation3::new(x, 0.0, 1.6), r),
+        linear_velocity_mps: [1.2, 0.0, 0.0],
+        angular_velocity_radps: [0.0; 3],
+        quality: 1.0,
+    }
+}
+
+fn samples(from_ns: i64, to_ns: i64) -> Vec<Sample> {
+    let mut v = Vec::new();
+    let mut t = from_ns;
+    while t < to_ns {
+        let ph = t as f32 * 1e-9 * std::f32::consts::TAU * 1.7;
+        let imu = ImuSample {
+            accel_mps2: [0.0, 9.81 + 2.0 * ph.sin(), 0.0],
+            gyro_radps: [0.0, 0.01, 0.0],
+            accel_valid: true,
+            gyro_valid: true,
+            temperature_c: 30.0,
+        };
+        v.push(s(StreamId::ImuRight, t, Payload::Imu(imu)));
+        v.push(s(StreamId::DevicePose, t, Payload::Pose(pose(t))));
+        if t % 1_250_000 == 0 {
+            v.push(s(StreamId::ImuLeft, t, Payload::Imu(imu)));
+        }
+        if t % 20_000_000 == 0 {
+            let b = BaroSample {
+                pressure_pa: 100_000.0,
+                temperature_c: 20.0,
+            };
+            v.push(s(StreamId::Barometer, t, Payload::Barometer(b)));
+        }
+        if t % 100_000_000 == 0 {
+            let m = MagSample {
+                field_t: [20e-6, -44e-6, 1e-6],
+            };
+            v.push(s(StreamId::Magnetometer, t, Payload::Magnetometer(m)));
+            let g = EyeGazeSample {
+                yaw_rad: 0.05,
+                pitch_rad: -0.1,
+                depth_m: Some(2.0),
+            };
+            v.push(s(StreamId::EyeGaze, t, Payload::EyeGaze(g)));
+        }
+        t += 1_000_000;
+    }
+    v
+}
+
+fn bench(c: &mut Criterion) {
+    let map = Arc::new(map());
+    let mut engine = Perception::new(
+        PerceptionConfig::default(),
+        SensorModels::default(),
+        Some(Arc::clone(&map)),
+    );
+    // Warm up: 3 s of walking.
+    let warm = samples(0, 3_000_000_000);
+    for x in &warm {
+        engine.on_sample(x);
+    }
+    let at = DeviceTime(3_000_000_000);
+    let (st, _) = engine.tick(at, HostTime(0));
+    assert!(
+        !st.things.is_empty(),
+        "the bench map must give things to track"
+    );
+    c.bench_function("perception/tick", |b| {
+        b.iter(|| engine.tick(at, HostTime(0)));
+    });
+    let mut next = 3_000_000_000i64;
+    c.bench_function("perception/samples_50ms_and_tick", |b| {
+        b.iter_batched(
+            || {
+                let from = next;
+                next += 50_000_000;
+                (samples(from, next), next)
+            },
+            |(batch, end)| {
+                for x in &batch {
+                    engine.on_sample(x);
+                }
+                engine.tick(DeviceTime(end), HostTime(0))
+            },
+            BatchSize::SmallInput,
+        );
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

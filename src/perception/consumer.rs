@@ -1,0 +1,145 @@
+//! [`PerceptionConsumer`]: perception as a runtime [`Consumer`]. It drains every new
+//! sample of the streams it wants, folds them into a [`Perception`] in capture order, and
+//! ticks on the device-time cadence (every 50–100 ms): before folding in the first sample
+//! at or after a tick boundary, the state at that boundary is computed, its hazards go to
+//! the sink's `on_hazard` and the state to `on_state`. RGB frames go to an optional
+//! [`TextReader`] with the gaze pixel; its texts are folded in at each tick.
+
+use crate::buffer::Reader;
+use crate::runtime::{Consumer, ConsumerError};
+use crate::sample::{Sample, StreamId};
+use crate::state::{PerceptionSink, TextReader};
+use crate::time::{DeviceTime, HostTime};
+
+use super::engine::Perception;
+
+/// Streams perception reads.
+pub const WANTED: [StreamId; 7] = [
+    StreamId::ImuRight,
+    StreamId::ImuLeft,
+    StreamId::Magnetometer,
+    StreamId::Barometer,
+    StreamId::EyeGaze,
+    StreamId::DevicePose,
+    StreamId::CameraRgb,
+];
+
+/// Perception on its runtime thread.
+pub struct PerceptionConsumer {
+    name: String,
+    engine: Perception,
+    sink: Box<dyn PerceptionSink>,
+    reader: Option<Box<dyn TextReader>>,
+    scratch: Vec<Sample>,
+    next_tick_ns: Option<i64>,
+    ticks: u64,
+}
+
+impl std::fmt::Debug for PerceptionConsumer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerceptionConsumer")
+            .field("name", &self.name)
+            .field("ticks", &self.ticks)
+            .field("stats", &self.engine.stats())
+            .finish()
+    }
+}
+
+impl PerceptionConsumer {
+    /// `engine` feeding `sink`.
+    pub fn new(engine: Perception, sink: Box<dyn PerceptionSink>) -> Self {
+        Self {
+            name: "perception".to_string(),
+            engine,
+            sink,
+            reader: None,
+            scratch: Vec::with_capacity(4096),
+            next_tick_ns: None,
+            ticks: 0,
+        }
+    }
+
+    /// Also reads text from RGB frames through `reader`.
+    pub fn with_text_reader(mut self, reader: Box<dyn TextReader>) -> Self {
+        self.reader = Some(reader);
+        self
+    }
+
+    /// The engine (counters, last view).
+    pub fn engine(&self) -> &Perception {
+        &self.engine
+    }
+
+    /// Ticks run.
+    pub fn ticks(&self) -> u64 {
+        self.ticks
+    }
+
+    fn tick(&mut self, at_ns: i64, now: HostTime) {
+        if let Some(r) = self.reader.as_mut() {
+            let texts = r.poll();
+            self.engine.add_texts(texts);
+        }
+        let (state, events) = self.engine.tick(DeviceTime(at_ns), now);
+        self.ticks += 1;
+        for e in &events {
+            self.sink.on_hazard(e);
+        }
+        self.sink.on_state(&state, now);
+    }
+
+    /// Folds `s` in, first running every tick whose boundary it reaches.
+    fn fold(&mut self, s: &Sample, now: HostTime) {
+        let period = self.engine.config().tick_ns();
+        let t = s.capture.ns();
+        let next = *self.next_tick_ns.get_or_insert_with(|| {
+            t.div_euclid(period)
+                .saturating_add(1)
+                .saturating_mul(period)
+        });
+        if t >= next {
+            // One tick at the last boundary reached (a gap in the data is not replayed
+            // tick by tick).
+            let last = t.div_euclid(period).saturating_mul(period);
+            self.tick(last, now);
+            self.next_tick_ns = Some(last.saturating_add(period));
+        }
+        if s.stream == StreamId::CameraRgb {
+            if let Some(r) = self.reader.as_mut() {
+                r.submit(s, self.engine.gaze_pixel(s.capture));
+            }
+        }
+        self.engine.on_sample(s);
+    }
+}
+
+impl Consumer for PerceptionConsumer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn wants(&self, stream: StreamId) -> bool {
+        WANTED.contains(&stream) && (stream != StreamId::CameraRgb || self.reader.is_some())
+    }
+
+    fn on_samples(&mut self, reader: &mut Reader, now: HostTime) -> Result<(), ConsumerError> {
+        let mut batch = std::mem::take(&mut self.scratch);
+        batch.clear();
+        for s in WANTED {
+            if self.wants(s) {
+                reader.drain_new_into(s, &mut batch);
+            }
+        }
+        batch.sort_by_key(|s| s.capture);
+        for s in &batch {
+            self.fold(s, now);
+        }
+        batch.clear();
+        self.scratch = batch;
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        self.sink.finish();
+    }
+}

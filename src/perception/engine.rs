@@ -1,0 +1,541 @@
+//! [`Perception`]: the pure perception engine. Samples are folded in as they come
+//! ([`Perception::on_sample`]); every tick ([`Perception::tick`]) reads the current motion,
+//! heading, elevation, pose, gaze and corridor, tracks things, gates hazards and returns the
+//! new [`EnvironmentState`] with the hazard events to raise. No I/O, no threads, no clock:
+//! the caller says what time it is.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use nalgebra::Vector3;
+
+use super::config::PerceptionConfig;
+use super::elevation::{standard_altitude_m, HeightHistory, CHANGE_SPAN_NS};
+use super::gaze::{gaze_ray, GazeRay};
+use super::geom::{bearing_and_distance, wrap_deg, yaw_of};
+use super::hazards::{GateConfig, HazardGate};
+use super::heading::HeadingFilter;
+use super::limits::limitations;
+use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
+use super::obstacles::{Corridor, CorridorAnalyzer, CorridorView};
+use super::points::PointMap;
+use super::pose::{HeadPose, PoseTracker};
+use super::sensors::SensorModels;
+use super::tracker::ThingTracker;
+use crate::sample::{Payload, Sample, StreamId};
+use crate::state::{
+    bearing_to_clock, EnvironmentState, Evidence, GazeFact, HazardEvent, HeightBand, MotionFact,
+    MotionState, TextFact, Thing, ThingKind, STEP_LENGTH_M,
+};
+use crate::time::{DeviceTime, HostTime};
+
+/// An IMU (or gaze) sample older than this no longer counts as current, ns.
+const CURRENT_NS: i64 = 500_000_000;
+/// Walking direction is taken from the trajectory above this speed, m/s.
+const DIRECTION_FROM_VELOCITY_MPS: f64 = 0.3;
+/// The gaze is on a thing within this bearing, degrees (or 0.3 m at its distance).
+const GAZE_ON_THING_DEG: f32 = 8.0;
+
+/// Counters of one engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PerceptionStats {
+    /// Samples folded in.
+    pub samples: u64,
+    /// Samples that carried nothing usable (non-finite, invalid, unknown stream).
+    pub unusable: u64,
+    /// Ticks run.
+    pub ticks: u64,
+    /// Hazard events raised.
+    pub hazards: u64,
+    /// Texts dropped because more than the configured number were held.
+    pub texts_dropped: u64,
+    /// Things left out of a state because more than the configured number were near.
+    pub things_dropped: u64,
+}
+
+/// The perception engine (pure).
+#[derive(Debug)]
+pub struct Perception {
+    cfg: PerceptionConfig,
+    models: SensorModels,
+    points: Option<Arc<PointMap>>,
+    declared: Option<Vec<StreamId>>,
+    seen: [bool; StreamId::COUNT],
+    steps: StepDetector,
+    imu_stream: Option<(StreamId, i64)>,
+    heading: HeadingFilter,
+    baro: HeightHistory,
+    traj_z: HeightHistory,
+    pose: PoseTracker,
+    pose_yaw_rate_dps: Option<(i64, f32)>,
+    pose_up_device: Option<Vector3<f64>>,
+    gaze: Option<(i64, GazeRay)>,
+    motion: MotionDebounce,
+    analyzer: CorridorAnalyzer,
+    tracker: ThingTracker,
+    gate: HazardGate,
+    texts: VecDeque<TextFact>,
+    newest_ns: Option<i64>,
+    last_view: CorridorView,
+    stats: PerceptionStats,
+}
+
+impl Perception {
+    /// An engine with `models` (from the calibration; [`SensorModels::default`] without
+    /// one) and the session's point map, when it has one.
+    pub fn new(cfg: PerceptionConfig, models: SensorModels, points: Option<Arc<PointMap>>) -> Self {
+        let gate = HazardGate::new(GateConfig {
+            alert_distance_m: cfg.alert_distance_m,
+            alert_ttc_s: cfg.alert_ttc_s,
+            rearm_margin_m: cfg.rearm_margin_m,
+            rearm_after_ns: cfg.rearm_after_ns,
+        });
+        Self {
+            pose: PoseTracker::new(models.t_device_cpf),
+            tracker: ThingTracker::new(cfg.forget_after_ns),
+            texts: VecDeque::with_capacity(cfg.max_texts),
+            cfg,
+            models,
+            points,
+            declared: None,
+            seen: [false; StreamId::COUNT],
+            steps: StepDetector::new(),
+            imu_stream: None,
+            heading: HeadingFilter::new(),
+            baro: HeightHistory::new(),
+            traj_z: HeightHistory::new(),
+            pose_yaw_rate_dps: None,
+            pose_up_device: None,
+            gaze: None,
+            motion: MotionDebounce::default(),
+            analyzer: CorridorAnalyzer::new(),
+            gate,
+            newest_ns: None,
+            last_view: CorridorView::default(),
+            stats: PerceptionStats::default(),
+        }
+    }
+
+    /// Declares the streams the session has (so limitations are known from the first
+    /// tick, before any sample of a stream arrives).
+    pub fn with_streams(mut self, streams: &[StreamId]) -> Self {
+        self.declared = Some(streams.to_vec());
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PerceptionConfig {
+        &self.cfg
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> PerceptionStats {
+        self.stats
+    }
+
+    /// The last corridor analysis (for debugging and tests).
+    pub fn last_view(&self) -> &CorridorView {
+        &self.last_view
+    }
+
+    /// The newest gaze pixel in the RGB image, when current at `at`.
+    pub fn gaze_pixel(&self, at: DeviceTime) -> Option<[f32; 2]> {
+        self.gaze
+            .as_ref()
+            .filter(|(t, _)| at.ns().saturating_sub(*t) <= CURRENT_NS)
+            .and_then(|(_, g)| g.rgb_pixel)
+    }
+
+    /// Folds in one sample (any order across streams; a stream's older samples are
+    /// skipped by the filters).
+    pub fn on_sample(&mut self, s: &Sample) {
+        self.stats.samples += 1;
+        if let Some(f) = self.seen.get_mut(s.stream.index()) {
+            *f = true;
+        }
+        let t = s.capture.ns();
+        self.newest_ns = Some(self.newest_ns.map_or(t, |n| n.max(t)));
+        let used = match &s.payload {
+            Payload::Imu(imu) => self.on_imu(s.stream, t, imu),
+            Payload::Magnetometer(m) => {
+                let up = self.up_device(t);
+                match (self.models.mag_device(m), up) {
+                    (Some(field), Some(up)) => {
+                        let fwd = self.models.forward_device();
+                        self.heading.on_mag(t, &field, &up, &fwd);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            Payload::Barometer(b) => match self
+                .models
+                .pressure_pa(b.pressure_pa)
+                .and_then(standard_altitude_m)
+            {
+                Some(alt) => {
+                    self.baro.push(t, alt);
+                    true
+                }
+                None => false,
+            },
+            Payload::EyeGaze(g) => match gaze_ray(&self.models, g) {
+                Some(r) => {
+                    self.gaze = Some((t, r));
+                    true
+                }
+                None => false,
+            },
+            Payload::Pose(p) if self.pose.push(t, p) => {
+                let r = p.t_world_device.rotation;
+                let w = Vector3::new(
+                    f64::from(p.angular_velocity_radps[0]),
+                    f64::from(p.angular_velocity_radps[1]),
+                    f64::from(p.angular_velocity_radps[2]),
+                );
+                let yaw_rate = (r * w).z.to_degrees() as f32;
+                if yaw_rate.is_finite() {
+                    self.pose_yaw_rate_dps = Some((t, yaw_rate));
+                }
+                self.pose_up_device = (r.inverse() * Vector3::z()).try_normalize(1e-9);
+                if let Some(h) = self.pose.head(t) {
+                    self.traj_z.push(t, h.position_m.z);
+                }
+                true
+            }
+            Payload::Pose(_) => false,
+            Payload::Image(_) => true,
+            _ => false,
+        };
+        if !used {
+            self.stats.unusable += 1;
+        }
+    }
+
+    fn on_imu(&mut self, stream: StreamId, t: i64, imu: &crate::sample::ImuSample) -> bool {
+        // One IMU at a time: the first seen, until it falls silent for CURRENT_NS.
+        match self.imu_stream {
+            Some((s, last)) if s != stream && t.saturating_sub(last) < CURRENT_NS => return true,
+            _ => {}
+        }
+        let Some((a, w)) = self.models.imu_device(stream, imu) else {
+            return false;
+        };
+        self.imu_stream = Some((stream, t));
+        self.steps.push(t, &a, &w);
+        if let Some(up) = self.up_device(t) {
+            self.heading.on_gyro(t, &w, &up);
+        }
+        true
+    }
+
+    /// "Up" in the device frame: from the trajectory when current (exact, unlike the
+    /// accelerometer's, which walking accelerations tilt), else the accelerometer.
+    fn up_device(&self, t: i64) -> Option<Vector3<f64>> {
+        if self.pose.head(t).is_some() {
+            if let Some(up) = self.pose_up_device {
+                return Some(up);
+            }
+        }
+        let imu_current = self
+            .imu_stream
+            .is_some_and(|(_, last)| t.saturating_sub(last) < CURRENT_NS);
+        if imu_current {
+            self.steps.up_device()
+        } else {
+            None
+        }
+    }
+
+    /// Adds texts read from the RGB camera (the oldest beyond the cap are dropped and
+    /// counted).
+    pub fn add_texts(&mut self, texts: impl IntoIterator<Item = TextFact>) {
+        for t in texts {
+            if self.texts.len() >= self.cfg.max_texts.max(1) {
+                self.texts.pop_front();
+                self.stats.texts_dropped += 1;
+            }
+            self.texts.push_back(t);
+        }
+    }
+
+    /// The state at device time `at` (the clock's present is `now`), and the hazards to
+    /// alert now.
+    pub fn tick(
+        &mut self,
+        at: DeviceTime,
+        now: HostTime,
+    ) -> (Arc<EnvironmentState>, Vec<HazardEvent>) {
+        self.stats.ticks += 1;
+        let t = at.ns();
+        let head = self.pose.head(t);
+        let velocity = self.pose.velocity_mps(t);
+        let traj_speed = velocity.map(|v| v.x.hypot(v.y) as f32);
+        let imu_current = self
+            .imu_stream
+            .is_some_and(|(_, last)| t.saturating_sub(last) < CURRENT_NS);
+        let cadence = imu_current.then(|| self.steps.cadence_spm(t)).flatten();
+        let yaw_rate = if imu_current {
+            self.steps.yaw_rate_dps()
+        } else {
+            self.pose_yaw_rate_dps
+                .filter(|(pt, _)| t.saturating_sub(*pt) < CURRENT_NS)
+                .map(|(_, r)| r)
+        };
+        let (vertical, elevation_change) = if head.is_some() {
+            (
+                self.traj_z.speed_mps(t),
+                self.traj_z.change_m(t, CHANGE_SPAN_NS),
+            )
+        } else {
+            (
+                self.baro.speed_mps(t),
+                self.baro.change_m(t, CHANGE_SPAN_NS),
+            )
+        };
+        let inputs = MotionInputs {
+            cadence_spm: cadence,
+            speed_mps: traj_speed,
+            vertical_mps: vertical,
+            yaw_rate_dps: yaw_rate,
+        };
+        let (state, since) = self.motion.update(t, classify(&inputs));
+        let speed = traj_speed.or_else(|| cadence.map(|c| c * STEP_LENGTH_M / 60.0));
+        let confidence = match (imu_current, head.is_some()) {
+            (true, true) => 0.9,
+            (true, false) => 0.7,
+            (false, true) => 0.6,
+            (false, false) => 0.0,
+        };
+        let motion = MotionFact {
+            state,
+            since: DeviceTime(since),
+            cadence_spm: cadence,
+            speed_mps: speed,
+            heading_deg: self.heading.heading_deg(t),
+            elevation_change_m: elevation_change,
+            confidence: if state == MotionState::Unknown {
+                0.0
+            } else {
+                confidence
+            },
+        };
+        // The corridor: the walking direction when moving, else where the head points.
+        let mut things = Vec::new();
+        let mut walkable = None;
+        let mut closing = speed;
+        if let (Some(h), Some(map)) = (head, self.points.as_ref()) {
+            let dir = velocity
+                .filter(|v| v.x.hypot(v.y) >= DIRECTION_FROM_VELOCITY_MPS)
+                .and_then(|v| yaw_of(&v))
+                .unwrap_or(h.yaw_rad);
+            if let Some(v) = velocity {
+                closing = Some((v.x * dir.cos() + v.y * dir.sin()) as f32);
+            }
+            let c = Corridor {
+                head_m: [
+                    h.position_m.x as f32,
+                    h.position_m.y as f32,
+                    h.position_m.z as f32,
+                ],
+                dir_rad: dir as f32,
+                width_m: self.cfg.corridor_width_m,
+                range_m: self.cfg.range_m,
+                eye_height_m: self.cfg.eye_height_m,
+            };
+            let view = self.analyzer.analyze(map, &c, at);
+            things = self.things_from(&view, &h, at);
+            walkable = view.walkable.clone();
+            self.last_view = view;
+        }
+        things.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+        let alerts = self.gate.update(t, &things, closing);
+        let evidence = DeviceTime(self.newest_ns.unwrap_or(t).min(t));
+        let events: Vec<HazardEvent> = alerts
+            .into_iter()
+            .filter_map(|(i, ttc)| {
+                things.get(i).map(|th| HazardEvent {
+                    thing: th.clone(),
+                    time_to_contact_s: ttc,
+                    evidence,
+                    raised: now,
+                })
+            })
+            .collect();
+        self.stats.hazards += events.len() as u64;
+        let max_things = self.cfg.max_things;
+        if things.len() > max_things {
+            self.stats.things_dropped += (things.len() - max_things) as u64;
+            things.truncate(max_things);
+        }
+        let gaze = self.gaze_fact(t, head.as_ref(), &things);
+        let gaze_px = gaze.as_ref().and_then(|g| g.rgb_pixel);
+        let max_age = self.cfg.text_max_age_ns;
+        self.texts
+            .retain(|tx| t.saturating_sub(tx.at.ns()) <= max_age);
+        let texts = self
+            .texts
+            .iter()
+            .map(|tx| {
+                let mut tx = tx.clone();
+                tx.gazed = gaze_px.is_some_and(|[u, v]| {
+                    let [x0, y0, x1, y1] = tx.rgb_box;
+                    let m = 20.0;
+                    u >= x0 - m && u <= x1 + m && v >= y0 - m && v <= y1 + m
+                });
+                tx
+            })
+            .collect();
+        let limits = limitations(&self.models, self.points.as_deref(), |s| self.has_stream(s));
+        let state = EnvironmentState {
+            at: evidence,
+            motion,
+            things,
+            texts,
+            gaze,
+            walkable,
+            limitations: limits,
+        };
+        (Arc::new(state), events)
+    }
+
+    fn has_stream(&self, s: StreamId) -> bool {
+        match &self.declared {
+            Some(d) => d.contains(&s),
+            None => self.seen.get(s.index()).copied().unwrap_or(false),
+        }
+    }
+
+    fn things_from(&mut self, view: &CorridorView, h: &HeadPose, at: DeviceTime) -> Vec<Thing> {
+        let (hx, hy) = (h.position_m.x, h.position_m.y);
+        let mut dets = Vec::with_capacity(view.clusters.len() + view.edges.len());
+        for c in &view.clusters {
+            dets.push((c.kind, [c.centroid_m[0], c.centroid_m[1]]));
+        }
+        for e in &view.edges {
+            dets.push((e.kind, [e.world_m[0], e.world_m[1]]));
+        }
+        let ids = self.tracker.update(at.ns(), &dets);
+        let mut out = Vec::with_capacity(dets.len());
+        let mk = |id: u32,
+                  first: i64,
+                  kind: ThingKind,
+                  label: String,
+                  near: [f32; 3],
+                  world: [f32; 3],
+                  height: Option<HeightBand>,
+                  in_path: bool,
+                  confidence: f32| {
+            let (b, d) =
+                bearing_and_distance(hx, hy, h.yaw_rad, f64::from(near[0]), f64::from(near[1]));
+            Thing {
+                id,
+                kind,
+                label,
+                clock: bearing_to_clock(b),
+                distance_m: d,
+                height,
+                world_m: Some(world),
+                in_path,
+                first_seen: DeviceTime(first),
+                last_seen: at,
+                confidence,
+                evidence: Evidence::Points,
+            }
+        };
+        for (c, &(id, first)) in view.clusters.iter().zip(&ids) {
+            if id == 0 {
+                continue;
+            }
+            let label = match c.band {
+                HeightBand::Head => "obstacle at head height",
+                HeightBand::Ground => "low obstacle",
+                HeightBand::Body => "obstacle",
+            };
+            let conf = (c.points as f32 / 30.0).clamp(0.2, 0.95);
+            out.push(mk(
+                id,
+                first,
+                c.kind,
+                label.to_string(),
+                c.nearest_m,
+                c.centroid_m,
+                Some(c.band),
+                c.in_path,
+                conf,
+            ));
+        }
+        for (e, &(id, first)) in view.edges.iter().zip(ids.iter().skip(view.clusters.len())) {
+            if id == 0 {
+                continue;
+            }
+            let cm = (e.rise_m.abs() * 100.0).round();
+            let label = match e.kind {
+                ThingKind::DropOff => format!("drop-off of {cm} cm"),
+                _ => format!("step up of {cm} cm"),
+            };
+            let conf = if view.floor_seen { 0.8 } else { 0.5 };
+            out.push(mk(
+                id,
+                first,
+                e.kind,
+                label,
+                e.world_m,
+                e.world_m,
+                Some(HeightBand::Ground),
+                true,
+                conf,
+            ));
+        }
+        out
+    }
+
+    fn gaze_fact(&self, t: i64, head: Option<&HeadPose>, things: &[Thing]) -> Option<GazeFact> {
+        let (gt, g) = self.gaze.as_ref()?;
+        if t.saturating_sub(*gt) > CURRENT_NS {
+            return None;
+        }
+        let (bearing, pitch, target) = match head {
+            Some(h) => {
+                let d = h.t_world_cpf.rotation * g.dir_cpf;
+                let yaw = yaw_of(&d)?;
+                let b = wrap_deg((yaw - h.yaw_rad).to_degrees() as f32);
+                let pitch = d.z.atan2(d.x.hypot(d.y)).to_degrees() as f32;
+                let horiz = g.depth_m.map(|dm| dm * (d.x.hypot(d.y) as f32));
+                let target = things
+                    .iter()
+                    .filter_map(|th| {
+                        let w = th.world_m?;
+                        let (tb, td) = bearing_and_distance(
+                            h.position_m.x,
+                            h.position_m.y,
+                            h.yaw_rad,
+                            f64::from(w[0]),
+                            f64::from(w[1]),
+                        );
+                        let tol = GAZE_ON_THING_DEG.max((0.3 / td.max(0.1)).atan().to_degrees());
+                        let diff = wrap_deg(tb - b).abs();
+                        let depth_ok = horiz.is_none_or(|hd| (hd - td).abs() <= 1.0);
+                        (diff <= tol && depth_ok).then_some((diff, th.id))
+                    })
+                    .min_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, id)| id);
+                (b, pitch, target)
+            }
+            None => {
+                let dc = g.dir_cpf;
+                let b = dc.x.atan2(dc.z).to_degrees() as f32;
+                let p = dc.y.atan2(dc.x.hypot(dc.z)).to_degrees() as f32;
+                (b, p, None)
+            }
+        };
+        Some(GazeFact {
+            clock: bearing_to_clock(bearing),
+            pitch_deg: pitch,
+            depth_m: g.depth_m,
+            rgb_pixel: g.rgb_pixel,
+            target,
+            at: DeviceTime(*gt),
+        })
+    }
+}

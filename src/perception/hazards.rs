@@ -1,0 +1,188 @@
+//! Hazard gating (pure): a thing in the walking corridor raises one alert per approach,
+//! when it comes within the alert distance or the time to contact at the current speed
+//! falls below the alert time. After an alert the thing stays quiet until it is clearly
+//! out of range again (farther than the alert distance plus a margin, and not closing in)
+//! or out of the path or unseen for a while: hysteresis, so one obstacle gives one alert.
+
+use std::collections::HashMap;
+
+use crate::state::Thing;
+
+/// Things whose alert state is remembered at most.
+pub const MAX_GATED: usize = 1024;
+/// Below this closing speed there is no time to contact, m/s.
+pub const MIN_CLOSING_MPS: f32 = 0.2;
+
+/// The gate's thresholds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GateConfig {
+    /// Alert distance, m.
+    pub alert_distance_m: f32,
+    /// Alert time to contact, s.
+    pub alert_ttc_s: f32,
+    /// Re-arm margin beyond the alert distance, m.
+    pub rearm_margin_m: f32,
+    /// Re-arm after this long out of the path or unseen, ns.
+    pub rearm_after_ns: i64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Armed {
+    alerted: bool,
+    away_since_ns: Option<i64>,
+    last_seen_ns: i64,
+}
+
+/// Decides which things need an alert now.
+#[derive(Clone, Debug)]
+pub struct HazardGate {
+    cfg: GateConfig,
+    state: HashMap<u32, Armed>,
+}
+
+/// Time to contact at `closing_mps`, s, when closing in.
+pub fn time_to_contact_s(distance_m: f32, closing_mps: Option<f32>) -> Option<f32> {
+    let v = closing_mps?;
+    (v.is_finite() && v >= MIN_CLOSING_MPS && distance_m.is_finite())
+        .then(|| (distance_m.max(0.0)) / v)
+}
+
+impl HazardGate {
+    /// A gate with `cfg`.
+    pub fn new(cfg: GateConfig) -> Self {
+        Self {
+            cfg,
+            state: HashMap::new(),
+        }
+    }
+
+    /// The things among `things` that need an alert at `t_ns`, with their time to
+    /// contact; `closing_mps` is the wearer's speed along the corridor.
+    pub fn update(
+        &mut self,
+        t_ns: i64,
+        things: &[Thing],
+        closing_mps: Option<f32>,
+    ) -> Vec<(usize, Option<f32>)> {
+        let c = self.cfg;
+        let mut out = Vec::new();
+        for (i, th) in things.iter().enumerate() {
+            let ttc = if th.in_path {
+                time_to_contact_s(th.distance_m, closing_mps)
+            } else {
+                None
+            };
+            let close = th.in_path
+                && (th.distance_m <= c.alert_distance_m || ttc.is_some_and(|s| s <= c.alert_ttc_s));
+            let far = th.distance_m > c.alert_distance_m + c.rearm_margin_m
+                && ttc.is_none_or(|s| s > c.alert_ttc_s + 2.0);
+            let st = self.state.entry(th.id).or_insert(Armed {
+                alerted: false,
+                away_since_ns: None,
+                last_seen_ns: t_ns,
+            });
+            // Unseen for long: a new approach.
+            if t_ns.saturating_sub(st.last_seen_ns) >= c.rearm_after_ns {
+                st.alerted = false;
+                st.away_since_ns = None;
+            }
+            st.last_seen_ns = t_ns;
+            if st.alerted {
+                if !th.in_path {
+                    let since = *st.away_since_ns.get_or_insert(t_ns);
+                    if t_ns.saturating_sub(since) >= c.rearm_after_ns {
+                        st.alerted = false;
+                    }
+                } else {
+                    st.away_since_ns = None;
+                    if far {
+                        st.alerted = false;
+                    }
+                }
+            }
+            if !st.alerted && close {
+                st.alerted = true;
+                st.away_since_ns = None;
+                out.push((i, ttc));
+            }
+        }
+        let horizon = c.rearm_after_ns.saturating_mul(4);
+        self.state
+            .retain(|_, s| t_ns.saturating_sub(s.last_seen_ns) <= horizon);
+        // Bounded: beyond MAX_GATED ids, the least recently seen are forgotten (they re-arm).
+        while self.state.len() > MAX_GATED {
+            let oldest = self
+                .state
+                .iter()
+                .min_by_key(|(id, s)| (s.last_seen_ns, **id))
+                .map(|(id, _)| *id);
+            match oldest {
+                Some(id) => {
+                    self.state.remove(&id);
+                }
+                None => break,
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{ClockHour, Evidence, ThingKind};
+    use crate::time::DeviceTime;
+
+    fn thing(id: u32, d: f32, in_path: bool) -> Thing {
+        Thing {
+            id,
+            kind: ThingKind::Obstacle,
+            label: "obstacle".into(),
+            clock: ClockHour::new(12),
+            distance_m: d,
+            height: None,
+            world_m: None,
+            in_path,
+            first_seen: DeviceTime(0),
+            last_seen: DeviceTime(0),
+            confidence: 1.0,
+            evidence: Evidence::Points,
+        }
+    }
+
+    fn gate() -> HazardGate {
+        HazardGate::new(GateConfig {
+            alert_distance_m: 3.0,
+            alert_ttc_s: 3.0,
+            rearm_margin_m: 1.5,
+            rearm_after_ns: 3_000,
+        })
+    }
+
+    #[test]
+    fn one_alert_per_approach() {
+        let mut g = gate();
+        let mut alerts = 0;
+        // Approach from 5 m to 0.5 m at 1 m/s with jitter around the threshold.
+        for i in 0..90 {
+            let d = 5.0 - i as f32 * 0.05 + if i % 2 == 0 { 0.04 } else { -0.04 };
+            alerts += g.update(i * 10, &[thing(7, d, true)], Some(0.5)).len();
+        }
+        assert_eq!(alerts, 1);
+        // Walk away beyond 4.5 m and come back: a second alert.
+        assert!(g.update(1_000, &[thing(7, 5.0, true)], None).is_empty());
+        assert_eq!(g.update(1_010, &[thing(7, 2.5, true)], None).len(), 1);
+    }
+
+    #[test]
+    fn ttc_alerts_early_and_off_path_never() {
+        let mut g = gate();
+        // 4 m at 1.5 m/s: 2.7 s to contact.
+        let a = g.update(0, &[thing(1, 4.0, true)], Some(1.5));
+        assert_eq!(a.len(), 1);
+        assert!((a[0].1.unwrap() - 4.0 / 1.5).abs() < 1e-5);
+        assert!(g.update(0, &[thing(2, 1.0, false)], Some(1.5)).is_empty());
+        assert_eq!(time_to_contact_s(2.0, Some(0.1)), None);
+        assert_eq!(time_to_contact_s(2.0, Some(f32::NAN)), None);
+    }
+}

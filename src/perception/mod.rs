@@ -1,0 +1,41 @@
+//! Perception: turns the glasses' streams into the [`crate::state::EnvironmentState`] the
+//! assistant speaks from, and raises [`crate::state::HazardEvent`]s. Causal and non-neural:
+//! every tick (50–100 ms of device time) it folds in the samples captured so far.
+//!
+//! * [`motion`]: standing / walking / turning / stairs and step cadence from the IMUs.
+//! * [`heading`]: compass heading (magnetometer tilt-compensated with gravity, fused with
+//!   the gyro); [`elevation`]: height history (barometer or trajectory).
+//! * [`pose`]: the latest device pose (MPS trajectory), head yaw and walking direction.
+//! * [`gaze`]: the eye-gaze ray through the CPF into the RGB image.
+//! * [`points`]: the semi-dense map with a grid index and causal first-seen times;
+//!   [`obstacles`]: corridor analysis (things, drop-offs, walkable space) and tracking.
+//! * [`hazards`]: one alert per approach.
+//! * [`engine`]: [`Perception`], pure; [`consumer`]: [`PerceptionConsumer`], the runtime
+//!   stage; [`load`]: what a session folder provides (calibration, points).
+
+pub mod cellhash;
+pub mod config;
+pub mod consumer;
+pub mod elevation;
+pub mod engine;
+pub mod error;
+pub mod gaze;
+pub mod geom;
+pub mod hazards;
+pub mod heading;
+pub mod limits;
+pub mod load;
+pub mod motion;
+pub mod obstacles;
+pub mod points;
+pub mod pose;
+pub mod sensors;
+pub mod tracker;
+
+pub use config::PerceptionConfig;
+pub use consumer::PerceptionConsumer;
+pub use engine::Perception;
+pub use error::PerceptionError;
+pub use load::PerceptionInputs;
+pub use points::PointMap;
+pub use sensors::SensorModels;

@@ -1,0 +1,187 @@
+//! The semi-dense point map (pure): world points with the time each was first observed
+//! (when `semidense_observations` exists; otherwise every point counts as known from the
+//! start) in a horizontal grid index, queried causally: only points first seen at or before
+//! `now` are returned.
+
+use super::cellhash::CellMap;
+use crate::time::DeviceTime;
+
+/// Grid cell size, m.
+pub const CELL_M: f32 = 0.5;
+/// Points kept at most (a map beyond this is cut, and the cut is counted).
+pub const MAX_POINTS: usize = 4_000_000;
+
+/// One point: world position (m) and first observation time (ns; `i64::MIN` when
+/// unknown).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MapPoint {
+    /// World position, m.
+    pub p: [f32; 3],
+    /// First observation, device ns.
+    pub first_seen_ns: i64,
+}
+
+/// A static point map with a grid index.
+#[derive(Clone, Debug, Default)]
+pub struct PointMap {
+    points: Vec<MapPoint>,
+    cells: CellMap<Vec<u32>>,
+    causal: bool,
+    dropped: usize,
+}
+
+fn cell_of(x: f32, y: f32) -> (i32, i32) {
+    ((x / CELL_M).floor() as i32, (y / CELL_M).floor() as i32)
+}
+
+impl PointMap {
+    /// A map of `points`. `causal`: whether first-seen times are real (from observations);
+    /// when false, every point is returned at any time. Non-finite points are skipped;
+    /// beyond [`MAX_POINTS`] points are dropped and counted.
+    pub fn new(points: impl IntoIterator<Item = MapPoint>, causal: bool) -> Self {
+        let mut map = Self {
+            causal,
+            ..Self::default()
+        };
+        for mp in points {
+            if !mp.p.iter().all(|v| v.is_finite()) {
+                map.dropped += 1;
+                continue;
+            }
+            if map.points.len() >= MAX_POINTS {
+                map.dropped += 1;
+                continue;
+            }
+            let i = map.points.len() as u32;
+            map.cells
+                .entry(cell_of(mp.p[0], mp.p[1]))
+                .or_default()
+                .push(i);
+            map.points.push(mp);
+        }
+        // Within a cell, earliest first: a causal query stops at the first future point.
+        for idx in map.cells.values_mut() {
+            let pts = &map.points;
+            idx.sort_by_key(|&i| pts.get(i as usize).map_or(i64::MAX, |p| p.first_seen_ns));
+        }
+        map
+    }
+
+    /// Number of points held.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// Whether first-seen times are known (queries are causal).
+    pub fn is_causal(&self) -> bool {
+        self.causal
+    }
+
+    /// Points dropped at construction (non-finite or beyond the cap).
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// Calls `f` with every point within `radius_m` (horizontally) of `(x, y)` known at
+    /// `now`.
+    pub fn for_each_near(
+        &self,
+        x: f32,
+        y: f32,
+        radius_m: f32,
+        now: DeviceTime,
+        mut f: impl FnMut(&MapPoint),
+    ) {
+        if !(x.is_finite() && y.is_finite() && radius_m.is_finite()) || radius_m < 0.0 {
+            return;
+        }
+        let (c0x, c0y) = cell_of(x - radius_m, y - radius_m);
+        let (c1x, c1y) = cell_of(x + radius_m, y + radius_m);
+        let r2 = radius_m * radius_m;
+        for cx in c0x..=c1x {
+            for cy in c0y..=c1y {
+                let Some(idx) = self.cells.get(&(cx, cy)) else {
+                    continue;
+                };
+                for &i in idx {
+                    let Some(p) = self.points.get(i as usize) else {
+                        continue;
+                    };
+                    if self.causal && p.first_seen_ns > now.ns() {
+                        break;
+                    }
+                    let (dx, dy) = (p.p[0] - x, p.p[1] - y);
+                    if dx * dx + dy * dy <= r2 {
+                        f(p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radius_and_causality() {
+        let pts = vec![
+            MapPoint {
+                p: [1.0, 0.0, 0.0],
+                first_seen_ns: 5,
+            },
+            MapPoint {
+                p: [1.2, 0.1, 1.0],
+                first_seen_ns: 1,
+            },
+            MapPoint {
+                p: [3.0, 0.0, 0.0],
+                first_seen_ns: 0,
+            },
+            MapPoint {
+                p: [f32::NAN, 0.0, 0.0],
+                first_seen_ns: 0,
+            },
+        ];
+        let m = PointMap::new(pts.clone(), true);
+        assert_eq!((m.len(), m.dropped()), (3, 1));
+        let count = |m: &PointMap, now: i64| {
+            let mut n = 0;
+            m.for_each_near(0.0, 0.0, 1.5, DeviceTime(now), |_| n += 1);
+            n
+        };
+        assert_eq!(count(&m, 0), 0);
+        assert_eq!(count(&m, 1), 1);
+        assert_eq!(count(&m, 5), 2);
+        let all = PointMap::new(pts, false);
+        assert_eq!(count(&all, 0), 2);
+        // Brute force agrees on a random-ish cloud.
+        let cloud: Vec<MapPoint> = (0..500)
+            .map(|i| {
+                let a = i as f32 * 0.37;
+                MapPoint {
+                    p: [a.sin() * 4.0, (a * 1.7).cos() * 4.0, 0.0],
+                    first_seen_ns: i64::from(i % 7),
+                }
+            })
+            .collect();
+        let m = PointMap::new(cloud.clone(), true);
+        for (x, y, r, now) in [(0.0, 0.0, 2.0, 3), (1.3, -2.2, 1.1, 6), (-3.9, 0.2, 0.6, 0)] {
+            let mut got = 0;
+            m.for_each_near(x, y, r, DeviceTime(now), |_| got += 1);
+            let want = cloud
+                .iter()
+                .filter(|p| {
+                    p.first_seen_ns <= now && (p.p[0] - x).powi(2) + (p.p[1] - y).powi(2) <= r * r
+                })
+                .count();
+            assert_eq!(got, want);
+        }
+    }
+}
