@@ -18,7 +18,7 @@ use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use super::alerts::{Alerter, AlerterConfig};
 use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
-use super::guard::claims::split_sentences;
+use super::guard::claims::complete_sentences;
 use super::guard::{action_of, Guard, GuardConfig, Guarded};
 use super::intent::{classify, goal_target, resolve, Intent};
 use super::render::render_state;
@@ -235,12 +235,8 @@ impl<'a> Speech<'a> {
     /// Adds generated text; speaks the sentences it completes. Returns whether to go on.
     fn push(&mut self, piece: &str) -> Continue {
         self.pending.push_str(piece);
-        let mut parts = split_sentences(&self.pending);
-        // The last part is complete only when the text ends with a terminator and a space.
-        let complete_last = self.pending.ends_with(char::is_whitespace)
-            && self.pending.trim_end().ends_with(['.', '?', '!', ';']);
-        let rest = if complete_last { None } else { parts.pop() };
-        self.pending = rest.unwrap_or_default();
+        let (parts, rest) = complete_sentences(&self.pending);
+        self.pending = rest.to_string();
         for s in parts {
             self.sentence(&s);
         }

@@ -107,6 +107,21 @@ pub fn split_sentences(text: &str) -> Vec<String> {
     out
 }
 
+/// Splits streamed text into its complete sentences (ended by a terminator followed by
+/// whitespace) and the raw remainder still being generated.
+pub fn complete_sentences(text: &str) -> (Vec<String>, &str) {
+    let mut cut = 0;
+    let mut prev: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() && matches!(prev, Some('.' | '?' | '!' | ';')) {
+            cut = i;
+        }
+        prev = Some(c);
+    }
+    let (done, rest) = text.split_at(cut);
+    (split_sentences(done), rest)
+}
+
 /// Removes quoted passages ("…", “…”, '…') and returns (the rest, the quotes).
 pub fn take_quotes(s: &str) -> (String, Vec<String>) {
     let chars: Vec<char> = s.chars().collect();
@@ -316,6 +331,16 @@ mod tests {
             split_sentences("Stop. The box is 2.5 metres ahead; go left! Ok"),
             vec!["Stop.", "The box is 2.5 metres ahead;", "go left!", "Ok"]
         );
+    }
+
+    #[test]
+    fn streamed_text_keeps_its_remainder() {
+        let (done, rest) = complete_sentences("Go. Walk 2.5 m");
+        assert_eq!(done, vec!["Go."]);
+        assert_eq!(rest, " Walk 2.5 m");
+        let (done, rest) = complete_sentences("Take a ");
+        assert!(done.is_empty());
+        assert_eq!(rest, "Take a ");
     }
 
     #[test]

@@ -361,7 +361,10 @@ impl Guard {
             .iter()
             .flat_map(|w| [w.clear_ahead_m, w.clear_left_m, w.clear_right_m])
             .collect();
-        for &d in &c.distances_m {
+        // In an instruction that names nothing, distances are how far to walk (checked for
+        // hazards by the movement check), not claims about where a thing is.
+        let walk_only = c.movement.is_some() && named.is_empty();
+        for &d in c.distances_m.iter().filter(|_| !walk_only) {
             let ok = pool
                 .iter()
                 .filter_map(|f| f.distance_m)
