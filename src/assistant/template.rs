@@ -10,7 +10,7 @@ use super::corridor::{blockers, is_hazard};
 use super::forms::Form;
 use super::intent::{classify, goal_target, resolve, Intent};
 use super::lexicon::{content_words, tokens};
-use super::phrase::{about_metres, capitalise, clock, steps, turn_towards};
+use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
     Generator, GeneratorError, HeightBand, MotionState, TextFact, Thing, ThingKind,
@@ -111,13 +111,20 @@ fn no_evidence(state: &EnvironmentState) -> bool {
     state.things.is_empty() && state.texts.is_empty() && state.walkable.is_none()
 }
 
+/// What the free-space estimate says about the way ahead, when there is one and no hazard
+/// is on it: clear for so many metres, or free for only so many.
 fn path_clear_sentence(state: &EnvironmentState) -> Option<String> {
     let w = state.walkable.as_ref()?;
-    (w.clear_ahead_m >= 2.0 && in_path_hazards(state).is_empty()).then(|| {
+    if !in_path_hazards(state).is_empty() {
+        return None;
+    }
+    Some(if w.clear_ahead_m >= 2.0 {
         format!(
             "Your path ahead is clear for {}.",
             about_metres(w.clear_ahead_m)
         )
+    } else {
+        format!("Careful: only {} ahead is free.", metres(w.clear_ahead_m))
     })
 }
 

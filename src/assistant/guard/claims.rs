@@ -217,8 +217,11 @@ pub fn parse(sentence: &str) -> Claims {
     }
     // Directions: each is a turn (after a movement verb, not "around it on the left") or a
     // location claim.
-    let verb_at = t.iter().position(|w| {
-        MOVE_VERBS.contains(&w.as_str())
+    let verb_at = t.iter().enumerate().position(|(i, w)| {
+        // "the step", "a turn": nouns, not instructions.
+        let noun = i > 0 && matches!(at(i - 1), "the" | "a" | "an" | "this" | "that" | "your");
+        !noun
+            && MOVE_VERBS.contains(&w.as_str())
             && (w != "take" || t.iter().any(|x| x == "left" || x == "right" || x == "turn"))
             && (w != "keep"
                 || t.iter().any(|x| {
@@ -291,18 +294,13 @@ pub fn parse(sentence: &str) -> Claims {
             });
         }
     }
-    // Claims that the way is clear.
-    const PATH: &[&str] = &[
+    // Claims that the way is clear: positive phrases unless negated ("I can't tell whether
+    // the path is clear"), negative ones ("nothing ahead") unless hedged.
+    const CLEAR: &[&str] = &[
         " is clear ",
         " are clear ",
         " all clear ",
         " clear path ",
-        " nothing ahead ",
-        " nothing in front ",
-        " nothing in your way ",
-        " nothing in the way ",
-        " nothing in your path ",
-        " no obstacle",
         " safe to walk ",
         " safe to go ",
         " safe to continue ",
@@ -311,11 +309,24 @@ pub fn parse(sentence: &str) -> Claims {
         " path is free ",
         " way is free ",
     ];
+    const NOTHING: &[&str] = &[
+        " nothing ahead ",
+        " nothing in front ",
+        " nothing in your way ",
+        " nothing in the way ",
+        " nothing in your path ",
+        " no obstacle",
+    ];
+    let hedged = t
+        .iter()
+        .any(|w| matches!(w.as_str(), "can't" | "cannot" | "whether" | "unsure" | "if"));
     if lower.contains(" head height ") || lower.contains(" overhead ") {
-        if c.negated {
+        if c.negated && !hedged {
             c.clear = Some(ClearClaim::HeadHeight);
         }
-    } else if PATH.iter().any(|p| lower.contains(p)) {
+    } else if (CLEAR.iter().any(|p| lower.contains(p)) && !c.negated)
+        || (NOTHING.iter().any(|p| lower.contains(p)) && !hedged)
+    {
         c.clear = Some(ClearClaim::Path);
     }
     c
@@ -392,6 +403,15 @@ mod tests {
             Some(ClearClaim::HeadHeight)
         );
         assert_eq!(parse("A branch is at head height.").clear, None);
+        assert_eq!(
+            parse("I can't tell whether your path is clear.").clear,
+            None
+        );
+        assert_eq!(parse("The path is not clear.").clear, None);
+        assert_eq!(
+            parse("There is nothing ahead.").clear,
+            Some(ClearClaim::Path)
+        );
         assert_eq!(parse("It is half a metre away.").distances_m, vec![0.5]);
     }
 }

@@ -15,7 +15,9 @@ use super::corridor::blockers;
 use super::lexicon::{names_thing, tokens};
 use super::phrase::metres;
 use super::template::{thing_sentence, warning_sentence};
-use crate::state::{ClockHour, EnvironmentState, GuardAction, HeightBand, Thing, ThingKind};
+use crate::state::{
+    ClockHour, EnvironmentState, GuardAction, HeightBand, MotionState, Thing, ThingKind,
+};
 
 pub use claims::{Movement, Side};
 
@@ -279,7 +281,12 @@ impl Guard {
                 .collect();
             let texts =
                 matches!(noun.as_str(), "sign" | "text" | "label") && !state.texts.is_empty();
-            if things.is_empty() && !texts && !c.negated {
+            let on_stairs = matches!(noun.as_str(), "stairs" | "staircase")
+                && matches!(
+                    state.motion.state,
+                    MotionState::StairsUp | MotionState::StairsDown
+                );
+            if things.is_empty() && !texts && !on_stairs && !c.negated {
                 reasons.push(format!("names a {noun}, which is not detected"));
             }
             named.extend(things.into_iter().map(|t| Fact {
