@@ -14,7 +14,10 @@ use vista::assistant::decisions::read_decisions;
 use vista::assistant::guard::{Guard, Verdict};
 use vista::assistant::requests::{read_requests_jsonl, RequestTime};
 use vista::assistant::template::answer;
-use vista::assistant::{Assistant, AssistantConfig, AssistantMode, Form, Request, RequestQueue};
+use vista::assistant::{
+    start_assistant, Assistant, AssistantConfig, AssistantMode, Form, Request, RequestQueue,
+    SessionOptions,
+};
 use vista::speech::session::start_session_speech;
 use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
@@ -553,11 +556,12 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
 }
 
 #[test]
-fn synthetic_session_requests_parse() {
+fn a_synthetic_session_is_answered_with_its_ground_truth_facts() {
     let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("session");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
         .args(["synth", "pole_to_door", "--duration", "3", "--out"])
-        .arg(dir.path())
+        .arg(&session)
         .output()
         .unwrap();
     assert!(
@@ -565,13 +569,86 @@ fn synthetic_session_requests_parse() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let s = read_requests_jsonl(&dir.path().join("requests.jsonl")).unwrap();
+    let requests = session.join("requests.jsonl");
+    let s = read_requests_jsonl(&requests).unwrap();
     assert!(s.skipped.is_empty());
-    // pole_to_door asks at 2.0 s (the 7.5 s request is past the 3 s session).
+    // pole_to_door asks at 2.0 s (its 7.5 s request is past the 3 s session).
     assert_eq!(s.requests.len(), 1);
     assert_eq!(s.requests[0].form, Form::Goal);
-    assert_eq!(s.requests[0].text, "Take me to the exit door.");
-    assert!(matches!(s.requests[0].t, RequestTime::Device(_)));
+    let RequestTime::Device(t_req) = s.requests[0].t else {
+        panic!("scripted requests are on the device clock");
+    };
+    // A state built from the ground truth's positions at the request (perception's stand-in).
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("ground_truth.json")).unwrap())
+            .unwrap();
+    let req = &truth["requests"][0];
+    let rel = |label: &str| {
+        let r = req["relative"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == label)
+            .unwrap();
+        (
+            r["clock"].as_u64().unwrap() as u8,
+            r["distance_m"].as_f64().unwrap() as f32,
+        )
+    };
+    let (door_h, door_m) = rel("exit door");
+    let (pole_h, pole_m) = rel("metal pole");
+    let mut state = EnvironmentState::empty(DeviceTime(t_req.ns()));
+    state.things.push(thing(
+        1,
+        ThingKind::Obstacle,
+        "metal pole",
+        pole_h,
+        pole_m,
+        pole_h == 12,
+    ));
+    state.things.push(thing(
+        2,
+        ThingKind::Door,
+        "exit door",
+        door_h,
+        door_m,
+        false,
+    ));
+    let outdir = dir.path().join("out");
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(t_req.ns() - S)));
+    let mut run = start_assistant(
+        SessionOptions {
+            out_dir: &outdir,
+            requests: Some(&requests),
+            audio: AudioChoice::Wav,
+            generator: None,
+            live: None,
+            ambient_every_ns: None,
+        },
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    assert_eq!((run.scripted, run.skipped_lines), (1, 0));
+    let state = Arc::new(state);
+    let now = clock.wait_until(clock.due(state.at));
+    run.assistant.on_state(&state, now);
+    run.assistant.finish();
+    let d = read_decisions(&outdir.join("decisions.jsonl")).unwrap();
+    assert_eq!(d.len(), 1);
+    let text = d[0].text.to_lowercase();
+    // The facts a correct answer contains: the door's clock hour and distance.
+    assert!(
+        text.contains(&format!("exit door is at {door_h} o'clock")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{} metres", door_m.round() as i64)),
+        "{text} vs {door_m} m"
+    );
+    for bad in req["unsafe_instructions"].as_array().unwrap() {
+        assert!(!text.contains(bad.as_str().unwrap()), "{text} says {bad}");
+    }
+    assert!(outdir.join("speech.wav").exists() && outdir.join("transcript.jsonl").exists());
 }
 
 mod props {

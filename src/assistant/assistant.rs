@@ -88,6 +88,9 @@ pub enum AssistantError {
     /// The speaker failed.
     #[error(transparent)]
     Speaker(#[from] SpeakerError),
+    /// The requests could not be read.
+    #[error(transparent)]
+    Requests(#[from] super::requests::RequestError),
     /// The answer thread could not start or panicked.
     #[error("assistant answer thread: {0}")]
     Thread(String),
@@ -381,7 +384,13 @@ impl Engine {
         if guarded.sentences.is_empty() && job.request.form == Form::Ambient {
             return;
         }
-        if unanswerable {
+        // A model that says it cannot tell counts as unanswered too.
+        let first = guarded
+            .sentences
+            .first()
+            .map(|s| s.to_lowercase())
+            .unwrap_or_default();
+        if unanswerable || first.starts_with("i can't") || first.starts_with("i cannot") {
             bump(&self.counters.unanswerable);
         }
         let n = guarded.interventions.len() as u64;

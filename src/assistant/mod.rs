@@ -13,6 +13,7 @@
 //! * [`alerts`]: hazard events to alert utterances, deduplicated and rate limited.
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`decisions`]: the `decisions.jsonl` writer.
+//! * [`session`]: one call that starts the speaker and the assistant for a run.
 //! * [`assistant`]: the [`Assistant`], which implements [`crate::state::PerceptionSink`].
 
 pub mod alerts;
@@ -27,6 +28,7 @@ pub mod lexicon;
 pub mod phrase;
 pub mod render;
 pub mod requests;
+pub mod session;
 pub mod template;
 
 pub use alerts::{Alerter, AlerterConfig};
@@ -36,4 +38,5 @@ pub use forms::{Form, FormSpec};
 pub use guard::{Guard, GuardConfig, Guarded, Verdict};
 pub use render::render_state;
 pub use requests::{Request, RequestError, RequestQueue, RequestTime};
+pub use session::{start_assistant, AssistantSession, SessionOptions};
 pub use template::{TemplateAnswer, TemplateGenerator};

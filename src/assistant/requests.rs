@@ -4,7 +4,7 @@
 //! bounded [`RequestQueue`]; what it refuses is counted. Bad lines are skipped and counted,
 //! never fatal; every error names the file or peer and the line.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -395,11 +395,10 @@ pub fn spawn_socket(
 }
 
 fn serve_client(stream: TcpStream, queue: &RequestQueue, clock: &dyn Clock, stop: &AtomicBool) {
-    // A read timeout lets the client thread notice `stop`.
+    // Blocking reads: the client thread ends when the client closes the connection (and
+    // checks `stop` between lines).
     let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(100)));
-    let reader = BufReader::new(stream.take(u64::MAX));
-    pump_lines(reader, queue, clock, stop);
+    pump_lines(BufReader::new(stream), queue, clock, stop);
 }
 
 /// Periodic scene updates on the device clock: due every `every_ns` once the first state
