@@ -831,3 +831,46 @@ fn socket_requests_reach_the_queue() {
         .all(|r| r.index.is_none() && matches!(r.t, RequestTime::Arrival(_))));
     assert_eq!(q.stats().skipped_lines.load(Ordering::Relaxed), 1);
 }
+
+#[test]
+fn ask_cli_shows_the_template_answer_and_the_guard_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    std::fs::write(&state, serde_json::to_string(&door_and_bin(0)).unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .args(["ask", "--form", "goal", "--state"])
+        .arg(&state)
+        .args([
+            "Take me to the exit door.",
+            "--check",
+            "Take a left turn and exit the elevator at 2 o'clock. The bin is at 12 o'clock.",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("#4 exit door (door): 2 o'clock, 6.0 m (9 steps)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("The exit door is at 2 o'clock, about 6 metres."),
+        "{s}"
+    );
+    assert!(s.contains("BLOCKED  Take a left turn"), "{s}");
+    assert!(s.contains("pass     The bin is at 12 o'clock."), "{s}");
+    // A bad state file is an error naming it, not a crash.
+    std::fs::write(&state, "{\"at\": 1").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .args(["ask", "--state"])
+        .arg(&state)
+        .arg("What is ahead?")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("state.json"));
+}

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ask;
 mod calib;
 mod device_sim;
 mod inspect;
@@ -25,6 +26,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The assistant's view of one environment state: the state as text, the template
+    /// answer to a request, and the safety guard's verdict on a generated answer.
+    Ask(ask::AskArgs),
     /// Print a device calibration, or project / unproject points with one of its cameras.
     Calib(calib::CalibArgs),
     /// Print what a recording or session folder holds: streams, rates, times, tags,
@@ -54,6 +58,7 @@ pub fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
+        Command::Ask(args) => ask::run(args),
         Command::Calib(args) => calib::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Replay(args) => replay::run(args),
