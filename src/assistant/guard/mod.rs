@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use self::claims::{clock_diff, parse, split_sentences, Claims, ClearClaim};
 use super::corridor::blockers;
 use super::lexicon::{names_thing, tokens};
-use super::phrase::metres;
+use super::phrase::{article, metres};
 use super::template::{thing_sentence, warning_sentence};
 use crate::state::{
     ClockHour, EnvironmentState, GuardAction, HeightBand, MotionState, Thing, ThingKind,
@@ -287,7 +287,10 @@ impl Guard {
                     MotionState::StairsUp | MotionState::StairsDown
                 );
             if things.is_empty() && !texts && !on_stairs && !c.negated {
-                reasons.push(format!("names a {noun}, which is not detected"));
+                reasons.push(format!(
+                    "names {} {noun}, which is not detected",
+                    article(noun)
+                ));
             }
             named.extend(things.into_iter().map(|t| Fact {
                 clock: t.clock,
