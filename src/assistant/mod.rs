@@ -14,12 +14,15 @@
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`decisions`]: the `decisions.jsonl` writer.
 //! * [`session`]: one call that starts the speaker and the assistant for a run.
-//! * [`assistant`]: the [`Assistant`], which implements [`crate::state::PerceptionSink`].
+//! * [`assistant`]: the [`Assistant`], which implements [`crate::state::PerceptionSink`]
+//!   (answers are produced in the private `answer` module, counted in `counters`).
 
 pub mod alerts;
+mod answer;
 #[allow(clippy::module_inception)]
 pub mod assistant;
 pub mod corridor;
+mod counters;
 pub mod decisions;
 pub mod forms;
 pub mod guard;
