@@ -153,6 +153,55 @@ fn guard_blocks_walking_into_hazards_and_false_all_clears() {
 }
 
 #[test]
+fn guard_and_templates_pass_obstacles_on_the_free_side() {
+    // A pole straight ahead at 2 m with a drop-off at 11 o'clock, 2.5 m: passing the pole on
+    // the left (heading 11 o'clock) walks into the drop-off; on the right (1 o'clock) the
+    // drop-off is 2.5·sin 60° = 2.2 m off the line.
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things
+        .push(thing(1, ThingKind::Obstacle, "metal pole", 12, 2.0, true));
+    s.things.push(thing(
+        2,
+        ThingKind::DropOff,
+        "platform edge",
+        11,
+        2.5,
+        false,
+    ));
+    s.things
+        .push(thing(3, ThingKind::Door, "exit door", 12, 6.0, false));
+    // More free space on the left, so the template would prefer it, but for the drop-off.
+    s.walkable = Some(Walkable {
+        clear_ahead_m: 1.5,
+        clear_left_m: 4.0,
+        clear_right_m: 1.0,
+    });
+    let g = Guard::default();
+    let left = "The metal pole is in the way at 12 o'clock, 2 metres: go around it on the left.";
+    let Verdict::Block {
+        reason,
+        replacement,
+    } = g.check_sentence(left, &s, s.thing(3))
+    else {
+        panic!("passing into the drop-off was allowed");
+    };
+    assert!(reason.contains("platform edge"), "{reason}");
+    assert!(replacement.unwrap().contains("platform edge"));
+    let right = left.replace("left.", "right.");
+    assert_eq!(g.check_sentence(&right, &s, s.thing(3)), Verdict::Pass);
+    let a = answer(Form::Goal, "Take me to the exit door.", &s);
+    assert!(a.sentences.contains(&right), "{:?}", a.sentences);
+    // Without the drop-off, the template takes the freer left side.
+    s.things.retain(|t| t.id != 2);
+    let a = answer(Form::Goal, "Take me to the exit door.", &s);
+    assert!(
+        a.sentences.iter().any(|x| x.ends_with("on the left.")),
+        "{:?}",
+        a.sentences
+    );
+}
+
+#[test]
 fn guard_tolerances_are_one_hour_and_30_percent_or_one_metre() {
     let state = door_and_bin(0);
     let g = Guard::default();

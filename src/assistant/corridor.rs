@@ -39,6 +39,20 @@ pub fn blockers(state: &EnvironmentState, heading: ClockHour, range_m: f32) -> V
     v
 }
 
+/// The heading that passes `thing` on its left (`left`) or right: one clock hour beside it.
+pub fn passing_heading(thing: &Thing, left: bool) -> ClockHour {
+    let h = thing.clock.get();
+    ClockHour::new(if left { h + 11 } else { h + 1 })
+}
+
+/// Hazards other than `thing` on the way past it on the given side (up to 1 m beyond it).
+pub fn pass_blockers<'a>(state: &'a EnvironmentState, thing: &Thing, left: bool) -> Vec<&'a Thing> {
+    blockers(state, passing_heading(thing, left), thing.distance_m + 1.0)
+        .into_iter()
+        .filter(|t| t.id != thing.id)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

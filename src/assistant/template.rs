@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::corridor::{blockers, is_hazard};
+use super::corridor::{blockers, is_hazard, pass_blockers};
 use super::forms::Form;
 use super::intent::{classify, goal_target, resolve, Intent};
 use super::lexicon::{content_words, tokens};
@@ -330,24 +330,34 @@ fn guide(
         .filter(|t| Some(t.id) != target_id)
         .collect();
     if let Some(b) = blocking.first() {
-        // Pass on the side away from the target line; straight on it, the clearer side.
+        // Pass on the side away from the target line (straight on it, the clearer side),
+        // unless something else is on that way; if both ways are taken, say so.
         let rel = clock_to_bearing_deg(b.clock) - clock_to_bearing_deg(target_clock);
-        let side = if rel > 0.0 {
-            "right"
+        let prefer_left = if rel > 0.0 {
+            false
         } else if rel < 0.0 {
-            "left"
+            true
         } else {
-            match &state.walkable {
-                Some(w) if w.clear_left_m > w.clear_right_m => "left",
-                _ => "right",
-            }
+            matches!(&state.walkable, Some(w) if w.clear_left_m > w.clear_right_m)
         };
-        out.push(format!(
-            "{} is in the way at {}, {}: go around it on the {side}.",
-            capitalise(&the_label(b)),
-            clock(b.clock),
-            about_metres(b.distance_m)
-        ));
+        let side = [prefer_left, !prefer_left]
+            .into_iter()
+            .find(|&left| pass_blockers(state, b, left).is_empty());
+        out.push(match side {
+            Some(left) => format!(
+                "{} is in the way at {}, {}: go around it on the {}.",
+                capitalise(&the_label(b)),
+                clock(b.clock),
+                about_metres(b.distance_m),
+                if left { "left" } else { "right" }
+            ),
+            None => format!(
+                "{} is in the way at {}, {}, with no clear way around it.",
+                capitalise(&the_label(b)),
+                clock(b.clock),
+                about_metres(b.distance_m)
+            ),
+        });
         return TemplateAnswer::known(out);
     }
     let walk = if target_clock.get() == 12 {

@@ -78,6 +78,8 @@ pub struct Claims {
     pub sides: Vec<Side>,
     /// A movement instruction, if the sentence gives one (and does not negate it).
     pub movement: Option<Movement>,
+    /// The side to pass a named thing on ("go around it on the left").
+    pub pass: Option<Side>,
     /// A claim that the way is clear.
     pub clear: Option<ClearClaim>,
     /// The sentence is negative ("can't", "no", "not", "don't").
@@ -265,7 +267,12 @@ pub fn parse(sentence: &str) -> Claims {
                 });
             }
             _ if !passing => c.sides.push(dir),
-            _ => passing_seen = true,
+            _ => {
+                passing_seen = true;
+                if matches!(dir, Side::Left | Side::Right) && verb_at.is_some() && !c.negated {
+                    c.pass = Some(dir);
+                }
+            }
         }
     }
     if let Some(v) = verb_at.filter(|_| !c.negated) {
@@ -388,6 +395,7 @@ mod tests {
         let c = parse("The box is in the way at 12 o'clock, 2 metres: go around it on the right.");
         assert_eq!(c.movement, None);
         assert!(c.sides.is_empty());
+        assert_eq!(c.pass, Some(Side::Right));
         assert_eq!(parse("Don't walk straight ahead.").movement, None);
         assert_eq!(
             parse("Keep going straight.").movement.unwrap().heading,

@@ -11,7 +11,7 @@ pub mod claims;
 use std::collections::BTreeSet;
 
 use self::claims::{clock_diff, parse, split_sentences, Claims, ClearClaim};
-use super::corridor::blockers;
+use super::corridor::{blockers, is_hazard, pass_blockers};
 use super::lexicon::{names_thing, tokens};
 use super::phrase::{article, metres};
 use super::template::{thing_sentence, warning_sentence};
@@ -156,6 +156,7 @@ impl Guard {
         self.check_movement(&c, state, target, &mut reasons, &mut replacement);
         self.check_clear(&c, state, &mut reasons, &mut replacement);
         let named = self.check_objects(&c, state, &mut reasons);
+        self.check_pass(&c, &named, state, &mut reasons, &mut replacement);
         self.check_places(&c, state, &named, &mut reasons);
         if reasons.is_empty() {
             return Verdict::Pass;
@@ -205,6 +206,37 @@ impl Guard {
             reasons.push(format!(
                 "walks towards {} into the {} at {}, {}",
                 m.heading,
+                b.label,
+                b.clock,
+                metres(b.distance_m)
+            ));
+            *replacement = Some(warning_sentence(b));
+        }
+    }
+
+    /// "Go around it on the left": nothing else may be on that way past it.
+    fn check_pass(
+        &self,
+        c: &Claims,
+        named: &[Fact<'_>],
+        state: &EnvironmentState,
+        reasons: &mut Vec<String>,
+        replacement: &mut Option<String>,
+    ) {
+        let Some(side) = c.pass else { return };
+        let Some(obstacle) = named
+            .iter()
+            .filter_map(|f| f.thing)
+            .filter(|t| is_hazard(t.kind))
+            .min_by(|a, b| a.distance_m.total_cmp(&b.distance_m))
+        else {
+            return;
+        };
+        if let Some(b) = pass_blockers(state, obstacle, side == Side::Left).first() {
+            reasons.push(format!(
+                "passes the {} on the {} into the {} at {}, {}",
+                obstacle.label,
+                side.word(),
                 b.label,
                 b.clock,
                 metres(b.distance_m)
