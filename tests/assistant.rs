@@ -569,9 +569,10 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
         Arc::clone(&clock),
     )
     .unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
     let g = Scripted {
         text: "The exit door is at 2 o'clock, about 6 metres. ".repeat(20),
-        calls: Arc::new(AtomicUsize::new(0)),
+        calls: Arc::clone(&calls),
         fail: false,
         word_delay: Duration::from_millis(20),
     };
@@ -592,6 +593,13 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
     });
     let state = Arc::new(door_and_bin(S));
     a.on_state(&state, clock.now());
+    // Once generation has begun (however loaded the machine), let it run a little.
+    for _ in 0..500 {
+        if calls.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     std::thread::sleep(Duration::from_millis(150));
     a.on_hazard(&pole_hazard(S));
     a.finish();
