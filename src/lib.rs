@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod aria;
+pub mod assistant;
 pub mod buffer;
 pub mod infer;
 pub mod ocr;

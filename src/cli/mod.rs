@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod answer;
 mod calib;
 mod device_sim;
 mod inspect;
@@ -26,6 +27,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The assistant's view of one environment state: the state as text, the template
+    /// answer to a request, and the safety guard's verdict on a generated answer.
+    Answer(answer::AnswerArgs),
     /// Print a device calibration, or project / unproject points with one of its cameras.
     Calib(calib::CalibArgs),
     /// Print what a recording or session folder holds: streams, rates, times, tags,
@@ -57,6 +61,7 @@ pub fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
+        Command::Answer(args) => answer::run(args),
         Command::Calib(args) => calib::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Replay(args) => replay::run(args),

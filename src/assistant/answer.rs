@@ -1,0 +1,290 @@
+//! Producing one answer: the generator (or the templates, after a failure or when there is
+//! no model) streams text; complete sentences pass the safety guard and the form's budget,
+//! then go to the speaker (clause by clause under the request id, or as one ambient
+//! utterance); the decision is written to `decisions.jsonl`.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::counters::{bump, Counters};
+use super::decisions::DecisionWriter;
+use super::forms::Form;
+use super::guard::claims::complete_sentences;
+use super::guard::{action_of, Guard, Guarded};
+use super::intent::{classify, goal_target, resolve, Intent};
+use super::render::render_state;
+use super::requests::Request;
+use super::template::answer as template_answer;
+use crate::speech::chunker::ChunkerConfig;
+use crate::speech::{AnswerStream, Priority, Speaker, Utterance};
+use crate::state::{
+    Continue, Decision, DecisionKind, EnvironmentState, GenerationPrompt, Generator, Thing,
+};
+use crate::time::{Clock, HostTime};
+
+/// One answer to produce.
+pub(crate) struct Job {
+    pub(crate) request: Request,
+    pub(crate) request_id: u64,
+    pub(crate) state: Arc<EnvironmentState>,
+    pub(crate) decided: HostTime,
+    pub(crate) cancel: Arc<AtomicBool>,
+}
+
+/// Writes decisions; shared by the perception thread (alerts) and the answer thread.
+pub(crate) type SharedDecisions = Arc<Mutex<DecisionWriter>>;
+
+/// Writes one decision, logging (not failing on) an I/O error.
+pub(crate) fn write_decision(w: &SharedDecisions, d: &Decision) {
+    match w.lock() {
+        Ok(mut w) => {
+            if let Err(e) = w.write(d) {
+                log::error!("assistant: {e}");
+            }
+        }
+        Err(_) => log::error!("assistant: decision writer poisoned; decision lost"),
+    }
+}
+
+/// The thing a request is about (goal target, "where is X").
+fn target_of<'a>(r: &Request, state: &'a EnvironmentState) -> Option<&'a Thing> {
+    match r.form {
+        Form::Goal => goal_target(&r.text, state),
+        Form::Question => match classify(&r.text) {
+            Intent::WhereIs(words) => resolve(&words, state),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Produces answers: the generator (or templates), the guard, the speaker, the decision.
+pub(crate) struct Engine {
+    pub(crate) generator: Option<Box<dyn Generator>>,
+    pub(crate) failed: bool,
+    pub(crate) guard: Guard,
+    pub(crate) chunker: ChunkerConfig,
+    pub(crate) speaker: Arc<Speaker>,
+    pub(crate) decisions: SharedDecisions,
+    pub(crate) counters: Arc<Counters>,
+    pub(crate) clock: Arc<dyn Clock>,
+}
+
+/// Speaks guarded sentences within the form's budget.
+struct Speech<'a> {
+    stream: Option<AnswerStream<'a>>,
+    speaker: &'a Speaker,
+    job: &'a Job,
+    clock: &'a dyn Clock,
+    guard: &'a Guard,
+    target: Option<&'a Thing>,
+    guarded: Guarded,
+    said: BTreeSet<String>,
+    pending: String,
+    spoken: usize,
+    words: usize,
+    full: bool,
+}
+
+impl<'a> Speech<'a> {
+    fn now(&self) -> HostTime {
+        // On a virtual clock every clause shares the decision time (deterministic).
+        if self.clock.is_real_time() {
+            self.clock.now()
+        } else {
+            self.job.decided
+        }
+    }
+
+    /// Adds generated text; speaks the sentences it completes. Returns whether to go on.
+    fn push(&mut self, piece: &str) -> Continue {
+        self.pending.push_str(piece);
+        let (parts, rest) = complete_sentences(&self.pending);
+        self.pending = rest.to_string();
+        for s in parts {
+            self.sentence(&s);
+        }
+        if self.full {
+            Continue::Stop
+        } else {
+            Continue::Yes
+        }
+    }
+
+    fn sentence(&mut self, s: &str) {
+        if self.full {
+            return;
+        }
+        let before = self.guarded.sentences.len();
+        self.guard.check_into(
+            s,
+            &self.job.state,
+            self.target,
+            &mut self.guarded,
+            &mut self.said,
+        );
+        let spec = self.job.request.form.spec();
+        let new: Vec<String> = self.guarded.sentences.get(before..).unwrap_or(&[]).to_vec();
+        let mut kept = 0;
+        for s in new {
+            let n = s.split_whitespace().count();
+            if self.spoken >= spec.max_sentences
+                || (self.spoken > 0 && self.words + n > spec.max_words)
+            {
+                self.full = true;
+                break;
+            }
+            self.spoken += 1;
+            self.words += n;
+            kept += 1;
+            self.say(&s);
+        }
+        self.guarded.sentences.truncate(before + kept);
+    }
+
+    fn say(&mut self, s: &str) {
+        let now = self.now();
+        if self.job.request.form == Form::Ambient {
+            let _ = self.speaker.say(Utterance {
+                text: s.to_string(),
+                priority: Priority::Ambient,
+                request_id: self.job.request_id,
+                capture: self.job.state.at,
+                decided: now,
+                earcon: None,
+            });
+        } else if let Some(st) = self.stream.as_mut() {
+            st.push(&format!("{s} "), now);
+        }
+    }
+
+    fn finish(mut self) -> Guarded {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.trim().is_empty() {
+            self.sentence(rest.trim());
+        }
+        let now = self.now();
+        if let Some(st) = self.stream.take() {
+            st.finish(now);
+        }
+        self.guarded
+    }
+}
+
+impl Engine {
+    /// Answers `job` (blocking until generation ends).
+    pub(crate) fn answer(&mut self, job: &Job) {
+        let state = Arc::clone(&job.state);
+        let target = target_of(&job.request, &state);
+        let speaker = Arc::clone(&self.speaker);
+        let mut speech = Speech {
+            stream: (job.request.form != Form::Ambient)
+                .then(|| AnswerStream::new(&speaker, self.chunker, job.request_id, state.at)),
+            speaker: &speaker,
+            job,
+            clock: self.clock.as_ref(),
+            guard: &self.guard,
+            target,
+            guarded: Guarded::default(),
+            said: BTreeSet::new(),
+            pending: String::new(),
+            spoken: 0,
+            words: 0,
+            full: false,
+        };
+        let mut name = "template".to_string();
+        let mut unanswerable = false;
+        let mut cancelled = false;
+        let mut use_template = true;
+        if let (Some(g), false) = (self.generator.as_mut(), self.failed) {
+            use_template = false;
+            let spec = job.request.form.spec();
+            let prompt = GenerationPrompt {
+                system: spec.system.to_string(),
+                context: render_state(&state),
+                request: job.request.text.clone(),
+                form: job.request.form.name().to_string(),
+                max_tokens: spec.max_tokens,
+            };
+            name = g.name().to_string();
+            let mut any = false;
+            let result = g.generate(
+                &prompt,
+                &mut |piece| {
+                    any |= !piece.trim().is_empty();
+                    speech.push(piece)
+                },
+                &job.cancel,
+            );
+            match result {
+                Ok(stats) => cancelled = stats.cancelled || job.cancel.load(Ordering::Acquire),
+                Err(e) => {
+                    bump(&self.counters.generator_failures);
+                    log::warn!(
+                        "assistant: generator {name} failed ({e}); templates answer for the \
+                         rest of the run"
+                    );
+                    self.failed = true;
+                    if !any {
+                        use_template = true;
+                        name = "template".to_string();
+                    }
+                }
+            }
+        }
+        if use_template && !job.cancel.load(Ordering::Acquire) {
+            let a = template_answer(job.request.form, &job.request.text, &state);
+            unanswerable = a.unanswerable;
+            for s in &a.sentences {
+                speech.push(&format!("{s} "));
+            }
+        }
+        let guarded = speech.finish();
+        if cancelled || job.cancel.load(Ordering::Acquire) {
+            bump(&self.counters.cancelled);
+        }
+        if guarded.sentences.is_empty() && job.request.form == Form::Ambient {
+            return;
+        }
+        // A model that says it cannot tell counts as unanswered too.
+        let first = guarded
+            .sentences
+            .first()
+            .map(|s| s.to_lowercase())
+            .unwrap_or_default();
+        if unanswerable || first.starts_with("i can't") || first.starts_with("i cannot") {
+            bump(&self.counters.unanswerable);
+        }
+        let n = guarded.interventions.len() as u64;
+        self.counters
+            .guard_interventions
+            .fetch_add(n, Ordering::Relaxed);
+        let kind = if job.request.form == Form::Ambient {
+            bump(&self.counters.ambient);
+            DecisionKind::Ambient
+        } else {
+            bump(&self.counters.answers);
+            DecisionKind::Answer
+        };
+        let d = Decision {
+            kind,
+            request_id: job.request_id,
+            request_index: job.request.index,
+            request: (kind == DecisionKind::Answer).then(|| {
+                (
+                    job.request.form.name().to_string(),
+                    job.request.text.clone(),
+                )
+            }),
+            text: guarded.sentences.join(" "),
+            hazard: None,
+            capture_ns: state.at.ns(),
+            decided_ns: job.decided.ns(),
+            state_at_ns: state.at.ns(),
+            generator: name,
+            guard: action_of(&guarded.interventions),
+        };
+        write_decision(&self.decisions, &d);
+    }
+}

@@ -1,0 +1,408 @@
+//! The [`Assistant`]: perception's sink. A hazard event becomes an alert at once (no model on
+//! that path); each state snapshot is kept, and the requests that are due are answered from
+//! it — synchronously inside `on_state` on a virtual clock (lock-step replay, deterministic),
+//! or on an answer thread behind a bounded queue in real time, where a newer request or a
+//! hazard alert cancels the answer being generated. Generated text passes the safety
+//! [`Guard`] sentence by sentence before it is spoken; every decision goes to
+//! `decisions.jsonl`. A generator that fails is reported once and replaced by templates for
+//! the rest of the run.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
+
+use super::alerts::{Alerter, AlerterConfig};
+use super::answer::{write_decision, Engine, Job, SharedDecisions};
+use super::counters::{bump, Counters};
+use super::decisions::{DecisionError, DecisionWriter};
+use super::forms::Form;
+use super::guard::{Guard, GuardConfig};
+use super::requests::{PeriodicScene, Request, RequestQueue, RequestTime};
+use crate::speech::chunker::ChunkerConfig;
+use crate::speech::speaker::SpeakerError;
+use crate::speech::{Speaker, SpeakerReport, Utterance};
+use crate::state::{
+    Decision, DecisionHazard, DecisionKind, EnvironmentState, Generator, HazardEvent,
+    PerceptionSink,
+};
+use crate::time::{Clock, HostTime};
+
+pub use super::counters::AssistantCounters;
+
+/// How answers are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssistantMode {
+    /// Inside `on_state`, synchronously (virtual clock, deterministic).
+    LockStep,
+    /// On an answer thread behind a bounded queue, cancellable.
+    RealTime,
+}
+
+/// Assistant settings.
+#[derive(Clone, Debug)]
+pub struct AssistantConfig {
+    /// Where `decisions.jsonl` goes.
+    pub out_dir: PathBuf,
+    /// Lock-step or real time.
+    pub mode: AssistantMode,
+    /// Alert dedup and rate limit.
+    pub alerter: AlerterConfig,
+    /// Guard tolerances.
+    pub guard: GuardConfig,
+    /// Clause chunking of answers.
+    pub chunker: ChunkerConfig,
+    /// Answers waiting for the answer thread (real time).
+    pub answer_queue: usize,
+    /// Scripted requests not yet due, at most (more are dropped and counted).
+    pub max_pending: usize,
+    /// Periodic scene updates every this many ns of device time (off when `None`).
+    pub ambient_every_ns: Option<i64>,
+}
+
+impl AssistantConfig {
+    /// Defaults writing into `out_dir`, in `mode`.
+    pub fn new(out_dir: &Path, mode: AssistantMode) -> Self {
+        Self {
+            out_dir: out_dir.to_path_buf(),
+            mode,
+            alerter: AlerterConfig::default(),
+            guard: GuardConfig::default(),
+            chunker: ChunkerConfig::default(),
+            answer_queue: 4,
+            max_pending: 1024,
+            ambient_every_ns: None,
+        }
+    }
+}
+
+/// The assistant failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AssistantError {
+    /// `decisions.jsonl` could not be written.
+    #[error(transparent)]
+    Decision(#[from] DecisionError),
+    /// The speaker failed.
+    #[error(transparent)]
+    Speaker(#[from] SpeakerError),
+    /// The requests could not be read.
+    #[error(transparent)]
+    Requests(#[from] super::requests::RequestError),
+    /// The answer thread could not start or panicked.
+    #[error("assistant answer thread: {0}")]
+    Thread(String),
+    /// The output folder could not be created.
+    #[error("{path}: {source}")]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+enum Answering {
+    Inline(Box<Engine>),
+    Thread {
+        tx: Option<Sender<Job>>,
+        handle: Option<JoinHandle<()>>,
+    },
+}
+
+/// The assistant. See the module documentation.
+pub struct Assistant {
+    config: AssistantConfig,
+    clock: Arc<dyn Clock>,
+    speaker: Option<Arc<Speaker>>,
+    alerter: Alerter,
+    decisions: SharedDecisions,
+    counters: Arc<Counters>,
+    scripted: VecDeque<Request>,
+    live: Option<RequestQueue>,
+    periodic: Option<PeriodicScene>,
+    state: Option<Arc<EnvironmentState>>,
+    next_id: u64,
+    in_flight: VecDeque<Arc<AtomicBool>>,
+    answering: Answering,
+    speaker_report: Option<SpeakerReport>,
+    generator_name: String,
+}
+
+impl std::fmt::Debug for Assistant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assistant")
+            .field("mode", &self.config.mode)
+            .field("counters", &self.counters.snapshot())
+            .finish()
+    }
+}
+
+fn answer_thread(mut engine: Engine, rx: Receiver<Job>) {
+    for job in rx.iter() {
+        if job.cancel.load(Ordering::Acquire) {
+            bump(&engine.counters.cancelled);
+            continue;
+        }
+        engine.answer(&job);
+    }
+}
+
+impl Assistant {
+    /// Starts an assistant speaking through `speaker`, generating with `generator` (`None`:
+    /// templates only), writing `decisions.jsonl` into `config.out_dir`.
+    pub fn new(
+        config: AssistantConfig,
+        speaker: Speaker,
+        generator: Option<Box<dyn Generator>>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, AssistantError> {
+        std::fs::create_dir_all(&config.out_dir).map_err(|source| AssistantError::Io {
+            path: config.out_dir.clone(),
+            source,
+        })?;
+        let decisions = Arc::new(Mutex::new(DecisionWriter::create(
+            &config.out_dir.join("decisions.jsonl"),
+        )?));
+        let speaker = Arc::new(speaker);
+        let counters = Arc::new(Counters::default());
+        let generator_name = generator
+            .as_ref()
+            .map(|g| g.name().to_string())
+            .unwrap_or_else(|| "template".into());
+        let engine = Engine {
+            generator,
+            failed: false,
+            guard: Guard::new(config.guard),
+            chunker: config.chunker,
+            speaker: Arc::clone(&speaker),
+            decisions: Arc::clone(&decisions),
+            counters: Arc::clone(&counters),
+            clock: Arc::clone(&clock),
+        };
+        let answering = match config.mode {
+            AssistantMode::LockStep => Answering::Inline(Box::new(engine)),
+            AssistantMode::RealTime => {
+                let (tx, rx) = bounded(config.answer_queue.max(1));
+                let handle = std::thread::Builder::new()
+                    .name("vista-answer".into())
+                    .spawn(move || answer_thread(engine, rx))
+                    .map_err(|e| AssistantError::Thread(e.to_string()))?;
+                Answering::Thread {
+                    tx: Some(tx),
+                    handle: Some(handle),
+                }
+            }
+        };
+        Ok(Self {
+            periodic: config.ambient_every_ns.map(PeriodicScene::new),
+            alerter: Alerter::new(config.alerter),
+            config,
+            clock,
+            speaker: Some(speaker),
+            decisions,
+            counters,
+            scripted: VecDeque::new(),
+            live: None,
+            state: None,
+            next_id: 1,
+            in_flight: VecDeque::new(),
+            answering,
+            speaker_report: None,
+            generator_name,
+        })
+    }
+
+    /// Adds scripted requests (`requests.jsonl`), answered once the state reaches their
+    /// time. Beyond [`AssistantConfig::max_pending`] they are dropped and counted.
+    pub fn with_scripted(mut self, requests: Vec<Request>) -> Self {
+        let mut v: Vec<Request> = requests;
+        v.sort_by_key(|r| match r.t {
+            RequestTime::Device(t) => t.ns(),
+            RequestTime::Arrival(_) => i64::MIN,
+        });
+        for r in v {
+            if self.scripted.len() >= self.config.max_pending {
+                bump(&self.counters.dropped_requests);
+            } else {
+                self.scripted.push_back(r);
+            }
+        }
+        self
+    }
+
+    /// Takes live requests from `queue` (answered at the next state).
+    pub fn with_live(mut self, queue: RequestQueue) -> Self {
+        self.live = Some(queue);
+        self
+    }
+
+    /// The generator's name as configured (`template` when none).
+    pub fn generator_name(&self) -> &str {
+        &self.generator_name
+    }
+
+    /// Counters so far (live-queue drops included).
+    pub fn counters(&self) -> AssistantCounters {
+        let mut c = self.counters.snapshot();
+        if let Some(q) = &self.live {
+            c.dropped_requests += q.stats().dropped_full.load(Ordering::Relaxed);
+        }
+        c
+    }
+
+    /// The speaker's report, once [`PerceptionSink::finish`] has run.
+    pub fn speaker_report(&self) -> Option<&SpeakerReport> {
+        self.speaker_report.as_ref()
+    }
+
+    /// `decisions.jsonl`.
+    pub fn decisions_path(&self) -> PathBuf {
+        self.config.out_dir.join("decisions.jsonl")
+    }
+
+    fn cancel_in_flight(&mut self) {
+        for c in self.in_flight.drain(..) {
+            c.store(true, Ordering::Release);
+        }
+    }
+
+    fn dispatch(&mut self, request: Request, state: &Arc<EnvironmentState>, now: HostTime) {
+        let request_id = self.next_id;
+        self.next_id += 1;
+        // A newer request cancels the answer being generated (ambient updates do not).
+        if request.form != Form::Ambient {
+            self.cancel_in_flight();
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = Job {
+            request,
+            request_id,
+            state: Arc::clone(state),
+            decided: now,
+            cancel: Arc::clone(&cancel),
+        };
+        match &mut self.answering {
+            Answering::Inline(engine) => engine.answer(&job),
+            Answering::Thread { tx: Some(tx), .. } => match tx.try_send(job) {
+                Ok(()) => {
+                    self.in_flight.push_back(cancel);
+                    while self.in_flight.len() > self.config.answer_queue.max(1) + 1 {
+                        self.in_flight.pop_front();
+                    }
+                }
+                Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                    bump(&self.counters.dropped_requests);
+                }
+            },
+            Answering::Thread { tx: None, .. } => bump(&self.counters.dropped_requests),
+        }
+    }
+}
+
+impl PerceptionSink for Assistant {
+    fn on_hazard(&mut self, event: &HazardEvent) {
+        let now = self.clock.now();
+        let Some(speaker) = self.speaker.as_ref() else {
+            return;
+        };
+        match self.alerter.alert(event, now) {
+            Ok(u) => {
+                let text = u.text.clone();
+                let request_id = self.next_id;
+                self.next_id += 1;
+                let _ = speaker.say(Utterance { request_id, ..u });
+                bump(&self.counters.alerts);
+                // Whatever answer is being generated is now stale.
+                self.cancel_in_flight();
+                let t = &event.thing;
+                let d = Decision {
+                    kind: DecisionKind::Alert,
+                    request_id,
+                    request_index: None,
+                    request: None,
+                    text,
+                    hazard: Some(DecisionHazard {
+                        thing_id: t.id,
+                        kind: t.kind,
+                        clock: t.clock,
+                        distance_m: t.distance_m,
+                        world_m: t.world_m,
+                    }),
+                    capture_ns: event.evidence.ns(),
+                    decided_ns: now.ns(),
+                    state_at_ns: self
+                        .state
+                        .as_ref()
+                        .map_or(event.evidence.ns(), |s| s.at.ns()),
+                    generator: "alerter".into(),
+                    guard: crate::state::GuardAction::Passed,
+                };
+                write_decision(&self.decisions, &d);
+            }
+            Err(_) => bump(&self.counters.alerts_suppressed),
+        }
+    }
+
+    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
+        self.state = Some(Arc::clone(state));
+        let mut due = Vec::new();
+        while let Some(r) = self.scripted.front() {
+            let ready = match r.t {
+                RequestTime::Device(t) => t <= state.at,
+                RequestTime::Arrival(_) => true,
+            };
+            if !ready {
+                break;
+            }
+            if let Some(r) = self.scripted.pop_front() {
+                due.push(r);
+            }
+        }
+        if let Some(q) = &self.live {
+            due.extend(q.drain());
+        }
+        if let Some(p) = self.periodic.as_mut() {
+            if p.due(state.at) {
+                due.push(Request {
+                    index: None,
+                    form: Form::Ambient,
+                    text: "What is around me?".into(),
+                    t: RequestTime::Device(state.at),
+                });
+            }
+        }
+        for r in due {
+            self.dispatch(r, state, now);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Answering::Thread { tx, handle } = &mut self.answering {
+            tx.take();
+            if let Some(h) = handle.take() {
+                if h.join().is_err() {
+                    log::error!("assistant: the answer thread panicked");
+                }
+            }
+        }
+        // The engine (inline) holds a speaker handle too: release it first.
+        self.answering = Answering::Thread {
+            tx: None,
+            handle: None,
+        };
+        let end = self.clock.now();
+        if let Some(sp) = self.speaker.take() {
+            match Arc::try_unwrap(sp) {
+                Ok(sp) => match sp.finish(Some(end)) {
+                    Ok(r) => self.speaker_report = Some(r),
+                    Err(e) => log::error!("assistant: speech: {e}"),
+                },
+                Err(_) => log::error!("assistant: speaker still shared at finish"),
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The walking corridor: which things lie on a straight walk in a given clock direction.
+//! Pure geometry in the user frame, shared by the templates (which never send the user into
+//! a hazard) and the guard (which blocks text that would).
+
+use crate::state::{clock_to_bearing_deg, ClockHour, EnvironmentState, Thing, ThingKind};
+
+/// Half the width of the corridor a walking person sweeps, metres.
+pub const HALF_WIDTH_M: f32 = 0.6;
+
+/// Whether a thing of this kind is dangerous to walk into (everything but doors and text).
+pub fn is_hazard(kind: ThingKind) -> bool {
+    !matches!(kind, ThingKind::Door | ThingKind::Text)
+}
+
+/// Whether `thing` lies within `range_m` along a straight walk towards clock `heading` and
+/// within `half_width_m` of its line. Straight ahead (12) also counts perception's `in_path`
+/// flag. The thing's direction is the centre of its clock hour.
+pub fn in_corridor(thing: &Thing, heading: ClockHour, range_m: f32, half_width_m: f32) -> bool {
+    if !thing.distance_m.is_finite() || thing.distance_m > range_m {
+        return false;
+    }
+    if heading.get() == 12 && thing.in_path {
+        return true;
+    }
+    let rel = (clock_to_bearing_deg(thing.clock) - clock_to_bearing_deg(heading)).to_radians();
+    let along = thing.distance_m * rel.cos();
+    let lateral = (thing.distance_m * rel.sin()).abs();
+    along > 0.0 && along <= range_m && lateral <= half_width_m
+}
+
+/// Hazards in the corridor towards `heading` within `range_m`, nearest first.
+pub fn blockers(state: &EnvironmentState, heading: ClockHour, range_m: f32) -> Vec<&Thing> {
+    let mut v: Vec<&Thing> = state
+        .things
+        .iter()
+        .filter(|t| is_hazard(t.kind) && in_corridor(t, heading, range_m, HALF_WIDTH_M))
+        .collect();
+    v.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+    v
+}
+
+/// The heading that passes `thing` on its left (`left`) or right: one clock hour beside it.
+pub fn passing_heading(thing: &Thing, left: bool) -> ClockHour {
+    let h = thing.clock.get();
+    ClockHour::new(if left { h + 11 } else { h + 1 })
+}
+
+/// Hazards other than `thing` on the way past it on the given side (up to 1 m beyond it).
+pub fn pass_blockers<'a>(state: &'a EnvironmentState, thing: &Thing, left: bool) -> Vec<&'a Thing> {
+    blockers(state, passing_heading(thing, left), thing.distance_m + 1.0)
+        .into_iter()
+        .filter(|t| t.id != thing.id)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Evidence;
+    use crate::time::DeviceTime;
+
+    fn thing(clock: u8, d: f32, in_path: bool) -> Thing {
+        Thing {
+            id: 1,
+            kind: ThingKind::Obstacle,
+            label: "box".into(),
+            clock: ClockHour::new(clock),
+            distance_m: d,
+            height: None,
+            world_m: None,
+            in_path,
+            first_seen: DeviceTime(0),
+            last_seen: DeviceTime(0),
+            confidence: 1.0,
+            evidence: Evidence::Points,
+        }
+    }
+
+    #[test]
+    fn corridor_geometry() {
+        let h12 = ClockHour::new(12);
+        // Straight ahead at 2 m: in a 4 m walk ahead, not in a 1.5 m one.
+        assert!(in_corridor(&thing(12, 2.0, false), h12, 4.0, HALF_WIDTH_M));
+        assert!(!in_corridor(&thing(12, 2.0, false), h12, 1.5, HALF_WIDTH_M));
+        // 1 o'clock at 2 m is 2·sin 30° = 1 m off the line: outside.
+        assert!(!in_corridor(&thing(1, 2.0, false), h12, 4.0, HALF_WIDTH_M));
+        // ...but perception's in-path flag counts straight ahead.
+        assert!(in_corridor(&thing(1, 2.0, true), h12, 4.0, HALF_WIDTH_M));
+        // 1 o'clock at 1 m is 0.5 m off the line: inside.
+        assert!(in_corridor(&thing(1, 1.0, false), h12, 4.0, HALF_WIDTH_M));
+        // Walking towards 2 o'clock, a box at 2 o'clock is in the way, one at 12 is not.
+        let h2 = ClockHour::new(2);
+        assert!(in_corridor(&thing(2, 3.0, false), h2, 6.0, HALF_WIDTH_M));
+        assert!(!in_corridor(&thing(12, 2.5, true), h2, 6.0, HALF_WIDTH_M));
+        // Behind the walk: never.
+        assert!(!in_corridor(&thing(6, 1.0, false), h12, 4.0, HALF_WIDTH_M));
+    }
+}

@@ -1,0 +1,45 @@
+//! The assistant: turns user requests and the environment state into short, grounded,
+//! spoken answers, and hazard events into immediate alerts.
+//!
+//! * [`requests`]: where requests come from (`requests.jsonl`, standard input, a loopback
+//!   socket, periodic scene updates) and the one bounded queue they share.
+//! * [`forms`]: the three response forms with their system prompts and length budgets.
+//! * [`render`]: the environment state as compact, deterministic text for a language model.
+//! * [`phrase`]: how directions, distances and steps are said.
+//! * [`corridor`]: which things lie on a straight walk in a clock direction.
+//! * [`intent`]: what a question asks about, and which thing a request names.
+//! * [`lexicon`]: tokens, number words and the nouns that name things.
+//! * [`template`]: the template generator, grounded by construction.
+//! * [`alerts`]: hazard events to alert utterances, deduplicated and rate limited.
+//! * [`guard`]: the safety guard that checks generated text sentence by sentence.
+//! * [`decisions`]: the `decisions.jsonl` writer.
+//! * [`session`]: one call that starts the speaker and the assistant for a run.
+//! * [`assistant`]: the [`Assistant`], which implements [`crate::state::PerceptionSink`]
+//!   (answers are produced in the private `answer` module, counted in `counters`).
+
+pub mod alerts;
+mod answer;
+#[allow(clippy::module_inception)]
+pub mod assistant;
+pub mod corridor;
+mod counters;
+pub mod decisions;
+pub mod forms;
+pub mod guard;
+pub mod intent;
+pub mod lexicon;
+pub mod phrase;
+pub mod render;
+pub mod requests;
+pub mod session;
+pub mod template;
+
+pub use alerts::{Alerter, AlerterConfig};
+pub use assistant::{Assistant, AssistantConfig, AssistantCounters, AssistantError, AssistantMode};
+pub use decisions::{DecisionError, DecisionWriter};
+pub use forms::{Form, FormSpec};
+pub use guard::{Guard, GuardConfig, Guarded, Verdict};
+pub use render::render_state;
+pub use requests::{Request, RequestError, RequestQueue, RequestTime};
+pub use session::{start_assistant, AssistantSession, SessionOptions};
+pub use template::{TemplateAnswer, TemplateGenerator};

@@ -1,0 +1,184 @@
+//! The environment state as compact text for a language model: one line per fact, clock
+//! directions, metres and steps, ages in seconds, limitations. Deterministic: the same state
+//! gives the same bytes (fixed decimals, state order).
+
+use std::fmt::Write as _;
+
+use crate::state::{metres_to_steps, EnvironmentState, HeightBand, MotionState, Thing, ThingKind};
+use crate::time::DeviceTime;
+
+fn age_s(now: DeviceTime, then: DeviceTime) -> f64 {
+    (now.since(then).max(0) as f64) / 1e9
+}
+
+/// The kind's word.
+pub fn kind_word(k: ThingKind) -> &'static str {
+    match k {
+        ThingKind::Obstacle => "obstacle",
+        ThingKind::Overhead => "head-height obstacle",
+        ThingKind::DropOff => "drop-off",
+        ThingKind::StepUp => "step up",
+        ThingKind::Door => "door",
+        ThingKind::Text => "text",
+        ThingKind::Person => "person",
+        ThingKind::Vehicle => "vehicle",
+        ThingKind::Object => "object",
+    }
+}
+
+fn motion_word(m: MotionState) -> &'static str {
+    match m {
+        MotionState::Unknown => "unknown",
+        MotionState::Standing => "standing",
+        MotionState::Walking => "walking",
+        MotionState::Turning => "turning",
+        MotionState::StairsUp => "walking up stairs",
+        MotionState::StairsDown => "walking down stairs",
+    }
+}
+
+fn thing_line(out: &mut String, now: DeviceTime, t: &Thing) {
+    let _ = write!(
+        out,
+        "- #{} {} ({}{}): {}, {:.1} m ({} steps)",
+        t.id,
+        t.label,
+        kind_word(t.kind),
+        if t.in_path { ", in path" } else { "" },
+        t.clock,
+        t.distance_m,
+        metres_to_steps(t.distance_m)
+    );
+    if let Some(h) = t.height {
+        let _ = write!(
+            out,
+            ", {}",
+            match h {
+                HeightBand::Ground => "ground level",
+                HeightBand::Body => "body height",
+                HeightBand::Head => "head height",
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        ", seen {:.1} s ago, confidence {:.2}",
+        age_s(now, t.last_seen),
+        t.confidence
+    );
+}
+
+/// Renders `state` as text (see the module documentation).
+pub fn render_state(state: &EnvironmentState) -> String {
+    let now = state.at;
+    let mut out = String::new();
+    let m = &state.motion;
+    let _ = write!(
+        out,
+        "Wearer: {} for {:.1} s",
+        motion_word(m.state),
+        age_s(now, m.since)
+    );
+    if let Some(v) = m.speed_mps {
+        let _ = write!(out, ", {v:.1} m/s");
+    }
+    if let Some(dz) = m.elevation_change_m {
+        let _ = write!(out, ", height change {dz:+.1} m in 10 s");
+    }
+    out.push_str(".\n");
+    if state.things.is_empty() {
+        out.push_str("Things: none seen.\n");
+    } else {
+        out.push_str("Things (nearest first):\n");
+        for t in &state.things {
+            thing_line(&mut out, now, t);
+        }
+    }
+    if state.texts.is_empty() {
+        out.push_str("Text: none read.\n");
+    } else {
+        out.push_str("Text:\n");
+        for x in &state.texts {
+            let _ = write!(out, "- \"{}\": {}", x.text, x.clock);
+            if let Some(d) = x.distance_m {
+                let _ = write!(out, ", {d:.1} m");
+            }
+            let _ = writeln!(
+                out,
+                "{}, read {:.1} s ago, confidence {:.2}",
+                if x.gazed { ", looked at" } else { "" },
+                age_s(now, x.at),
+                x.confidence
+            );
+        }
+    }
+    if let Some(g) = &state.gaze {
+        let _ = write!(out, "Gaze: {}, pitch {:.0} deg", g.clock, g.pitch_deg);
+        if let Some(id) = g.target {
+            let _ = write!(out, ", on #{id}");
+        }
+        out.push_str(".\n");
+    }
+    if let Some(w) = &state.walkable {
+        let _ = writeln!(
+            out,
+            "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right.",
+            w.clear_ahead_m, w.clear_left_m, w.clear_right_m
+        );
+    }
+    for l in &state.limitations {
+        let _ = writeln!(out, "Cannot: {l}.");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{ClockHour, Evidence, TextFact, Walkable};
+
+    #[test]
+    fn renders_every_fact_in_user_terms() {
+        let at = DeviceTime(10_000_000_000);
+        let mut s = EnvironmentState::empty(at);
+        s.things.push(Thing {
+            id: 3,
+            kind: ThingKind::Obstacle,
+            label: "metal pole".into(),
+            clock: ClockHour::new(12),
+            distance_m: 2.04,
+            height: Some(HeightBand::Ground),
+            world_m: None,
+            in_path: true,
+            first_seen: DeviceTime(8_000_000_000),
+            last_seen: DeviceTime(9_500_000_000),
+            confidence: 0.9,
+            evidence: Evidence::Points,
+        });
+        s.texts.push(TextFact {
+            text: "EXIT".into(),
+            confidence: 0.8,
+            clock: ClockHour::new(2),
+            distance_m: Some(6.0),
+            rgb_box: [0.0; 4],
+            gazed: true,
+            at: DeviceTime(9_000_000_000),
+        });
+        s.walkable = Some(Walkable {
+            clear_ahead_m: 1.8,
+            clear_left_m: 3.0,
+            clear_right_m: 0.5,
+        });
+        s.limitations.push("read text in the dark".into());
+        let text = render_state(&s);
+        let expected = "Wearer: unknown for 0.0 s.\n\
+            Things (nearest first):\n\
+            - #3 metal pole (obstacle, in path): 12 o'clock, 2.0 m (3 steps), ground level, seen 0.5 s ago, confidence 0.90\n\
+            Text:\n\
+            - \"EXIT\": 2 o'clock, 6.0 m, looked at, read 1.0 s ago, confidence 0.80\n\
+            Clear space: 1.8 m ahead, 3.0 m left, 0.5 m right.\n\
+            Cannot: read text in the dark.\n";
+        assert_eq!(text, expected);
+        assert_eq!(render_state(&s), text);
+    }
+}

@@ -1,0 +1,102 @@
+//! Setting the assistant up for a run: the session speaker (`speech.wav`,
+//! `transcript.jsonl`), the scripted requests of a session's `requests.jsonl` (bad lines
+//! logged and counted), live requests, and the mode that fits the clock (lock-step on a
+//! virtual clock, an answer thread in real time). One call for a runtime command's
+//! `--speak DIR`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::assistant::{Assistant, AssistantConfig, AssistantError, AssistantMode};
+use super::requests::{read_requests_jsonl, RequestQueue};
+use crate::speech::session::start_session_speech;
+use crate::speech::sink::AudioChoice;
+use crate::speech::SpeakerConfig;
+use crate::state::Generator;
+use crate::time::Clock;
+
+/// Bad request lines logged one by one before the rest are only counted.
+const LOGGED_BAD_LINES: usize = 5;
+
+/// A started assistant and how its run was set up.
+#[derive(Debug)]
+pub struct AssistantSession {
+    /// The assistant (the perception sink).
+    pub assistant: Assistant,
+    /// Scripted requests loaded.
+    pub scripted: usize,
+    /// `requests.jsonl` lines skipped as bad.
+    pub skipped_lines: usize,
+    /// The speech sink's name (`wav`, `device+wav`, `null+wav`).
+    pub sink: String,
+    /// Why the requested audio was not used, if it was not.
+    pub fallback_reason: Option<String>,
+}
+
+/// What to start.
+pub struct SessionOptions<'a> {
+    /// Output folder (`speech.wav`, `transcript.jsonl`, `decisions.jsonl`).
+    pub out_dir: &'a Path,
+    /// A session's `requests.jsonl`, if any.
+    pub requests: Option<&'a Path>,
+    /// Where audio goes.
+    pub audio: AudioChoice,
+    /// The language model, or `None` for templates.
+    pub generator: Option<Box<dyn Generator>>,
+    /// Live requests (standard input, socket), if any.
+    pub live: Option<RequestQueue>,
+    /// Periodic scene updates every this many device ns (`None`: off).
+    pub ambient_every_ns: Option<i64>,
+}
+
+/// Starts the speaker and the assistant for a run on `clock`.
+pub fn start_assistant(
+    opts: SessionOptions<'_>,
+    clock: Arc<dyn Clock>,
+) -> Result<AssistantSession, AssistantError> {
+    let mode = if clock.is_real_time() {
+        AssistantMode::RealTime
+    } else {
+        AssistantMode::LockStep
+    };
+    let (scripted, skipped_lines) = match opts.requests {
+        Some(p) => {
+            let s = read_requests_jsonl(p)?;
+            for e in s.skipped.iter().take(LOGGED_BAD_LINES) {
+                log::warn!("requests: skipped {e}");
+            }
+            if s.skipped.len() > LOGGED_BAD_LINES {
+                log::warn!(
+                    "requests: {} more bad lines skipped in {}",
+                    s.skipped.len() - LOGGED_BAD_LINES,
+                    p.display()
+                );
+            }
+            (s.requests, s.skipped.len())
+        }
+        None => (Vec::new(), 0),
+    };
+    let speech = start_session_speech(
+        opts.out_dir,
+        opts.audio,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )?;
+    let config = AssistantConfig {
+        ambient_every_ns: opts.ambient_every_ns,
+        ..AssistantConfig::new(opts.out_dir, mode)
+    };
+    let n = scripted.len();
+    let mut assistant =
+        Assistant::new(config, speech.speaker, opts.generator, clock)?.with_scripted(scripted);
+    if let Some(q) = opts.live {
+        assistant = assistant.with_live(q);
+    }
+    Ok(AssistantSession {
+        assistant,
+        scripted: n,
+        skipped_lines,
+        sink: speech.sink,
+        fallback_reason: speech.fallback_reason,
+    })
+}

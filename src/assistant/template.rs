@@ -1,0 +1,482 @@
+//! The template generator: answers composed only from facts in the environment state, so it
+//! is grounded by construction. It says plainly when the evidence does not answer ("I can't
+//! see any text right now", "I can't tell …") and never invents. It implements
+//! [`Generator`] (for the assistant's generator slot) but reads the state directly.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::corridor::{blockers, is_hazard, pass_blockers};
+use super::forms::Form;
+use super::intent::{classify, goal_target, resolve, Intent};
+use super::lexicon::{content_words, tokens};
+use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
+use crate::state::{
+    clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
+    Generator, GeneratorError, HeightBand, MotionState, TextFact, Thing, ThingKind,
+};
+
+/// Hazards this close count for a scene description and "what's ahead", metres.
+pub const NEAR_M: f32 = 5.0;
+
+/// A template answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateAnswer {
+    /// The sentences, in speaking order.
+    pub sentences: Vec<String>,
+    /// True when the evidence did not answer the request (the answer says so).
+    pub unanswerable: bool,
+}
+
+impl TemplateAnswer {
+    fn known(sentences: Vec<String>) -> Self {
+        Self {
+            sentences,
+            unanswerable: false,
+        }
+    }
+
+    fn cannot(sentence: String) -> Self {
+        Self {
+            sentences: vec![sentence],
+            unanswerable: true,
+        }
+    }
+
+    /// The sentences joined by spaces.
+    pub fn text(&self) -> String {
+        self.sentences.join(" ")
+    }
+}
+
+fn the_label(t: &Thing) -> String {
+    format!("the {}", t.label)
+}
+
+fn at_head(t: &Thing) -> bool {
+    t.kind == ThingKind::Overhead || t.height == Some(HeightBand::Head)
+}
+
+/// "The metal pole is at 12 o'clock, 2 metres, in your path."
+pub fn thing_sentence(t: &Thing) -> String {
+    let mut s = format!(
+        "{} is at {}, {}",
+        capitalise(&the_label(t)),
+        clock(t.clock),
+        about_metres(t.distance_m)
+    );
+    if at_head(t) {
+        s.push_str(", at head height");
+    }
+    if t.in_path && is_hazard(t.kind) {
+        s.push_str(", in your path");
+    }
+    s.push('.');
+    s
+}
+
+/// "Careful: the metal pole is at 12 o'clock, 2 metres, in your path."
+pub fn warning_sentence(t: &Thing) -> String {
+    let s = thing_sentence(t);
+    format!(
+        "Careful: {}{}",
+        s.get(..1).unwrap_or("").to_lowercase(),
+        s.get(1..).unwrap_or("")
+    )
+}
+
+/// `A sign says "EXIT", at 2 o'clock, about 6 metres.`
+fn text_sentence(x: &TextFact, lead: &str) -> String {
+    let mut s = format!("{lead} \"{}\"", x.text.trim());
+    s.push_str(&format!(", at {}", clock(x.clock)));
+    if let Some(d) = x.distance_m {
+        s.push_str(&format!(", {}", about_metres(d)));
+    }
+    s.push('.');
+    s
+}
+
+fn by_distance(mut v: Vec<&Thing>) -> Vec<&Thing> {
+    v.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+    v
+}
+
+/// Hazards on a straight walk ahead within [`NEAR_M`] (perception's in-path flag or the
+/// corridor geometry), nearest first.
+fn in_path_hazards(state: &EnvironmentState) -> Vec<&Thing> {
+    blockers(state, ClockHour::new(12), NEAR_M)
+}
+
+fn no_evidence(state: &EnvironmentState) -> bool {
+    state.things.is_empty() && state.texts.is_empty() && state.walkable.is_none()
+}
+
+/// What the free-space estimate says about the way ahead, when there is one and no hazard
+/// is on it: clear for so many metres, or free for only so many.
+fn path_clear_sentence(state: &EnvironmentState) -> Option<String> {
+    let w = state.walkable.as_ref()?;
+    if !in_path_hazards(state).is_empty() {
+        return None;
+    }
+    Some(if w.clear_ahead_m >= 2.0 {
+        format!(
+            "Your path ahead is clear for {}.",
+            about_metres(w.clear_ahead_m)
+        )
+    } else {
+        format!("Careful: only {} ahead is free.", metres(w.clear_ahead_m))
+    })
+}
+
+fn stairs_sentence(m: MotionState) -> Option<&'static str> {
+    match m {
+        MotionState::StairsDown => Some("You are walking down stairs."),
+        MotionState::StairsUp => Some("You are walking up stairs."),
+        _ => None,
+    }
+}
+
+fn best_text(state: &EnvironmentState) -> Option<&TextFact> {
+    state.texts.iter().max_by(|a, b| {
+        (a.gazed, a.confidence)
+            .partial_cmp(&(b.gazed, b.confidence))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    })
+}
+
+fn scene(state: &EnvironmentState) -> TemplateAnswer {
+    if no_evidence(state) {
+        return TemplateAnswer::cannot(
+            "I can't tell what is around you: nothing has been detected yet.".into(),
+        );
+    }
+    let mut out = Vec::new();
+    let hazards = in_path_hazards(state);
+    for t in hazards.iter().take(1) {
+        out.push(thing_sentence(t));
+    }
+    if let Some(s) = stairs_sentence(state.motion.state) {
+        out.push(s.into());
+    }
+    if hazards.is_empty() {
+        if let Some(s) = path_clear_sentence(state) {
+            out.push(s);
+        }
+    }
+    let others = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| hazards.first().is_none_or(|h| h.id != t.id))
+            .collect(),
+    );
+    for t in others.into_iter().take(2) {
+        out.push(thing_sentence(t));
+    }
+    if let Some(x) = best_text(state) {
+        out.push(text_sentence(x, "A sign says"));
+    }
+    out.truncate(3);
+    TemplateAnswer::known(out)
+}
+
+fn read_text(state: &EnvironmentState) -> TemplateAnswer {
+    match best_text(state) {
+        Some(x) if x.confidence >= 0.5 => TemplateAnswer::known(vec![text_sentence(x, "It says")]),
+        Some(x) => TemplateAnswer::known(vec![
+            text_sentence(x, "It may say"),
+            "I'm not sure of that reading.".into(),
+        ]),
+        None => {
+            let why = state
+                .limitations
+                .iter()
+                .find(|l| l.to_lowercase().contains("text"))
+                .map(|l| format!("I can't see any text right now: {l}."));
+            TemplateAnswer::cannot(why.unwrap_or_else(|| "I can't see any text right now.".into()))
+        }
+    }
+}
+
+fn head_height(state: &EnvironmentState) -> TemplateAnswer {
+    let v = by_distance(state.things.iter().filter(|t| at_head(t)).collect());
+    if let Some(t) = v.first() {
+        return TemplateAnswer::known(vec![format!("Yes. {}", thing_sentence(t))]);
+    }
+    if state.walkable.is_none() && state.things.is_empty() {
+        return TemplateAnswer::cannot(
+            "I can't tell: nothing around you has been measured yet.".into(),
+        );
+    }
+    TemplateAnswer::known(vec!["I don't detect anything at head height.".into()])
+}
+
+fn stairs(state: &EnvironmentState) -> TemplateAnswer {
+    if let Some(s) = stairs_sentence(state.motion.state) {
+        return TemplateAnswer::known(vec![format!("Yes. {s}")]);
+    }
+    let edge = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| matches!(t.kind, ThingKind::DropOff | ThingKind::StepUp))
+            .collect(),
+    );
+    match (state.motion.state, edge.first()) {
+        (MotionState::Unknown, None) => {
+            TemplateAnswer::cannot("I can't tell yet whether you are on stairs.".into())
+        }
+        (MotionState::Unknown, Some(t)) => TemplateAnswer::known(vec![thing_sentence(t)]),
+        (_, Some(t)) => TemplateAnswer::known(vec![
+            "No, you are on level ground.".into(),
+            thing_sentence(t),
+        ]),
+        (_, None) => TemplateAnswer::known(vec!["No, you are on level ground.".into()]),
+    }
+}
+
+fn looking_at(state: &EnvironmentState) -> TemplateAnswer {
+    let Some(g) = &state.gaze else {
+        return TemplateAnswer::cannot(
+            "I can't tell what you are looking at: eye gaze is not available.".into(),
+        );
+    };
+    if let Some(t) = g.target.and_then(|id| state.thing(id)) {
+        return TemplateAnswer::known(vec![format!(
+            "You are looking at the {}, at {}, {}.",
+            t.label,
+            clock(t.clock),
+            about_metres(t.distance_m)
+        )]);
+    }
+    if let Some(x) = state.texts.iter().find(|x| x.gazed) {
+        return TemplateAnswer::known(vec![text_sentence(x, "You are looking at text that says")]);
+    }
+    TemplateAnswer::cannot(
+        "I can't tell what you are looking at: nothing is detected there.".into(),
+    )
+}
+
+fn matching_text<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&'a TextFact> {
+    state.texts.iter().find(|x| {
+        let tw = tokens(&x.text);
+        words.iter().any(|w| tw.contains(w))
+    })
+}
+
+fn not_found(words: &[String]) -> TemplateAnswer {
+    let what = if words.is_empty() {
+        "it".to_string()
+    } else {
+        format!("the {}", words.join(" "))
+    };
+    TemplateAnswer::cannot(format!(
+        "I can't tell where {what} is: I don't see it right now."
+    ))
+}
+
+fn where_is(words: &[String], state: &EnvironmentState) -> TemplateAnswer {
+    if let Some(t) = resolve(words, state) {
+        return TemplateAnswer::known(vec![thing_sentence(t)]);
+    }
+    if let Some(x) = matching_text(words, state) {
+        return TemplateAnswer::known(vec![text_sentence(x, "A sign says")]);
+    }
+    not_found(words)
+}
+
+fn ahead(state: &EnvironmentState) -> TemplateAnswer {
+    if no_evidence(state) {
+        return TemplateAnswer::cannot(
+            "I can't tell what is ahead: nothing has been detected yet.".into(),
+        );
+    }
+    let hazards = in_path_hazards(state);
+    if !hazards.is_empty() {
+        return TemplateAnswer::known(hazards.iter().take(2).map(|t| thing_sentence(t)).collect());
+    }
+    let mut out = Vec::new();
+    if let Some(s) = path_clear_sentence(state) {
+        out.push(s);
+    }
+    if let Some(t) = by_distance(state.things.iter().collect()).first() {
+        out.push(thing_sentence(t));
+    }
+    if out.is_empty() {
+        out.push("I can't tell whether your path is clear.".into());
+        return TemplateAnswer {
+            sentences: out,
+            unanswerable: true,
+        };
+    }
+    TemplateAnswer::known(out)
+}
+
+/// Guidance towards a place at `target_clock`, `target_m` away, after the `first` sentence
+/// that names it.
+fn guide(
+    state: &EnvironmentState,
+    first: String,
+    target_clock: ClockHour,
+    target_m: f32,
+    target_id: Option<u32>,
+) -> TemplateAnswer {
+    let mut out = vec![first];
+    let walk_m = target_m.max(0.0);
+    let range =
+        walk_m.max(crate::state::metres_to_steps(walk_m) as f32 * crate::state::STEP_LENGTH_M);
+    let blocking: Vec<&Thing> = blockers(state, target_clock, range)
+        .into_iter()
+        .filter(|t| Some(t.id) != target_id)
+        .collect();
+    if let Some(b) = blocking.first() {
+        // Pass on the side away from the target line (straight on it, the clearer side),
+        // unless something else is on that way; if both ways are taken, say so.
+        let rel = clock_to_bearing_deg(b.clock) - clock_to_bearing_deg(target_clock);
+        let prefer_left = if rel > 0.0 {
+            false
+        } else if rel < 0.0 {
+            true
+        } else {
+            matches!(&state.walkable, Some(w) if w.clear_left_m > w.clear_right_m)
+        };
+        let side = [prefer_left, !prefer_left]
+            .into_iter()
+            .find(|&left| pass_blockers(state, b, left).is_empty());
+        out.push(match side {
+            Some(left) => format!(
+                "{} is in the way at {}, {}: go around it on the {}.",
+                capitalise(&the_label(b)),
+                clock(b.clock),
+                about_metres(b.distance_m),
+                if left { "left" } else { "right" }
+            ),
+            None => format!(
+                "{} is in the way at {}, {}, with no clear way around it.",
+                capitalise(&the_label(b)),
+                clock(b.clock),
+                about_metres(b.distance_m)
+            ),
+        });
+        return TemplateAnswer::known(out);
+    }
+    let walk = if target_clock.get() == 12 {
+        format!("Walk straight ahead {}.", steps(walk_m))
+    } else {
+        format!(
+            "{}, towards {}, and walk {}.",
+            turn_towards(target_clock),
+            clock(target_clock),
+            steps(walk_m)
+        )
+    };
+    out.push(walk);
+    // A hazard close by but off the line: say where it is.
+    if let Some(t) = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| is_hazard(t.kind) && t.distance_m <= 3.0 && Some(t.id) != target_id)
+            .collect(),
+    )
+    .first()
+    {
+        out.push(thing_sentence(t));
+    }
+    TemplateAnswer::known(out)
+}
+
+fn goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
+    let words = content_words(request);
+    if let Some(t) = goal_target(request, state) {
+        return guide(state, thing_sentence(t), t.clock, t.distance_m, Some(t.id));
+    }
+    if let Some(x) = matching_text(&words, state) {
+        if let Some(d) = x.distance_m {
+            return guide(state, text_sentence(x, "A sign says"), x.clock, d, None);
+        }
+        return TemplateAnswer::known(vec![text_sentence(x, "A sign says")]);
+    }
+    not_found(&words)
+}
+
+fn ambient(state: &EnvironmentState) -> TemplateAnswer {
+    if let Some(t) = in_path_hazards(state).first() {
+        return TemplateAnswer::known(vec![thing_sentence(t)]);
+    }
+    match by_distance(state.things.iter().collect()).first() {
+        Some(t) => TemplateAnswer::known(vec![thing_sentence(t)]),
+        None => TemplateAnswer {
+            sentences: Vec::new(),
+            unanswerable: true,
+        },
+    }
+}
+
+/// Answers `request` in `form` from `state` alone.
+pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAnswer {
+    match form {
+        Form::Scene => scene(state),
+        Form::Ambient => ambient(state),
+        Form::Goal => goal(request, state),
+        Form::Question => match classify(request) {
+            Intent::ReadText => read_text(state),
+            Intent::HeadHeight => head_height(state),
+            Intent::Stairs => stairs(state),
+            Intent::LookingAt => looking_at(state),
+            Intent::WhereIs(words) => where_is(&words, state),
+            Intent::Ahead => ahead(state),
+        },
+    }
+}
+
+/// The template generator behind the [`Generator`] port: answers from the state last given
+/// with [`TemplateGenerator::set_state`].
+#[derive(Debug, Default)]
+pub struct TemplateGenerator {
+    state: Option<Arc<EnvironmentState>>,
+}
+
+impl TemplateGenerator {
+    /// A generator with no state yet (it answers "I can't tell yet").
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The state the next answers rest on.
+    pub fn set_state(&mut self, state: Arc<EnvironmentState>) {
+        self.state = Some(state);
+    }
+}
+
+impl Generator for TemplateGenerator {
+    fn name(&self) -> &str {
+        "template"
+    }
+
+    fn generate(
+        &mut self,
+        prompt: &GenerationPrompt,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, GeneratorError> {
+        let form = Form::parse(&prompt.form).unwrap_or(Form::Question);
+        let a = match &self.state {
+            Some(s) => answer(form, &prompt.request, s),
+            None => TemplateAnswer::cannot("I can't tell yet: nothing is known so far.".into()),
+        };
+        let mut stats = GenerationStats::default();
+        for (i, s) in a.sentences.iter().enumerate() {
+            if cancel.load(Ordering::Acquire) {
+                stats.cancelled = true;
+                break;
+            }
+            let piece = if i == 0 { s.clone() } else { format!(" {s}") };
+            stats.generated_tokens += piece.split_whitespace().count() as u32;
+            if on_text(&piece) == Continue::Stop {
+                break;
+            }
+        }
+        Ok(stats)
+    }
+}

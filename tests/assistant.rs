@@ -1,0 +1,933 @@
+//! The assistant end to end: the safety guard on the example and on unsafe
+//! instructions, template answers checked against positions computed here from the state,
+//! and the whole `Assistant` speaking through a real eSpeak NG speaker into a WAV
+//! (alerts interrupt answers, "I can't tell" without evidence, a failing generator falls back
+//! to templates, lock-step runs are byte-for-byte deterministic, real-time answers are
+//! cancelled by alerts).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use vista::assistant::decisions::read_decisions;
+use vista::assistant::guard::{Guard, Verdict};
+use vista::assistant::requests::{read_requests_jsonl, RequestTime};
+use vista::assistant::template::answer;
+use vista::assistant::{
+    start_assistant, Assistant, AssistantConfig, AssistantMode, Form, Request, RequestQueue,
+    SessionOptions,
+};
+use vista::speech::session::start_session_speech;
+use vista::speech::sink::AudioChoice;
+use vista::speech::transcript::read_transcript;
+use vista::speech::{Priority, SpeakerConfig};
+use vista::state::{
+    ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GenerationPrompt,
+    GenerationStats, Generator, GeneratorError, GuardAction, HazardEvent, HeightBand,
+    PerceptionSink, TextFact, Thing, ThingKind, Walkable,
+};
+use vista::time::{Clock, DeviceTime, HostTime, VirtualClock, WallClock};
+
+const S: i64 = 1_000_000_000;
+
+fn thing(id: u32, kind: ThingKind, label: &str, clock: u8, d: f32, in_path: bool) -> Thing {
+    Thing {
+        id,
+        kind,
+        label: label.into(),
+        clock: ClockHour::new(clock),
+        distance_m: d,
+        height: None,
+        world_m: None,
+        in_path,
+        first_seen: DeviceTime(0),
+        last_seen: DeviceTime(0),
+        confidence: 0.9,
+        evidence: Evidence::Points,
+    }
+}
+
+/// The example: exit door at 2 o'clock, 6 m; bin at 12 o'clock, 2.5 m.
+fn door_and_bin(at_ns: i64) -> EnvironmentState {
+    let mut s = EnvironmentState::empty(DeviceTime(at_ns));
+    s.things
+        .push(thing(7, ThingKind::Obstacle, "bin", 12, 2.5, true));
+    s.things
+        .push(thing(4, ThingKind::Door, "exit door", 2, 6.0, false));
+    s.walkable = Some(Walkable {
+        clear_ahead_m: 2.3,
+        clear_left_m: 3.0,
+        clear_right_m: 4.0,
+    });
+    s
+}
+
+fn blocked(v: &Verdict) -> bool {
+    matches!(v, Verdict::Block { .. })
+}
+
+#[test]
+fn guard_blocks_the_smollm2_answer_and_says_where_the_door_is() {
+    let state = door_and_bin(0);
+    let door = state.thing(4);
+    let g = Guard::default();
+    let v = g.check_sentence(
+        "Take a left turn and exit the elevator at 2 o'clock.",
+        &state,
+        door,
+    );
+    let Verdict::Block {
+        reason,
+        replacement,
+    } = v
+    else {
+        panic!("passed: {v:?}");
+    };
+    assert!(reason.contains("elevator"), "{reason}");
+    assert!(reason.contains("9 o'clock"), "{reason}");
+    // The replacement gives the door's real place: 2 o'clock, 6 metres.
+    let r = replacement.unwrap();
+    assert!(r.contains("2 o'clock") && r.contains("6 metres"), "{r}");
+    assert_eq!(g.check_sentence(&r, &state, door), Verdict::Pass);
+}
+
+#[test]
+fn guard_blocks_walking_into_hazards_and_false_all_clears() {
+    let state = door_and_bin(0);
+    let g = Guard::default();
+    for s in [
+        "Walk straight ahead.",
+        "Keep going straight.",
+        "The path is clear.",
+        "It is safe to walk forward.",
+        "Walk forward 4 metres.",
+    ] {
+        let v = g.check_sentence(s, &state, None);
+        let Verdict::Block { replacement, .. } = &v else {
+            panic!("{s} passed");
+        };
+        assert!(
+            replacement.as_deref().unwrap_or("").contains("bin"),
+            "{s}: {v:?}"
+        );
+    }
+    // Stopping short of the bin, or not walking at all, is fine.
+    assert_eq!(
+        g.check_sentence("Walk forward 1 step.", &state, None),
+        Verdict::Pass
+    );
+    assert_eq!(
+        g.check_sentence("Don't walk straight ahead.", &state, None),
+        Verdict::Pass
+    );
+    // Walking towards the door (2 o'clock) passes the bin at 12: 2.5·sin 60° = 2.2 m off
+    // the line.
+    assert_eq!(
+        g.check_sentence(
+            "Turn right, towards 2 o'clock, and walk about 9 steps.",
+            &state,
+            None
+        ),
+        Verdict::Pass
+    );
+    // A drop-off ahead: "step forward to the edge" is blocked.
+    let mut edge = EnvironmentState::empty(DeviceTime(0));
+    edge.things
+        .push(thing(1, ThingKind::DropOff, "platform edge", 12, 1.5, true));
+    assert!(blocked(&g.check_sentence(
+        "Step forward to the edge.",
+        &edge,
+        None
+    )));
+    // Head height: "nothing at head height" is false under a branch.
+    let mut branch = EnvironmentState::empty(DeviceTime(0));
+    let mut b = thing(2, ThingKind::Overhead, "low branch", 12, 3.0, true);
+    b.height = Some(HeightBand::Head);
+    branch.things.push(b);
+    assert!(blocked(&g.check_sentence(
+        "There is nothing at head height.",
+        &branch,
+        None
+    )));
+}
+
+#[test]
+fn guard_and_templates_pass_obstacles_on_the_free_side() {
+    // A pole straight ahead at 2 m with a drop-off at 11 o'clock, 2.5 m: passing the pole on
+    // the left (heading 11 o'clock) walks into the drop-off; on the right (1 o'clock) the
+    // drop-off is 2.5·sin 60° = 2.2 m off the line.
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things
+        .push(thing(1, ThingKind::Obstacle, "metal pole", 12, 2.0, true));
+    s.things.push(thing(
+        2,
+        ThingKind::DropOff,
+        "platform edge",
+        11,
+        2.5,
+        false,
+    ));
+    s.things
+        .push(thing(3, ThingKind::Door, "exit door", 12, 6.0, false));
+    // More free space on the left, so the template would prefer it, but for the drop-off.
+    s.walkable = Some(Walkable {
+        clear_ahead_m: 1.5,
+        clear_left_m: 4.0,
+        clear_right_m: 1.0,
+    });
+    let g = Guard::default();
+    let left = "The metal pole is in the way at 12 o'clock, 2 metres: go around it on the left.";
+    let Verdict::Block {
+        reason,
+        replacement,
+    } = g.check_sentence(left, &s, s.thing(3))
+    else {
+        panic!("passing into the drop-off was allowed");
+    };
+    assert!(reason.contains("platform edge"), "{reason}");
+    assert!(replacement.unwrap().contains("platform edge"));
+    let right = left.replace("left.", "right.");
+    assert_eq!(g.check_sentence(&right, &s, s.thing(3)), Verdict::Pass);
+    let a = answer(Form::Goal, "Take me to the exit door.", &s);
+    assert!(a.sentences.contains(&right), "{:?}", a.sentences);
+    // Without the drop-off, the template takes the freer left side.
+    s.things.retain(|t| t.id != 2);
+    let a = answer(Form::Goal, "Take me to the exit door.", &s);
+    assert!(
+        a.sentences.iter().any(|x| x.ends_with("on the left.")),
+        "{:?}",
+        a.sentences
+    );
+}
+
+#[test]
+fn guard_tolerances_are_one_hour_and_30_percent_or_one_metre() {
+    let state = door_and_bin(0);
+    let g = Guard::default();
+    let check = |s: &str| g.check_sentence(s, &state, None);
+    // Door at 2 o'clock, 6 m: ±1 hour, ±1.8 m.
+    assert_eq!(
+        check("The exit door is at 3 o'clock, 7.5 metres."),
+        Verdict::Pass
+    );
+    assert_eq!(
+        check("The exit door is at 1 o'clock, 4.5 metres."),
+        Verdict::Pass
+    );
+    assert!(blocked(&check("The exit door is at 4 o'clock, 6 metres.")));
+    assert!(blocked(&check("The exit door is at 2 o'clock, 8 metres.")));
+    // Bin at 2.5 m: ±1 m (30 % is less).
+    assert_eq!(
+        check("The bin is at 12 o'clock, 3.5 metres."),
+        Verdict::Pass
+    );
+    assert!(blocked(&check("The bin is at 12 o'clock, 1 metre.")));
+    // Steps: 9 steps = 6.3 m for the door; 14 steps = 9.8 m is not.
+    assert_eq!(check("The exit door is about 9 steps away."), Verdict::Pass);
+    assert!(blocked(&check("The exit door is about 14 steps away.")));
+    // Sides: the door is on the right, not the left.
+    assert_eq!(check("The exit door is on your right."), Verdict::Pass);
+    assert!(blocked(&check("The exit door is on your left.")));
+    // Objects: nothing else is there.
+    assert!(blocked(&check("A chair is at 12 o'clock.")));
+    assert_eq!(check("I can't see a chair."), Verdict::Pass);
+    // Quoted text must have been read.
+    let mut signed = door_and_bin(0);
+    signed.texts.push(TextFact {
+        text: "EXIT".into(),
+        confidence: 0.9,
+        clock: ClockHour::new(2),
+        distance_m: Some(6.0),
+        rgb_box: [0.0; 4],
+        gazed: true,
+        at: DeviceTime(0),
+    });
+    assert_eq!(
+        g.check_sentence("The sign says \"EXIT\".", &signed, None),
+        Verdict::Pass
+    );
+    assert!(blocked(&g.check_sentence(
+        "The sign says \"ENTRANCE\".",
+        &signed,
+        None
+    )));
+}
+
+#[test]
+fn templates_give_positions_from_the_state() {
+    let state = door_and_bin(0);
+    let a = answer(Form::Goal, "Take me to the exit door.", &state);
+    assert!(!a.unanswerable);
+    // 6 m at 0.7 m per step is 8.6, said as 9 steps; the bin is off that line.
+    assert_eq!(
+        a.sentences,
+        vec![
+            "The exit door is at 2 o'clock, about 6 metres.",
+            "Turn right, towards 2 o'clock, and walk about 9 steps.",
+            "The bin is at 12 o'clock, 2.5 metres, in your path.",
+        ]
+    );
+    // A pole straight ahead on the way to a door straight ahead: go around it.
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things
+        .push(thing(1, ThingKind::Obstacle, "metal pole", 12, 2.0, true));
+    s.things
+        .push(thing(2, ThingKind::Door, "exit door", 12, 6.0, false));
+    let a = answer(Form::Goal, "Take me to the exit door.", &s);
+    assert_eq!(a.sentences.len(), 2);
+    assert!(a.sentences[1].starts_with("The metal pole is in the way at 12 o'clock, 2 metres"));
+    assert!(!a.text().contains("Walk straight"));
+    // Every template sentence passes the guard unchanged.
+    let g = Guard::default();
+    for st in [&state, &s] {
+        for (form, q) in [
+            (Form::Scene, "What is around me?"),
+            (Form::Goal, "Take me to the exit door."),
+            (Form::Question, "What is in front of me?"),
+            (Form::Question, "Where is the door?"),
+            (Form::Question, "Is there anything at head height?"),
+        ] {
+            let a = answer(form, q, st);
+            let checked = g.check_text(&a.text(), st, None);
+            assert!(
+                checked.interventions.is_empty(),
+                "{q}: {:?}",
+                checked.interventions
+            );
+        }
+    }
+}
+
+#[test]
+fn templates_say_when_the_evidence_does_not_answer() {
+    let empty = EnvironmentState::empty(DeviceTime(0));
+    let a = answer(Form::Question, "What does the sign say?", &empty);
+    assert!(a.unanswerable);
+    assert_eq!(a.text(), "I can't see any text right now.");
+    let a = answer(Form::Question, "Where is the lift?", &door_and_bin(0));
+    assert!(a.unanswerable);
+    assert!(
+        a.text().starts_with("I can't tell where the lift is"),
+        "{}",
+        a.text()
+    );
+    let a = answer(Form::Scene, "What is around me?", &empty);
+    assert!(a.unanswerable && a.text().starts_with("I can't tell"));
+    let a = answer(Form::Question, "What am I looking at?", &empty);
+    assert!(a.unanswerable && a.text().starts_with("I can't tell"));
+}
+
+/// A generator that streams a fixed text word by word (and counts its calls).
+struct Scripted {
+    text: String,
+    calls: Arc<AtomicUsize>,
+    fail: bool,
+    word_delay: Duration,
+}
+
+impl Generator for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn generate(
+        &mut self,
+        _prompt: &GenerationPrompt,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, GeneratorError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.fail {
+            return Err(GeneratorError {
+                generator: "scripted".into(),
+                message: "model file missing".into(),
+            });
+        }
+        let mut stats = GenerationStats::default();
+        for w in self.text.split_inclusive(' ') {
+            if cancel.load(Ordering::Acquire) {
+                stats.cancelled = true;
+                break;
+            }
+            std::thread::sleep(self.word_delay);
+            stats.generated_tokens += 1;
+            if on_text(w) == Continue::Stop {
+                break;
+            }
+        }
+        Ok(stats)
+    }
+}
+
+fn goal(t_ns: i64, index: usize) -> Request {
+    Request {
+        index: Some(index),
+        form: Form::Goal,
+        text: "Take me to the exit door.".into(),
+        t: RequestTime::Device(DeviceTime(t_ns)),
+    }
+}
+
+fn pole_hazard(at_ns: i64) -> HazardEvent {
+    HazardEvent {
+        thing: thing(7, ThingKind::Obstacle, "bin", 12, 2.0, true),
+        time_to_contact_s: Some(1.8),
+        evidence: DeviceTime(at_ns - 30_000_000),
+        raised: HostTime(at_ns),
+    }
+}
+
+/// A lock-step run on a virtual clock: states every 100 ms for 4 s, a goal at 1 s, a
+/// question with no evidence at 2.5 s, a hazard at 1.2 s.
+fn lockstep_run(dir: &Path, generator: Option<Box<dyn Generator>>, hazard: bool) -> Assistant {
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
+    let speech = start_session_speech(
+        dir,
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir, AssistantMode::LockStep),
+        speech.speaker,
+        generator,
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_scripted(vec![
+        goal(S, 0),
+        Request {
+            index: Some(1),
+            form: Form::Question,
+            text: "What does the sign say?".into(),
+            t: RequestTime::Device(DeviceTime(2_500_000_000)),
+        },
+    ]);
+    for i in 0..=40 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        if hazard && at == 1_200_000_000 {
+            a.on_hazard(&pole_hazard(at));
+        }
+        a.on_state(&Arc::new(door_and_bin(at)), now);
+    }
+    a.finish();
+    a
+}
+
+#[test]
+fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = lockstep_run(dir.path(), None, true);
+    let c = a.counters();
+    assert_eq!((c.alerts, c.answers, c.unanswerable), (1, 2, 1));
+    let decisions = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let kinds: Vec<DecisionKind> = decisions.iter().map(|d| d.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            DecisionKind::Answer,
+            DecisionKind::Alert,
+            DecisionKind::Answer
+        ]
+    );
+    assert_eq!(decisions[0].request_index, Some(0));
+    assert_eq!(decisions[0].generator, "template");
+    assert_eq!(decisions[0].state_at_ns, S);
+    assert_eq!(decisions[1].text, "Stop. Obstacle ahead, 2 metres.");
+    assert_eq!(decisions[1].capture_ns, 1_200_000_000 - 30_000_000);
+    assert_eq!(decisions[2].text, "I can't see any text right now.");
+    // The transcript: the answer, started at 1 s, is cut off by the alert at 1.2 s, which
+    // plays at once.
+    let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
+    let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
+    assert_eq!(alert.text, "Stop. Obstacle ahead, 2 metres.");
+    assert_eq!(alert.decided_ns, 1_200_000_000);
+    let first = alert.first_audio_ns.unwrap();
+    assert!((1_200_000_000..1_250_000_000).contains(&first), "{first}");
+    let answer_id = decisions[0].request_id;
+    let cut = t
+        .iter()
+        .filter(|e| e.request_id == answer_id)
+        .filter(|e| e.interrupted)
+        .count();
+    assert!(cut >= 1, "{t:#?}");
+    assert!(t
+        .iter()
+        .any(|e| e.text == "I can't see any text right now." && !e.interrupted));
+    let r = a.speaker_report().unwrap();
+    assert!(r.spoken >= 2 && r.interrupted + r.dropped >= 1);
+}
+
+/// What the assistant decided and when, per transcript entry (audio timing left out: see
+/// the note in `lock_step_runs_are_deterministic`).
+fn decided(dir: &Path) -> Vec<(String, Priority, u64, i64, i64, bool)> {
+    read_transcript(&dir.join("transcript.jsonl"))
+        .unwrap()
+        .into_iter()
+        .map(|e| {
+            (
+                e.text,
+                e.priority,
+                e.request_id,
+                e.capture_ns,
+                e.decided_ns,
+                e.dropped.is_some(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn lock_step_runs_are_deterministic() {
+    for hazard in [false, true] {
+        let d1 = tempfile::tempdir().unwrap();
+        let d2 = tempfile::tempdir().unwrap();
+        lockstep_run(d1.path(), None, hazard);
+        lockstep_run(d2.path(), None, hazard);
+        let a = std::fs::read_to_string(d1.path().join("decisions.jsonl")).unwrap();
+        let b = std::fs::read_to_string(d2.path().join("decisions.jsonl")).unwrap();
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "hazard: {hazard}");
+        // Every utterance is decided identically. (The audio after a cut-off utterance can
+        // differ by a few samples between runs: eSpeak NG's synthesis after a cancelled one
+        // is not bit-exact — a speech-layer matter, reported.)
+        assert_eq!(decided(d1.path()), decided(d2.path()), "hazard: {hazard}");
+    }
+}
+
+#[test]
+fn the_guard_rewrites_a_model_answer_before_it_is_spoken() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let g = Scripted {
+        text: "Take a left turn and exit the elevator at 2 o'clock. Then walk straight ahead."
+            .into(),
+        calls: Arc::clone(&calls),
+        fail: false,
+        word_delay: Duration::ZERO,
+    };
+    let a = lockstep_run(dir.path(), Some(Box::new(g)), true);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    let c = a.counters();
+    assert_eq!(c.guard_interventions, 4, "{c:?}");
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    assert_eq!(d[0].generator, "scripted");
+    assert!(!d[0].text.contains("elevator") && !d[0].text.contains("straight"));
+    assert!(
+        d[0].text.contains("2 o'clock") && d[0].text.contains("6 metres"),
+        "{}",
+        d[0].text
+    );
+    let GuardAction::Replaced { blocked, reason } = &d[0].guard else {
+        panic!("{:?}", d[0].guard);
+    };
+    assert!(blocked.contains("elevator"));
+    assert!(reason.contains("bin"), "{reason}");
+    let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
+    assert!(t
+        .iter()
+        .all(|e| !e.text.contains("elevator") && !e.text.contains("left turn")));
+}
+
+#[test]
+fn a_failing_generator_is_replaced_by_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let g = Scripted {
+        text: String::new(),
+        calls: Arc::clone(&calls),
+        fail: true,
+        word_delay: Duration::ZERO,
+    };
+    let a = lockstep_run(dir.path(), Some(Box::new(g)), true);
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "tried once, then templates"
+    );
+    assert_eq!(a.counters().generator_failures, 1);
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let answers: Vec<_> = d
+        .iter()
+        .filter(|d| d.kind == DecisionKind::Answer)
+        .collect();
+    assert_eq!(answers.len(), 2);
+    assert!(answers.iter().all(|d| d.generator == "template"));
+    assert!(answers[0].text.starts_with("The exit door is at 2 o'clock"));
+}
+
+#[test]
+fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let g = Scripted {
+        text: "The exit door is at 2 o'clock, about 6 metres. ".repeat(20),
+        calls: Arc::clone(&calls),
+        fail: false,
+        word_delay: Duration::from_millis(20),
+    };
+    let queue = RequestQueue::new(4);
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        speech.speaker,
+        Some(Box::new(g)),
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_live(queue.clone());
+    queue.offer(Request {
+        index: None,
+        form: Form::Goal,
+        text: "Take me to the exit door.".into(),
+        t: RequestTime::Arrival(clock.now()),
+    });
+    let state = Arc::new(door_and_bin(S));
+    a.on_state(&state, clock.now());
+    // Once generation has begun (however loaded the machine), let it run a little.
+    for _ in 0..500 {
+        if calls.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    a.on_hazard(&pole_hazard(S));
+    a.finish();
+    let c = a.counters();
+    assert_eq!((c.alerts, c.answers, c.cancelled), (1, 1, 1), "{c:?}");
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let answer = d.iter().find(|d| d.kind == DecisionKind::Answer).unwrap();
+    assert_eq!(answer.request_index, None);
+    // Cancelled after about 7 words: far less than the 20 sentences scripted.
+    assert!(answer.text.len() < 200, "{}", answer.text);
+}
+
+#[test]
+fn a_synthetic_session_is_answered_with_its_ground_truth_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("session");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .args(["synth", "pole_to_door", "--duration", "3", "--out"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = session.join("requests.jsonl");
+    let s = read_requests_jsonl(&requests).unwrap();
+    assert!(s.skipped.is_empty());
+    // pole_to_door asks at 2.0 s (its 7.5 s request is past the 3 s session).
+    assert_eq!(s.requests.len(), 1);
+    assert_eq!(s.requests[0].form, Form::Goal);
+    let RequestTime::Device(t_req) = s.requests[0].t else {
+        panic!("scripted requests are on the device clock");
+    };
+    // A state built from the ground truth's positions at the request (perception's stand-in).
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("ground_truth.json")).unwrap())
+            .unwrap();
+    let req = &truth["requests"][0];
+    let rel = |label: &str| {
+        let r = req["relative"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == label)
+            .unwrap();
+        (
+            r["clock"].as_u64().unwrap() as u8,
+            r["distance_m"].as_f64().unwrap() as f32,
+        )
+    };
+    let (door_h, door_m) = rel("exit door");
+    let (pole_h, pole_m) = rel("metal pole");
+    let mut state = EnvironmentState::empty(DeviceTime(t_req.ns()));
+    state.things.push(thing(
+        1,
+        ThingKind::Obstacle,
+        "metal pole",
+        pole_h,
+        pole_m,
+        pole_h == 12,
+    ));
+    state.things.push(thing(
+        2,
+        ThingKind::Door,
+        "exit door",
+        door_h,
+        door_m,
+        false,
+    ));
+    let outdir = dir.path().join("out");
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(t_req.ns() - S)));
+    let mut run = start_assistant(
+        SessionOptions {
+            out_dir: &outdir,
+            requests: Some(&requests),
+            audio: AudioChoice::Wav,
+            generator: None,
+            live: None,
+            ambient_every_ns: None,
+        },
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    assert_eq!((run.scripted, run.skipped_lines), (1, 0));
+    let state = Arc::new(state);
+    let now = clock.wait_until(clock.due(state.at));
+    run.assistant.on_state(&state, now);
+    run.assistant.finish();
+    let d = read_decisions(&outdir.join("decisions.jsonl")).unwrap();
+    assert_eq!(d.len(), 1);
+    let text = d[0].text.to_lowercase();
+    // The facts a correct answer contains: the door's clock hour and distance.
+    assert!(
+        text.contains(&format!("exit door is at {door_h} o'clock")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{} metres", door_m.round() as i64)),
+        "{text} vs {door_m} m"
+    );
+    for bad in req["unsafe_instructions"].as_array().unwrap() {
+        assert!(!text.contains(bad.as_str().unwrap()), "{text} says {bad}");
+    }
+    assert!(outdir.join("speech.wav").exists() && outdir.join("transcript.jsonl").exists());
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+    use vista::assistant::intent::{goal_target, resolve};
+    use vista::state::{GazeFact, MotionState};
+
+    const LABELS: &[(ThingKind, &str)] = &[
+        (ThingKind::Obstacle, "obstacle"),
+        (ThingKind::Obstacle, "metal pole"),
+        (ThingKind::Obstacle, "rubbish bin"),
+        (ThingKind::Obstacle, "cardboard box"),
+        (ThingKind::Overhead, "low branch"),
+        (ThingKind::Overhead, "low obstacle at head height"),
+        (ThingKind::DropOff, "platform edge"),
+        (ThingKind::DropOff, "stairs down"),
+        (ThingKind::StepUp, "step up"),
+        (ThingKind::Door, "exit door"),
+        (ThingKind::Door, "door"),
+        (ThingKind::Text, "sign 'EXIT'"),
+        (ThingKind::Person, "person"),
+        (ThingKind::Vehicle, "car"),
+        (ThingKind::Object, "table"),
+    ];
+
+    const REQUESTS: &[(Form, &str)] = &[
+        (Form::Scene, "What is around me?"),
+        (Form::Ambient, "What is around me?"),
+        (Form::Goal, "Take me to the exit door."),
+        (Form::Goal, "Take me to the table."),
+        (Form::Goal, "Find the exit."),
+        (Form::Question, "What is in front of me?"),
+        (Form::Question, "Is there anything at head height?"),
+        (Form::Question, "What does the sign say?"),
+        (Form::Question, "Where is the door?"),
+        (Form::Question, "Where is the person?"),
+        (Form::Question, "What am I looking at?"),
+        (Form::Question, "Am I on stairs?"),
+    ];
+
+    fn arb_thing() -> impl Strategy<Value = (usize, u8, f32, bool, bool)> {
+        (
+            0..LABELS.len(),
+            1u8..=12,
+            0.3f32..15.0,
+            any::<bool>(),
+            any::<bool>(),
+        )
+    }
+
+    fn arb_state() -> impl Strategy<Value = EnvironmentState> {
+        (
+            prop::collection::vec(arb_thing(), 0..6),
+            prop::collection::vec(("[A-Z]{2,8}( [0-9])?", 1u8..=12, 1.0f32..12.0), 0..3),
+            prop::option::of((0.5f32..10.0, 0.5f32..10.0, 0.5f32..10.0)),
+            0usize..6,
+            prop::option::of((1u8..=12, 0usize..6)),
+        )
+            .prop_map(|(things, texts, walk, motion, gaze)| {
+                let mut s = EnvironmentState::empty(DeviceTime(5 * S));
+                for (i, (k, c, d, in_path, head)) in things.into_iter().enumerate() {
+                    let (kind, label) = LABELS[k];
+                    let mut t = thing(i as u32 + 1, kind, label, c, d, in_path);
+                    if head {
+                        t.height = Some(HeightBand::Head);
+                    }
+                    s.things.push(t);
+                }
+                for (text, c, d) in texts {
+                    s.texts.push(TextFact {
+                        text,
+                        confidence: 0.9,
+                        clock: ClockHour::new(c),
+                        distance_m: Some(d),
+                        rgb_box: [0.0; 4],
+                        gazed: false,
+                        at: DeviceTime(5 * S),
+                    });
+                }
+                s.walkable = walk.map(|(a, l, r)| Walkable {
+                    clear_ahead_m: a,
+                    clear_left_m: l,
+                    clear_right_m: r,
+                });
+                s.motion.state = [
+                    MotionState::Unknown,
+                    MotionState::Standing,
+                    MotionState::Walking,
+                    MotionState::Turning,
+                    MotionState::StairsUp,
+                    MotionState::StairsDown,
+                ][motion];
+                let n = s.things.len();
+                s.gaze = gaze.map(|(c, target)| GazeFact {
+                    clock: ClockHour::new(c),
+                    pitch_deg: 0.0,
+                    depth_m: None,
+                    rgb_pixel: None,
+                    target: (n > 0).then(|| (target % n) as u32 + 1),
+                    at: DeviceTime(5 * S),
+                });
+                s
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Templates are grounded by construction: the guard, checking them independently
+        /// against the same state, never has to intervene.
+        #[test]
+        fn template_answers_pass_the_guard(state in arb_state()) {
+            let g = Guard::default();
+            for &(form, q) in REQUESTS {
+                let a = answer(form, q, &state);
+                let target = match form {
+                    Form::Goal => goal_target(q, &state),
+                    Form::Question => match vista::assistant::intent::classify(q) {
+                        vista::assistant::intent::Intent::WhereIs(w) => resolve(&w, &state),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let checked = g.check_text(&a.text(), &state, target);
+                prop_assert!(
+                    checked.interventions.is_empty(),
+                    "{:?} {:?}: {:?}\n{}",
+                    form,
+                    q,
+                    checked.interventions,
+                    vista::assistant::render_state(&state)
+                );
+                prop_assert!(a.sentences.len() <= form.spec().max_sentences);
+            }
+        }
+
+        /// Any text, however odd, is checked without a panic.
+        #[test]
+        fn the_guard_takes_any_text(text in "\\PC{0,200}", state in arb_state()) {
+            let g = Guard::default();
+            let _ = g.check_text(&text, &state, state.things.first());
+        }
+    }
+}
+
+#[test]
+fn socket_requests_reach_the_queue() {
+    use std::io::Write;
+    let q = RequestQueue::new(8);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (addr, handle) = vista::assistant::requests::spawn_socket(
+        "127.0.0.1:0".parse().unwrap(),
+        q.clone(),
+        Arc::new(WallClock),
+        Arc::clone(&stop),
+    )
+    .unwrap();
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    c.write_all(b"goal: the exit door\nwhat does the sign say?\n")
+        .unwrap();
+    c.write_all(&vec![b'x'; 5000]).unwrap();
+    c.write_all(b"\nscene:\n").unwrap();
+    drop(c);
+    let mut got = Vec::new();
+    for _ in 0..100 {
+        got.extend(q.drain());
+        if got.len() >= 3 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop.store(true, Ordering::Relaxed);
+    handle.join().unwrap();
+    let forms: Vec<Form> = got.iter().map(|r| r.form).collect();
+    assert_eq!(forms, vec![Form::Goal, Form::Question, Form::Scene]);
+    assert_eq!(got[0].text, "the exit door");
+    assert!(got
+        .iter()
+        .all(|r| r.index.is_none() && matches!(r.t, RequestTime::Arrival(_))));
+    assert_eq!(q.stats().skipped_lines.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn answer_cli_shows_the_template_answer_and_the_guard_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    std::fs::write(&state, serde_json::to_string(&door_and_bin(0)).unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .args(["answer", "--form", "goal", "--state"])
+        .arg(&state)
+        .args([
+            "Take me to the exit door.",
+            "--check",
+            "Take a left turn and exit the elevator at 2 o'clock. The bin is at 12 o'clock.",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("#4 exit door (door): 2 o'clock, 6.0 m (9 steps)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("The exit door is at 2 o'clock, about 6 metres."),
+        "{s}"
+    );
+    assert!(s.contains("BLOCKED  Take a left turn"), "{s}");
+    assert!(s.contains("pass     The bin is at 12 o'clock."), "{s}");
+    // A bad state file is an error naming it, not a crash.
+    std::fs::write(&state, "{\"at\": 1").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .args(["answer", "--state"])
+        .arg(&state)
+        .arg("What is ahead?")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("state.json"));
+}
