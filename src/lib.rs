@@ -11,6 +11,7 @@
 
 pub mod aria;
 pub mod buffer;
+pub mod eval;
 pub mod infer;
 pub mod profile;
 pub mod runtime;

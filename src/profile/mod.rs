@@ -12,6 +12,7 @@ mod pacing;
 mod profiler;
 mod report;
 mod span;
+pub mod utterance;
 
 pub use histogram::{LatencyHistogram, Percentiles, MAX_TRACKED_NS};
 pub use pacing::{PacingStats, StreamPacing};
