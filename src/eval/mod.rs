@@ -54,7 +54,8 @@
 //! * **Overall pass** (the targets, [`Targets`]): recall ≥ 95 %, false alerts
 //!   ≤ 1 per minute, no unsafe instruction spoken.
 //!
-//! Layout: [`load`] reads (the only I/O), [`truth`] holds the read-side structures, and
+//! Layout: [`load`] reads (the only I/O), [`truth`] holds the read-side structures,
+//! [`latency`] builds the utterance latency picture and trace events, and
 //! [`hazards`], [`requests`], [`text`], [`cer`], [`pose`], [`clock`] and [`scorecard`] are
 //! pure compute.
 
@@ -62,6 +63,7 @@ pub mod cer;
 pub mod clock;
 pub mod error;
 pub mod hazards;
+pub mod latency;
 pub mod load;
 pub mod pose;
 pub mod requests;

@@ -98,6 +98,8 @@ pub struct UtteranceTiming {
     pub first_audio_ns: Option<i64>,
     /// End of its last utterance (or the decision time when none was transcribed).
     pub end_ns: i64,
+    /// `(first audio, end)` of each of its utterances that played, in playing order.
+    pub spoken: Vec<(i64, i64)>,
 }
 
 /// Timings of every decision. `first_token_ns[i]` goes with `decisions[i]` (missing means
@@ -119,6 +121,12 @@ pub fn timings(
                 .filter_map(|&e| transcript.get(e).map(|t| t.end_ns))
                 .max()
                 .unwrap_or(d.decided_ns);
+            let mut spoken: Vec<(i64, i64)> = entries
+                .iter()
+                .filter_map(|&e| transcript.get(e))
+                .filter_map(|t| t.first_audio_ns.map(|a| (a, t.end_ns.max(a))))
+                .collect();
+            spoken.sort_unstable();
             UtteranceTiming {
                 kind: d.kind,
                 request_id: d.request_id,
@@ -128,6 +136,7 @@ pub fn timings(
                 first_token_ns: first_token_ns.get(i).copied().flatten(),
                 first_audio_ns: first_audio_ns(transcript, entries),
                 end_ns,
+                spoken,
             }
         })
         .collect()
