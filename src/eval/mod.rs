@@ -36,7 +36,8 @@
 //!   * **Required facts present**: a fact is present when one scope of the answer — each
 //!     sentence if the fact states a clock hour or a distance, else the whole answer —
 //!     contains every quoted string of the fact (case and space folded, whole), every
-//!     content word (stemmed, stop words out: [`text::STOPWORDS`]), a clock hour within ±1
+//!     content word (stemmed, stop words out: [`text::STOPWORDS`]; `ahead` is also
+//!     satisfied by a clock hour within ±1 of 12), a clock hour within ±1
 //!     of each the fact states (`straight ahead` = 12), and a distance within ±30 % or
 //!     ±1 m (the larger) of each it states (`m`, `metres`, `steps` × 0.7 m).
 //!   * **Gaze target named**: when a ground-truth gaze span covers the request time, the

@@ -101,9 +101,9 @@ fn contains_exact(hay: &str, needle: &str) -> bool {
 
 /// Whether `answer` contains `fact`: some scope of the answer (each sentence when the fact
 /// has a clock hour or a distance, so numbers bind to their subject; else the whole answer)
-/// holds every quoted string of the fact (case/space-folded, whole), every content word,
-/// for every clock hour one within ±1 hour, and for every distance one within ±30 % or
-/// ±1 m.
+/// holds every quoted string of the fact (case/space-folded, whole), every content word
+/// (`ahead` is also satisfied by a clock hour within ±1 of 12), for every clock hour one
+/// within ±1 hour, and for every distance one within ±30 % or ±1 m.
 pub fn fact_present(fact: &str, answer: &str) -> bool {
     let quotes: Vec<String> = quoted(fact).iter().map(|q| fold_case_space(q)).collect();
     let clocks = clock_hours(fact);
@@ -120,7 +120,10 @@ pub fn fact_present(fact: &str, answer: &str) -> bool {
         let said_clocks = clock_hours(s);
         let said_dists = distances_m(s);
         quotes.iter().all(|q| contains_exact(&folded, q))
-            && content.iter().all(|w| stems.contains(w))
+            && content.iter().all(|w| {
+                stems.contains(w)
+                    || (w == "ahead" && said_clocks.iter().any(|&h| clock_difference(h, 12) <= 1))
+            })
             && clocks
                 .iter()
                 .all(|&c| said_clocks.iter().any(|&h| clock_difference(c, h) <= 1))
@@ -295,6 +298,15 @@ mod tests {
         assert!(fact_present(f, "The sign says 'platform  3'."));
         assert!(!fact_present(f, "The sign says 'Platform 33'."));
         assert!(!fact_present(f, "There is a sign."));
+        let f = "a box is on the floor ahead";
+        assert!(fact_present(
+            f,
+            "A cardboard box is on the floor at 1 o'clock."
+        ));
+        assert!(!fact_present(
+            f,
+            "A cardboard box is on the floor at 3 o'clock."
+        ));
     }
 
     #[test]
