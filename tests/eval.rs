@@ -628,6 +628,17 @@ fn cli_prints_json_and_writes_picture_and_trace() {
     assert_eq!(count("request", "i"), 5);
     assert_eq!(count("alert", "i"), 3);
     assert_eq!(count("hazard", "X"), 4);
+    // Speech counters: one entry (A4) dropped; nothing waits at the end.
+    let speech: Vec<&Value> = events.iter().filter(|e| e["name"] == "speech").collect();
+    let last = speech.last().unwrap();
+    assert_eq!(last["args"], json!({"waiting": 0.0, "dropped": 1.0}));
+    let most = speech
+        .iter()
+        .map(|e| e["args"]["waiting"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    // At 2.5 s, R0's three clauses (decided at 2.1 s, the first plays at 3.4 s) and A1
+    // (decided at 2.5 s, plays at 2.6 s) wait together.
+    assert_eq!(most, 4.0);
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("alert: capture_to_decision") && svg.contains("metal pole"));
     // --strict turns the missed targets into a failure exit.
@@ -642,4 +653,53 @@ fn cli_prints_json_and_writes_picture_and_trace() {
         .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("hazard recall"));
+}
+
+#[test]
+fn extreme_values_never_panic() {
+    use vista::eval::latency::{picture, write_trace};
+    use vista::profile::plot::render_svg;
+    use vista::profile::trace::TraceWriter;
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, out) = fixture(tmp.path());
+    let d = json!({
+        "kind": "alert", "request_id": 1, "request_index": 99, "request": null,
+        "text": "\"", "hazard": {"thing_id": 0, "kind": "obstacle", "clock": 200,
+                                 "distance_m": 1e30, "world_m": [1e30, -1e30, 0.0]},
+        "capture_ns": i64::MIN, "decided_ns": i64::MAX, "state_at_ns": 0,
+        "generator": "", "guard": {"action": "passed"}, "first_token_ns": i64::MIN
+    });
+    let mut a = d.clone();
+    a["kind"] = json!("answer");
+    a["request_id"] = json!(2);
+    a["request_index"] = json!(0);
+    a["text"] = json!("'unclosed \u{201c} o'clock 99999999999999999999 m");
+    jsonl(&out.join("decisions.jsonl"), &[d, a]);
+    let e = |id: u64, audio: i64, end: i64| {
+        json!({"text": "'unclosed \u{201c} o'clock 99999999999999999999 m", "priority": "answer",
+               "request_id": id, "earcon": null, "capture_ns": i64::MAX, "decided_ns": i64::MIN,
+               "first_audio_ns": audio, "end_ns": end, "interrupted": false,
+               "dropped": "stale", "error": null})
+    };
+    jsonl(
+        &out.join("transcript.jsonl"),
+        &[e(1, i64::MIN, i64::MAX), e(2, i64::MAX, i64::MIN)],
+    );
+    std::fs::write(
+        out.join("session_clock.json"),
+        json!({"origin_device_ns": i64::MAX, "origin_host_ns": i64::MIN, "rate": 0.0}).to_string(),
+    )
+    .unwrap();
+    let inputs = load(&session, &out).unwrap();
+    let card = score(&inputs, &HazardTolerances::default(), &Targets::default());
+    let _ = card.to_table();
+    let run = run_latency(&inputs, &card);
+    let _ = run.latency.report().to_table();
+    let svg = render_svg(&picture(&inputs, &card, &run));
+    assert!(svg.ends_with("</svg>\n"));
+    let mut w = TraceWriter::new(Vec::new()).unwrap();
+    write_trace(&mut w, &inputs, &card, &run);
+    let v: Value = serde_json::from_slice(&w.finish().unwrap()).unwrap();
+    assert!(v["traceEvents"].is_array());
+    assert_eq!(card.summary.answers_to_unknown_requests, 0);
 }

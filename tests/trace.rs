@@ -262,6 +262,13 @@ fn picture_is_well_formed_and_shows_every_stage() {
         assert!(svg.contains(tick), "axis tick {tick} missing");
     }
     assert_eq!(tags.iter().filter(|t| *t == "circle").count(), 3);
-    // Empty input still draws a valid document.
+    // Empty input still draws a valid document; a huge duration draws a bounded axis.
     check_xml(&render_svg(&Picture::default()));
+    let huge = Picture {
+        duration_s: Some(1e12),
+        ..p
+    };
+    let svg = render_svg(&huge);
+    check_xml(&svg);
+    assert!(svg.len() < 64 * 1024);
 }

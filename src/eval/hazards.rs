@@ -227,7 +227,7 @@ pub fn score_hazards(
             _ => (HazardOutcome::NotRelevant, spoken.first().copied()),
         };
         let lead_time_ms = match (outcome, latest, first_audio) {
-            (HazardOutcome::Caught, Some(to), Some(t)) => Some((to - t) as f64 / 1e6),
+            (HazardOutcome::Caught, Some(to), Some(t)) => Some(to.saturating_sub(t) as f64 / 1e6),
             _ => None,
         };
         results.push(HazardResult {

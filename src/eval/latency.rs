@@ -103,7 +103,7 @@ pub fn picture(inputs: &EvalInputs, card: &Scorecard, run: &RunLatency) -> Pictu
     }
     let clock = inputs.clock;
     let t0 = inputs.truth.t0_ns;
-    let s = |device_ns: i64| (device_ns - t0) as f64 / 1e9;
+    let s = |device_ns: i64| device_ns.saturating_sub(t0) as f64 / 1e9;
     let hs = |host_ns: i64| s(clock.to_device_ns(host_ns));
     let bars = run
         .timings
@@ -170,7 +170,8 @@ fn kind_tid(k: DecisionKind) -> u32 {
 
 /// Writes the run as trace events (host ns on the session clock): per decision `decide`
 /// (capture → decided), `generate` (decided → first token, when known), `wait` (→ first
-/// audio) and one `speak` per utterance that played, on its kind's track; an instant per alert's first
+/// audio) and one `speak` per utterance that played, on its kind's track; counters of
+/// utterances waiting to play and dropped so far; an instant per alert's first
 /// audio and per request; hazard windows on their own track.
 pub fn write_trace<W: Write>(
     w: &mut TraceWriter<W>,
@@ -199,7 +200,7 @@ pub fn write_trace<W: Write>(
                 PID,
                 TID_HAZARDS,
                 start,
-                clock.to_host_ns(b) - start,
+                clock.to_host_ns(b).saturating_sub(start),
                 Some(&args),
             );
         }
@@ -215,6 +216,34 @@ pub fn write_trace<W: Write>(
             None,
         );
     }
+    // Speech counters: utterances decided but not yet playing (or ended, when they never
+    // play), and utterances dropped unspoken so far.
+    let mut steps: Vec<(i64, i64, i64)> = Vec::new();
+    for e in &inputs.transcript {
+        steps.push((e.decided_ns, 1, 0));
+        steps.push((
+            e.first_audio_ns.unwrap_or(e.end_ns).max(e.decided_ns),
+            -1,
+            0,
+        ));
+        if e.dropped.is_some() {
+            steps.push((e.end_ns, 0, 1));
+        }
+    }
+    steps.sort_unstable();
+    let (mut waiting, mut dropped) = (0i64, 0i64);
+    for (i, (at, dw, dd)) in steps.iter().enumerate() {
+        waiting += dw;
+        dropped += dd;
+        if steps.get(i + 1).is_none_or(|n| n.0 != *at) {
+            w.counter(
+                "speech",
+                PID,
+                *at,
+                &[("waiting", waiting as f64), ("dropped", dropped as f64)],
+            );
+        }
+    }
     for t in &run.timings {
         let tid = kind_tid(t.kind);
         let args = serde_json::json!({ "request_id": t.request_id, "text": t.text });
@@ -224,16 +253,32 @@ pub fn write_trace<W: Write>(
             PID,
             tid,
             t.capture_ns,
-            t.decided_ns - t.capture_ns,
+            t.decided_ns.saturating_sub(t.capture_ns),
             Some(&args),
         );
         let mut at = t.decided_ns;
         if let Some(tok) = t.first_token_ns {
-            w.complete("generate", "utterance", PID, tid, at, tok - at, None);
+            w.complete(
+                "generate",
+                "utterance",
+                PID,
+                tid,
+                at,
+                tok.saturating_sub(at),
+                None,
+            );
             at = tok;
         }
         if let Some(a) = t.first_audio_ns {
-            w.complete("wait", "utterance", PID, tid, at, a - at, None);
+            w.complete(
+                "wait",
+                "utterance",
+                PID,
+                tid,
+                at,
+                a.saturating_sub(at),
+                None,
+            );
             for (start, end) in &t.spoken {
                 w.complete(
                     "speak",
@@ -241,7 +286,7 @@ pub fn write_trace<W: Write>(
                     PID,
                     tid,
                     *start,
-                    end - start,
+                    end.saturating_sub(*start),
                     Some(&args),
                 );
             }

@@ -53,7 +53,7 @@ impl HeadTrack {
                 self.skipped += 1;
                 return;
             }
-            if t_ns - last.t_ns < Self::MIN_STEP_NS {
+            if t_ns.saturating_sub(last.t_ns) < Self::MIN_STEP_NS {
                 return;
             }
         }
@@ -108,9 +108,9 @@ impl HeadTrack {
             (None, Some(b)) => return Some(HeadPose { t_ns, ..*b }),
             (None, None) => return None,
         };
-        let span = (b.t_ns - a.t_ns) as f64;
+        let span = b.t_ns.saturating_sub(a.t_ns) as f64;
         let w = if span > 0.0 {
-            (t_ns - a.t_ns) as f64 / span
+            t_ns.saturating_sub(a.t_ns) as f64 / span
         } else {
             0.0
         };

@@ -239,7 +239,7 @@ pub fn score_request(
         answer: text,
         response_ms: answer
             .first_audio_device_ns
-            .map(|a| (a - req.t_ns) as f64 / 1e6),
+            .map(|a| a.saturating_sub(req.t_ns) as f64 / 1e6),
         facts,
         gaze_target,
         gaze_named,

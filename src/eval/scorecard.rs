@@ -301,7 +301,10 @@ impl Scorecard {
         let s = &self.summary;
         let t0 = self.clock.origin_device_ns;
         let secs = |ns: Option<i64>| {
-            ns.map_or_else(|| "-".into(), |v| format!("{:.2}", (v - t0) as f64 / 1e9))
+            ns.map_or_else(
+                || "-".into(),
+                |v| format!("{:.2}", v.saturating_sub(t0) as f64 / 1e9),
+            )
         };
         let mut t = String::new();
         let _ = writeln!(

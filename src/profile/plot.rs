@@ -143,6 +143,12 @@ fn fmt_ms(v: f64) -> String {
     }
 }
 
+/// An axis label: up to 4 decimals, trailing zeros trimmed.
+fn fmt_axis(v: f64) -> String {
+    let s = format!("{v:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Log-axis decades `[lo, hi]` (powers of ten, ms) covering the finite positive values.
 fn decades(stages: &[Distribution]) -> (i32, i32) {
     let vals = stages
@@ -162,12 +168,37 @@ fn decades(stages: &[Distribution]) -> (i32, i32) {
     (lo, hi)
 }
 
+/// `s` cut to `n` characters (with an ellipsis).
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut o: String = s.chars().take(n.saturating_sub(1)).collect();
+        o.push('…');
+        o
+    }
+}
+
 fn lane_colour(kind: &str) -> (&'static str, &'static str) {
     match kind {
         "alert" => ("#f4b6b6", "#c62828"),
         "answer" => ("#b8d4f0", "#1565c0"),
         _ => ("#d9d9d9", "#616161"),
     }
+}
+
+/// The smallest of 1, 2, 5 × 10^k that is at least `raw` (1 for anything not positive
+/// and finite).
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let base = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * base)
+        .find(|s| *s >= raw * (1.0 - 1e-12))
+        .unwrap_or(10.0 * base)
 }
 
 /// Renders the picture as an SVG document.
@@ -224,11 +255,7 @@ pub fn render_svg(p: &Picture) -> String {
     let _ = writeln!(s, r#"<g id="distributions">"#);
     for d in lo..=hi {
         let x = x_of(10f64.powi(d));
-        let label = if d >= 0 {
-            format!("{:.0}", 10f64.powi(d))
-        } else {
-            format!("{:.*}", (-d) as usize, 10f64.powi(d))
-        };
+        let label = fmt_axis(10f64.powi(d));
         let _ = writeln!(
             s,
             r##"<line x1="{x:.1}" y1="{dist_top}" x2="{x:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#555">{label}</text>"##,
@@ -299,22 +326,18 @@ pub fn render_svg(p: &Picture) -> String {
         timeline_top - 18.0
     );
     let _ = writeln!(s, r#"<g id="timeline">"#);
-    let step = [
-        0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0,
-    ]
-    .into_iter()
-    .find(|st| end_s / st <= 12.0)
-    .unwrap_or(3600.0);
-    let mut t = 0.0;
-    while t <= end_s + 1e-9 {
+    let step = nice_step(end_s / 12.0);
+    let ticks = (end_s / step + 1e-9).floor().clamp(0.0, 100.0) as u32;
+    for i in 0..=ticks {
+        let t = f64::from(i) * step;
         let x = t_of(t);
         let _ = writeln!(
             s,
-            r##"<line x1="{x:.1}" y1="{timeline_top}" x2="{x:.1}" y2="{:.1}" stroke="#eeeeee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#555">{t}</text>"##,
+            r##"<line x1="{x:.1}" y1="{timeline_top}" x2="{x:.1}" y2="{:.1}" stroke="#eeeeee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#555">{}</text>"##,
             timeline_top + timeline_h,
-            timeline_top + timeline_h + 14.0
+            timeline_top + timeline_h + 14.0,
+            fmt_axis(t)
         );
-        t += step;
     }
     let lane_y = |name: &str| {
         let i = lanes.iter().position(|l| l == name).unwrap_or(0);
@@ -391,12 +414,13 @@ pub fn render_svg(p: &Picture) -> String {
         let x = t_of(tk.at_s);
         let _ = writeln!(
             s,
-            r##"<g class="request"><title>{l} at {at:.2} s</title><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="black" stroke-width="2"/><text x="{:.1}" y="{:.1}" font-size="10">{l}</text></g>"##,
+            r##"<g class="request"><title>{full} at {at:.2} s</title><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="black" stroke-width="2"/><text x="{:.1}" y="{:.1}" font-size="10">{l}</text></g>"##,
             y + 3.0,
             y + LANE - 3.0,
             x + 3.0,
             y + LANE / 2.0 + 4.0,
-            l = xml_escape(&tk.label),
+            l = xml_escape(&short(&tk.label, 28)),
+            full = xml_escape(&tk.label),
             at = tk.at_s,
         );
     }

@@ -191,23 +191,25 @@ impl UtteranceLatency {
             let k = out.kinds.entry(kind_name(t.kind).to_string()).or_default();
             k.decisions += 1;
             let stages = &mut k.stages;
-            stages[0].record_ns(t.decided_ns - t.capture_ns);
+            stages[0].record_ns(t.decided_ns.saturating_sub(t.capture_ns));
             if let Some(tok) = t.first_token_ns {
-                stages[1].record_ns(tok - t.decided_ns);
+                stages[1].record_ns(tok.saturating_sub(t.decided_ns));
                 if let Some(a) = t.first_audio_ns {
-                    stages[2].record_ns(a - tok);
+                    stages[2].record_ns(a.saturating_sub(tok));
                 }
             }
             let Some(audio) = t.first_audio_ns else {
                 k.unspoken += 1;
                 continue;
             };
-            stages[3].record_ns(audio - t.decided_ns);
-            stages[4].record_ns(audio - t.capture_ns);
+            stages[3].record_ns(audio.saturating_sub(t.decided_ns));
+            stages[4].record_ns(audio.saturating_sub(t.capture_ns));
             if t.kind == DecisionKind::Alert {
-                out.alert_from_evidence.record_ns(audio - t.capture_ns);
+                out.alert_from_evidence
+                    .record_ns(audio.saturating_sub(t.capture_ns));
                 if let Some(&from) = in_range_host_ns.get(&t.request_id) {
-                    out.alert_from_in_range.record_ns(audio - from);
+                    out.alert_from_in_range
+                        .record_ns(audio.saturating_sub(from));
                 }
             }
         }
