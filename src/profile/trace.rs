@@ -38,6 +38,14 @@ impl InstantScope {
     }
 }
 
+/// Event arguments: any JSON, or the capture time of a span (no allocation).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Args<'a> {
+    Json(&'a Value),
+    Capture { capture_ns: i64 },
+}
+
 #[derive(Serialize)]
 struct Event<'a> {
     name: &'a str,
@@ -54,7 +62,7 @@ struct Event<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     s: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    args: Option<&'a Value>,
+    args: Option<Args<'a>>,
 }
 
 /// Nanoseconds to trace microseconds.
@@ -123,7 +131,7 @@ impl<W: Write> TraceWriter<W> {
             pid,
             tid: None,
             s: None,
-            args: Some(&args),
+            args: Some(Args::Json(&args)),
         });
     }
 
@@ -139,7 +147,7 @@ impl<W: Write> TraceWriter<W> {
             pid,
             tid: Some(tid),
             s: None,
-            args: Some(&args),
+            args: Some(Args::Json(&args)),
         });
     }
 
@@ -165,22 +173,25 @@ impl<W: Write> TraceWriter<W> {
             pid,
             tid: Some(tid),
             s: None,
-            args,
+            args: args.map(Args::Json),
         });
     }
 
     /// A stage [`Span`] as a complete event (host times), with its capture time in `args`.
     pub fn span(&mut self, span: &Span, pid: u32, tid: u32) {
-        let args = serde_json::json!({ "capture_ns": span.capture.ns() });
-        self.complete(
-            span.stage,
-            "stage",
+        self.write(&Event {
+            name: span.stage,
+            cat: "stage",
+            ph: "X",
+            ts: Some(ns_to_us(span.start.0)),
+            dur: Some(ns_to_us(span.duration_ns().max(0))),
             pid,
-            tid,
-            span.start.0,
-            span.duration_ns(),
-            Some(&args),
-        );
+            tid: Some(tid),
+            s: None,
+            args: Some(Args::Capture {
+                capture_ns: span.capture.ns(),
+            }),
+        });
     }
 
     /// An instant event at `at_ns`.
@@ -204,7 +215,7 @@ impl<W: Write> TraceWriter<W> {
             pid,
             tid: Some(tid),
             s: Some(scope.code()),
-            args,
+            args: args.map(Args::Json),
         });
     }
 
@@ -228,7 +239,7 @@ impl<W: Write> TraceWriter<W> {
             pid,
             tid: None,
             s: None,
-            args: Some(&args),
+            args: Some(Args::Json(&args)),
         });
     }
 
