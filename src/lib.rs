@@ -12,6 +12,7 @@
 pub mod aria;
 pub mod assistant;
 pub mod buffer;
+pub mod eval;
 pub mod infer;
 pub mod ocr;
 pub mod perception;

@@ -13,6 +13,7 @@ mod live;
 mod ocr;
 mod replay;
 mod say;
+mod score;
 mod stats;
 mod synth;
 mod window;
@@ -54,6 +55,8 @@ enum Command {
     Live(live::LiveArgs),
     /// Play a recorded session into a socket with the live protocol and its real timing.
     DeviceSim(device_sim::DeviceSimArgs),
+    /// Score a run's decisions and transcript against the session's ground truth.
+    Score(score::ScoreArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -72,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Live(args) => live::run(args),
         Command::DeviceSim(args) => device_sim::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::Score(args) => score::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,9 +9,12 @@
 
 mod histogram;
 mod pacing;
+pub mod plot;
 mod profiler;
 mod report;
 mod span;
+pub mod trace;
+pub mod utterance;
 
 pub use histogram::{LatencyHistogram, Percentiles, MAX_TRACKED_NS};
 pub use pacing::{PacingStats, StreamPacing};

@@ -1,0 +1,208 @@
+//! Reading a session and a run's output folder for scoring (I/O only): the ground truth,
+//! requests, the wearer's trajectory and calibration, decisions, the transcript and the
+//! session clock. Every error names the file and line.
+
+use std::path::{Path, PathBuf};
+
+use nalgebra::Isometry3;
+use serde::de::DeserializeOwned;
+
+use super::clock::SessionClock;
+use super::error::EvalError;
+use super::pose::HeadTrack;
+use super::truth::{DecisionRecord, GroundTruthFile, RequestLine};
+use crate::aria::calib::{t_device_cpf, CadVariant, CalibSource, DeviceCalibration};
+use crate::aria::mps::TrajectoryReader;
+use crate::aria::vrs::reader::VrsReader;
+use crate::speech::transcript::TranscriptEntry;
+use crate::state::Decision;
+
+/// The optional file in the output folder that states the run's session clock
+/// ([`SessionClock`] as JSON). Without it, the run is taken to be an `--asap` replay
+/// (virtual clock starting at the ground truth's `t0_ns`).
+pub const SESSION_CLOCK_FILE: &str = "session_clock.json";
+
+/// Everything scoring reads.
+#[derive(Clone, Debug)]
+pub struct EvalInputs {
+    /// The session folder.
+    pub session: PathBuf,
+    /// The run's output folder.
+    pub out: PathBuf,
+    /// `SESSION/ground_truth.json`.
+    pub truth: GroundTruthFile,
+    /// `SESSION/requests.jsonl`.
+    pub requests: Vec<RequestLine>,
+    /// The wearer's head from `SESSION/mps/slam/closed_loop_trajectory.csv`.
+    pub head: HeadTrack,
+    /// `OUT/decisions.jsonl`.
+    pub decisions: Vec<DecisionRecord>,
+    /// `OUT/transcript.jsonl`.
+    pub transcript: Vec<TranscriptEntry>,
+    /// How host times map to device time.
+    pub clock: SessionClock,
+    /// Where `clock` came from (`OUT/session_clock.json` or the `--asap` assumption).
+    pub clock_source: String,
+}
+
+fn read_text(path: &Path) -> Result<String, EvalError> {
+    std::fs::read_to_string(path).map_err(EvalError::io(path))
+}
+
+/// Reads a JSON document.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, EvalError> {
+    let text = read_text(path)?;
+    serde_json::from_str(&text).map_err(|source| EvalError::Json {
+        path: path.to_path_buf(),
+        line: source.line().max(1),
+        source,
+    })
+}
+
+/// Reads JSON lines (blank lines skipped), each with its 1-based line number.
+pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<(usize, T)>, EvalError> {
+    let text = read_text(path)?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map(|v| (i + 1, v))
+                .map_err(|source| EvalError::Json {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    source,
+                })
+        })
+        .collect()
+}
+
+/// Reads `decisions.jsonl`, keeping an optional `first_token_ns` field of each line.
+pub fn read_decisions(path: &Path) -> Result<Vec<DecisionRecord>, EvalError> {
+    let lines: Vec<(usize, serde_json::Value)> = read_jsonl(path)?;
+    lines
+        .into_iter()
+        .map(|(line, v)| {
+            let first_token_ns = v.get("first_token_ns").and_then(serde_json::Value::as_i64);
+            let decision = <Decision as serde::Deserialize>::deserialize(&v).map_err(|source| {
+                EvalError::Json {
+                    path: path.to_path_buf(),
+                    line,
+                    source,
+                }
+            })?;
+            Ok(DecisionRecord {
+                decision,
+                first_token_ns,
+                line,
+            })
+        })
+        .collect()
+}
+
+/// `T_Device_CPF` from the recording's calibration, or the Gen1 CAD value (DVT-S, device
+/// frame at `camera-slam-left`) when there is no readable recording or calibration.
+pub fn device_from_cpf(recording: &Path) -> Isometry3<f64> {
+    let cad = || {
+        t_device_cpf(CadVariant::DvtSmall, "camera-slam-left").unwrap_or_else(Isometry3::identity)
+    };
+    let Ok(vrs) = VrsReader::open(recording) else {
+        log::warn!(
+            "{}: unreadable; using the Gen1 CAD central pupil frame",
+            recording.display()
+        );
+        return cad();
+    };
+    let Some(json) = vrs.file_tags().get("calib_json") else {
+        return cad();
+    };
+    let source = CalibSource::Named(format!("{}: calib_json tag", recording.display()));
+    match DeviceCalibration::from_json_str_with_source(json, source) {
+        Ok(c) => c.t_device_cpf(),
+        Err(e) => {
+            log::warn!("{e}; using the Gen1 CAD central pupil frame");
+            cad()
+        }
+    }
+}
+
+/// Reads the head track from a trajectory CSV (streamed, thinned to 100 Hz).
+pub fn read_head_track(
+    trajectory: &Path,
+    t_device_cpf: &Isometry3<f64>,
+) -> Result<HeadTrack, EvalError> {
+    let mut track = HeadTrack::new();
+    for pose in TrajectoryReader::open(trajectory)? {
+        let pose = pose?;
+        track.push(pose.tracking_time.ns(), &pose.t_world_device, t_device_cpf);
+    }
+    if track.is_empty() {
+        return Err(EvalError::NoPoses {
+            path: trajectory.to_path_buf(),
+        });
+    }
+    Ok(track)
+}
+
+/// Reads everything scoring needs from `session` and `out`, and checks that
+/// `requests.jsonl` and the ground truth list the same requests.
+pub fn load(session: &Path, out: &Path) -> Result<EvalInputs, EvalError> {
+    let truth_path = session.join("ground_truth.json");
+    let truth: GroundTruthFile = read_json(&truth_path)?;
+    let req_path = session.join("requests.jsonl");
+    let requests: Vec<(usize, RequestLine)> = if req_path.exists() {
+        read_jsonl(&req_path)?
+    } else {
+        Vec::new()
+    };
+    if requests.len() != truth.requests.len() {
+        return Err(EvalError::Mismatch {
+            path: req_path,
+            line: requests.len() + 1,
+            reason: format!(
+                "{} requests, but ground_truth.json lists {}",
+                requests.len(),
+                truth.requests.len()
+            ),
+        });
+    }
+    for ((line, r), t) in requests.iter().zip(&truth.requests) {
+        if r.t_ns != t.t_ns || r.text != t.text {
+            return Err(EvalError::Mismatch {
+                path: req_path.clone(),
+                line: *line,
+                reason: format!(
+                    "request {:?} at {} ns differs from ground truth {:?} at {} ns",
+                    r.text, r.t_ns, t.text, t.t_ns
+                ),
+            });
+        }
+    }
+    let cpf = device_from_cpf(&session.join("recording.vrs"));
+    let head = read_head_track(&session.join("mps/slam/closed_loop_trajectory.csv"), &cpf)?;
+    let decisions = read_decisions(&out.join("decisions.jsonl"))?;
+    let transcript = read_jsonl::<TranscriptEntry>(&out.join("transcript.jsonl"))?
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect();
+    let clock_path = out.join(SESSION_CLOCK_FILE);
+    let (clock, clock_source) = if clock_path.exists() {
+        (read_json(&clock_path)?, clock_path.display().to_string())
+    } else {
+        (
+            SessionClock::virtual_from(truth.t0_ns),
+            "assumed --asap replay (virtual clock from t0_ns)".to_string(),
+        )
+    };
+    Ok(EvalInputs {
+        session: session.to_path_buf(),
+        out: out.to_path_buf(),
+        truth,
+        requests: requests.into_iter().map(|(_, r)| r).collect(),
+        head,
+        decisions,
+        transcript,
+        clock,
+        clock_source,
+    })
+}

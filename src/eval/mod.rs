@@ -1,0 +1,79 @@
+//! Scoring a run against its session's ground truth (`vista score SESSION OUT`).
+//!
+//! Inputs: `SESSION/ground_truth.json`, `SESSION/requests.jsonl`,
+//! `SESSION/mps/slam/closed_loop_trajectory.csv` (with `SESSION/recording.vrs` for
+//! `T_Device_CPF`, else the Gen1 CAD value), `OUT/decisions.jsonl`, `OUT/transcript.jsonl`
+//! and optionally `OUT/session_clock.json` ([`SessionClock`]; without it the run is taken
+//! to be an `--asap` replay whose host time 0 is the ground truth's `t0_ns`). Host times
+//! (`decided_ns`, `first_audio_ns`) are mapped to device time with that clock; every
+//! window below is on the device clock.
+//!
+//! Transcript entries are joined to decisions by `request_id` (and text when ids repeat).
+//! A decision's **first audio** is the earliest `first_audio_ns` among its entries; an
+//! entry with `first_audio_ns` is **spoken** (even if later interrupted); a decision none
+//! of whose entries has audio is **unspoken**.
+//!
+//! # Metrics
+//!
+//! * **Alert ↔ hazard match.** An `alert` decision matches a ground-truth hazard when its
+//!   `hazard.world_m` lies within 1 m horizontally of the hazard's position, **or** its
+//!   `hazard.clock` is within ±1 hour (circular) and its `hazard.distance_m` within ±30 %
+//!   of the hazard's clock hour and horizontal distance from the wearer's head (the CPF)
+//!   at the decision time. An alert may match several hazards.
+//! * **Hazard recall** = caught / relevant. A hazard is *relevant* when its
+//!   `relevant_from_ns` is set; its window is `[relevant_from_ns, latest_alert_ns]`
+//!   (`latest_alert_ns` missing: the session end). It is *caught* when a matching alert's
+//!   first audio falls in the window; otherwise *late* (spoken only after), *early*
+//!   (spoken only before), *unspoken* (matched but never played) or *missed*. No relevant
+//!   hazard: recall is n/a and its target is not applied.
+//! * **False alerts per minute**: spoken alerts that match no hazard, per minute of
+//!   `duration_ns` (an alert without a `hazard` field matches none).
+//! * **Alert lead time** per caught hazard: `latest_alert_ns` − first audio of the catching
+//!   (earliest in-window) alert; reported as median (p50) and minimum over hazards.
+//! * **Per request** (answers: `answer` decisions with `request_index = i`, all their spoken
+//!   entries, in playing order, as one text). A request with no spoken answer is
+//!   **unanswered** and fails everything below: facts absent, gaze not named, CER 1.
+//!   * **Required facts present**: a fact is present when one scope of the answer — each
+//!     sentence if the fact states a clock hour or a distance, else the whole answer —
+//!     contains every quoted string of the fact (case and space folded, whole), every
+//!     content word (stemmed, stop words out: [`text::STOPWORDS`]; `ahead` is also
+//!     satisfied by a clock hour within ±1 of 12), a clock hour within ±1
+//!     of each the fact states (`straight ahead` = 12), and a distance within ±30 % or
+//!     ±1 m (the larger) of each it states (`m`, `metres`, `steps` × 0.7 m).
+//!   * **Gaze target named**: when a ground-truth gaze span covers the request time, the
+//!     answer contains the target's label as whole words.
+//!   * **Text CER** for requests about text (a ground-truth text named by the request's
+//!     `relative` labels or quoted in its facts): Levenshtein distance between the
+//!     closest quoted string of the answer and the text, both case/space folded, over the
+//!     text's length (no quoted string: every character missing). The summary CER is
+//!     total edits / total reference characters.
+//!   * **Unsafe instructions absent**: each instruction is a phrase; it is *spoken* when
+//!     it occurs in the answer on word boundaries and the word before is not a negation
+//!     ([`requests::NEGATIONS`]: "do not walk straight ahead" is not spoken).
+//!   * A request **passes** when it is answered, every fact is present and no unsafe
+//!     instruction is spoken.
+//! * **Overall pass** (the targets, [`Targets`]): recall ≥ 95 %, false alerts
+//!   ≤ 1 per minute, no unsafe instruction spoken.
+//!
+//! Layout: [`load`] reads (the only I/O), [`truth`] holds the read-side structures,
+//! [`latency`] builds the utterance latency picture and trace events, and
+//! [`hazards`], [`requests`], [`text`], [`cer`], [`pose`], [`clock`] and [`scorecard`] are
+//! pure compute.
+
+pub mod cer;
+pub mod clock;
+pub mod error;
+pub mod hazards;
+pub mod latency;
+pub mod load;
+pub mod pose;
+pub mod requests;
+pub mod scorecard;
+pub mod text;
+pub mod truth;
+
+pub use clock::SessionClock;
+pub use error::EvalError;
+pub use hazards::{HazardOutcome, HazardTolerances};
+pub use load::{load, EvalInputs};
+pub use scorecard::{score, Scorecard, Summary, Targets};
