@@ -14,6 +14,7 @@ mod ocr;
 mod replay;
 mod say;
 mod score;
+mod speak;
 mod stats;
 mod synth;
 mod window;

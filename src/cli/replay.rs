@@ -61,6 +61,9 @@ pub struct ReplayArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// The assistant (`--speak DIR` and its options).
+    #[command(flatten)]
+    pub speak: super::speak::SpeakArgs,
 }
 
 /// The JSON written by `--profile` (and summarised on the terminal).
@@ -158,6 +161,25 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if args.digest {
         consumers.push(Box::new(DigestConsumer(Arc::clone(&digest))));
     }
+    let spoken = match args.speak.speak.clone() {
+        Some(dir) => {
+            let origin = source.start_time();
+            let clock = super::speak::replay_clock(origin, args.asap, args.rate);
+            let (run, consumer) = super::speak::setup(
+                &args.speak,
+                &dir,
+                &args.session,
+                &source,
+                Arc::clone(&clock),
+                origin,
+                args.rate,
+            )?;
+            config.clock = Some((origin, clock));
+            consumers.push(consumer);
+            Some(run)
+        }
+        None => None,
+    };
     // In real time, record reads happen on a read-ahead thread so pacing never waits on
     // I/O. As fast as possible, one thread reading and delivering is faster (no hand-off).
     let source: Box<dyn vista::source::Source> = if args.asap {
@@ -183,6 +205,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     print!("{}", render(&profile));
     if let Some(path) = &args.profile {
         write_profile(path, &profile)?;
+    }
+    if let Some(run) = spoken {
+        super::speak::finish(run, &profile)?;
     }
     if report.stop_reason.is_error() {
         anyhow::bail!("replay stopped: {:?}", report.stop_reason);

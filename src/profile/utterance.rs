@@ -318,3 +318,16 @@ impl UtteranceReport {
         t
     }
 }
+
+/// The utterance latency of a run without ground truth (a real recording): decisions and
+/// transcript joined, device times mapped to the session clock by `device_to_host`.
+pub fn latency_without_truth(
+    decisions: &[Decision],
+    transcript: &[TranscriptEntry],
+    device_to_host: &dyn Fn(i64) -> i64,
+) -> (Vec<UtteranceTiming>, UtteranceLatency) {
+    let joined = join_utterances(decisions, transcript);
+    let t = timings(decisions, &[], transcript, &joined, device_to_host);
+    let latency = UtteranceLatency::build(&t, &BTreeMap::new(), joined.unmatched.len());
+    (t, latency)
+}

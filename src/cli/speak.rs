@@ -1,0 +1,377 @@
+//! `--speak DIR` for `vista replay` (and `vista profile`): the whole assistant on a session.
+//! Perception watches the streams (with PP-OCR reading text from the RGB camera when the
+//! models are present), the assistant alerts and answers the session's requests (and typed
+//! or socket requests), and everything lands in `DIR`: `speech.wav`, `transcript.jsonl`,
+//! `decisions.jsonl`, `session_clock.json`, `profile.json`, `trace.json`, `latency.svg`, and,
+//! for a synthetic session with ground truth, `score.json`.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use serde::Serialize;
+
+use vista::aria::recorded_calib::recording_calibration;
+use vista::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
+use vista::assistant::session::{start_assistant, SessionOptions};
+use vista::assistant::{Assistant, AssistantCounters};
+use vista::eval::SessionClock;
+use vista::ocr::{OcrConfig, OcrEngine, OcrReader, ReadMode, ReaderConfig, RgbGeometry};
+use vista::perception::{PerceptionConfig, PerceptionConsumer, PerceptionInputs};
+use vista::sample::StreamId;
+use vista::source::replay::ReplaySource;
+use vista::source::Source;
+use vista::speech::sink::AudioChoice;
+use vista::state::{EnvironmentState, HazardEvent, PerceptionSink, TextReader};
+use vista::time::{Clock, DeviceTime, HostTime};
+
+/// Options of the assistant for a runtime command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SpeakArgs {
+    /// Run the assistant and write its speech, transcript, decisions, profile, trace and
+    /// latency picture into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub speak: Option<PathBuf>,
+    /// Where speech plays: `wav` (the file only), `device` (the sound card, recorded into
+    /// the WAV; falls back to the WAV when none plays), `null` (paced, recorded).
+    #[arg(long, value_enum, default_value = "wav")]
+    pub audio: AudioChoice,
+    /// Scripted requests (default: the session's `requests.jsonl`, when present).
+    #[arg(long, value_name = "FILE")]
+    pub requests: Option<PathBuf>,
+    /// Also take requests typed on standard input (one per line; `scene:` / `goal:` prefixes).
+    #[arg(long)]
+    pub stdin_requests: bool,
+    /// Also take requests from a local TCP socket (loopback only), one per line.
+    #[arg(long, value_name = "ADDR")]
+    pub requests_listen: Option<String>,
+    /// Describe the scene every this many seconds of device time (off by default).
+    #[arg(long, value_name = "SECONDS")]
+    pub scene_every: Option<f64>,
+    /// Do not read text (skip PP-OCR even when its models are present).
+    #[arg(long)]
+    pub no_ocr: bool,
+}
+
+/// Forwards perception's calls to the shared assistant (so its counters and speaker report
+/// can be read after the run).
+struct SharedSink(Arc<Mutex<Assistant>>);
+
+impl PerceptionSink for SharedSink {
+    fn on_hazard(&mut self, event: &HazardEvent) {
+        if let Ok(mut a) = self.0.lock() {
+            a.on_hazard(event);
+        }
+    }
+    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
+        if let Ok(mut a) = self.0.lock() {
+            a.on_state(state, now);
+        }
+    }
+    fn finish(&mut self) {
+        if let Ok(mut a) = self.0.lock() {
+            a.finish();
+        }
+    }
+}
+
+/// The assistant side of a run, set up before it starts.
+pub struct SpeakRun {
+    /// The output folder.
+    pub dir: PathBuf,
+    /// The session folder (for ground truth).
+    pub session: PathBuf,
+    /// The assistant, shared with perception.
+    assistant: Arc<Mutex<Assistant>>,
+    /// The session clock (written to `session_clock.json`).
+    clock: SessionClock,
+    /// Whether text is read.
+    pub ocr: bool,
+    /// Set-up notes (what the session lacks).
+    pub notes: Vec<String>,
+}
+
+/// The clock of a replay, made before the run so the speaker shares it.
+pub fn replay_clock(origin: DeviceTime, asap: bool, rate: f64) -> Arc<dyn Clock> {
+    if asap {
+        Arc::new(vista::time::VirtualClock::new(origin))
+    } else {
+        Arc::new(vista::time::ReplayClock::start(origin, rate))
+    }
+}
+
+/// Sets up perception and the assistant for a replay of `source` (before the source is
+/// wrapped for read-ahead); returns the perception consumer to add to the run.
+pub fn setup(
+    args: &SpeakArgs,
+    dir: &Path,
+    session: &Path,
+    source: &ReplaySource,
+    clock: Arc<dyn Clock>,
+    origin: DeviceTime,
+    rate: f64,
+) -> anyhow::Result<(SpeakRun, Box<dyn vista::runtime::Consumer>)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let streams = source.streams();
+    let inputs = PerceptionInputs::from_session(session)
+        .with_context(|| format!("loading perception inputs of {}", session.display()))?;
+    let mut notes = inputs.notes.clone();
+    for n in &notes {
+        log::warn!("perception: {n}");
+    }
+    let engine = inputs.engine(PerceptionConfig::default(), &streams);
+
+    let requests = match &args.requests {
+        Some(p) => Some(p.clone()),
+        None => {
+            let p = source.files().root.join("requests.jsonl");
+            p.is_file().then_some(p)
+        }
+    };
+    let live =
+        (args.stdin_requests || args.requests_listen.is_some()).then(|| RequestQueue::new(64));
+    // The request threads end with the process (a blocking stdin read cannot be
+    // interrupted); `stop` ends the socket listener.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(q) = &live {
+        if args.stdin_requests {
+            spawn_stdin(q.clone(), Arc::clone(&clock), Arc::clone(&stop))
+                .context("reading requests from standard input")?;
+        }
+        if let Some(addr) = &args.requests_listen {
+            let sa: std::net::SocketAddr = addr
+                .parse()
+                .with_context(|| format!("--requests-listen {addr}: not an IP:PORT address"))?;
+            let (bound, _) = spawn_socket(sa, q.clone(), Arc::clone(&clock), Arc::clone(&stop))
+                .with_context(|| format!("listening for requests on {addr}"))?;
+            log::info!("requests: listening on {bound}");
+        }
+    }
+    let ambient_every_ns = args
+        .scene_every
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(|s| (s * 1e9) as i64);
+    let started = start_assistant(
+        SessionOptions {
+            out_dir: dir,
+            requests: requests.as_deref(),
+            audio: args.audio,
+            generator: None,
+            live,
+            ambient_every_ns,
+        },
+        Arc::clone(&clock),
+    )
+    .context("starting the assistant")?;
+    if let Some(why) = &started.fallback_reason {
+        notes.push(why.clone());
+    }
+    log::info!(
+        "assistant: {} scripted request(s), speech to {}",
+        started.scripted,
+        started.sink
+    );
+    let assistant = Arc::new(Mutex::new(started.assistant));
+    let mut consumer =
+        PerceptionConsumer::new(engine, Box::new(SharedSink(Arc::clone(&assistant))));
+
+    let mut ocr = false;
+    if args.no_ocr {
+        notes.push("text reading off (--no-ocr)".into());
+    } else if !streams.contains(&StreamId::CameraRgb) {
+        notes.push("no RGB camera: cannot read text".into());
+    } else {
+        match text_reader(source, !clock.is_real_time()) {
+            Ok(r) => {
+                consumer = consumer.with_text_reader(r);
+                ocr = true;
+            }
+            Err(e) => {
+                let n = format!("text reading unavailable: {e:#}");
+                log::warn!("{n}");
+                notes.push(n);
+            }
+        }
+    }
+    let session_clock = SessionClock {
+        origin_device_ns: origin.ns(),
+        origin_host_ns: clock.due(origin).ns(),
+        rate: if clock.is_real_time() { rate } else { 1.0 },
+    };
+    Ok((
+        SpeakRun {
+            dir: dir.to_path_buf(),
+            session: source.files().root.clone(),
+            assistant,
+            clock: session_clock,
+            ocr,
+            notes,
+        },
+        Box::new(consumer),
+    ))
+}
+
+fn text_reader(source: &ReplaySource, synchronous: bool) -> anyhow::Result<Box<dyn TextReader>> {
+    let engine = OcrEngine::new(OcrConfig {
+        det_limit: vista::ocr::DetLimit::Max(960),
+        ..OcrConfig::default()
+    })?;
+    let geometry = recording_calibration(source.recording())?
+        .and_then(|c| RgbGeometry::from_device(&c, "camera-rgb"));
+    let cfg = ReaderConfig {
+        mode: if synchronous {
+            ReadMode::Synchronous
+        } else {
+            ReadMode::Background
+        },
+        ..ReaderConfig::default()
+    };
+    Ok(Box::new(OcrReader::new(engine, geometry, cfg)?))
+}
+
+/// What the assistant did, for `profile.json`.
+#[derive(Debug, Serialize)]
+pub struct AssistantSummary {
+    /// Counters.
+    pub counters: AssistantCountersJson,
+    /// Whether text was read.
+    pub ocr: bool,
+    /// What the session lacked.
+    pub notes: Vec<String>,
+}
+
+/// [`AssistantCounters`] as JSON.
+#[derive(Debug, Serialize)]
+pub struct AssistantCountersJson {
+    /// Alerts spoken.
+    pub alerts: u64,
+    /// Hazard events not alerted (duplicates, rate limit).
+    pub alerts_suppressed: u64,
+    /// Answers given.
+    pub answers: u64,
+    /// Scene updates.
+    pub ambient: u64,
+    /// Sentences the guard blocked.
+    pub guard_interventions: u64,
+    /// Requests the evidence could not answer.
+    pub unanswerable: u64,
+    /// Requests dropped (queues full).
+    pub dropped_requests: u64,
+    /// Answers cancelled.
+    pub cancelled: u64,
+    /// Generator failures.
+    pub generator_failures: u64,
+}
+
+impl From<AssistantCounters> for AssistantCountersJson {
+    fn from(c: AssistantCounters) -> Self {
+        Self {
+            alerts: c.alerts,
+            alerts_suppressed: c.alerts_suppressed,
+            answers: c.answers,
+            ambient: c.ambient,
+            guard_interventions: c.guard_interventions,
+            unanswerable: c.unanswerable,
+            dropped_requests: c.dropped_requests,
+            cancelled: c.cancelled,
+            generator_failures: c.generator_failures,
+        }
+    }
+}
+
+/// `profile.json` of a spoken run.
+#[derive(Serialize)]
+struct SpokenProfile<'a, R: Serialize> {
+    replay: &'a R,
+    assistant: AssistantSummary,
+    utterances: vista::profile::utterance::UtteranceReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<&'a vista::eval::Scorecard>,
+}
+
+/// After the run: writes `session_clock.json`, the latency report, `trace.json`,
+/// `latency.svg`, `profile.json` (with `replay` = the stream profile), and `score.json` when
+/// the session has ground truth; prints the tables.
+pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
+    let dir = &run.dir;
+    let clock_path = dir.join("session_clock.json");
+    std::fs::write(
+        &clock_path,
+        serde_json::to_string_pretty(&run.clock)? + "\n",
+    )
+    .with_context(|| format!("writing {}", clock_path.display()))?;
+    let counters = run
+        .assistant
+        .lock()
+        .map(|a| a.counters())
+        .unwrap_or_default();
+    let summary = AssistantSummary {
+        counters: counters.into(),
+        ocr: run.ocr,
+        notes: run.notes.clone(),
+    };
+    let truth = run.session.join("ground_truth.json");
+    let (utterances, card) = if truth.is_file() {
+        let inputs = vista::eval::load(&run.session, dir)
+            .with_context(|| format!("reading the run back from {}", dir.display()))?;
+        let card = vista::eval::score(
+            &inputs,
+            &vista::eval::HazardTolerances::default(),
+            &vista::eval::Targets::default(),
+        );
+        let lat = vista::eval::latency::run_latency(&inputs, &card);
+        let svg =
+            vista::profile::plot::render_svg(&vista::eval::latency::picture(&inputs, &card, &lat));
+        let svg_path = dir.join("latency.svg");
+        std::fs::write(&svg_path, svg)
+            .with_context(|| format!("writing {}", svg_path.display()))?;
+        let trace_path = dir.join("trace.json");
+        let file = File::create(&trace_path)
+            .with_context(|| format!("creating {}", trace_path.display()))?;
+        let mut w = vista::profile::trace::TraceWriter::new(BufWriter::new(file))
+            .with_context(|| format!("writing {}", trace_path.display()))?;
+        vista::eval::latency::write_trace(&mut w, &inputs, &card, &lat);
+        w.finish()
+            .with_context(|| format!("writing {}", trace_path.display()))?;
+        let score_path = dir.join("score.json");
+        std::fs::write(&score_path, serde_json::to_string_pretty(&card)? + "\n")
+            .with_context(|| format!("writing {}", score_path.display()))?;
+        (lat.latency.report(), Some(card))
+    } else {
+        let decisions = vista::assistant::decisions::read_decisions(&dir.join("decisions.jsonl"))?;
+        let transcript = vista::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
+        let clock = run.clock;
+        let (_, lat) =
+            vista::profile::utterance::latency_without_truth(&decisions, &transcript, &|d| {
+                clock.to_host_ns(d)
+            });
+        log::info!(
+            "no ground truth in {}: no score, trace or picture",
+            run.session.display()
+        );
+        (lat.report(), None)
+    };
+    print!("{}", utterances.to_table());
+    if let Some(card) = &card {
+        print!("{}", card.to_table());
+    }
+    let profile = SpokenProfile {
+        replay,
+        assistant: summary,
+        utterances,
+        score: card.as_ref(),
+    };
+    let path = dir.join("profile.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&profile)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))?;
+    println!(
+        "assistant: {} alert(s), {} answer(s), {} guard intervention(s); output in {}",
+        counters.alerts,
+        counters.answers,
+        counters.guard_interventions,
+        dir.display()
+    );
+    Ok(())
+}
