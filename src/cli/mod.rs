@@ -11,6 +11,7 @@ mod device_sim;
 mod inspect;
 mod live;
 mod ocr;
+mod profile;
 mod replay;
 mod say;
 mod score;
@@ -40,6 +41,9 @@ enum Command {
     /// Stream a recorded session into the runtime as it would have arrived live, paced by
     /// its device timestamps (or as fast as possible with --asap), and report per stream.
     Replay(replay::ReplayArgs),
+    /// The whole assistant on a session in real time, and where every millisecond goes
+    /// (from capture on the glasses to the first audio sample).
+    Profile(profile::ProfileArgs),
     /// Per-channel mean and standard deviation of the sensor window over a training split
     /// (the normalisation statistics of a model bundle).
     Stats(stats::StatsArgs),
@@ -69,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Calib(args) => calib::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Profile(args) => profile::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Window(args) => window::run(args),
         Command::Ocr(args) => ocr::run(args),

@@ -1,0 +1,62 @@
+//! `vista profile SESSION [--rate R] [--out DIR]`: the whole assistant on a session in real
+//! time (a `replay --speak` at rate R, 1 by default), then where every millisecond went:
+//! per-stream pacing, per-stage latency, capture → decision → first audio per utterance,
+//! hazard alert latency, and (with ground truth) the accuracy table. Writes the same files
+//! as `replay --speak`.
+
+use std::path::PathBuf;
+
+use super::replay::ReplayArgs;
+use super::speak::SpeakArgs;
+
+/// Arguments of `vista profile`.
+#[derive(Debug, clap::Args)]
+pub struct ProfileArgs {
+    /// A session folder (`recording.vrs`, optional `mps/`, `requests.jsonl`) or a `.vrs`.
+    pub session: PathBuf,
+    /// Replay speed factor (1 = real time).
+    #[arg(long, default_value_t = 1.0)]
+    pub rate: f64,
+    /// Output folder.
+    #[arg(long, value_name = "DIR", default_value = "out/profile")]
+    pub out: PathBuf,
+    /// Where speech plays (`wav`, `device`, `null`).
+    #[arg(long, value_enum, default_value = "wav")]
+    pub audio: vista::speech::sink::AudioChoice,
+    /// Do not read text.
+    #[arg(long)]
+    pub no_ocr: bool,
+    /// No progress display.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs `vista profile`.
+pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
+    if !(args.rate.is_finite() && args.rate > 0.0) {
+        anyhow::bail!("--rate must be a positive number (got {})", args.rate);
+    }
+    let replay = ReplayArgs {
+        session: args.session,
+        rate: args.rate,
+        asap: false,
+        from: None,
+        to: None,
+        loops: 0,
+        recorded_only: false,
+        profile: None,
+        pacing_granularity_us: 0,
+        digest: false,
+        quiet: args.quiet,
+        speak: SpeakArgs {
+            speak: Some(args.out),
+            audio: args.audio,
+            requests: None,
+            stdin_requests: false,
+            requests_listen: None,
+            scene_every: None,
+            no_ocr: args.no_ocr,
+        },
+    };
+    super::replay::run(replay)
+}
