@@ -10,11 +10,13 @@
 pub mod gaze;
 pub mod jpeg;
 pub mod mps_out;
+pub mod people;
 pub mod render;
 pub mod rng;
 pub mod scenario;
 pub mod sensors;
 pub mod session;
+pub mod text;
 pub mod trajectory;
 pub mod truth;
 

@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 
 use nalgebra::Isometry3;
 
-use super::jpeg::encode_grey;
+use super::jpeg::{encode_grey, encode_rgb};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
-use super::render::{render_grey, RayTable, Scene};
+use super::people::person_cylinders;
+use super::render::{render_grey_into, render_rgb_into, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
+use super::text::{sign_texture, SignFont, TextError};
 use super::trajectory::WearerPath;
 use super::truth::ground_truth;
 use crate::aria::calib::{CalibError, CalibSource, DeviceCalibration};
@@ -51,6 +53,7 @@ const MAG: VrsStreamId = VrsStreamId::new(1203, 1);
 const BARO: VrsStreamId = VrsStreamId::new(247, 1);
 const SLAM_LEFT: VrsStreamId = VrsStreamId::new(1201, 1);
 const SLAM_RIGHT: VrsStreamId = VrsStreamId::new(1201, 2);
+const RGB: VrsStreamId = VrsStreamId::new(214, 1);
 /// JPEG quality of rendered frames.
 pub const JPEG_QUALITY: u8 = 90;
 
@@ -71,6 +74,9 @@ pub enum SynthError {
         /// What is missing.
         reason: String,
     },
+    /// The sign font cannot be loaded.
+    #[error(transparent)]
+    Text(#[from] TextError),
     /// Writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -102,8 +108,10 @@ pub struct SynthOptions {
     pub noise: NoiseSpec,
     /// Template recording (layouts, configuration records, calibration).
     pub template: PathBuf,
-    /// SLAM camera frame rate, Hz (`None`: no camera streams).
+    /// SLAM camera frame rate, Hz (`None`: no SLAM camera streams).
     pub slam_fps: Option<f64>,
+    /// RGB camera frame rate, Hz (`None`: the scenario's `rgb_fps`; 0: no RGB stream).
+    pub rgb_fps: Option<f64>,
 }
 
 impl Default for SynthOptions {
@@ -114,6 +122,7 @@ impl Default for SynthOptions {
             noise: NoiseSpec::TYPICAL,
             template: PathBuf::from(DEFAULT_TEMPLATE),
             slam_fps: Some(10.0),
+            rgb_fps: None,
         }
     }
 }
@@ -240,19 +249,33 @@ pub fn write_session(
     )?;
     let mut ids = vec![IMU_RIGHT, IMU_LEFT, MAG, BARO];
     let mut cams = Vec::new();
-    if let Some(fps) = opts.slam_fps {
-        for (id, label) in [
-            (SLAM_LEFT, "camera-slam-left"),
-            (SLAM_RIGHT, "camera-slam-right"),
-        ] {
-            let c = cal
-                .camera(label)
-                .ok_or_else(|| tpl_err(format!("calibration has no {label}")))?;
-            ids.push(id);
-            cams.push((id, c, RayTable::new(c), fps));
-        }
+    let mut wanted: Vec<(VrsStreamId, &str, f64)> = Vec::new();
+    if let Some(fps) = opts.slam_fps.filter(|f| *f > 0.0) {
+        wanted.push((SLAM_LEFT, "camera-slam-left", fps));
+        wanted.push((SLAM_RIGHT, "camera-slam-right", fps));
     }
-    let scene = Scene::from_world(&sc.world);
+    let rgb_fps = opts.rgb_fps.unwrap_or(sc.rgb_fps);
+    if rgb_fps > 0.0 && rgb_fps.is_finite() {
+        wanted.push((RGB, "camera-rgb", rgb_fps));
+    }
+    for (id, label, fps) in wanted {
+        // Calibrated for the resolution the template records (RGB: 2880² → 1408²).
+        let c = recorded_camera(&template, &cal, id, label).map_err(tpl_err)?;
+        ids.push(id);
+        let rays = RayTable::new(&c);
+        cams.push((id, c, rays, fps));
+    }
+    let mut scene = Scene::from_world(&sc.world);
+    if !sc.world.signs.is_empty() {
+        let font = SignFont::load_default()?;
+        let textures = sc
+            .world
+            .signs
+            .iter()
+            .map(|s| sign_texture(&font, &s.text, s.size_m))
+            .collect();
+        scene.set_textures(&sc.world, textures);
+    }
     let mut layouts: Vec<(VrsStreamId, u32, DataLayout)> = Vec::new();
     for &id in &ids {
         let s = template
@@ -309,8 +332,9 @@ pub fn write_session(
         }
     }
     recs.sort_by_key(Rec::key);
-    let mut frames = vec![0usize; 2];
+    let mut frames = vec![0usize; cams.len()];
     let mut buf = Vec::with_capacity(128);
+    let mut pixels = Vec::new();
     for rec in &recs {
         let id = match rec {
             Rec::Imu(id, _) => *id,
@@ -368,13 +392,15 @@ pub fn write_session(
             };
             let t_s = (t_ns - T0_NS) as f64 * 1e-9;
             let pose = path.t_world_device(t_s) * c.t_device_camera;
-            let img = render_grey(&scene, rays, &pose);
-            let jpg = encode_grey(
-                &img,
-                rays.width as usize,
-                rays.height as usize,
-                JPEG_QUALITY,
-            )
+            person_cylinders(&sc.world, t_s, &mut scene.cylinders);
+            let (w, h) = (rays.width as usize, rays.height as usize);
+            let jpg = if id == RGB {
+                render_rgb_into(&scene, rays, &pose, &mut pixels);
+                encode_rgb(&pixels, w, h, JPEG_QUALITY)
+            } else {
+                render_grey_into(&scene, rays, &pose, &mut pixels);
+                encode_grey(&pixels, w, h, JPEG_QUALITY)
+            }
             .ok_or_else(|| {
                 enc_err(format!(
                     "cannot JPEG-encode a {}×{} frame",
@@ -446,6 +472,39 @@ pub fn write_session(
         .collect(),
         files,
     })
+}
+
+/// The calibration of camera `label` rescaled to the image size the template's stream `id`
+/// records (its configuration record's `image_width`/`image_height`), as projectaria_tools
+/// does for recordings.
+fn recorded_camera(
+    template: &VrsReader,
+    cal: &DeviceCalibration,
+    id: VrsStreamId,
+    label: &str,
+) -> Result<crate::aria::calib::CameraCalibration, String> {
+    let c = cal
+        .camera(label)
+        .ok_or_else(|| format!("calibration has no {label}"))?;
+    let e = template
+        .index()
+        .iter()
+        .find(|e| e.stream == id && e.record_type == RecordType::Configuration)
+        .ok_or_else(|| format!("stream {id} has no configuration record"))?;
+    let r = template
+        .read_record(e)
+        .map_err(|e| format!("stream {id} configuration: {e}"))?;
+    let layout = template
+        .data_layout(id, RecordType::Configuration, r.header.format_version, 0)
+        .map_err(|e| format!("stream {id} configuration layout: {e}"))?;
+    let w = layout.value::<u32>(&r.payload, "image_width");
+    let h = layout.value::<u32>(&r.payload, "image_height");
+    match (w, h) {
+        (Some(w), Some(h)) if w > 0 && h > 0 => c
+            .rescaled(w, h)
+            .map_err(|e| format!("{label}: cannot rescale to {w}×{h}: {e}")),
+        _ => Err(format!("stream {id} configuration has no image size")),
+    }
 }
 
 /// Overwrites the fixed `f64` piece `name` of a DataLayout block in place.
