@@ -35,6 +35,8 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         "recording.vrs",
         "mps/slam/closed_loop_trajectory.csv",
         "mps/eye_gaze/general_eye_gaze.csv",
+        "mps/slam/semidense_points.csv.gz",
+        "mps/slam/semidense_observations.csv.gz",
         "requests.jsonl",
         "ground_truth.json",
     ] {

@@ -8,12 +8,14 @@
 //! deterministic for a seed ([`rng`]).
 
 pub mod gaze;
+pub mod hands;
 pub mod jpeg;
 pub mod mps_out;
 pub mod people;
 pub mod render;
 pub mod rng;
 pub mod scenario;
+pub mod semidense;
 pub mod sensors;
 pub mod session;
 pub mod text;

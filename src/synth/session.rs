@@ -17,6 +17,7 @@ use super::people::person_cylinders;
 use super::render::{render_grey_into, render_rgb_into, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
+use super::semidense::{SemidenseMap, SemidenseSpec};
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
 use super::text::{sign_texture, SignFont, TextError};
 use super::trajectory::WearerPath;
@@ -112,6 +113,9 @@ pub struct SynthOptions {
     pub slam_fps: Option<f64>,
     /// RGB camera frame rate, Hz (`None`: the scenario's `rgb_fps`; 0: no RGB stream).
     pub rgb_fps: Option<f64>,
+    /// Semi-dense points from the SLAM cameras' keyframes (`None`: no point files; also
+    /// none without SLAM cameras).
+    pub semidense: Option<SemidenseSpec>,
 }
 
 impl Default for SynthOptions {
@@ -123,6 +127,7 @@ impl Default for SynthOptions {
             template: PathBuf::from(DEFAULT_TEMPLATE),
             slam_fps: Some(10.0),
             rgb_fps: None,
+            semidense: Some(SemidenseSpec::default()),
         }
     }
 }
@@ -335,6 +340,7 @@ pub fn write_session(
     let mut frames = vec![0usize; cams.len()];
     let mut buf = Vec::with_capacity(128);
     let mut pixels = Vec::new();
+    let mut semidense = opts.semidense.clone().map(SemidenseMap::new);
     for rec in &recs {
         let id = match rec {
             Rec::Imu(id, _) => *id,
@@ -394,6 +400,12 @@ pub fn write_session(
             let pose = path.t_world_device(t_s) * c.t_device_camera;
             person_cylinders(&sc.world, t_s, &mut scene.cylinders);
             let (w, h) = (rays.width as usize, rays.height as usize);
+            if let (Some(map), Rec::Frame(_, k, _)) = (semidense.as_mut(), rec) {
+                let every = map.spec().keyframe_every.max(1) as u64;
+                if id != RGB && k % every == 0 {
+                    map.observe(&scene, c, rays, &pose, t_ns);
+                }
+            }
             let jpg = if id == RGB {
                 render_rgb_into(&scene, rays, &pose, &mut pixels);
                 encode_rgb(&pixels, w, h, JPEG_QUALITY)
@@ -439,6 +451,24 @@ pub fn write_session(
         "mps/eye_gaze/general_eye_gaze.csv",
         eye_gaze_csv(&path, &sc.gaze, &uid, T0_NS, EYE_GAZE_HZ, duration_s).as_bytes(),
     )?;
+    if let Some(map) = semidense.as_ref().filter(|m| !m.is_empty()) {
+        let points = map.finish_points(&mut SplitMix64::derive(seed, "semidense"));
+        put(
+            "mps/slam/semidense_points.csv.gz",
+            &gzip(SemidenseMap::points_csv(&points, &uid).as_bytes()),
+        )?;
+        put(
+            "mps/slam/semidense_observations.csv.gz",
+            &gzip(map.observations_csv().as_bytes()),
+        )?;
+        if map.dropped_points + map.dropped_observations > 0 {
+            log::warn!(
+                "semi-dense map full: {} points and {} observations dropped",
+                map.dropped_points,
+                map.dropped_observations
+            );
+        }
+    }
     let mut jsonl = String::new();
     for r in sc.requests.iter().filter(|r| r.t_s < duration_s) {
         let line = serde_json::json!({
@@ -450,7 +480,19 @@ pub fn write_session(
         jsonl.push('\n');
     }
     put("requests.jsonl", jsonl.as_bytes())?;
-    let truth = ground_truth(sc, &path, seed, T0_NS, duration_s);
+    let reaches = super::hands::reaches(&path);
+    if !reaches.is_empty() {
+        let hz = opts.slam_fps.filter(|f| *f > 0.0).unwrap_or(10.0);
+        put(
+            "mps/hand_tracking/wrist_and_palm_poses.csv",
+            super::hands::wrist_palm_csv(&path, &reaches, T0_NS, hz, duration_s).as_bytes(),
+        )?;
+    }
+    let mut truth = ground_truth(sc, &path, seed, T0_NS, duration_s);
+    for (t, tex) in truth.texts.iter_mut().zip(&scene.textures) {
+        t.lines = tex.lines.clone();
+        t.cap_height_m = Some(tex.cap_height_m);
+    }
     let truth_json = serde_json::to_string_pretty(&truth).map_err(|e| SynthError::Io {
         path: out_dir.join("ground_truth.json"),
         source: std::io::Error::other(e),
@@ -472,6 +514,15 @@ pub fn write_session(
         .collect(),
         files,
     })
+}
+
+/// Gzip of `bytes` (no file name, zero mtime: deterministic).
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    // Writing into a Vec cannot fail.
+    let _ = e.write_all(bytes);
+    e.finish().unwrap_or_default()
 }
 
 /// The calibration of camera `label` rescaled to the image size the template's stream `id`
