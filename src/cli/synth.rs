@@ -102,5 +102,11 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     for f in &sum.files {
         println!("  {f}");
     }
+    let (points, observations, dropped) = sum.semidense;
+    if points > 0 {
+        println!(
+            "  semi-dense: {points} points, {observations} observations, {dropped} dropped (map full)"
+        );
+    }
     Ok(())
 }

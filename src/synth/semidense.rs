@@ -61,7 +61,7 @@ impl Default for SemidenseSpec {
             colour_edge: 0.06,
             inv_dist_std: [0.0003, 0.0012],
             max_points: 2_000_000,
-            max_observations: 20_000_000,
+            max_observations: 8_000_000,
         }
     }
 }

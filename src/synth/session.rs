@@ -1,11 +1,17 @@
-//! Writes a synthetic session folder: `recording.vrs` (IMU right/left, magnetometer and
-//! barometer with the real Aria Gen1 stream layouts and configuration records copied from a
-//! template recording, and its `calib_json`), `mps/slam/closed_loop_trajectory.csv`,
-//! `mps/eye_gaze/general_eye_gaze.csv`, `requests.jsonl` and `ground_truth.json`.
+//! Writes a synthetic session folder: `recording.vrs` (IMU right/left, magnetometer,
+//! barometer, SLAM left/right and RGB cameras with the real Aria Gen1 stream layouts and
+//! configuration records copied from a template recording, and its `calib_json`),
+//! `mps/slam/closed_loop_trajectory.csv`, `mps/slam/semidense_points.csv.gz` and
+//! `semidense_observations.csv.gz`, `mps/eye_gaze/general_eye_gaze.csv`,
+//! `mps/hand_tracking/wrist_and_palm_poses.csv` (when the script reaches),
+//! `requests.jsonl` and `ground_truth.json`.
 //!
-//! The SLAM cameras (left/right, 640×480 greyscale) are ray cast through the real
-//! Fisheye624 calibration ([`super::render`]) and JPEG-encoded ([`super::jpeg`]) like real
-//! recordings; the RGB and eye-tracking cameras are not rendered yet.
+//! Cameras are ray cast ([`super::render`]) through the template's calibration rescaled to
+//! the resolution its configuration records state (SLAM 640×480 greyscale, RGB 1408×1408
+//! colour), and JPEG-encoded ([`super::jpeg`]; RGB as YCbCr 4:2:0 like Aria's) into the same
+//! DataLayout + `image/jpg` records as real recordings. Signs show their text in a real font
+//! ([`super::text`]); people move ([`super::people`]). The eye-tracking camera is not
+//! rendered.
 
 use std::path::{Path, PathBuf};
 
@@ -145,6 +151,8 @@ pub struct SynthSummary {
     pub data_records: Vec<(String, usize)>,
     /// Other files written, relative to `out_dir`.
     pub files: Vec<String>,
+    /// Semi-dense map: `(points, observations, dropped points + observations)`.
+    pub semidense: (usize, usize, u64),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
@@ -513,6 +521,13 @@ pub fn write_session(
         .chain(cams.iter().zip(&frames).map(|(c, n)| (c.0.to_string(), *n)))
         .collect(),
         files,
+        semidense: semidense.as_ref().map_or((0, 0, 0), |m| {
+            (
+                m.len(),
+                m.observation_count(),
+                m.dropped_points + m.dropped_observations,
+            )
+        }),
     })
 }
 
