@@ -3,7 +3,8 @@
 //! smootherstep), stopping at arm's length [`ARM_REACH_M`] from the shoulder; the wrist is
 //! [`WRIST_TO_PALM_M`] behind the palm along the arm. Written as MPS
 //! `wrist_and_palm_poses.csv` (v1 columns, device frame, confidence −1 for a hand not
-//! tracked), one row per SLAM frame time.
+//! tracked), one row per SLAM frame time. The cameras see the reaching hand as a small
+//! skin-coloured cylinder at the palm ([`hand_cylinders`]).
 
 use std::fmt::Write as _;
 
@@ -100,6 +101,33 @@ pub fn hand_world(path: &WearerPath, r: &Reach, t_s: f64) -> Option<(Vector3<f64
     let palm = rest + (goal - rest) * out;
     let arm = (palm - shoulder).try_normalize(1e-9).unwrap_or(fwd);
     Some((palm - arm * WRIST_TO_PALM_M, palm))
+}
+
+/// Skin colour of the drawn hand.
+pub const SKIN_RGB: super::render::Rgb = [0.86, 0.66, 0.52];
+/// Radius of the drawn hand, m.
+pub const HAND_RADIUS_M: f64 = 0.045;
+/// Height of the drawn hand, m.
+pub const HAND_HEIGHT_M: f64 = 0.11;
+
+/// Appends to `out` the reaching hands at `t_s`, drawn as small upright skin-coloured
+/// cylinders centred on the palm (so the cameras and the semi-dense map see them).
+pub fn hand_cylinders(
+    path: &WearerPath,
+    reaches: &[Reach],
+    t_s: f64,
+    out: &mut Vec<super::render::Cylinder>,
+) {
+    for r in reaches {
+        if let Some((_, palm)) = hand_world(path, r, t_s) {
+            out.push(super::render::Cylinder {
+                base_m: [palm.x, palm.y, palm.z - HAND_HEIGHT_M / 2.0],
+                radius_m: HAND_RADIUS_M,
+                height_m: HAND_HEIGHT_M,
+                rgb: SKIN_RGB,
+            });
+        }
+    }
 }
 
 /// `wrist_and_palm_poses.csv` at `rate_hz` from `t0_ns` over `duration_s`.

@@ -223,11 +223,71 @@ impl Scene {
         self.textures = textures;
     }
 
-    /// Nearest hit of the ray `o + t·d` (`d` unit, `0 < t < FAR_M`).
+    /// Nearest hit of the ray `o + t·d` (`d` unit, `0 < t < FAR_M`). For many rays from
+    /// one origin, [`Scene::view`] once and [`View::hit`] each ray.
     pub fn hit(&self, o: &Vector3<f64>, d: &Vector3<f64>) -> Option<Hit> {
+        self.view(o).hit(d)
+    }
+
+    /// The scene seen from `o`: the per-object terms that do not depend on the ray.
+    pub fn view(&self, o: &Vector3<f64>) -> View<'_> {
+        let quads = self
+            .quads
+            .iter()
+            .map(|q| {
+                let (u, v) = (v3(q.u_m), v3(q.v_m));
+                let n = u.cross(&v);
+                let n = n.try_normalize(1e-300).unwrap_or(n);
+                let w0 = o - v3(q.origin_m);
+                PreparedQuad {
+                    n,
+                    w0,
+                    n_w: -w0.dot(&n),
+                    u_s: u / u.norm_squared().max(1e-300),
+                    v_s: v / v.norm_squared().max(1e-300),
+                }
+            })
+            .collect();
+        View {
+            scene: self,
+            o: *o,
+            quads,
+        }
+    }
+}
+
+/// Per-quad terms for one ray origin.
+#[derive(Debug, Clone, Copy)]
+struct PreparedQuad {
+    /// Unit normal.
+    n: Vector3<f64>,
+    /// Ray origin minus the quad's corner.
+    w0: Vector3<f64>,
+    /// `n · (corner − origin)`.
+    n_w: f64,
+    /// `u / |u|²`.
+    u_s: Vector3<f64>,
+    /// `v / |v|²`.
+    v_s: Vector3<f64>,
+}
+
+/// A scene seen from one origin ([`Scene::view`]): rays from there cost a few dot products
+/// per object.
+#[derive(Debug, Clone)]
+pub struct View<'a> {
+    scene: &'a Scene,
+    o: Vector3<f64>,
+    quads: Vec<PreparedQuad>,
+}
+
+impl View<'_> {
+    /// Nearest hit of the ray from the view's origin along the unit `d` (`0 < t < FAR_M`).
+    pub fn hit(&self, d: &Vector3<f64>) -> Option<Hit> {
+        let sc = self.scene;
+        let o = &self.o;
         let mut best: Option<Hit> = None;
         let take = |best: &mut Option<Hit>, t: f64, normal: Vector3<f64>, rgb: Rgb, surface| {
-            if t > 1e-6 && t < FAR_M && best.is_none_or(|b| t < b.t_m) {
+            if t > 1e-6 && t < best.map_or(FAR_M, |b| b.t_m) {
                 *best = Some(Hit {
                     t_m: t,
                     normal,
@@ -237,9 +297,9 @@ impl Scene {
             }
         };
         if d.z.abs() > 1e-12 {
-            let t = (self.floor_z_m - o.z) / d.z;
+            let t = (sc.floor_z_m - o.z) / d.z;
             let (x, y) = (o.x + d.x * t, o.y + d.y * t);
-            let in_hole = self
+            let in_hole = sc
                 .holes
                 .iter()
                 .any(|h| x >= h[0] && x <= h[2] && y >= h[1] && y <= h[3]);
@@ -249,44 +309,38 @@ impl Scene {
                     &mut best,
                     t,
                     Vector3::z(),
-                    self.floor_rgb[checker.min(1)],
+                    sc.floor_rgb[checker.min(1)],
                     Surface::Floor,
                 );
             }
         }
-        for (i, q) in self.quads.iter().enumerate() {
-            let (u, v) = (v3(q.u_m), v3(q.v_m));
-            let n = u.cross(&v);
-            let den = d.dot(&n);
+        for (i, (q, p)) in sc.quads.iter().zip(&self.quads).enumerate() {
+            let den = d.dot(&p.n);
             if den.abs() < 1e-12 {
                 continue;
             }
-            let w = v3(q.origin_m) - o;
-            let t = w.dot(&n) / den;
-            if t <= 0.0 || best.is_some_and(|b| t >= b.t_m) {
+            let t = p.n_w / den;
+            if t <= 1e-6 || t >= best.map_or(FAR_M, |b| b.t_m) {
                 continue;
             }
-            let rel = o + d * t - v3(q.origin_m);
-            let (a, b) = (
-                rel.dot(&u) / u.norm_squared(),
-                rel.dot(&v) / v.norm_squared(),
-            );
+            let rel = p.w0 + d * t;
+            let (a, b) = (rel.dot(&p.u_s), rel.dot(&p.v_s));
             if (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b) {
-                let n = n.normalize();
-                let rgb = match q.texture.and_then(|k| self.textures.get(k)) {
+                let rgb = match q.texture.and_then(|k| sc.textures.get(k)) {
                     Some(tex) => tex.sample(a, 1.0 - b),
                     None => q.rgb,
                 };
                 take(
                     &mut best,
                     t,
-                    if den > 0.0 { -n } else { n },
+                    if den > 0.0 { -p.n } else { p.n },
                     rgb,
                     Surface::Quad(i),
                 );
             }
         }
-        for (i, bx) in self.boxes.iter().enumerate() {
+        let inv = Vector3::new(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
+        for (i, bx) in sc.boxes.iter().enumerate() {
             let (mut t0, mut t1, mut axis) = (f64::NEG_INFINITY, f64::INFINITY, 0usize);
             let mut inside = true;
             for k in 0..3 {
@@ -296,7 +350,7 @@ impl Scene {
                     }
                     continue;
                 }
-                let (a, b) = ((bx.min_m[k] - o[k]) / d[k], (bx.max_m[k] - o[k]) / d[k]);
+                let (a, b) = ((bx.min_m[k] - o[k]) * inv[k], (bx.max_m[k] - o[k]) * inv[k]);
                 let (near, far) = if a < b { (a, b) } else { (b, a) };
                 if near > t0 {
                     t0 = near;
@@ -310,7 +364,7 @@ impl Scene {
                 take(&mut best, t0, n, bx.rgb, Surface::Box(i));
             }
         }
-        for (i, c) in self.cylinders.iter().enumerate() {
+        for (i, c) in sc.cylinders.iter().enumerate() {
             if let Some((t, n)) = hit_cylinder(c, o, d) {
                 take(&mut best, t, n, c.rgb, Surface::Cylinder(i));
             }
@@ -493,14 +547,14 @@ fn trace<const N: usize>(
     let light = v3(LIGHT_DIR).normalize();
     let o = (t_world_camera * Point3::origin()).coords;
     let r = t_world_camera.rotation.to_rotation_matrix();
+    let view = scene.view(&o);
     let run = |rays: &[[f32; 3]], out: &mut [u8]| {
         for (ray, dst) in rays.iter().zip(out.chunks_exact_mut(N)) {
             let p = if ray[0].is_nan() {
                 Px::Invalid
             } else {
                 let d = r * Vector3::new(ray[0] as f64, ray[1] as f64, ray[2] as f64);
-                scene
-                    .hit(&o, &d)
+                view.hit(&d)
                     .map_or(Px::Sky, |h| Px::Lit(shade(&h, &light, &d)))
             };
             dst.copy_from_slice(&px(p));

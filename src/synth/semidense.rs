@@ -156,13 +156,14 @@ impl SemidenseMap {
         let (gw, gh) = (rays.width.div_ceil(g), rays.height.div_ceil(g));
         let o = (t_world_camera * Point3::origin()).coords;
         let rot = t_world_camera.rotation;
+        let view = scene.view(&o);
         let mut hits = std::mem::take(&mut self.hits);
         hits.clear();
         for gy in 0..gh {
             for gx in 0..gw {
                 let hit = rays.ray(gx * g, gy * g).and_then(|r| {
                     let d = rot * r;
-                    scene.hit(&o, &d).map(|h| {
+                    view.hit(&d).map(|h| {
                         let lum = 0.299 * h.rgb[0] + 0.587 * h.rgb[1] + 0.114 * h.rgb[2];
                         (h.t_m, h.surface, lum, d)
                     })

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use nalgebra::Isometry3;
 
+use super::hands::{hand_cylinders, reaches as script_reaches, wrist_palm_csv};
 use super::jpeg::{encode_grey, encode_rgb};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
 use super::people::person_cylinders;
@@ -279,6 +280,7 @@ pub fn write_session(
         cams.push((id, c, rays, fps));
     }
     let mut scene = Scene::from_world(&sc.world);
+    let reaches = script_reaches(&path);
     if !sc.world.signs.is_empty() {
         let font = SignFont::load_default()?;
         let textures = sc
@@ -407,6 +409,7 @@ pub fn write_session(
             let t_s = (t_ns - T0_NS) as f64 * 1e-9;
             let pose = path.t_world_device(t_s) * c.t_device_camera;
             person_cylinders(&sc.world, t_s, &mut scene.cylinders);
+            hand_cylinders(&path, &reaches, t_s, &mut scene.cylinders);
             let (w, h) = (rays.width as usize, rays.height as usize);
             if let (Some(map), Rec::Frame(_, k, _)) = (semidense.as_mut(), rec) {
                 let every = map.spec().keyframe_every.max(1) as u64;
@@ -488,12 +491,11 @@ pub fn write_session(
         jsonl.push('\n');
     }
     put("requests.jsonl", jsonl.as_bytes())?;
-    let reaches = super::hands::reaches(&path);
     if !reaches.is_empty() {
         let hz = opts.slam_fps.filter(|f| *f > 0.0).unwrap_or(10.0);
         put(
             "mps/hand_tracking/wrist_and_palm_poses.csv",
-            super::hands::wrist_palm_csv(&path, &reaches, T0_NS, hz, duration_s).as_bytes(),
+            wrist_palm_csv(&path, &reaches, T0_NS, hz, duration_s).as_bytes(),
         )?;
     }
     let mut truth = ground_truth(sc, &path, seed, T0_NS, duration_s);
