@@ -2,11 +2,11 @@
 """Reference values for a synthetic session's recording, read with Meta's own readers.
 
 Usage:
-  vista synth pole_to_door --seed 1 --duration 6 --out /tmp/synth_ref
+  vista synth pole_to_door --seed 1 --duration 6 --rgb-fps 2 --out /tmp/synth_ref
   ref_synth_pyvrs.py /tmp/synth_ref/recording.vrs tests/data/reference/synth_pole_to_door_seed1_6s.json
 
 Reads the recording with pyvrs (PyPI `vrs`) and projectaria_tools' data provider and writes,
-per stream: record counts by type, the decoded size of the first SLAM frames,, the first/last DATA timestamps, every DATA capture
+per stream: record counts by type, the decoded size and mean of the first SLAM and RGB frames, the first/last DATA timestamps, every DATA capture
 timestamp (mag, baro) or their count/first/last/sum (IMU), and the decoded values of the
 first three DATA records. tests/synth_pyvrs.rs regenerates the same session and compares;
 it never runs Python.
@@ -62,7 +62,7 @@ def main(path, out):
     calib = provider.get_device_calibration()
     images = {}
     for sid in sorted(r.stream_ids):
-        if sid.startswith("1201-"):
+        if sid.startswith("1201-") or sid.startswith("214-"):
             img = provider.get_image_data_by_index(StreamId(sid), 0)[0].to_numpy_array()
             images[sid] = {"shape": list(img.shape), "mean": float(img.mean())}
     json.dump(

@@ -2,7 +2,7 @@
 //! `pole_to_door`, seed 1, 6 s is regenerated and compared with what pyvrs and
 //! projectaria_tools read from it (`scripts/ref_synth_pyvrs.py`, committed JSON): record
 //! counts, every capture timestamp (sums for the IMUs), the first decoded values, and the
-//! first SLAM frames as projectaria_tools decodes them.
+//! first SLAM and RGB frames as projectaria_tools decodes them.
 
 use std::path::Path;
 
@@ -23,6 +23,7 @@ fn synthetic_recording_matches_pyvrs() {
     let opts = SynthOptions {
         seed: 1,
         duration_s: Some(6.0),
+        rgb_fps: Some(2.0),
         ..SynthOptions::default()
     };
     write_session(&sc, t.path(), &opts).unwrap();
@@ -132,13 +133,20 @@ fn synthetic_recording_matches_pyvrs() {
                 Payload::Barometer(b) => close(b.pressure_pa, &w["pressure"], 1e-12),
                 Payload::Image(f) => {
                     assert_eq!(Some(f.frame_number), w["frame_number"].as_u64(), "{sid}");
-                    assert_eq!((f.width, f.height), (640, 480));
+                    let rgb = sid == "214-1";
+                    let size = if rgb { (1408, 1408) } else { (640, 480) };
+                    assert_eq!((f.width, f.height), size, "{sid}");
                     if i == 0 {
                         // projectaria_tools decoded the same JPEG to the same picture (IDCTs
-                        // may differ by a grey level here and there).
+                        // and colour conversions may differ by a level here and there).
                         let want = &reference["projectaria_tools_first_images"][sid];
                         let img = decode_image(f).unwrap();
-                        assert_eq!(want["shape"], serde_json::json!([img.height, img.width]));
+                        let shape = if rgb {
+                            serde_json::json!([img.height, img.width, img.channels])
+                        } else {
+                            serde_json::json!([img.height, img.width])
+                        };
+                        assert_eq!(want["shape"], shape, "{sid}");
                         let mean = img.pixels.iter().map(|&p| p as f64).sum::<f64>()
                             / img.pixels.len() as f64;
                         close(mean, &want["mean"], 0.01);

@@ -19,9 +19,11 @@ const CALIB: &str = "calibration/aria_gen1_1WM09380041283_factory.json";
 
 fn synth(name: &str, seed: u64, secs: f64, dir: &Path) {
     let sc = find_scenario(Path::new("scenarios"), name).unwrap();
+    // RGB at 1 fps keeps debug-build tests short (1408² frames); synth_rgb.rs covers it.
     let opts = SynthOptions {
         seed,
         duration_s: Some(secs),
+        rgb_fps: Some(1.0),
         ..SynthOptions::default()
     };
     write_session(&sc, dir, &opts).unwrap();
@@ -33,6 +35,8 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         "recording.vrs",
         "mps/slam/closed_loop_trajectory.csv",
         "mps/eye_gaze/general_eye_gaze.csv",
+        "mps/slam/semidense_points.csv.gz",
+        "mps/slam/semidense_observations.csv.gz",
         "requests.jsonl",
         "ground_truth.json",
     ] {
@@ -133,6 +137,7 @@ fn every_file_reads_back_and_agrees_with_the_others() {
     // SLAM cameras at 10 fps: 640×480 greyscale JPEG frames that decode and show a scene.
     assert_eq!(counts[&StreamId::CameraSlamLeft], 240);
     assert_eq!(counts[&StreamId::CameraSlamRight], 240);
+    assert_eq!(counts[&StreamId::CameraRgb], 24);
     let sums = rec.summaries();
     let rate = |id: &str| {
         sums.iter()
@@ -223,6 +228,8 @@ fn cli_lists_writes_inspects_and_replays() {
         "3",
         "--duration",
         "5",
+        "--rgb-fps",
+        "2",
         "--out",
         d,
     ]);
@@ -247,6 +254,8 @@ fn cli_lists_writes_inspects_and_replays() {
     assert_eq!(v["streams"]["1201-1"]["data_records"], 50);
     assert_eq!(v["streams"]["1201-2"]["name"], "camera-slam-right");
     assert_eq!(v["streams"]["1201-1"]["nominal_rate_hz"], 10.0);
+    assert_eq!(v["streams"]["214-1"]["data_records"], 10);
+    assert_eq!(v["streams"]["214-1"]["nominal_rate_hz"], 2.0);
     assert_eq!(v["tags"]["device_serial"], "1WM09380041283");
 
     let out = vista(&["replay", d, "--asap"]);

@@ -1,5 +1,6 @@
-//! `vista synth SCENARIO [--seed N] [--duration S] --out DIR` and `vista synth --list`:
-//! writes a synthetic session of a scripted wearer, or names the scenarios.
+//! `vista synth SCENARIO [--seed N] [--duration S] [--rgb-fps F] --out DIR` and
+//! `vista synth --list`: writes a synthetic session of a scripted wearer, or names the
+//! scenarios (name, duration, RGB rate, task categories, summary).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -23,6 +24,9 @@ pub struct SynthArgs {
     /// Length in seconds (default: the scenario's).
     #[arg(long)]
     pub duration: Option<f64>,
+    /// RGB camera frame rate, Hz (default: the scenario's; 0: no RGB stream).
+    #[arg(long)]
+    pub rgb_fps: Option<f64>,
     /// Output session folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -43,7 +47,13 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            println!("{stem:<16} {:>6.0} s  {}", sc.duration_s, sc.summary);
+            println!(
+                "{stem:<16} {:>6.0} s  rgb {:>2.0} fps  [{}]  {}",
+                sc.duration_s,
+                sc.rgb_fps,
+                sc.categories.join(", "),
+                sc.summary
+            );
         }
         return Ok(());
     }
@@ -58,11 +68,17 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
             bail!("--duration must be a positive number of seconds, got {d}");
         }
     }
+    if let Some(f) = args.rgb_fps {
+        if !(f.is_finite() && (0.0..=60.0).contains(&f)) {
+            bail!("--rgb-fps must be within 0..=60, got {f}");
+        }
+    }
     let sc = find_scenario(&args.scenarios, &name)?;
     let opts = SynthOptions {
         seed: args.seed,
         duration_s: args.duration,
         template: args.template,
+        rgb_fps: args.rgb_fps,
         ..SynthOptions::default()
     };
     let started = Instant::now();
@@ -85,6 +101,12 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     }
     for f in &sum.files {
         println!("  {f}");
+    }
+    let (points, observations, dropped) = sum.semidense;
+    if points > 0 {
+        println!(
+            "  semi-dense: {points} points, {observations} observations, {dropped} dropped (map full)"
+        );
     }
     Ok(())
 }

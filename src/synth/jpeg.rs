@@ -1,7 +1,8 @@
-//! A minimal baseline JPEG encoder for 8-bit greyscale images (pure compute): separable
-//! float DCT, the standard luminance quantisation table scaled by quality (IJG rule) and the
-//! standard Huffman tables (ITU T.81 Annex K). Enough to store rendered SLAM frames the way
-//! Aria records them (`image/jpg`); decoded by any JPEG reader.
+//! A minimal baseline JPEG encoder (pure compute) for 8-bit greyscale images and for RGB
+//! images as YCbCr 4:2:0: separable float DCT, the standard luminance and chrominance
+//! quantisation tables scaled by quality (IJG rule) and the standard luminance Huffman
+//! tables (ITU T.81 Annex K) for every component. Enough to store rendered SLAM and RGB
+//! frames the way Aria records them (`image/jpg`); decoded by any JPEG reader.
 
 const ZIGZAG: [usize; 64] = [
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
@@ -98,34 +99,142 @@ fn segment(out: &mut Vec<u8>, marker: u8, body: &[u8]) {
     out.extend_from_slice(body);
 }
 
-/// Encodes a `width × height` greyscale image (row-major, `pixels.len() ≥ width·height`)
-/// at `quality` 1..=100. Returns `None` for an empty image, a short buffer or a side over
-/// 65535.
-pub fn encode_grey(pixels: &[u8], width: usize, height: usize, quality: u8) -> Option<Vec<u8>> {
-    if width == 0
-        || height == 0
-        || width > 65_535
-        || height > 65_535
-        || pixels.len() < width * height
-    {
-        return None;
-    }
+/// Annex K.2 chrominance quantisation table, natural order.
+const CHROMA_Q: [u16; 64] = [
+    17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
+    47, 66, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+    99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+];
+
+/// A quantisation table scaled by `quality` 1..=100 (IJG rule), natural order.
+fn scaled_table(base: &[u16; 64], quality: u8) -> [u16; 64] {
     let q = quality.clamp(1, 100) as u32;
     let scale = if q < 50 { 5000 / q } else { 200 - 2 * q };
-    let qt: Vec<u16> = LUMA_Q
-        .iter()
-        .map(|&v| ((v as u32 * scale + 50) / 100).clamp(1, 255) as u16)
-        .collect();
+    let mut out = [1u16; 64];
+    for (o, &v) in out.iter_mut().zip(base) {
+        *o = ((v as u32 * scale + 50) / 100).clamp(1, 255) as u16;
+    }
+    out
+}
+
+/// Entropy coder state of one scan: bit writer, Huffman codes, DCT basis, per-component DC
+/// predictors.
+struct Coder {
+    bits: Bits,
+    dc: [(u16, u8); 256],
+    ac: [(u16, u8); 256],
+    cos: [[f32; 8]; 8],
+}
+
+impl Coder {
+    fn new(out: Vec<u8>) -> Self {
+        let mut cos = [[0f32; 8]; 8];
+        for (x, row) in cos.iter_mut().enumerate() {
+            for (u, c) in row.iter_mut().enumerate() {
+                let cu = if u == 0 {
+                    std::f32::consts::FRAC_1_SQRT_2
+                } else {
+                    1.0
+                };
+                *c = 0.5 * cu * (((2 * x + 1) * u) as f32 * std::f32::consts::PI / 16.0).cos();
+            }
+        }
+        Self {
+            bits: Bits { out, acc: 0, n: 0 },
+            dc: huffman_codes(&DC_BITS, &DC_VALS),
+            ac: huffman_codes(&AC_BITS, &AC_VALS),
+            cos,
+        }
+    }
+
+    /// Transforms, quantises and entropy-codes one 8×8 block of level-shifted samples
+    /// (`block`, natural order; overwritten), updating the DC predictor `prev_dc`.
+    fn block(&mut self, block: &mut [f32; 64], qt: &[u16; 64], prev_dc: &mut i32) {
+        let mut tmp = [0f32; 64];
+        // Rows, then columns.
+        for y in 0..8 {
+            for u in 0..8 {
+                let mut acc = 0f32;
+                for x in 0..8 {
+                    acc += block[y * 8 + x] * self.cos[x][u];
+                }
+                tmp[y * 8 + u] = acc;
+            }
+        }
+        for u in 0..8 {
+            for v in 0..8 {
+                let mut acc = 0f32;
+                for y in 0..8 {
+                    acc += tmp[y * 8 + u] * self.cos[y][v];
+                }
+                block[v * 8 + u] = acc;
+            }
+        }
+        let mut coef = [0i32; 64];
+        for (c, &i) in coef.iter_mut().zip(ZIGZAG.iter()) {
+            *c = (block[i] / qt[i] as f32).round() as i32;
+        }
+        let diff = coef[0] - *prev_dc;
+        *prev_dc = coef[0];
+        let s = category(diff);
+        let (c, l) = self.dc[s as usize];
+        self.bits.put(c as u32, l as u32);
+        self.bits.put(magnitude_bits(diff, s), s);
+        let mut run = 0u32;
+        for &v in &coef[1..] {
+            let v = v.clamp(-1023, 1023);
+            if v == 0 {
+                run += 1;
+                continue;
+            }
+            while run >= 16 {
+                let (c, l) = self.ac[0xf0];
+                self.bits.put(c as u32, l as u32);
+                run -= 16;
+            }
+            let s = category(v).min(10);
+            let (c, l) = self.ac[((run << 4) | s) as usize];
+            self.bits.put(c as u32, l as u32);
+            self.bits.put(magnitude_bits(v, s), s);
+            run = 0;
+        }
+        if run > 0 {
+            let (c, l) = self.ac[0x00];
+            self.bits.put(c as u32, l as u32);
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.bits.flush();
+        let mut out = self.bits.out;
+        out.extend_from_slice(&[0xff, 0xd9]);
+        out
+    }
+}
+
+/// SOI, JFIF, quantisation tables, SOF0 (`components`: `(id, sampling, table)`), the
+/// standard Huffman tables (shared by every component) and SOS.
+fn headers(
+    width: usize,
+    height: usize,
+    tables: &[&[u16; 64]],
+    components: &[(u8, u8, u8)],
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(width * height / 4 + 1024);
     out.extend_from_slice(&[0xff, 0xd8]);
     segment(&mut out, 0xe0, b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
-    let mut dqt = vec![0u8];
-    dqt.extend(ZIGZAG.iter().map(|&i| qt[i] as u8));
-    segment(&mut out, 0xdb, &dqt);
+    for (id, qt) in tables.iter().enumerate() {
+        let mut dqt = vec![id as u8];
+        dqt.extend(ZIGZAG.iter().map(|&i| qt[i] as u8));
+        segment(&mut out, 0xdb, &dqt);
+    }
     let mut sof = vec![8u8];
     sof.extend_from_slice(&(height as u16).to_be_bytes());
     sof.extend_from_slice(&(width as u16).to_be_bytes());
-    sof.extend_from_slice(&[1, 1, 0x11, 0]);
+    sof.push(components.len() as u8);
+    for &(id, sampling, table) in components {
+        sof.extend_from_slice(&[id, sampling, table]);
+    }
     segment(&mut out, 0xc0, &sof);
     for (class, bits, vals) in [
         (0x00u8, &DC_BITS, &DC_VALS[..]),
@@ -136,25 +245,30 @@ pub fn encode_grey(pixels: &[u8], width: usize, height: usize, quality: u8) -> O
         dht.extend_from_slice(vals);
         segment(&mut out, 0xc4, &dht);
     }
-    segment(&mut out, 0xda, &[1, 1, 0x00, 0, 63, 0]);
-
-    let dc = huffman_codes(&DC_BITS, &DC_VALS);
-    let ac = huffman_codes(&AC_BITS, &AC_VALS);
-    let mut cos = [[0f32; 8]; 8];
-    for (x, row) in cos.iter_mut().enumerate() {
-        for (u, c) in row.iter_mut().enumerate() {
-            let cu = if u == 0 {
-                std::f32::consts::FRAC_1_SQRT_2
-            } else {
-                1.0
-            };
-            *c = 0.5 * cu * (((2 * x + 1) * u) as f32 * std::f32::consts::PI / 16.0).cos();
-        }
+    let mut sos = vec![components.len() as u8];
+    for &(id, _, _) in components {
+        sos.extend_from_slice(&[id, 0x00]);
     }
-    let mut bits = Bits { out, acc: 0, n: 0 };
+    sos.extend_from_slice(&[0, 63, 0]);
+    segment(&mut out, 0xda, &sos);
+    out
+}
+
+fn size_ok(width: usize, height: usize) -> bool {
+    width > 0 && height > 0 && width <= 65_535 && height <= 65_535
+}
+
+/// Encodes a `width × height` greyscale image (row-major, `pixels.len() ≥ width·height`)
+/// at `quality` 1..=100. Returns `None` for an empty image, a short buffer or a side over
+/// 65535.
+pub fn encode_grey(pixels: &[u8], width: usize, height: usize, quality: u8) -> Option<Vec<u8>> {
+    if !size_ok(width, height) || pixels.len() < width * height {
+        return None;
+    }
+    let qt = scaled_table(&LUMA_Q, quality);
+    let mut coder = Coder::new(headers(width, height, &[&qt], &[(1, 0x11, 0)]));
     let mut prev_dc = 0i32;
     let mut block = [0f32; 64];
-    let mut tmp = [0f32; 64];
     for by in (0..height).step_by(8) {
         for bx in (0..width).step_by(8) {
             for y in 0..8 {
@@ -165,55 +279,69 @@ pub fn encode_grey(pixels: &[u8], width: usize, height: usize, quality: u8) -> O
                         pixels.get(sy * width + sx).copied().unwrap_or(0) as f32 - 128.0;
                 }
             }
-            // Rows, then columns.
-            for y in 0..8 {
-                for u in 0..8 {
-                    tmp[y * 8 + u] = (0..8).map(|x| block[y * 8 + x] * cos[x][u]).sum();
-                }
-            }
-            for u in 0..8 {
-                for v in 0..8 {
-                    block[v * 8 + u] = (0..8).map(|y| tmp[y * 8 + u] * cos[y][v]).sum();
-                }
-            }
-            let coef: Vec<i32> = ZIGZAG
-                .iter()
-                .map(|&i| (block[i] / qt[i] as f32).round() as i32)
-                .collect();
-            let diff = coef[0] - prev_dc;
-            prev_dc = coef[0];
-            let s = category(diff);
-            let (c, l) = dc[s as usize];
-            bits.put(c as u32, l as u32);
-            bits.put(magnitude_bits(diff, s), s);
-            let mut run = 0u32;
-            for &v in &coef[1..] {
-                let v = v.clamp(-1023, 1023);
-                if v == 0 {
-                    run += 1;
-                    continue;
-                }
-                while run >= 16 {
-                    let (c, l) = ac[0xf0];
-                    bits.put(c as u32, l as u32);
-                    run -= 16;
-                }
-                let s = category(v).min(10);
-                let (c, l) = ac[((run << 4) | s) as usize];
-                bits.put(c as u32, l as u32);
-                bits.put(magnitude_bits(v, s), s);
-                run = 0;
-            }
-            if run > 0 {
-                let (c, l) = ac[0x00];
-                bits.put(c as u32, l as u32);
-            }
+            coder.block(&mut block, &qt, &mut prev_dc);
         }
     }
-    bits.flush();
-    let mut out = bits.out;
-    out.extend_from_slice(&[0xff, 0xd9]);
-    Some(out)
+    Some(coder.finish())
+}
+
+/// Encodes a `width × height` RGB image (row-major, 3 bytes per pixel,
+/// `rgb.len() ≥ 3·width·height`) at `quality` 1..=100 as baseline YCbCr 4:2:0 — the
+/// layout of Aria's RGB camera JPEGs (sampling factors 2×2, 1×1, 1×1). Returns `None` for
+/// an empty image, a short buffer or a side over 65535.
+pub fn encode_rgb(rgb: &[u8], width: usize, height: usize, quality: u8) -> Option<Vec<u8>> {
+    if !size_ok(width, height) || rgb.len() < 3 * width * height {
+        return None;
+    }
+    let qy = scaled_table(&LUMA_Q, quality);
+    let qc = scaled_table(&CHROMA_Q, quality);
+    let mut coder = Coder::new(headers(
+        width,
+        height,
+        &[&qy, &qc],
+        &[(1, 0x22, 0), (2, 0x11, 1), (3, 0x11, 1)],
+    ));
+    let px = |x: usize, y: usize| -> [f32; 3] {
+        let i = 3 * (y.min(height - 1) * width + x.min(width - 1));
+        match rgb.get(i..i + 3) {
+            Some(p) => [p[0] as f32, p[1] as f32, p[2] as f32],
+            None => [0.0; 3],
+        }
+    };
+    let (mut dc_y, mut dc_cb, mut dc_cr) = (0i32, 0i32, 0i32);
+    let mut block = [0f32; 64];
+    // One MCU: 16×16 pixels as YCbCr, chroma averaged over 2×2.
+    let mut luma = [0f32; 256];
+    let mut cb = [0f32; 64];
+    let mut cr = [0f32; 64];
+    for my in (0..height).step_by(16) {
+        for mx in (0..width).step_by(16) {
+            cb.fill(0.0);
+            cr.fill(0.0);
+            for y in 0..16 {
+                for x in 0..16 {
+                    let [r, g, b] = px(mx + x, my + y);
+                    luma[y * 16 + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
+                    let c = (y / 2) * 8 + x / 2;
+                    cb[c] += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
+                    cr[c] += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);
+                }
+            }
+            for (oy, ox) in [(0, 0), (0, 8), (8, 0), (8, 8)] {
+                for y in 0..8 {
+                    for x in 0..8 {
+                        block[y * 8 + x] = luma[(oy + y) * 16 + ox + x];
+                    }
+                }
+                coder.block(&mut block, &qy, &mut dc_y);
+            }
+            block = cb;
+            coder.block(&mut block, &qc, &mut dc_cb);
+            block = cr;
+            coder.block(&mut block, &qc, &mut dc_cr);
+        }
+    }
+    Some(coder.finish())
 }
 
 #[cfg(test)]
@@ -263,5 +391,46 @@ mod tests {
         }
         assert!(encode_grey(&img, 0, h, 90).is_none());
         assert!(encode_grey(&img[..10], w, h, 90).is_none());
+    }
+
+    #[test]
+    fn zune_jpeg_decodes_colour_420() {
+        // Odd size (partial MCUs), colour gradients and saturated colour patches.
+        let (w, h) = (45usize, 29usize);
+        let mut img = vec![0u8; 3 * w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let p = &mut img[3 * (y * w + x)..3 * (y * w + x) + 3];
+                if (8..24).contains(&x) && (8..20).contains(&y) {
+                    p.copy_from_slice(&[200, 30, 40]);
+                } else if x >= 32 {
+                    p.copy_from_slice(&[20, 60, 220]);
+                } else {
+                    p.copy_from_slice(&[(x * 5) as u8, (y * 8) as u8, 128]);
+                }
+            }
+        }
+        let jpg = encode_rgb(&img, w, h, 92).unwrap();
+        let mut d = zune_jpeg::JpegDecoder::new(&jpg);
+        let px = d.decode().unwrap();
+        assert_eq!(d.dimensions().unwrap(), (w, h));
+        assert_eq!(px.len(), 3 * w * h, "three channels");
+        // Chroma is subsampled: compare away from colour edges, per channel, and overall.
+        let at = |v: &[u8], x: usize, y: usize| {
+            let i = 3 * (y * w + x);
+            [v[i] as i32, v[i + 1] as i32, v[i + 2] as i32]
+        };
+        for (x, y) in [(15, 13), (40, 5), (3, 25)] {
+            let (a, b) = (at(&img, x, y), at(&px, x, y));
+            for k in 0..3 {
+                assert!(
+                    (a[k] - b[k]).abs() <= 12,
+                    "({x},{y}) channel {k}: {a:?} vs {b:?}"
+                );
+            }
+        }
+        let db = psnr_db(&img, &px);
+        assert!(db > 28.0, "{db} dB");
+        assert!(encode_rgb(&img[..10], w, h, 90).is_none());
     }
 }

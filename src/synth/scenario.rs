@@ -62,6 +62,9 @@ pub struct Scenario {
     pub categories: Vec<String>,
     /// Default duration, s (the script is padded with standing still or cut).
     pub duration_s: f64,
+    /// RGB camera frame rate, Hz (0: no RGB stream).
+    #[serde(default = "default_rgb_fps")]
+    pub rgb_fps: f64,
     /// The static world.
     pub world: World,
     /// The wearer.
@@ -99,6 +102,70 @@ pub struct World {
     /// Signs and labels with text.
     #[serde(default)]
     pub signs: Vec<Sign>,
+    /// People walking along paths.
+    #[serde(default)]
+    pub people: Vec<Person>,
+}
+
+/// A person: a vertical cylinder walking a polyline at constant speed, then standing at
+/// its end.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Person {
+    /// Label for answers, e.g. "person walking toward you".
+    pub label: String,
+    /// Waypoints on the floor, `[x, y]` m (at least one).
+    pub path_m: Vec<[f64; 2]>,
+    /// Walking speed, m/s.
+    #[serde(default = "default_person_speed")]
+    pub speed_mps: f64,
+    /// When the person starts walking, s from session start (standing at the first
+    /// waypoint before).
+    #[serde(default)]
+    pub start_s: f64,
+    /// Body radius, m.
+    #[serde(default = "default_person_radius")]
+    pub radius_m: f64,
+    /// Body height, m.
+    #[serde(default = "default_person_height")]
+    pub height_m: f64,
+    /// Whether the person is a hazard when crossing the wearer's path (goes into the
+    /// ground truth).
+    #[serde(default)]
+    pub hazard: bool,
+}
+
+fn default_person_speed() -> f64 {
+    1.2
+}
+
+fn default_person_radius() -> f64 {
+    0.25
+}
+
+fn default_person_height() -> f64 {
+    1.75
+}
+
+impl Person {
+    /// Position on the floor at `t_s`, `[x, y]` m.
+    pub fn position_at(&self, t_s: f64) -> [f64; 2] {
+        let Some(&first) = self.path_m.first() else {
+            return [0.0, 0.0];
+        };
+        let mut left = (t_s - self.start_s).max(0.0) * self.speed_mps;
+        let mut at = first;
+        for &next in self.path_m.iter().skip(1) {
+            let len = (next[0] - at[0]).hypot(next[1] - at[1]);
+            if left <= len && len > 0.0 {
+                let f = left / len;
+                return [at[0] + f * (next[0] - at[0]), at[1] + f * (next[1] - at[1])];
+            }
+            left -= len;
+            at = next;
+        }
+        at
+    }
 }
 
 /// A vertical wall segment.
@@ -164,13 +231,32 @@ pub struct Obstacle {
 pub struct HeightStep {
     /// Label, e.g. "curb" or "stairs up".
     pub label: String,
-    /// Centre of the edge, `[x, y, z]` m (z = lower level).
+    /// Centre of the edge, `[x, y, z]` m (z = the level before the edge; the new level is
+    /// `z + rise_m`).
     pub edge_m: [f64; 3],
     /// Height change, m (negative = drop-off).
     pub rise_m: f64,
     /// Whether it is a hazard (goes into the ground truth).
     #[serde(default)]
     pub hazard: bool,
+    /// Direction from the edge toward the new level (world yaw, degrees from +x
+    /// counter-clockwise).
+    #[serde(default)]
+    pub facing_deg: f64,
+    /// Width of the edge, m.
+    #[serde(default = "default_step_width")]
+    pub width_m: f64,
+    /// Depth of the new level beyond the edge, m (a step's tread, a drop-off's extent).
+    #[serde(default = "default_step_depth")]
+    pub depth_m: f64,
+}
+
+fn default_step_width() -> f64 {
+    2.0
+}
+
+fn default_step_depth() -> f64 {
+    1.0
 }
 
 /// A sign or label.
@@ -204,6 +290,10 @@ pub struct Wearer {
     /// makes a long walk).
     #[serde(default = "default_repeat")]
     pub repeat: u32,
+}
+
+fn default_rgb_fps() -> f64 {
+    10.0
 }
 
 fn default_repeat() -> u32 {
@@ -253,6 +343,30 @@ pub enum Action {
         /// Duration, s.
         duration_s: f64,
     },
+    /// Stand and reach toward a point with one hand, then bring it back.
+    Reach {
+        /// Label of what is reached for.
+        #[serde(default)]
+        label: String,
+        /// The point, `[x, y, z]` m.
+        target_m: [f64; 3],
+        /// Which hand.
+        #[serde(default)]
+        hand: Hand,
+        /// Duration, s (out, hold, back in equal thirds).
+        duration_s: f64,
+    },
+}
+
+/// Left or right hand.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Hand {
+    /// Left hand.
+    Left,
+    /// Right hand.
+    #[default]
+    Right,
 }
 
 /// Gaze toward a world point over a time span.
@@ -357,9 +471,55 @@ impl Scenario {
                     amplitude_deg,
                     duration_s,
                 } => amplitude_deg.abs() < 90.0 && *duration_s > 0.0,
+                Action::Reach {
+                    target_m,
+                    duration_s,
+                    ..
+                } => target_m.iter().all(|v| v.is_finite()) && *duration_s > 0.0,
             };
             if !ok {
                 return bad(format!("script action {i} has out-of-range values: {a:?}"));
+            }
+        }
+        if !(self.rgb_fps.is_finite() && (0.0..=60.0).contains(&self.rgb_fps)) {
+            return bad(format!(
+                "rgb_fps must be within 0..=60, got {}",
+                self.rgb_fps
+            ));
+        }
+        for (i, p) in self.world.people.iter().enumerate() {
+            let ok = !p.path_m.is_empty()
+                && p.path_m.iter().flatten().all(|v| v.is_finite())
+                && p.speed_mps > 0.0
+                && p.speed_mps.is_finite()
+                && p.radius_m > 0.0
+                && p.height_m > 0.0
+                && p.start_s.is_finite();
+            if !ok {
+                return bad(format!(
+                    "person {i} ({:?}) has out-of-range values",
+                    p.label
+                ));
+            }
+        }
+        for (i, st) in self.world.steps.iter().enumerate() {
+            if !(st.width_m > 0.0 && st.depth_m > 0.0 && st.rise_m.is_finite()) {
+                return bad(format!(
+                    "step {i} ({:?}) needs positive width_m and depth_m",
+                    st.label
+                ));
+            }
+        }
+        for (i, sg) in self.world.signs.iter().enumerate() {
+            if !(sg.size_m[0] > 0.0
+                && sg.size_m[1] > 0.0
+                && sg.size_m[0] <= 10.0
+                && sg.size_m[1] <= 10.0)
+            {
+                return bad(format!(
+                    "sign {i} ({:?}) size must be within (0, 10] m",
+                    sg.text
+                ));
             }
         }
         Ok(())

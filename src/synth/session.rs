@@ -1,22 +1,32 @@
-//! Writes a synthetic session folder: `recording.vrs` (IMU right/left, magnetometer and
-//! barometer with the real Aria Gen1 stream layouts and configuration records copied from a
-//! template recording, and its `calib_json`), `mps/slam/closed_loop_trajectory.csv`,
-//! `mps/eye_gaze/general_eye_gaze.csv`, `requests.jsonl` and `ground_truth.json`.
+//! Writes a synthetic session folder: `recording.vrs` (IMU right/left, magnetometer,
+//! barometer, SLAM left/right and RGB cameras with the real Aria Gen1 stream layouts and
+//! configuration records copied from a template recording, and its `calib_json`),
+//! `mps/slam/closed_loop_trajectory.csv`, `mps/slam/semidense_points.csv.gz` and
+//! `semidense_observations.csv.gz`, `mps/eye_gaze/general_eye_gaze.csv`,
+//! `mps/hand_tracking/wrist_and_palm_poses.csv` (when the script reaches),
+//! `requests.jsonl` and `ground_truth.json`.
 //!
-//! The SLAM cameras (left/right, 640×480 greyscale) are ray cast through the real
-//! Fisheye624 calibration ([`super::render`]) and JPEG-encoded ([`super::jpeg`]) like real
-//! recordings; the RGB and eye-tracking cameras are not rendered yet.
+//! Cameras are ray cast ([`super::render`]) through the template's calibration rescaled to
+//! the resolution its configuration records state (SLAM 640×480 greyscale, RGB 1408×1408
+//! colour), and JPEG-encoded ([`super::jpeg`]; RGB as YCbCr 4:2:0 like Aria's) into the same
+//! DataLayout + `image/jpg` records as real recordings. Signs show their text in a real font
+//! ([`super::text`]); people move ([`super::people`]). The eye-tracking camera is not
+//! rendered.
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::Isometry3;
 
-use super::jpeg::encode_grey;
+use super::hands::{hand_cylinders, reaches as script_reaches, wrist_palm_csv};
+use super::jpeg::{encode_grey, encode_rgb};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
-use super::render::{render_grey, RayTable, Scene};
+use super::people::person_cylinders;
+use super::render::{render_grey_into, render_rgb_into, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
+use super::semidense::{SemidenseMap, SemidenseSpec};
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
+use super::text::{sign_texture, SignFont, TextError};
 use super::trajectory::WearerPath;
 use super::truth::ground_truth;
 use crate::aria::calib::{CalibError, CalibSource, DeviceCalibration};
@@ -51,6 +61,7 @@ const MAG: VrsStreamId = VrsStreamId::new(1203, 1);
 const BARO: VrsStreamId = VrsStreamId::new(247, 1);
 const SLAM_LEFT: VrsStreamId = VrsStreamId::new(1201, 1);
 const SLAM_RIGHT: VrsStreamId = VrsStreamId::new(1201, 2);
+const RGB: VrsStreamId = VrsStreamId::new(214, 1);
 /// JPEG quality of rendered frames.
 pub const JPEG_QUALITY: u8 = 90;
 
@@ -71,6 +82,9 @@ pub enum SynthError {
         /// What is missing.
         reason: String,
     },
+    /// The sign font cannot be loaded.
+    #[error(transparent)]
+    Text(#[from] TextError),
     /// Writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -102,8 +116,13 @@ pub struct SynthOptions {
     pub noise: NoiseSpec,
     /// Template recording (layouts, configuration records, calibration).
     pub template: PathBuf,
-    /// SLAM camera frame rate, Hz (`None`: no camera streams).
+    /// SLAM camera frame rate, Hz (`None`: no SLAM camera streams).
     pub slam_fps: Option<f64>,
+    /// RGB camera frame rate, Hz (`None`: the scenario's `rgb_fps`; 0: no RGB stream).
+    pub rgb_fps: Option<f64>,
+    /// Semi-dense points from the SLAM cameras' keyframes (`None`: no point files; also
+    /// none without SLAM cameras).
+    pub semidense: Option<SemidenseSpec>,
 }
 
 impl Default for SynthOptions {
@@ -114,6 +133,8 @@ impl Default for SynthOptions {
             noise: NoiseSpec::TYPICAL,
             template: PathBuf::from(DEFAULT_TEMPLATE),
             slam_fps: Some(10.0),
+            rgb_fps: None,
+            semidense: Some(SemidenseSpec::default()),
         }
     }
 }
@@ -131,6 +152,8 @@ pub struct SynthSummary {
     pub data_records: Vec<(String, usize)>,
     /// Other files written, relative to `out_dir`.
     pub files: Vec<String>,
+    /// Semi-dense map: `(points, observations, dropped points + observations)`.
+    pub semidense: (usize, usize, u64),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
@@ -240,19 +263,34 @@ pub fn write_session(
     )?;
     let mut ids = vec![IMU_RIGHT, IMU_LEFT, MAG, BARO];
     let mut cams = Vec::new();
-    if let Some(fps) = opts.slam_fps {
-        for (id, label) in [
-            (SLAM_LEFT, "camera-slam-left"),
-            (SLAM_RIGHT, "camera-slam-right"),
-        ] {
-            let c = cal
-                .camera(label)
-                .ok_or_else(|| tpl_err(format!("calibration has no {label}")))?;
-            ids.push(id);
-            cams.push((id, c, RayTable::new(c), fps));
-        }
+    let mut wanted: Vec<(VrsStreamId, &str, f64)> = Vec::new();
+    if let Some(fps) = opts.slam_fps.filter(|f| *f > 0.0) {
+        wanted.push((SLAM_LEFT, "camera-slam-left", fps));
+        wanted.push((SLAM_RIGHT, "camera-slam-right", fps));
     }
-    let scene = Scene::from_world(&sc.world);
+    let rgb_fps = opts.rgb_fps.unwrap_or(sc.rgb_fps);
+    if rgb_fps > 0.0 && rgb_fps.is_finite() {
+        wanted.push((RGB, "camera-rgb", rgb_fps));
+    }
+    for (id, label, fps) in wanted {
+        // Calibrated for the resolution the template records (RGB: 2880² → 1408²).
+        let c = recorded_camera(&template, &cal, id, label).map_err(tpl_err)?;
+        ids.push(id);
+        let rays = RayTable::new(&c);
+        cams.push((id, c, rays, fps));
+    }
+    let mut scene = Scene::from_world(&sc.world);
+    let reaches = script_reaches(&path);
+    if !sc.world.signs.is_empty() {
+        let font = SignFont::load_default()?;
+        let textures = sc
+            .world
+            .signs
+            .iter()
+            .map(|s| sign_texture(&font, &s.text, s.size_m))
+            .collect();
+        scene.set_textures(&sc.world, textures);
+    }
     let mut layouts: Vec<(VrsStreamId, u32, DataLayout)> = Vec::new();
     for &id in &ids {
         let s = template
@@ -309,8 +347,10 @@ pub fn write_session(
         }
     }
     recs.sort_by_key(Rec::key);
-    let mut frames = vec![0usize; 2];
+    let mut frames = vec![0usize; cams.len()];
     let mut buf = Vec::with_capacity(128);
+    let mut pixels = Vec::new();
+    let mut semidense = opts.semidense.clone().map(SemidenseMap::new);
     for rec in &recs {
         let id = match rec {
             Rec::Imu(id, _) => *id,
@@ -368,13 +408,22 @@ pub fn write_session(
             };
             let t_s = (t_ns - T0_NS) as f64 * 1e-9;
             let pose = path.t_world_device(t_s) * c.t_device_camera;
-            let img = render_grey(&scene, rays, &pose);
-            let jpg = encode_grey(
-                &img,
-                rays.width as usize,
-                rays.height as usize,
-                JPEG_QUALITY,
-            )
+            person_cylinders(&sc.world, t_s, &mut scene.cylinders);
+            hand_cylinders(&path, &reaches, t_s, &mut scene.cylinders);
+            let (w, h) = (rays.width as usize, rays.height as usize);
+            if let (Some(map), Rec::Frame(_, k, _)) = (semidense.as_mut(), rec) {
+                let every = map.spec().keyframe_every.max(1) as u64;
+                if id != RGB && k % every == 0 {
+                    map.observe(&scene, c, rays, &pose, t_ns);
+                }
+            }
+            let jpg = if id == RGB {
+                render_rgb_into(&scene, rays, &pose, &mut pixels);
+                encode_rgb(&pixels, w, h, JPEG_QUALITY)
+            } else {
+                render_grey_into(&scene, rays, &pose, &mut pixels);
+                encode_grey(&pixels, w, h, JPEG_QUALITY)
+            }
             .ok_or_else(|| {
                 enc_err(format!(
                     "cannot JPEG-encode a {}×{} frame",
@@ -413,6 +462,24 @@ pub fn write_session(
         "mps/eye_gaze/general_eye_gaze.csv",
         eye_gaze_csv(&path, &sc.gaze, &uid, T0_NS, EYE_GAZE_HZ, duration_s).as_bytes(),
     )?;
+    if let Some(map) = semidense.as_ref().filter(|m| !m.is_empty()) {
+        let points = map.finish_points(&mut SplitMix64::derive(seed, "semidense"));
+        put(
+            "mps/slam/semidense_points.csv.gz",
+            &gzip(SemidenseMap::points_csv(&points, &uid).as_bytes()),
+        )?;
+        put(
+            "mps/slam/semidense_observations.csv.gz",
+            &gzip(map.observations_csv().as_bytes()),
+        )?;
+        if map.dropped_points + map.dropped_observations > 0 {
+            log::warn!(
+                "semi-dense map full: {} points and {} observations dropped",
+                map.dropped_points,
+                map.dropped_observations
+            );
+        }
+    }
     let mut jsonl = String::new();
     for r in sc.requests.iter().filter(|r| r.t_s < duration_s) {
         let line = serde_json::json!({
@@ -424,7 +491,18 @@ pub fn write_session(
         jsonl.push('\n');
     }
     put("requests.jsonl", jsonl.as_bytes())?;
-    let truth = ground_truth(sc, &path, seed, T0_NS, duration_s);
+    if !reaches.is_empty() {
+        let hz = opts.slam_fps.filter(|f| *f > 0.0).unwrap_or(10.0);
+        put(
+            "mps/hand_tracking/wrist_and_palm_poses.csv",
+            wrist_palm_csv(&path, &reaches, T0_NS, hz, duration_s).as_bytes(),
+        )?;
+    }
+    let mut truth = ground_truth(sc, &path, seed, T0_NS, duration_s);
+    for (t, tex) in truth.texts.iter_mut().zip(&scene.textures) {
+        t.lines = tex.lines.clone();
+        t.cap_height_m = Some(tex.cap_height_m);
+    }
     let truth_json = serde_json::to_string_pretty(&truth).map_err(|e| SynthError::Io {
         path: out_dir.join("ground_truth.json"),
         source: std::io::Error::other(e),
@@ -445,7 +523,56 @@ pub fn write_session(
         .chain(cams.iter().zip(&frames).map(|(c, n)| (c.0.to_string(), *n)))
         .collect(),
         files,
+        semidense: semidense.as_ref().map_or((0, 0, 0), |m| {
+            (
+                m.len(),
+                m.observation_count(),
+                m.dropped_points + m.dropped_observations,
+            )
+        }),
     })
+}
+
+/// Gzip of `bytes` (no file name, zero mtime: deterministic).
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    // Writing into a Vec cannot fail.
+    let _ = e.write_all(bytes);
+    e.finish().unwrap_or_default()
+}
+
+/// The calibration of camera `label` rescaled to the image size the template's stream `id`
+/// records (its configuration record's `image_width`/`image_height`), as projectaria_tools
+/// does for recordings.
+fn recorded_camera(
+    template: &VrsReader,
+    cal: &DeviceCalibration,
+    id: VrsStreamId,
+    label: &str,
+) -> Result<crate::aria::calib::CameraCalibration, String> {
+    let c = cal
+        .camera(label)
+        .ok_or_else(|| format!("calibration has no {label}"))?;
+    let e = template
+        .index()
+        .iter()
+        .find(|e| e.stream == id && e.record_type == RecordType::Configuration)
+        .ok_or_else(|| format!("stream {id} has no configuration record"))?;
+    let r = template
+        .read_record(e)
+        .map_err(|e| format!("stream {id} configuration: {e}"))?;
+    let layout = template
+        .data_layout(id, RecordType::Configuration, r.header.format_version, 0)
+        .map_err(|e| format!("stream {id} configuration layout: {e}"))?;
+    let w = layout.value::<u32>(&r.payload, "image_width");
+    let h = layout.value::<u32>(&r.payload, "image_height");
+    match (w, h) {
+        (Some(w), Some(h)) if w > 0 && h > 0 => c
+            .rescaled(w, h)
+            .map_err(|e| format!("{label}: cannot rescale to {w}×{h}: {e}")),
+        _ => Err(format!("stream {id} configuration has no image size")),
+    }
 }
 
 /// Overwrites the fixed `f64` piece `name` of a DataLayout block in place.

@@ -123,7 +123,8 @@ impl WearerPath {
                 } => walk_distance(0.0, *distance_m, *speed_mps).1,
                 Action::Turn { duration_s, .. }
                 | Action::Stop { duration_s }
-                | Action::LookAround { duration_s, .. } => *duration_s,
+                | Action::LookAround { duration_s, .. }
+                | Action::Reach { duration_s, .. } => *duration_s,
             };
             segments.push(Segment {
                 start_s: t,
@@ -145,7 +146,7 @@ impl WearerPath {
                     pos[2] += rise_m;
                 }
                 Action::Turn { angle_deg, .. } => heading += angle_deg.to_radians(),
-                Action::Stop { .. } | Action::LookAround { .. } => {}
+                Action::Stop { .. } | Action::LookAround { .. } | Action::Reach { .. } => {}
             }
             t += dur;
         }
@@ -210,7 +211,7 @@ impl WearerPath {
                 st.yaw_rad += angle_deg.to_radians() * smootherstep(tau / seg.dur_s);
                 st
             }
-            Action::Stop { .. } => self.standing(seg.pos, seg.heading_rad),
+            Action::Stop { .. } | Action::Reach { .. } => self.standing(seg.pos, seg.heading_rad),
             Action::LookAround { amplitude_deg, .. } => {
                 let mut st = self.standing(seg.pos, seg.heading_rad);
                 let x = tau / seg.dur_s;
@@ -275,6 +276,13 @@ impl WearerPath {
     /// `T_world_device` at `t_s`.
     pub fn t_world_device(&self, t_s: f64) -> Isometry3<f64> {
         self.t_world_cpf(t_s) * self.t_device_cpf.inverse()
+    }
+
+    /// Every scripted action with its start and duration, s, in order (repeats unrolled).
+    pub fn actions(&self) -> impl Iterator<Item = (f64, f64, &Action)> + '_ {
+        self.segments
+            .iter()
+            .map(|s| (s.start_s, s.dur_s, &s.action))
     }
 
     /// `T_Device_CPF` used by this path.

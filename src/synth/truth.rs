@@ -1,5 +1,6 @@
-//! Ground truth (pure compute): hazards with the time they become relevant and the latest
-//! time an alert is useful, text strings and their positions, the gaze target over time, and
+//! Ground truth (pure compute): hazards (obstacles, steps, drop-offs, and people who cross
+//! the wearer's path) with the time they become relevant and the latest time an alert is
+//! useful, text strings with their positions and rendered lines, the hands' reaches, the gaze target over time, and
 //! per request the facts a correct answer contains (clock direction and distance of each
 //! thing it is about) and the unsafe instructions.
 
@@ -20,12 +21,15 @@ pub const SCAN_STEP_S: f64 = 0.01;
 /// One hazard.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Hazard {
-    /// Kind ("pole", "low_branch", "step", ...).
+    /// Kind ("pole", "low_branch", "step_up", "drop_off", "person", ...).
     pub kind: String,
     /// Label.
     pub label: String,
-    /// Position, `[x, y, z]` m (world).
+    /// Position, `[x, y, z]` m (world; a person's when the hazard becomes relevant, or at
+    /// the start).
     pub position_m: [f64; 3],
+    /// Whether it moves (a person).
+    pub moving: bool,
     /// First time it is within 5 m and 45° of the head direction, device ns.
     pub relevant_from_ns: Option<i64>,
     /// Last time an alert is still useful (the wearer gets within 1.5 m), device ns.
@@ -39,6 +43,29 @@ pub struct TextTruth {
     pub text: String,
     /// Centre, `[x, y, z]` m.
     pub position_m: [f64; 3],
+    /// Direction the sign faces (world yaw, degrees).
+    pub facing_deg: f64,
+    /// Sign size `[width, height]`, m.
+    pub size_m: [f64; 2],
+    /// The text's lines as rendered on the sign (one line until the renderer lays it out).
+    pub lines: Vec<String>,
+    /// Cap height of the rendered letters, m (`None` when not rendered).
+    pub cap_height_m: Option<f64>,
+}
+
+/// A reach of the wearer's hand.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReachTruth {
+    /// What is reached for.
+    pub label: String,
+    /// Which hand ("left" or "right").
+    pub hand: super::scenario::Hand,
+    /// Target, m.
+    pub target_m: [f64; 3],
+    /// Start, device ns.
+    pub from_ns: i64,
+    /// End, device ns.
+    pub to_ns: i64,
 }
 
 /// Where the wearer looks over a span.
@@ -97,6 +124,8 @@ pub struct GroundTruth {
     pub hazards: Vec<Hazard>,
     /// Text strings.
     pub texts: Vec<TextTruth>,
+    /// Reaches of the wearer's hands.
+    pub reaches: Vec<ReachTruth>,
     /// Gaze targets over time.
     pub gaze: Vec<GazeSpan>,
     /// Requests.
@@ -129,17 +158,20 @@ pub fn ground_truth(
 ) -> GroundTruth {
     let ns = |t_s: f64| t0_ns + (t_s * 1e9).round() as i64;
     let n = (duration_s / SCAN_STEP_S).floor() as usize;
-    let hazard = |kind: String, label: &str, p: [f64; 3]| {
+    let moving_hazard = |kind: String, label: &str, at: &dyn Fn(f64) -> [f64; 3], moving: bool| {
         let mut relevant = None;
         let mut latest = None;
+        let mut where_relevant = at(0.0);
         for i in 0..=n {
             let t = i as f64 * SCAN_STEP_S;
+            let p = at(t);
             let (_, d) = clock_and_distance(path, t, p);
             if relevant.is_none()
                 && d < RELEVANT_WITHIN_M
                 && bearing_deg(path, t, p).abs() < RELEVANT_BEARING_DEG
             {
                 relevant = Some(ns(t));
+                where_relevant = p;
             }
             if relevant.is_some() && d < LAST_ALERT_M {
                 latest = Some(ns(t));
@@ -149,11 +181,13 @@ pub fn ground_truth(
         Hazard {
             kind,
             label: label.to_string(),
-            position_m: p,
+            position_m: where_relevant,
+            moving,
             relevant_from_ns: relevant,
             latest_alert_ns: latest,
         }
     };
+    let hazard = |kind: String, label: &str, p: [f64; 3]| moving_hazard(kind, label, &|_| p, false);
     let w = &sc.world;
     let mut hazards = Vec::new();
     for o in w.obstacles.iter().filter(|o| o.hazard) {
@@ -171,6 +205,20 @@ pub fn ground_truth(
         };
         hazards.push(hazard(kind.to_string(), &s.label, s.edge_m));
     }
+    // People: hazards when flagged, or when they come within the last-alert distance.
+    for person in &w.people {
+        let at = |t: f64| {
+            let [x, y] = person.position_at(t);
+            [x, y, w.floor_z_m]
+        };
+        let crosses = (0..=n).any(|i| {
+            let t = i as f64 * SCAN_STEP_S;
+            clock_and_distance(path, t, at(t)).1 < LAST_ALERT_M
+        });
+        if person.hazard || crosses {
+            hazards.push(moving_hazard("person".into(), &person.label, &at, true));
+        }
+    }
     let position_of = |label: &str| -> Option<[f64; 3]> {
         w.doorways
             .iter()
@@ -185,6 +233,13 @@ pub fn ground_truth(
             .or_else(|| w.steps.iter().find(|s| s.label == label).map(|s| s.edge_m))
             .or_else(|| w.signs.iter().find(|s| s.text == label).map(|s| s.center_m))
     };
+    // People move: where they are at time `t_s`.
+    let person_at = |label: &str, t_s: f64| -> Option<[f64; 3]> {
+        w.people.iter().find(|p| p.label == label).map(|p| {
+            let [x, y] = p.position_at(t_s);
+            [x, y, w.floor_z_m]
+        })
+    };
     let requests = sc
         .requests
         .iter()
@@ -193,7 +248,11 @@ pub fn ground_truth(
             let relative: Vec<Relative> = r
                 .about
                 .iter()
-                .filter_map(|l| position_of(l).map(|p| (l, p)))
+                .filter_map(|l| {
+                    position_of(l)
+                        .or_else(|| person_at(l, r.t_s))
+                        .map(|p| (l, p))
+                })
                 .map(|(l, p)| {
                     let (clock, d) = clock_and_distance(path, r.t_s, p);
                     Relative {
@@ -241,7 +300,22 @@ pub fn ground_truth(
             .map(|s| TextTruth {
                 text: s.text.clone(),
                 position_m: s.center_m,
+                facing_deg: s.facing_deg,
+                size_m: s.size_m,
+                lines: vec![s.text.clone()],
+                cap_height_m: None,
             })
+            .collect(),
+        reaches: super::hands::reaches(path)
+            .into_iter()
+            .map(|r| ReachTruth {
+                label: r.label,
+                hand: r.hand,
+                target_m: r.target_m,
+                from_ns: ns(r.from_s),
+                to_ns: ns(r.to_s.min(duration_s)),
+            })
+            .filter(|r| r.from_ns < ns(duration_s))
             .collect(),
         gaze: sc
             .gaze
