@@ -249,3 +249,56 @@ fn wrong_input_shapes_are_typed_errors() {
     // The engine still works after refusing bad input.
     assert!(e.run(&views(&ins)).is_ok());
 }
+
+#[cfg(feature = "tract")]
+#[test]
+fn tract_errors_are_typed_too() {
+    use vista::infer::tract_engine::TractEngine;
+    let e = TractEngine::load(Path::new("/nonexistent/f.onnx"), &contract(), 1)
+        .err()
+        .unwrap();
+    assert!(matches!(e, EngineError::NotFound { .. }), "{e}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("broken.onnx");
+    let bytes = std::fs::read(tiny("fusion.onnx")).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
+    let e = TractEngine::load(&p, &contract(), 1).err().unwrap();
+    assert!(
+        matches!(
+            e,
+            EngineError::Load {
+                engine: "tract",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("broken.onnx"), "{e}");
+
+    let wide = FusionShape {
+        width: 960,
+        ..FusionShape::SMOLLM2_STAGE2
+    };
+    let e = TractEngine::load(&tiny("fusion.onnx"), &wide.contract(), 1)
+        .err()
+        .unwrap();
+    assert!(matches!(e, EngineError::Contract { .. }), "{e}");
+    assert!(
+        e.to_string().contains("[?, 28, 960]") && e.to_string().contains("[1, 28, 576]"),
+        "{e}"
+    );
+
+    // The batch is fixed at load: batch 2 is refused before tract sees it.
+    let mut t = TractEngine::load(&tiny("fusion.onnx"), &contract(), 1).unwrap();
+    let ins: Vec<Tensor> = inputs()
+        .into_iter()
+        .map(|mut t| {
+            t.shape[0] = 2;
+            t.data = [t.data.clone(), t.data].concat();
+            t
+        })
+        .collect();
+    let e = t.run(&views(&ins)).unwrap_err();
+    assert!(matches!(e, EngineError::InputShape { .. }), "{e}");
+}
