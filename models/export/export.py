@@ -106,6 +106,11 @@ def export(cfg: FusionConfig, out: str, seed: int, weights: str | None) -> None:
 
     int8 = os.path.join(out, "fusion.int8.onnx")
     quantize_dynamic(fp32, int8, weight_type=QuantType.QInt8)
+    # The quantiser's shape inference leaves value_info with the symbolic `batch`; engines
+    # that fix the batch at load (tract) cannot unify it with 1. Shapes are re-inferred.
+    q = onnx.load(int8)
+    del q.graph.value_info[:]
+    onnx.save(q, int8)
 
     with torch.no_grad():
         ref = model(*inputs)

@@ -5,9 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use tract_onnx::prelude::{
-    tvec, DatumType, Factoid, Framework, InferenceFact, InferenceModelExt, IntoTValue, TValue,
-    TVec, Tensor as TractTensor, TypedModel, TypedRunnableModel,
+    tvec, DatumType, Framework, InferenceFact, InferenceModelExt, IntoTValue, TValue, TVec,
+    Tensor as TractTensor, TypedModel, TypedRunnableModel,
 };
+
+use tract_onnx::tract_hir::infer::Factoid;
 
 use crate::infer::engine::{
     check_contract, order_inputs, require_file, Dim, ElemType, EngineError, ModelContract,
