@@ -228,7 +228,41 @@ fn text_reader(source: &ReplaySource, synchronous: bool) -> anyhow::Result<Box<d
         },
         ..ReaderConfig::default()
     };
-    Ok(Box::new(OcrReader::new(engine, geometry, cfg)?))
+    Ok(Box::new(Throttled {
+        inner: OcrReader::new(engine, geometry, cfg)?,
+        min_interval_ns: OCR_MIN_INTERVAL_NS,
+        last: None,
+    }))
+}
+
+/// Text is read at most this often (device time): signs do not change between frames, and
+/// one read costs ~0.3–1 s of one core on this class of machine.
+const OCR_MIN_INTERVAL_NS: i64 = 1_000_000_000;
+
+/// Passes a frame to the reader at most once per `min_interval_ns` of capture time (so a
+/// deterministic replay reads the same frames every run, and OCR never takes more than its
+/// share of the CPU).
+struct Throttled<R> {
+    inner: R,
+    min_interval_ns: i64,
+    last: Option<i64>,
+}
+
+impl<R: TextReader> TextReader for Throttled<R> {
+    fn submit(&mut self, frame: &vista::sample::Sample, gaze_px: Option<[f32; 2]>) {
+        let t = frame.capture.ns();
+        if self
+            .last
+            .is_some_and(|l| t.saturating_sub(l) < self.min_interval_ns)
+        {
+            return;
+        }
+        self.last = Some(t);
+        self.inner.submit(frame, gaze_px);
+    }
+    fn poll(&mut self) -> Vec<vista::state::TextFact> {
+        self.inner.poll()
+    }
 }
 
 /// What the assistant did, for `profile.json`.
