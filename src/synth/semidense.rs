@@ -3,7 +3,8 @@
 //! observation where the image has structure — a silhouette (another surface than its
 //! neighbour), a depth jump, or a colour edge (text, floor checker) — plus a sparse
 //! [`SemidenseSpec::sparse_px`] grid everywhere, as a semi-dense tracker keeps
-//! high-gradient pixels. Hits are merged on a voxel grid into points (static surfaces
+//! high-gradient pixels; hits beyond [`SemidenseSpec::max_dist_m`] are not kept. Hits are
+//! merged on a voxel grid into points (static surfaces
 //! across frames; people, who move, per frame). Each point gets MPS-style uncertainties:
 //! `inv_dist_std` drawn per point, `dist_std = inv_dist_std · d²` with `d` the closest
 //! distance it was observed from, and its position is displaced along its first viewing ray
@@ -38,6 +39,8 @@ pub struct SemidenseSpec {
     pub sparse_px: u32,
     /// Voxel size of point merging, m.
     pub voxel_m: f64,
+    /// Farthest hit kept, m (a tracker does not triangulate far, low-parallax pixels).
+    pub max_dist_m: f64,
     /// Relative depth jump between neighbours that counts as an edge.
     pub depth_jump: f64,
     /// Colour (luminance) difference between neighbours that counts as an edge, 0..=1.
@@ -57,6 +60,7 @@ impl Default for SemidenseSpec {
             grid_px: 2,
             sparse_px: 16,
             voxel_m: 0.05,
+            max_dist_m: 8.0,
             depth_jump: 0.05,
             colour_edge: 0.06,
             inv_dist_std: [0.0003, 0.0012],
@@ -191,8 +195,8 @@ impl SemidenseMap {
                 };
                 let right = (gx + 1 < gw).then_some(i + 1);
                 let down = (gy + 1 < gh).then_some(i + gw as usize);
-                let keep =
-                    (gx % sparse == 0 && gy % sparse == 0) || differs(right) || differs(down);
+                let keep = t <= self.spec.max_dist_m
+                    && ((gx % sparse == 0 && gy % sparse == 0) || differs(right) || differs(down));
                 if keep {
                     self.add(o + d * t, d, t, surface, camera, t_ns, cam, &t_camera_world);
                 }
