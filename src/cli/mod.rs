@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ask;
+mod bench;
 mod calib;
 mod device_sim;
 mod inspect;
@@ -47,6 +49,10 @@ enum Command {
     Live(live::LiveArgs),
     /// Play a recorded session into a socket with the live protocol and its real timing.
     DeviceSim(device_sim::DeviceSimArgs),
+    /// Ask the language model a question; the answer streams to standard output.
+    Ask(ask::AskArgs),
+    /// Measure an engine's speed (`vista bench lm`).
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -63,6 +69,8 @@ pub fn main() -> ExitCode {
         Command::Live(args) => live::run(args),
         Command::DeviceSim(args) => device_sim::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::Ask(args) => ask::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

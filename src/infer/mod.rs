@@ -1,6 +1,7 @@
 //! Inference engines: ONNX Runtime through `ort` (loaded at run time from the library that
 //! `models/fetch` unpacks from the `onnxruntime` wheel) and where the model files live.
 
+pub mod llm;
 pub mod model_paths;
 pub mod ort_env;
 
