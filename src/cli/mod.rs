@@ -6,6 +6,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod answer;
+#[cfg(feature = "llm")]
+mod ask;
+#[cfg(feature = "llm")]
+mod bench;
 mod calib;
 mod device_sim;
 mod inspect;
@@ -62,6 +66,13 @@ enum Command {
     DeviceSim(device_sim::DeviceSimArgs),
     /// Score a run's decisions and transcript against the session's ground truth.
     Score(score::ScoreArgs),
+    /// Ask the language model a question; the answer streams to standard output
+    /// (cargo feature `llm`).
+    #[cfg(feature = "llm")]
+    Ask(ask::AskArgs),
+    /// Measure an engine's speed (`vista bench lm`; cargo feature `llm`).
+    #[cfg(feature = "llm")]
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
@@ -82,6 +93,10 @@ pub fn main() -> ExitCode {
         Command::DeviceSim(args) => device_sim::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Score(args) => score::run(args),
+        #[cfg(feature = "llm")]
+        Command::Ask(args) => ask::run(args),
+        #[cfg(feature = "llm")]
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

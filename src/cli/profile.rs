@@ -26,6 +26,9 @@ pub struct ProfileArgs {
     /// Do not read text.
     #[arg(long)]
     pub no_ocr: bool,
+    /// Answer with a language model (GGUF path or `default`; needs `--features llm`).
+    #[arg(long, value_name = "GGUF|default")]
+    pub lm: Option<String>,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -56,6 +59,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             requests_listen: None,
             scene_every: None,
             no_ocr: args.no_ocr,
+            lm: args.lm,
         },
     };
     super::replay::run(replay)

@@ -53,6 +53,34 @@ pub struct SpeakArgs {
     /// Do not read text (skip PP-OCR even when its models are present).
     #[arg(long)]
     pub no_ocr: bool,
+    /// Answer with a language model (a GGUF path, or `default` for SmolLM2 from the model
+    /// cache), grounded on the environment state and checked by the safety guard; alerts
+    /// never wait for it. Needs a build with `--features llm`. Without it: templates.
+    #[arg(long, value_name = "GGUF|default")]
+    pub lm: Option<String>,
+}
+
+/// The language model for `--lm`, loaded once with its system prompt's cache prefilled.
+#[cfg(feature = "llm")]
+fn language_model(spec: &str) -> anyhow::Result<Box<dyn vista::state::Generator>> {
+    use vista::infer::llm::{default_model_path, ContextConfig, LmEngine};
+    let path = if spec == "default" {
+        default_model_path(2)?
+    } else {
+        PathBuf::from(spec)
+    };
+    let engine = LmEngine::load(&path, &ContextConfig::default())
+        .with_context(|| format!("loading the language model {}", path.display()))?;
+    log::info!("language model: {}", path.display());
+    Ok(Box::new(engine))
+}
+
+#[cfg(not(feature = "llm"))]
+fn language_model(spec: &str) -> anyhow::Result<Box<dyn vista::state::Generator>> {
+    anyhow::bail!(
+        "--lm {spec}: this vista was built without the language model; build with \
+         `cargo build --release --features llm`"
+    )
 }
 
 /// Forwards perception's calls to the shared assistant (so its counters and speaker report
@@ -158,7 +186,10 @@ pub fn setup(
             out_dir: dir,
             requests: requests.as_deref(),
             audio: args.audio,
-            generator: None,
+            generator: match &args.lm {
+                Some(spec) => Some(language_model(spec)?),
+                None => None,
+            },
             live,
             ambient_every_ns,
         },

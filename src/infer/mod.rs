@@ -4,6 +4,8 @@
 pub mod bundle;
 pub mod engine;
 pub mod fusion;
+#[cfg(feature = "llm")]
+pub mod llm;
 pub mod model_paths;
 pub mod ort_engine;
 pub mod ort_env;

@@ -1,0 +1,201 @@
+//! Measurements behind `vista bench lm`: prompt speed (a ~325-token prompt), generation
+//! speed (64 greedy tokens), time to first token from an empty cache, and for a short
+//! question with the system prompt already in the KV cache. Medians over repeats.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::engine::{GenOptions, LmEngine};
+use super::error::LmError;
+use super::raw_ctx::ContextConfig;
+use super::DEFAULT_SYSTEM_PROMPT;
+
+/// What to measure.
+#[derive(Clone, Copy, Debug)]
+pub struct LmBenchConfig {
+    /// Threads.
+    pub threads: u32,
+    /// Prompt length for the prompt-speed measurement, tokens (at least).
+    pub prompt_tokens: usize,
+    /// Tokens generated for the generation-speed measurement.
+    pub gen_tokens: u32,
+    /// Repeats per measurement (the median is reported).
+    pub repeats: usize,
+}
+
+impl Default for LmBenchConfig {
+    fn default() -> Self {
+        Self {
+            threads: 2,
+            prompt_tokens: 325,
+            gen_tokens: 64,
+            repeats: 5,
+        }
+    }
+}
+
+/// The results (medians).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LmBenchReport {
+    /// The GGUF measured.
+    pub model: String,
+    /// Threads.
+    pub threads: u32,
+    /// Model load time, ms.
+    pub load_ms: f64,
+    /// Prompt length, tokens.
+    pub prompt_tokens: usize,
+    /// Prompt processing, tokens/s.
+    pub prompt_tok_per_s: f64,
+    /// Tokens generated per repeat.
+    pub gen_tokens: u32,
+    /// Generation after the prompt, tokens/s.
+    pub gen_tok_per_s: f64,
+    /// System prompt (the cached prefix), tokens.
+    pub system_tokens: usize,
+    /// Question (everything after the prefix), tokens.
+    pub question_tokens: usize,
+    /// Time to first token, system prompt and question from an empty cache, ms.
+    pub ttft_cold_ms: f64,
+    /// Time to first token for the question with the system prompt reused, ms.
+    pub ttft_prefix_ms: f64,
+    /// Repeats per measurement.
+    pub repeats: usize,
+}
+
+/// The median of `v` (mean of the middle two for even lengths); NaN when empty.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+const FILLER: &str = "The wearer walks along a corridor with doors on both sides. \
+A pole stands near the middle of the hallway, about two metres ahead and slightly left. \
+A sign above the third door reads Exit, and a staircase begins behind the fourth door. ";
+
+/// Questions of about 15 tokens each (with the chat template's user-turn tokens).
+pub const BENCH_QUESTIONS: &[&str] = &[
+    "Is there anything in front of me right now?",
+    "Where is the nearest door on my left side?",
+    "What does the sign above the door say?",
+    "How far away is the pole in the hallway?",
+    "Can I walk straight ahead without hitting things?",
+];
+
+fn ms(ns: i64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// Runs every measurement on the GGUF at `path`.
+pub fn run_bench(path: &Path, cfg: &LmBenchConfig) -> Result<LmBenchReport, LmError> {
+    let repeats = cfg.repeats.max(1);
+    let t_load = Instant::now();
+    let mut engine = LmEngine::load(
+        path,
+        &ContextConfig {
+            threads: cfg.threads,
+            ..ContextConfig::default()
+        },
+    )?;
+    let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
+    let never = AtomicBool::new(false);
+    let mut sink = |_: &str| true;
+
+    // Cold: system prompt and question from an empty cache (first request after load).
+    let question = BENCH_QUESTIONS.first().copied().unwrap_or("Hello?");
+    let (system_tokens, total) = engine.prompt_lengths(DEFAULT_SYSTEM_PROMPT, question)?;
+    let cold = engine.chat(
+        DEFAULT_SYSTEM_PROMPT,
+        question,
+        GenOptions::new(1),
+        &mut sink,
+        &never,
+    )?;
+    let ttft_cold_ms = ms(cold.first_token_ns);
+
+    // Prefix reused: the cache now holds the system prompt.
+    let mut prefix_ms = Vec::new();
+    for i in 0..repeats {
+        let q = BENCH_QUESTIONS[i % BENCH_QUESTIONS.len()];
+        let st = engine.chat(
+            DEFAULT_SYSTEM_PROMPT,
+            q,
+            GenOptions::new(1),
+            &mut sink,
+            &never,
+        )?;
+        prefix_ms.push(ms(st.first_token_ns));
+    }
+
+    // Prompt and generation speed on a ~325-token raw prompt (cache emptied each time).
+    let mut text = String::new();
+    while engine.model().tokenize(&text)?.len() < cfg.prompt_tokens {
+        text.push_str(FILLER);
+    }
+    let toks = engine.model().tokenize(&text)?;
+    let cut: Vec<u8> = toks
+        .iter()
+        .take(cfg.prompt_tokens)
+        .flat_map(|&t| engine.model().token_bytes(t))
+        .collect();
+    let text = String::from_utf8_lossy(&cut).into_owned();
+    let mut pp = Vec::new();
+    let mut tg = Vec::new();
+    let mut prompt_tokens = 0;
+    for _ in 0..repeats {
+        engine.reset();
+        let st = engine.complete(
+            &text,
+            GenOptions {
+                max_tokens: cfg.gen_tokens,
+                stop_at_eog: false,
+            },
+            &mut sink,
+            &never,
+        )?;
+        prompt_tokens = st.prefill_tokens as usize;
+        pp.push(f64::from(st.prefill_tokens) / (st.prefill_ns as f64 / 1e9));
+        // After the first token, each further token is one decode.
+        let decodes = st.generated_tokens.saturating_sub(1);
+        let gen_ns = st.total_ns - st.first_token_ns;
+        if decodes > 0 && gen_ns > 0 {
+            tg.push(f64::from(decodes) / (gen_ns as f64 / 1e9));
+        }
+    }
+    Ok(LmBenchReport {
+        model: path.display().to_string(),
+        threads: cfg.threads,
+        load_ms,
+        prompt_tokens,
+        prompt_tok_per_s: median(&pp),
+        gen_tokens: cfg.gen_tokens,
+        gen_tok_per_s: median(&tg),
+        system_tokens,
+        question_tokens: total - system_tokens,
+        ttft_cold_ms,
+        ttft_prefix_ms: median(&prefix_ms),
+        repeats,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+}

@@ -1,0 +1,442 @@
+//! [`LmEngine`]: one model, one context, greedy decoding streamed to a callback, with the
+//! system prompt kept prefilled in the KV cache between requests.
+//!
+//! The engine knows exactly which tokens the KV cache holds (`cached`, positions `0..n`).
+//! A request reuses the longest common prefix of that and its own tokens, prefills only the
+//! rest, generates, and trims the cache back to the stable prefix (the system turn) when it
+//! is done, so the cache never grows past one request and hours-long sessions do not
+//! overflow; a changed system prompt is re-prefilled from the first differing token.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::chat::{common_prefix, ChatFormat};
+use super::embd_batch::decode_embeddings;
+use super::error::LmError;
+use super::model::LmModel;
+use super::raw_ctx::{ContextConfig, RawContext};
+use super::sampling::{greedy, Utf8Stream};
+
+/// Why generation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The model produced an end-of-generation token.
+    EndOfGeneration,
+    /// `max_tokens` were generated.
+    MaxTokens,
+    /// The cancel flag was set.
+    Cancelled,
+    /// The text callback asked to stop.
+    CallerStopped,
+}
+
+/// What one request cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LmStats {
+    /// Prompt tokens found already in the KV cache.
+    pub reused_tokens: u32,
+    /// Prompt tokens (or embedding rows) prefilled by this request.
+    pub prefill_tokens: u32,
+    /// Tokens generated (the end-of-generation token not counted).
+    pub generated_tokens: u32,
+    /// Prefill time, ns.
+    pub prefill_ns: i64,
+    /// From the call to the first generated token, ns (0 when none).
+    pub first_token_ns: i64,
+    /// The whole call, ns.
+    pub total_ns: i64,
+    /// Why it stopped.
+    pub stop: StopReason,
+}
+
+/// Decoding options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenOptions {
+    /// Upper bound on generated tokens.
+    pub max_tokens: u32,
+    /// Stop at an end-of-generation token (benchmarks turn this off to time a fixed count).
+    pub stop_at_eog: bool,
+}
+
+impl GenOptions {
+    /// Up to `max_tokens`, stopping at end of generation.
+    pub fn new(max_tokens: u32) -> Self {
+        Self {
+            max_tokens,
+            stop_at_eog: true,
+        }
+    }
+}
+
+/// A piece of a prompt: text, or embedding rows standing in for tokens.
+#[derive(Clone, Copy, Debug)]
+pub enum Segment<'a> {
+    /// Text, tokenised with special tokens parsed.
+    Text(&'a str),
+    /// Row-major embedding rows of `width` floats.
+    Embeddings {
+        /// The rows.
+        rows: &'a [f32],
+        /// Floats per row (must equal the model's `n_embd`).
+        width: usize,
+    },
+}
+
+/// A language model ready to answer.
+pub struct LmEngine {
+    model: LmModel,
+    ctx: RawContext,
+    format: ChatFormat,
+    cached: Vec<i32>,
+}
+
+impl std::fmt::Debug for LmEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmEngine")
+            .field("model", &self.model.path())
+            .field("cached", &self.cached.len())
+            .finish()
+    }
+}
+
+fn ns_since(t0: Instant) -> i64 {
+    i64::try_from(t0.elapsed().as_nanos()).unwrap_or(i64::MAX)
+}
+
+impl LmEngine {
+    /// Loads the GGUF at `path` (checked first, see [`super::model::check_gguf`]) and makes a
+    /// context.
+    pub fn load(path: &Path, cfg: &ContextConfig) -> Result<Self, LmError> {
+        let model = LmModel::load(path)?;
+        Self::with_model(model, cfg)
+    }
+
+    /// A new context over an already loaded model.
+    pub fn with_model(model: LmModel, cfg: &ContextConfig) -> Result<Self, LmError> {
+        let ctx = RawContext::new(model.llama().clone(), cfg, model.path())?;
+        let format = ChatFormat::for_model(&model);
+        Ok(Self {
+            model,
+            ctx,
+            format,
+            cached: Vec::new(),
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &LmModel {
+        &self.model
+    }
+
+    /// The model's short name (e.g. `smollm2`).
+    pub fn name(&self) -> &str {
+        self.model.name()
+    }
+
+    /// The chat format in use.
+    pub fn format(&self) -> &ChatFormat {
+        &self.format
+    }
+
+    /// The context window, tokens.
+    pub fn n_ctx(&self) -> u32 {
+        self.ctx.n_ctx()
+    }
+
+    /// Tokens now held in the KV cache.
+    pub fn cached_tokens(&self) -> usize {
+        self.cached.len()
+    }
+
+    /// Changes the thread count.
+    pub fn set_threads(&mut self, threads: u32) {
+        self.ctx.set_threads(threads);
+    }
+
+    /// Empties the KV cache.
+    pub fn reset(&mut self) {
+        self.ctx.clear();
+        self.cached.clear();
+    }
+
+    /// The raw context (for embedding experiments and benchmarks); the engine forgets what
+    /// the cache holds, so the next request prefills from scratch.
+    pub fn context_mut(&mut self) -> &mut RawContext {
+        self.cached.clear();
+        self.ctx.clear();
+        &mut self.ctx
+    }
+
+    /// Prefills the system turn so the first request only pays for its own tokens.
+    /// Returns the tokens prefilled.
+    pub fn prepare_prefix(&mut self, system: &str) -> Result<u32, LmError> {
+        let text = self.format.chat(&self.model, system, "")?.prefix;
+        let tokens = self.model.tokenize(&text)?;
+        let before = common_prefix(&self.cached, &tokens);
+        self.sync_cache(&tokens, tokens.len())?;
+        Ok((tokens.len() - before) as u32)
+    }
+
+    /// Token counts of the system prefix and the whole prompt for `system` and `user`.
+    pub fn prompt_lengths(&self, system: &str, user: &str) -> Result<(usize, usize), LmError> {
+        let chat = self.format.chat(&self.model, system, user)?;
+        let p = self.model.tokenize(&chat.prefix)?;
+        let f = self.model.tokenize(&chat.full)?;
+        Ok((common_prefix(&p, &f), f.len()))
+    }
+
+    /// Answers `user` under the `system` prompt, streaming text to `on_text`.
+    pub fn chat(
+        &mut self,
+        system: &str,
+        user: &str,
+        opts: GenOptions,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+    ) -> Result<LmStats, LmError> {
+        let t0 = Instant::now();
+        let chat = self.format.chat(&self.model, system, user)?;
+        let prefix = self.model.tokenize(&chat.prefix)?;
+        let full = self.model.tokenize(&chat.full)?;
+        let keep = common_prefix(&prefix, &full);
+        self.complete_tokens(&full, keep, opts, on_text, cancel, t0)
+    }
+
+    /// Continues raw `prompt` text (no chat template), keeping nothing in the cache after.
+    pub fn complete(
+        &mut self,
+        prompt: &str,
+        opts: GenOptions,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+    ) -> Result<LmStats, LmError> {
+        let t0 = Instant::now();
+        let tokens = self.model.tokenize(prompt)?;
+        self.complete_tokens(&tokens, 0, opts, on_text, cancel, t0)
+    }
+
+    /// Makes the KV cache hold exactly `tokens[..upto]` (prefilling what is missing), with
+    /// the logits of the last token when anything was decoded. Returns the tokens reused.
+    fn sync_cache(&mut self, tokens: &[i32], upto: usize) -> Result<usize, LmError> {
+        let upto = upto.min(tokens.len());
+        let mut common = common_prefix(&self.cached, &tokens[..upto]);
+        if common == upto && upto > 0 && self.cached.len() == upto {
+            return Ok(common);
+        }
+        if self.cached.len() > common && self.ctx.truncate(common as u32).is_err() {
+            self.ctx.clear();
+            common = 0;
+        }
+        self.cached.truncate(common);
+        if let Err(e) = self
+            .ctx
+            .decode_tokens(&tokens[common..upto], common as u32, true)
+        {
+            // The cache may hold part of the batch: start over next time.
+            self.reset();
+            return Err(e);
+        }
+        self.cached.extend_from_slice(&tokens[common..upto]);
+        Ok(common)
+    }
+
+    fn complete_tokens(
+        &mut self,
+        tokens: &[i32],
+        keep: usize,
+        opts: GenOptions,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+        t0: Instant,
+    ) -> Result<LmStats, LmError> {
+        let mut stats = LmStats {
+            reused_tokens: 0,
+            prefill_tokens: 0,
+            generated_tokens: 0,
+            prefill_ns: 0,
+            first_token_ns: 0,
+            total_ns: 0,
+            stop: StopReason::Cancelled,
+        };
+        if tokens.is_empty() {
+            return Err(LmError::Prompt("empty prompt".into()));
+        }
+        let n_ctx = self.ctx.n_ctx() as usize;
+        if tokens.len() >= n_ctx {
+            return Err(LmError::ContextFull {
+                what: "the prompt",
+                needed: tokens.len() + 1,
+                n_ctx: self.ctx.n_ctx(),
+            });
+        }
+        if cancel.load(Ordering::Relaxed) {
+            stats.total_ns = ns_since(t0);
+            return Ok(stats);
+        }
+        let max_tokens = (opts.max_tokens as usize).min(n_ctx - tokens.len());
+        // At least the last prompt token is decoded, for its logits.
+        let reusable = common_prefix(&self.cached, tokens).min(tokens.len() - 1);
+        if self.cached.len() > reusable {
+            if self.ctx.truncate(reusable as u32).is_err() {
+                self.reset();
+            }
+            self.cached.truncate(reusable.min(self.cached.len()));
+        }
+        let reused = self.sync_cache(tokens, tokens.len())?;
+        stats.reused_tokens = reused as u32;
+        stats.prefill_tokens = (tokens.len() - reused) as u32;
+        stats.prefill_ns = ns_since(t0);
+        let result = self.generate(
+            max_tokens,
+            opts.stop_at_eog,
+            on_text,
+            cancel,
+            t0,
+            &mut stats,
+        );
+        // Back to the stable prefix, whatever happened.
+        let keep = keep.min(tokens.len());
+        if self.ctx.truncate(keep as u32).is_err() {
+            self.reset();
+        } else {
+            self.cached.truncate(keep);
+        }
+        result?;
+        stats.total_ns = ns_since(t0);
+        Ok(stats)
+    }
+
+    /// Prefills `segments` from an empty cache (text and embedding rows) and generates.
+    /// The cache is emptied afterwards (embedding rows are not tokens it can reuse).
+    pub fn generate_segments(
+        &mut self,
+        segments: &[Segment<'_>],
+        opts: GenOptions,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+    ) -> Result<LmStats, LmError> {
+        let t0 = Instant::now();
+        self.reset();
+        let mut stats = LmStats {
+            reused_tokens: 0,
+            prefill_tokens: 0,
+            generated_tokens: 0,
+            prefill_ns: 0,
+            first_token_ns: 0,
+            total_ns: 0,
+            stop: StopReason::Cancelled,
+        };
+        let result = self.prefill_segments(segments).and_then(|n_past| {
+            stats.prefill_tokens = n_past as u32;
+            stats.prefill_ns = ns_since(t0);
+            let room = (self.ctx.n_ctx() as usize).saturating_sub(n_past);
+            self.generate_at(
+                n_past,
+                (opts.max_tokens as usize).min(room),
+                opts.stop_at_eog,
+                on_text,
+                cancel,
+                t0,
+                &mut stats,
+            )
+        });
+        self.reset();
+        result?;
+        stats.total_ns = ns_since(t0);
+        Ok(stats)
+    }
+
+    fn prefill_segments(&mut self, segments: &[Segment<'_>]) -> Result<usize, LmError> {
+        let mut pos = 0usize;
+        let last = segments.len().saturating_sub(1);
+        for (i, seg) in segments.iter().enumerate() {
+            match seg {
+                Segment::Text(t) => {
+                    let toks = self.model.tokenize(t)?;
+                    self.ctx.decode_tokens(&toks, pos as u32, i == last)?;
+                    pos += toks.len();
+                }
+                Segment::Embeddings { rows, width } => {
+                    pos += decode_embeddings(&mut self.ctx, rows, *width, pos as u32, i == last)?;
+                }
+            }
+        }
+        if pos == 0 {
+            return Err(LmError::Prompt("empty prompt".into()));
+        }
+        Ok(pos)
+    }
+
+    fn generate(
+        &mut self,
+        max_tokens: usize,
+        stop_at_eog: bool,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+        t0: Instant,
+        stats: &mut LmStats,
+    ) -> Result<(), LmError> {
+        let n_past = self.cached.len();
+        self.generate_at(n_past, max_tokens, stop_at_eog, on_text, cancel, t0, stats)
+    }
+
+    /// The decoding loop: the logits of position `n_past - 1` are ready.
+    #[allow(clippy::too_many_arguments)]
+    fn generate_at(
+        &mut self,
+        mut n_past: usize,
+        max_tokens: usize,
+        stop_at_eog: bool,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+        t0: Instant,
+        stats: &mut LmStats,
+    ) -> Result<(), LmError> {
+        let mut utf8 = Utf8Stream::new();
+        let track = self.cached.len() == n_past;
+        stats.stop = StopReason::MaxTokens;
+        let mut generated = 0usize;
+        while generated < max_tokens {
+            if cancel.load(Ordering::Relaxed) {
+                stats.stop = StopReason::Cancelled;
+                break;
+            }
+            let logits = self.ctx.last_logits()?;
+            let token = greedy(logits)
+                .ok_or_else(|| LmError::Prompt("no finite logit to choose from".into()))?
+                as i32;
+            if generated == 0 {
+                stats.first_token_ns = ns_since(t0);
+            }
+            if stop_at_eog && self.model.is_eog(token) {
+                stats.stop = StopReason::EndOfGeneration;
+                break;
+            }
+            generated += 1;
+            stats.generated_tokens = generated as u32;
+            let text = utf8.push(&self.model.token_bytes(token));
+            if !text.is_empty() && !on_text(&text) {
+                stats.stop = StopReason::CallerStopped;
+                break;
+            }
+            if generated == max_tokens {
+                break;
+            }
+            if cancel.load(Ordering::Relaxed) {
+                stats.stop = StopReason::Cancelled;
+                break;
+            }
+            self.ctx.decode_tokens(&[token], n_past as u32, true)?;
+            if track {
+                self.cached.push(token);
+            }
+            n_past += 1;
+        }
+        let rest = utf8.finish();
+        if !rest.is_empty() {
+            on_text(&rest);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,93 @@
+//! Everything that can go wrong with the language model, as one typed error naming the file
+//! and position (byte offset in the GGUF, token position in the context) where it applies.
+
+use std::path::PathBuf;
+
+/// A language-model operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LmError {
+    /// The model file is not there.
+    #[error("language model {path} not found (run models/fetch)")]
+    NotFound {
+        /// The file looked for.
+        path: PathBuf,
+    },
+    /// The file could not be read.
+    #[error("language model {path}: read failed: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a usable GGUF (bad magic, truncated, inconsistent header).
+    #[error("language model {path}: not a valid GGUF at byte {offset}: {reason}")]
+    BadGguf {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset where the problem was found.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The GGUF holds a model architecture this runtime does not run.
+    #[error("language model {path}: architecture `{architecture}` is not supported (supported: {supported})")]
+    UnsupportedArchitecture {
+        /// The file.
+        path: PathBuf,
+        /// `general.architecture` from the file.
+        architecture: String,
+        /// The architectures accepted.
+        supported: String,
+    },
+    /// llama.cpp refused the file or a context (after our own checks passed).
+    #[error("language model {path}: llama.cpp: {reason}")]
+    Llama {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
+    /// `llama_decode` returned a non-zero code.
+    #[error("llama_decode failed with code {code} at position {position} ({n_tokens} tokens)")]
+    Decode {
+        /// The return code.
+        code: i32,
+        /// The first position of the batch.
+        position: u32,
+        /// The batch size.
+        n_tokens: usize,
+    },
+    /// An embeddings batch had the wrong width for the model.
+    #[error("embedding rows have width {given}, but the model's n_embd is {expected}")]
+    EmbeddingWidth {
+        /// Width given (floats per row).
+        given: usize,
+        /// `llama_model_n_embd`.
+        expected: usize,
+    },
+    /// The input does not fit the context window, even after trimming.
+    #[error("{what} needs {needed} tokens, but the context holds {n_ctx}")]
+    ContextFull {
+        /// What did not fit.
+        what: &'static str,
+        /// Tokens needed.
+        needed: usize,
+        /// The context size.
+        n_ctx: u32,
+    },
+    /// A prompt could not be built (template failure, interior NUL byte).
+    #[error("prompt: {0}")]
+    Prompt(String),
+    /// Re-quantisation failed.
+    #[error("quantising {input} to {output}: {reason}")]
+    Quantize {
+        /// Source GGUF.
+        input: PathBuf,
+        /// Destination GGUF.
+        output: PathBuf,
+        /// What failed.
+        reason: String,
+    },
+}

@@ -1,0 +1,48 @@
+//! The language model through llama.cpp (`llama-cpp-2` and, for what its safe API lacks,
+//! `llama-cpp-sys-2`): GGUF checks before llama.cpp sees a file ([`gguf_check`],
+//! [`model`]), one context driven batch by batch ([`raw_ctx`]), embedding rows as input
+//! ([`embd_batch`]), greedy streaming generation with the system prompt cached in the KV
+//! cache ([`engine`]), the assistant's `Generator` ([`generator`]), re-quantisation
+//! ([`quantize`]) and the numbers behind `vista bench lm` ([`bench`]).
+
+pub mod backend;
+pub mod bench;
+pub mod chat;
+pub mod embd_batch;
+pub mod engine;
+pub mod error;
+pub mod generator;
+pub mod gguf_check;
+pub mod model;
+pub mod quantize;
+pub mod raw_ctx;
+pub mod sampling;
+
+use std::path::PathBuf;
+
+pub use engine::{GenOptions, LmEngine, LmStats, Segment, StopReason};
+pub use error::LmError;
+pub use model::{check_gguf, LmModel};
+pub use quantize::{ensure_quantized, quantize, quantized_path, QuantType};
+pub use raw_ctx::{ContextConfig, RawContext};
+
+use crate::infer::ModelFile;
+
+/// The default system prompt of `vista ask` and the benchmarks (the assistant passes its own).
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a wearable assistant for a blind or \
+low-vision person. Answer in one or two short, concrete sentences that can be spoken aloud. \
+Give directions with clock positions or left and right, and distances in metres. \
+If you are not sure, say so. Never invent obstacles or text that you were not told about.";
+
+/// The fetched GGUF (`ModelFile::SmolLm2`).
+pub fn fetched_model_path() -> PathBuf {
+    ModelFile::SmolLm2.path()
+}
+
+/// The default model file: the fetched Q4_1 GGUF. Its Q4_0 re-quantisation (faster prompts
+/// per engines.md) changed the first 16 greedy tokens of a test prompt here, so it is opt-in
+/// (`ensure_quantized`, `vista bench lm --compare`) until measured on more prompts.
+/// `_threads` would be used to quantise on first use.
+pub fn default_model_path(_threads: u32) -> Result<PathBuf, LmError> {
+    Ok(fetched_model_path())
+}
