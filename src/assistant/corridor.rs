@@ -14,15 +14,17 @@ pub fn is_hazard(kind: ThingKind) -> bool {
 
 /// Whether `thing` lies within `range_m` along a straight walk towards clock `heading` and
 /// within `half_width_m` of its line. Straight ahead (12) also counts perception's `in_path`
-/// flag. The thing's direction is the centre of its clock hour.
+/// flag for things in front. The thing's direction is the centre of its clock hour.
 pub fn in_corridor(thing: &Thing, heading: ClockHour, range_m: f32, half_width_m: f32) -> bool {
     if !thing.distance_m.is_finite() || thing.distance_m > range_m {
         return false;
     }
-    if heading.get() == 12 && thing.in_path {
+    let rel = (clock_to_bearing_deg(thing.clock) - clock_to_bearing_deg(heading)).to_radians();
+    // Perception's walking path can differ from where the head points (looking back while
+    // walking on), so `in_path` only counts for a thing in front of the head.
+    if heading.get() == 12 && thing.in_path && rel.cos() > 0.0 {
         return true;
     }
-    let rel = (clock_to_bearing_deg(thing.clock) - clock_to_bearing_deg(heading)).to_radians();
     let along = thing.distance_m * rel.cos();
     let lateral = (thing.distance_m * rel.sin()).abs();
     along > 0.0 && along <= range_m && lateral <= half_width_m
