@@ -929,9 +929,9 @@ fn points_appear_only_once_observed_and_old_texts_expire() {
             let th = &st.things[0];
             assert_eq!(th.clock.get(), 12);
             assert!((th.distance_m - 2.0).abs() < 0.01);
-            // Standing 2 m from it: within the alert distance.
-            assert_eq!(ev.len(), 1);
-            assert_eq!(ev[0].raised, HostTime(t));
+            // Standing still 2 m from it: within the alert distance, but not approaching
+            // (the alert comes when the wearer sets off; see perception::hazards).
+            assert!(ev.is_empty(), "{ev:?}");
             assert!(!st
                 .limitations
                 .iter()

@@ -1,6 +1,6 @@
 //! Hazard gating (pure): a thing in the walking corridor raises one alert per approach,
-//! when it comes within the alert distance or the time to contact at the current speed
-//! falls below the alert time. After an alert the thing stays quiet until it is clearly
+//! when it comes within the alert distance while the wearer moves towards it (or the speed
+//! is unknown), or the time to contact at the current speed falls below the alert time. After an alert the thing stays quiet until it is clearly
 //! out of range again (farther than the alert distance plus a margin, and not closing in)
 //! or out of the path or unseen for a while: hysteresis, so one obstacle gives one alert.
 
@@ -72,8 +72,13 @@ impl HazardGate {
             } else {
                 None
             };
+            // Within the alert distance counts only while the wearer moves towards it (or
+            // the speed is unknown): someone standing and turning their head towards a wall
+            // 2 m away is not about to walk into it; the alert comes when they set off.
+            let approaching = closing_mps.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS);
             let close = th.in_path
-                && (th.distance_m <= c.alert_distance_m || ttc.is_some_and(|s| s <= c.alert_ttc_s));
+                && ((approaching && th.distance_m <= c.alert_distance_m)
+                    || ttc.is_some_and(|s| s <= c.alert_ttc_s));
             let far = th.distance_m > c.alert_distance_m + c.rearm_margin_m
                 && ttc.is_none_or(|s| s > c.alert_ttc_s + 2.0);
             let st = self.state.entry(th.id).or_insert(Armed {
@@ -172,6 +177,16 @@ mod tests {
         // Walk away beyond 4.5 m and come back: a second alert.
         assert!(g.update(1_000, &[thing(7, 5.0, true)], None).is_empty());
         assert_eq!(g.update(1_010, &[thing(7, 2.5, true)], None).len(), 1);
+    }
+
+    #[test]
+    fn standing_still_is_no_approach_until_the_wearer_sets_off() {
+        let mut g = gate();
+        // Standing 2 m from a wall (closing 0): no alert; unknown speed: alert (safer).
+        assert!(g.update(0, &[thing(3, 2.0, true)], Some(0.0)).is_empty());
+        assert!(g.update(10, &[thing(3, 2.0, true)], Some(0.05)).is_empty());
+        assert_eq!(g.update(20, &[thing(3, 2.0, true)], Some(0.6)).len(), 1);
+        assert_eq!(g.update(30, &[thing(4, 2.0, true)], None).len(), 1);
     }
 
     #[test]
