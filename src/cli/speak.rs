@@ -408,12 +408,24 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         let decisions = vista::assistant::decisions::read_decisions(&dir.join("decisions.jsonl"))?;
         let transcript = vista::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
         let clock = run.clock;
-        let (_, lat) =
+        let (timings, lat) =
             vista::profile::utterance::latency_without_truth(&decisions, &transcript, &|d| {
                 clock.to_host_ns(d)
             });
+        let trace_path = dir.join("trace.json");
+        let file = File::create(&trace_path)
+            .with_context(|| format!("creating {}", trace_path.display()))?;
+        let mut w = vista::profile::trace::TraceWriter::new(BufWriter::new(file))
+            .with_context(|| format!("writing {}", trace_path.display()))?;
+        vista::profile::utterance::write_timings_trace(
+            &mut w,
+            &format!("session {}", run.session.display()),
+            &timings,
+        );
+        w.finish()
+            .with_context(|| format!("writing {}", trace_path.display()))?;
         log::info!(
-            "no ground truth in {}: no score, trace or picture",
+            "no ground truth in {}: no score or picture",
             run.session.display()
         );
         (lat.report(), None)

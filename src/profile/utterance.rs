@@ -319,6 +319,65 @@ impl UtteranceReport {
     }
 }
 
+/// Writes utterance timings as trace events: per decision `decide` (capture → decided) and
+/// `wait` (decided → first audio), and one `speak` per utterance that played, on one track
+/// per kind (alert, answer, ambient). Host ns on the session clock.
+pub fn write_timings_trace<W: std::io::Write>(
+    w: &mut crate::profile::trace::TraceWriter<W>,
+    title: &str,
+    timings: &[UtteranceTiming],
+) {
+    const PID: u32 = 1;
+    let tid = |k: DecisionKind| match k {
+        DecisionKind::Alert => 10,
+        DecisionKind::Answer => 11,
+        DecisionKind::Ambient => 12,
+    };
+    w.process_name(PID, title);
+    for k in [
+        DecisionKind::Alert,
+        DecisionKind::Answer,
+        DecisionKind::Ambient,
+    ] {
+        w.thread_name(PID, tid(k), kind_name(k));
+    }
+    for t in timings {
+        let args = serde_json::json!({ "text": t.text, "request_id": t.request_id });
+        let track = tid(t.kind);
+        w.complete(
+            "decide",
+            kind_name(t.kind),
+            PID,
+            track,
+            t.capture_ns,
+            t.decided_ns.saturating_sub(t.capture_ns),
+            Some(&args),
+        );
+        if let Some(a) = t.first_audio_ns {
+            w.complete(
+                "wait",
+                kind_name(t.kind),
+                PID,
+                track,
+                t.decided_ns,
+                a.saturating_sub(t.decided_ns),
+                None,
+            );
+        }
+        for &(a, b) in &t.spoken {
+            w.complete(
+                "speak",
+                kind_name(t.kind),
+                PID,
+                track,
+                a,
+                b.saturating_sub(a),
+                None,
+            );
+        }
+    }
+}
+
 /// The utterance latency of a run without ground truth (a real recording): decisions and
 /// transcript joined, device times mapped to the session clock by `device_to_host`.
 pub fn latency_without_truth(
