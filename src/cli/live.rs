@@ -1,16 +1,40 @@
-//! `vista live [--connect ADDR] [--profile FILE] [--stay]`: runs the runtime on live input
-//! from the glasses' bridge or `vista device-sim`, in `ClockMode::Live`, and writes the same
-//! profile JSON as `vista replay` plus a `link` section (connections, drops, bad frames and
-//! per-stream link latency from capture to arrival).
+//! `vista live [--connect ADDR] [--profile FILE] [--stay] [--speak DIR …]`: runs the runtime
+//! on live input from the glasses' bridge or `vista device-sim`, in `ClockMode::Live`, and
+//! writes the same profile JSON as `vista replay` plus a `link` section (connections, drops,
+//! bad frames and per-stream link latency from capture to arrival).
+//!
+//! With `--speak DIR` the whole assistant runs on the live stream, with every option and
+//! output of `replay --speak`. The calibration comes from the device's hello, rescaled to
+//! the image sizes seen in the first half second (read ahead, then delivered in order).
+//! Device time maps to host time through the live clock-offset estimate (`LiveClock`), so
+//! scripted requests (`t_ns` on the device clock) fall due when the stream reaches them and
+//! `session_clock.json` uses the offset estimated at the end of the run. Live input has no
+//! point map and no MPS-derived streams (pose, eye gaze, hands): `--map SESSION` supplies
+//! that session's semi-dense map and merges its MPS streams in by capture time (evaluation,
+//! or a place mapped before); `--truth SESSION` scores the run against that session's
+//! ground truth (and takes its `requests.jsonl` unless `--requests` is given). Link drops
+//! and reconnects do not stop the assistant; a goodbye ends the run with everything written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use serde::Serialize;
 
-use vista::runtime::{ClockMode, RuntimeConfig};
-use vista::source::live::{LinkReport, LiveConfig, LiveSource};
+use vista::aria::calib::{CalibSource, DeviceCalibration};
+use vista::eval::SessionClock;
+use vista::perception::load::load_points;
+use vista::perception::{PerceptionInputs, SensorModels};
+use vista::runtime::{ClockMode, RunReport, RuntimeConfig};
+use vista::sample::StreamId;
+use vista::source::live::overlay::{session_mps, MpsOverlay};
+use vista::source::live::primed::{calibration_sizes, PrimeLimits, Primed};
+use vista::source::live::protocol::Hello;
+use vista::source::live::{LinkReport, LinkStats, LiveClock, LiveConfig, LiveSource, OffsetCell};
+use vista::source::Source;
+
+use super::speak::{SpeakArgs, SpeakInputs};
 
 use super::replay::{build_profile, write_profile, ReplayProfile};
 
@@ -32,6 +56,17 @@ pub struct LiveArgs {
     /// Seconds to keep trying to (re)connect before giving up.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     pub reconnect_s: f64,
+    /// With `--speak`: the semi-dense map and MPS-derived streams (pose, eye gaze, hands)
+    /// of this session folder, merged in by capture time (live input has none).
+    #[arg(long, value_name = "SESSION")]
+    pub map: Option<PathBuf>,
+    /// With `--speak`: score the run against this session's ground truth (and take its
+    /// `requests.jsonl` unless `--requests` is given).
+    #[arg(long, value_name = "SESSION")]
+    pub truth: Option<PathBuf>,
+    /// The assistant (`--speak DIR` and its options).
+    #[command(flatten)]
+    pub speak: SpeakArgs,
 }
 
 /// The JSON written by `--profile`: replay's fields, plus the link.
@@ -62,32 +97,183 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
         };
         Duration::from_secs_f64(s)
     };
+    if args.speak.speak.is_none() && (args.map.is_some() || args.truth.is_some()) {
+        anyhow::bail!("--map and --truth need --speak DIR");
+    }
     let mut source = LiveSource::new(live_config);
-    source
+    let hello = source
         .connect()
         .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("connecting to {}", args.connect))?;
+        .with_context(|| format!("connecting to {}", args.connect))?
+        .clone();
     let stats = source.stats();
-    let report =
-        vista::runtime::run(Box::new(source), config, Vec::new()).context("live run failed")?;
-    let profile = LiveProfile {
+    match args.speak.speak.clone() {
+        Some(dir) => run_spoken(&args, &dir, source, &hello, stats, config),
+        None => {
+            let report = vista::runtime::run(Box::new(source), config, Vec::new())
+                .context("live run failed")?;
+            let profile = live_profile(&args, &report, &stats);
+            print!("{}", render(&profile));
+            if let Some(path) = &args.profile {
+                write_profile(path, &profile)?;
+            }
+            if report.stop_reason.is_error() {
+                anyhow::bail!("live run stopped: {:?}", report.stop_reason);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn live_profile(args: &LiveArgs, report: &RunReport, stats: &LinkStats) -> LiveProfile {
+    LiveProfile {
         base: build_profile(
             PathBuf::from(&args.connect),
             "live",
             None,
-            &report,
+            report,
             String::new(),
         ),
         link: stats.report(),
+    }
+}
+
+/// `vista live --speak DIR`: reads the first moments ahead (origin, image sizes), sets the
+/// assistant up on the live clock, runs, and writes everything `replay --speak` writes.
+fn run_spoken(
+    args: &LiveArgs,
+    dir: &Path,
+    source: LiveSource,
+    hello: &Hello,
+    stats: LinkStats,
+    mut config: RuntimeConfig,
+) -> anyhow::Result<()> {
+    let offset = source.offset_cell();
+    let primed = Primed::new(source, PrimeLimits::default());
+    let first = primed
+        .first_capture()
+        .with_context(|| format!("{}: the device sent no sample", args.connect))?;
+    let sizes = calibration_sizes(primed.image_sizes());
+    let mut inputs = live_inputs(args, hello, &sizes)?;
+    let source: Box<dyn Source> = match &args.map {
+        Some(map) => {
+            let mps = session_mps(map).with_context(|| format!("--map {}", map.display()))?;
+            let overlay = MpsOverlay::new(primed, &mps)
+                .with_context(|| format!("--map {}: reading its MPS streams", map.display()))?;
+            Box::new(overlay)
+        }
+        None => Box::new(primed),
     };
+    inputs.streams = source.streams();
+    let clock: Arc<dyn vista::time::Clock> = Arc::new(LiveClock::new(offset.clone()));
+    config.clock = Some((first, Arc::clone(&clock)));
+    let (mut run, consumer) = super::speak::setup_with(
+        &args.speak,
+        dir,
+        inputs,
+        clock,
+        first,
+        1.0,
+        Some(stats.clone()),
+    )?;
+    let report = vista::runtime::run(source, config, vec![consumer]).context("live run failed")?;
+    run.set_session_clock(session_clock(first.ns(), &offset));
+    let profile = live_profile(args, &report, &stats);
     print!("{}", render(&profile));
     if let Some(path) = &args.profile {
         write_profile(path, &profile)?;
     }
+    super::speak::finish(run, &profile)?;
     if report.stop_reason.is_error() {
         anyhow::bail!("live run stopped: {:?}", report.stop_reason);
     }
     Ok(())
+}
+
+/// The session clock of a live run: device time `origin_ns` maps to host time through the
+/// offset estimated at the end (host = device + offset); without one, host = device.
+fn session_clock(origin_ns: i64, offset: &OffsetCell) -> SessionClock {
+    let o = offset.get().unwrap_or(0);
+    SessionClock {
+        origin_device_ns: origin_ns,
+        origin_host_ns: origin_ns.saturating_add(o),
+        rate: 1.0,
+    }
+}
+
+/// What the assistant gets from live input: the hello's calibration at the streamed image
+/// sizes, the `--map` session's points, the `--truth` session's requests and ground truth.
+fn live_inputs(
+    args: &LiveArgs,
+    hello: &Hello,
+    sizes: &[(String, u32, u32)],
+) -> anyhow::Result<SpeakInputs> {
+    let mut notes = Vec::new();
+    let calibration = if hello.calib_json.is_empty() {
+        None
+    } else {
+        let src = CalibSource::Named(format!(
+            "calibration in the hello of {} on {}",
+            hello.device_serial, args.connect
+        ));
+        let c = DeviceCalibration::from_json_str_with_source(&hello.calib_json, src)?;
+        Some(c.with_recorded_sizes(sizes)?)
+    };
+    let models = match &calibration {
+        Some(c) => SensorModels::from_calibration(c),
+        None => {
+            notes.push(format!(
+                "{}: the hello carries no calibration: sensor axes assumed",
+                args.connect
+            ));
+            SensorModels::default()
+        }
+    };
+    let points = match &args.map {
+        Some(map) => {
+            let mps = session_mps(map).with_context(|| format!("--map {}", map.display()))?;
+            load_points(&mps, &mut notes)
+                .with_context(|| format!("--map {}: reading its points", map.display()))?
+                .map(Arc::new)
+        }
+        None => {
+            notes.push(
+                "live input has no point map or MPS streams (pose, eye gaze, hands): pass \
+                 --map SESSION for a mapped place"
+                    .to_string(),
+            );
+            None
+        }
+    };
+    let (default_requests, truth) = match &args.truth {
+        Some(t) => {
+            let files = vista::source::session::SessionFiles::locate(t)
+                .with_context(|| format!("--truth {}", t.display()))?;
+            let root = files.root;
+            if !root.join("ground_truth.json").is_file() {
+                anyhow::bail!("--truth {}: no ground_truth.json", root.display());
+            }
+            let r = root.join("requests.jsonl");
+            (r.is_file().then_some(r), Some(root))
+        }
+        None => (None, None),
+    };
+    Ok(SpeakInputs {
+        streams: StreamId::ALL
+            .iter()
+            .copied()
+            .filter(|s| !s.is_derived())
+            .collect(),
+        perception: PerceptionInputs {
+            models,
+            points,
+            notes,
+        },
+        calibration,
+        default_requests,
+        truth,
+        label: format!("live {} on {}", hello.device_serial, args.connect),
+    })
 }
 
 /// The terminal report of a live run: replay's per-stream table plus the link.

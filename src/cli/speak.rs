@@ -1,9 +1,11 @@
-//! `--speak DIR` for `vista replay` (and `vista profile`): the whole assistant on a session.
-//! Perception watches the streams (with PP-OCR reading text from the RGB camera when the
-//! models are present), the assistant alerts and answers the session's requests (and typed
-//! or socket requests), and everything lands in `DIR`: `speech.wav`, `transcript.jsonl`,
-//! `decisions.jsonl`, `session_clock.json`, `profile.json`, `trace.json`, `latency.svg`, and,
-//! for a synthetic session with ground truth, `score.json`.
+//! `--speak DIR` for `vista replay`, `vista profile` and `vista live`: the whole assistant on
+//! a run. Perception watches the streams (with PP-OCR reading text from the RGB camera when
+//! the models are present), the assistant alerts and answers the session's requests (and
+//! typed or socket requests), and everything lands in `DIR`: `speech.wav`,
+//! `transcript.jsonl`, `decisions.jsonl`, `session_clock.json`, `profile.json` (with text
+//! reading: per-read latency and counts), `trace.json` (utterances, the runtime's stage
+//! spans, queue depths and drops as counter tracks) and, with ground truth, `latency.svg`
+//! and `score.json`. The source (a replay, or live input) is described by [`SpeakInputs`].
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -13,14 +15,20 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use serde::Serialize;
 
+use vista::aria::calib::DeviceCalibration;
 use vista::aria::recorded_calib::recording_calibration;
 use vista::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
 use vista::assistant::session::{start_assistant, SessionOptions};
 use vista::assistant::{Assistant, AssistantCounters};
+use vista::buffer::Reader;
 use vista::eval::SessionClock;
 use vista::ocr::{OcrConfig, OcrEngine, OcrReader, ReadMode, ReaderConfig, RgbGeometry};
 use vista::perception::{PerceptionConfig, PerceptionConsumer, PerceptionInputs};
+use vista::profile::text_reads::{ProfiledReader, TextReadReport, TextReadStats};
+use vista::profile::timeline::{self, CounterSample, Timeline, TimelineStats};
+use vista::runtime::{Consumer, ConsumerError};
 use vista::sample::StreamId;
+use vista::source::live::LinkStats;
 use vista::source::replay::ReplaySource;
 use vista::source::Source;
 use vista::speech::sink::AudioChoice;
@@ -105,20 +113,75 @@ impl PerceptionSink for SharedSink {
     }
 }
 
+/// What a run offers the assistant, whatever its source (a replay or live input).
+#[derive(Debug)]
+pub struct SpeakInputs {
+    /// The streams the run may deliver.
+    pub streams: Vec<StreamId>,
+    /// Perception's sensor models and point map.
+    pub perception: PerceptionInputs,
+    /// The device calibration at the streamed image sizes (for text directions), if known.
+    pub calibration: Option<DeviceCalibration>,
+    /// The requests file used when `--requests` is not given.
+    pub default_requests: Option<PathBuf>,
+    /// A session folder with `ground_truth.json` to score against, if any.
+    pub truth: Option<PathBuf>,
+    /// What the run is, for the trace's title (a session path, a device address).
+    pub label: String,
+}
+
+impl SpeakInputs {
+    /// The inputs of a replay of `session` read by `source`.
+    pub fn from_replay(session: &Path, source: &ReplaySource) -> anyhow::Result<Self> {
+        let perception = PerceptionInputs::from_session(session)
+            .with_context(|| format!("loading perception inputs of {}", session.display()))?;
+        let calibration = recording_calibration(source.recording())
+            .with_context(|| format!("reading the calibration of {}", session.display()))?;
+        let root = source.files().root.clone();
+        let requests = root.join("requests.jsonl");
+        let truth = root
+            .join("ground_truth.json")
+            .is_file()
+            .then(|| root.clone());
+        Ok(Self {
+            streams: source.streams(),
+            perception,
+            calibration,
+            default_requests: requests.is_file().then_some(requests),
+            truth,
+            label: format!("session {}", root.display()),
+        })
+    }
+}
+
 /// The assistant side of a run, set up before it starts.
 pub struct SpeakRun {
     /// The output folder.
     pub dir: PathBuf,
-    /// The session folder (for ground truth).
-    pub session: PathBuf,
+    /// The session folder with ground truth, if any.
+    pub truth: Option<PathBuf>,
+    /// The trace's title.
+    label: String,
     /// The assistant, shared with perception.
     assistant: Arc<Mutex<Assistant>>,
     /// The session clock (written to `session_clock.json`).
     clock: SessionClock,
     /// Whether text is read.
     pub ocr: bool,
+    /// Text reading's statistics, when text is read.
+    text_stats: Option<Arc<TextReadStats>>,
+    /// The run's stage spans and counter samples.
+    timeline: Arc<Timeline>,
     /// Set-up notes (what the session lacks).
     pub notes: Vec<String>,
+}
+
+impl SpeakRun {
+    /// Replaces the session clock (live runs know the device-to-host offset only at the
+    /// end).
+    pub fn set_session_clock(&mut self, clock: SessionClock) {
+        self.clock = clock;
+    }
 }
 
 /// The clock of a replay, made before the run so the speaker shares it.
@@ -141,23 +204,41 @@ pub fn setup(
     origin: DeviceTime,
     rate: f64,
 ) -> anyhow::Result<(SpeakRun, Box<dyn vista::runtime::Consumer>)> {
+    let inputs = SpeakInputs::from_replay(session, source)?;
+    setup_with(args, dir, inputs, clock, origin, rate, None)
+}
+
+/// Spans and counter samples kept for `trace.json` (≈ 40 B each: ≈ 5 MiB; at ~2,500
+/// spans/s of ingest, the last ~50 s of a run; older ones are dropped and counted).
+const TRACE_SPANS: usize = 131_072;
+/// Counter samples kept (at 10 Hz × 4 counters: the last ~400 s).
+const TRACE_COUNTERS: usize = 16_384;
+/// Counter tracks are sampled at most this often (host ns).
+const COUNTER_EVERY_NS: i64 = 100_000_000;
+
+/// Sets up perception and the assistant for a run with `inputs` on `clock` (whose device
+/// time `origin` starts the session); `link` adds the live link's counters to the trace.
+/// Returns the perception consumer to add to the run.
+pub fn setup_with(
+    args: &SpeakArgs,
+    dir: &Path,
+    inputs: SpeakInputs,
+    clock: Arc<dyn Clock>,
+    origin: DeviceTime,
+    rate: f64,
+    link: Option<LinkStats>,
+) -> anyhow::Result<(SpeakRun, Box<dyn vista::runtime::Consumer>)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let streams = source.streams();
-    let inputs = PerceptionInputs::from_session(session)
-        .with_context(|| format!("loading perception inputs of {}", session.display()))?;
-    let mut notes = inputs.notes.clone();
+    let streams = inputs.streams.clone();
+    let mut notes = inputs.perception.notes.clone();
     for n in &notes {
         log::warn!("perception: {n}");
     }
-    let engine = inputs.engine(PerceptionConfig::default(), &streams);
+    let engine = inputs
+        .perception
+        .engine(PerceptionConfig::default(), &streams);
 
-    let requests = match &args.requests {
-        Some(p) => Some(p.clone()),
-        None => {
-            let p = source.files().root.join("requests.jsonl");
-            p.is_file().then_some(p)
-        }
-    };
+    let requests = args.requests.clone().or(inputs.default_requests.clone());
     let live =
         (args.stdin_requests || args.requests_listen.is_some()).then(|| RequestQueue::new(64));
     // The request threads end with the process (a blocking stdin read cannot be
@@ -208,16 +289,21 @@ pub fn setup(
     let mut consumer =
         PerceptionConsumer::new(engine, Box::new(SharedSink(Arc::clone(&assistant))));
 
-    let mut ocr = false;
+    let mut text_stats = None;
     if args.no_ocr {
         notes.push("text reading off (--no-ocr)".into());
     } else if !streams.contains(&StreamId::CameraRgb) {
         notes.push("no RGB camera: cannot read text".into());
     } else {
-        match text_reader(source, !clock.is_real_time()) {
+        let stats = Arc::new(TextReadStats::new());
+        match text_reader(
+            inputs.calibration.as_ref(),
+            clock.is_real_time(),
+            Arc::clone(&stats),
+        ) {
             Ok(r) => {
                 consumer = consumer.with_text_reader(r);
-                ocr = true;
+                text_stats = Some(stats);
             }
             Err(e) => {
                 let n = format!("text reading unavailable: {e:#}");
@@ -231,68 +317,143 @@ pub fn setup(
         origin_host_ns: clock.due(origin).ns(),
         rate: if clock.is_real_time() { rate } else { 1.0 },
     };
+    let trace = Arc::new(Timeline::new(TRACE_SPANS, TRACE_COUNTERS));
+    timeline::install(Arc::clone(&trace));
+    let monitor = Monitor {
+        inner: Box::new(consumer),
+        last: None,
+        assistant: Arc::clone(&assistant),
+        text: text_stats.clone(),
+        link,
+    };
     Ok((
         SpeakRun {
             dir: dir.to_path_buf(),
-            session: source.files().root.clone(),
+            truth: inputs.truth,
+            label: inputs.label,
             assistant,
             clock: session_clock,
-            ocr,
+            ocr: text_stats.is_some(),
+            text_stats,
+            timeline: trace,
             notes,
         },
-        Box::new(consumer),
+        Box::new(monitor),
     ))
 }
 
-fn text_reader(source: &ReplaySource, synchronous: bool) -> anyhow::Result<Box<dyn TextReader>> {
+/// PP-OCR, read synchronously inside a [`ProfiledReader`] (throttled, timed; on its own
+/// thread in real time).
+fn text_reader(
+    calibration: Option<&DeviceCalibration>,
+    threaded: bool,
+    stats: Arc<TextReadStats>,
+) -> anyhow::Result<Box<dyn TextReader>> {
     let engine = OcrEngine::new(OcrConfig {
         det_limit: vista::ocr::DetLimit::Max(960),
         ..OcrConfig::default()
     })?;
-    let geometry = recording_calibration(source.recording())?
-        .and_then(|c| RgbGeometry::from_device(&c, "camera-rgb"));
+    let geometry = calibration.and_then(|c| RgbGeometry::from_device(c, "camera-rgb"));
     let cfg = ReaderConfig {
-        mode: if synchronous {
-            ReadMode::Synchronous
-        } else {
-            ReadMode::Background
-        },
+        mode: ReadMode::Synchronous,
         ..ReaderConfig::default()
     };
-    Ok(Box::new(Throttled {
-        inner: OcrReader::new(engine, geometry, cfg)?,
-        min_interval_ns: OCR_MIN_INTERVAL_NS,
-        last: None,
-    }))
+    let inner = OcrReader::new(engine, geometry, cfg)?;
+    Ok(Box::new(
+        ProfiledReader::new(Box::new(inner), OCR_MIN_INTERVAL_NS, threaded, stats)
+            .context("starting the text-reading thread")?,
+    ))
 }
 
 /// Text is read at most this often (device time): signs do not change between frames, and
 /// one read costs ~0.3–1 s of one core on this class of machine.
 const OCR_MIN_INTERVAL_NS: i64 = 1_000_000_000;
 
-/// Passes a frame to the reader at most once per `min_interval_ns` of capture time (so a
-/// deterministic replay reads the same frames every run, and OCR never takes more than its
-/// share of the CPU).
-struct Throttled<R> {
-    inner: R,
-    min_interval_ns: i64,
-    last: Option<i64>,
+/// The perception consumer, sampling queue depths and drops into the timeline's counter
+/// tracks (at most every [`COUNTER_EVERY_NS`] of the clock) before each call.
+struct Monitor {
+    inner: Box<dyn Consumer>,
+    last: Option<HostTime>,
+    assistant: Arc<Mutex<Assistant>>,
+    text: Option<Arc<TextReadStats>>,
+    link: Option<LinkStats>,
 }
 
-impl<R: TextReader> TextReader for Throttled<R> {
-    fn submit(&mut self, frame: &vista::sample::Sample, gaze_px: Option<[f32; 2]>) {
-        let t = frame.capture.ns();
-        if self
-            .last
-            .is_some_and(|l| t.saturating_sub(l) < self.min_interval_ns)
-        {
-            return;
+impl Monitor {
+    fn sample(&self, reader: &Reader, at: HostTime) {
+        let (pending, dropped, max_lag) = reader
+            .stats()
+            .iter()
+            .fold((0u64, 0u64, 0u64), |(p, d, m), (_, s)| {
+                (p + s.pending, d + s.dropped, m.max(s.max_lag))
+            });
+        timeline::record_counter(CounterSample::new(
+            "perception queue",
+            at,
+            &[
+                ("pending", pending as f64),
+                ("dropped", dropped as f64),
+                ("max_lag", max_lag as f64),
+            ],
+        ));
+        if let Some(t) = &self.text {
+            let r = t.report();
+            timeline::record_counter(CounterSample::new(
+                "text reads",
+                at,
+                &[
+                    ("reads", r.reads as f64),
+                    ("skipped_throttle", r.skipped_throttle as f64),
+                    ("skipped_busy", r.skipped_busy as f64),
+                    ("results_dropped", r.results_dropped as f64),
+                ],
+            ));
         }
-        self.last = Some(t);
-        self.inner.submit(frame, gaze_px);
+        if let Ok(a) = self.assistant.lock() {
+            let c = a.counters();
+            timeline::record_counter(CounterSample::new(
+                "assistant",
+                at,
+                &[
+                    ("alerts", c.alerts as f64),
+                    ("alerts_suppressed", c.alerts_suppressed as f64),
+                    ("answers", c.answers as f64),
+                    ("dropped_requests", c.dropped_requests as f64),
+                    ("cancelled", c.cancelled as f64),
+                ],
+            ));
+        }
+        if let Some(l) = &self.link {
+            let r = l.report();
+            timeline::record_counter(CounterSample::new(
+                "link",
+                at,
+                &[
+                    ("connections", r.connections as f64),
+                    ("link_drops", r.link_drops as f64),
+                    ("bad_frames", r.bad_frames as f64),
+                ],
+            ));
+        }
     }
-    fn poll(&mut self) -> Vec<vista::state::TextFact> {
-        self.inner.poll()
+}
+
+impl Consumer for Monitor {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn wants(&self, stream: StreamId) -> bool {
+        self.inner.wants(stream)
+    }
+    fn on_samples(&mut self, reader: &mut Reader, now: HostTime) -> Result<(), ConsumerError> {
+        if self.last.is_none_or(|l| now.since(l) >= COUNTER_EVERY_NS) {
+            self.last = Some(now);
+            self.sample(reader, now);
+        }
+        self.inner.on_samples(reader, now)
+    }
+    fn finish(&mut self) {
+        self.inner.finish();
     }
 }
 
@@ -305,6 +466,10 @@ pub struct AssistantSummary {
     pub ocr: bool,
     /// What the session lacked.
     pub notes: Vec<String>,
+    /// Text reading: per-read latency and counts (absent when text was not read).
+    pub text_reads: Option<TextReadReport>,
+    /// The trace's stage spans and counter samples: held and dropped.
+    pub trace: TimelineStats,
 }
 
 /// [`AssistantCounters`] as JSON.
@@ -346,6 +511,10 @@ impl From<AssistantCounters> for AssistantCountersJson {
     }
 }
 
+/// The trace process holding the runtime's stage spans and counters (the utterance tracks
+/// are process 1).
+const STAGES_PID: u32 = 2;
+
 /// `profile.json` of a spoken run.
 #[derive(Serialize)]
 struct SpokenProfile<'a, R: Serialize> {
@@ -372,14 +541,18 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         .lock()
         .map(|a| a.counters())
         .unwrap_or_default();
+    // The run is over: stop copying spans (the trace is written from `run.timeline`).
+    let _ = timeline::uninstall();
+    let text_reads = run.text_stats.as_ref().map(|t| t.report());
     let summary = AssistantSummary {
         counters: counters.into(),
         ocr: run.ocr,
         notes: run.notes.clone(),
+        text_reads: text_reads.clone(),
+        trace: run.timeline.stats(),
     };
-    let truth = run.session.join("ground_truth.json");
-    let (utterances, card) = if truth.is_file() {
-        let inputs = vista::eval::load(&run.session, dir)
+    let (utterances, card) = if let Some(session) = &run.truth {
+        let inputs = vista::eval::load(session, dir)
             .with_context(|| format!("reading the run back from {}", dir.display()))?;
         let card = vista::eval::score(
             &inputs,
@@ -398,6 +571,8 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         let mut w = vista::profile::trace::TraceWriter::new(BufWriter::new(file))
             .with_context(|| format!("writing {}", trace_path.display()))?;
         vista::eval::latency::write_trace(&mut w, &inputs, &card, &lat);
+        run.timeline
+            .write_trace(&mut w, STAGES_PID, &format!("runtime: {}", run.label));
         w.finish()
             .with_context(|| format!("writing {}", trace_path.display()))?;
         let score_path = dir.join("score.json");
@@ -417,20 +592,18 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
             .with_context(|| format!("creating {}", trace_path.display()))?;
         let mut w = vista::profile::trace::TraceWriter::new(BufWriter::new(file))
             .with_context(|| format!("writing {}", trace_path.display()))?;
-        vista::profile::utterance::write_timings_trace(
-            &mut w,
-            &format!("session {}", run.session.display()),
-            &timings,
-        );
+        vista::profile::utterance::write_timings_trace(&mut w, &run.label, &timings);
+        run.timeline
+            .write_trace(&mut w, STAGES_PID, &format!("runtime: {}", run.label));
         w.finish()
             .with_context(|| format!("writing {}", trace_path.display()))?;
-        log::info!(
-            "no ground truth in {}: no score or picture",
-            run.session.display()
-        );
+        log::info!("no ground truth for {}: no score or picture", run.label);
         (lat.report(), None)
     };
     print!("{}", utterances.to_table());
+    if let Some(t) = &text_reads {
+        print!("{}", t.to_table());
+    }
     if let Some(card) = &card {
         print!("{}", card.to_table());
     }

@@ -13,6 +13,8 @@ pub mod plot;
 mod profiler;
 mod report;
 mod span;
+pub mod text_reads;
+pub mod timeline;
 pub mod trace;
 pub mod utterance;
 

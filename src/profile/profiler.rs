@@ -53,8 +53,10 @@ impl Profiler {
         }
     }
 
-    /// Records the duration of `span`.
+    /// Records the duration of `span` (and copies it into the installed
+    /// [`super::timeline`], if any).
     pub fn record(&self, span: &Span) {
+        super::timeline::record_span(span);
         let d = span.duration_ns();
         self.with_stage(span.stage, |st| st.duration.record_ns(d));
     }
@@ -62,6 +64,7 @@ impl Profiler {
     /// Records the duration of `span` and its capture-to-end latency, where `due` is the
     /// host time at which the sample captured at `span.capture` was due (from the clock).
     pub fn record_with_due(&self, span: &Span, due: HostTime) {
+        super::timeline::record_span(span);
         let d = span.duration_ns();
         let l = span.end.since(due);
         self.with_stage(span.stage, |st| {

@@ -1,13 +1,17 @@
 //! Live input from Aria glasses (through `device/aria-bridge`) or `vista device-sim`: the wire
 //! protocol, framed I/O, the clock-offset estimator, the device simulator and the live source.
 
+pub mod clock;
 pub mod framed;
 pub mod link;
 pub mod link_stats;
 pub mod offset;
+pub mod overlay;
+pub mod primed;
 pub mod protocol;
 pub mod sim;
 pub mod source;
 
+pub use clock::{LiveClock, OffsetCell};
 pub use link_stats::{LinkReport, LinkStats};
 pub use source::{LiveConfig, LiveSource};

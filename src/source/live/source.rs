@@ -16,6 +16,7 @@ use crate::sample::{Payload, Sample, StreamId};
 use crate::source::{Source, SourceError};
 use crate::time::HostTime;
 
+use super::clock::OffsetCell;
 use super::framed::{write_frame, FrameReader, LinkError};
 use super::link::Link;
 use super::link_stats::LinkStats;
@@ -67,6 +68,8 @@ pub struct LiveSource {
     stats: LinkStats,
     hello: Option<Hello>,
     ended: bool,
+    /// The offset estimate, shared with a [`super::clock::LiveClock`].
+    offset_cell: OffsetCell,
 }
 
 impl LiveSource {
@@ -81,6 +84,7 @@ impl LiveSource {
             stats: LinkStats::new(),
             hello: None,
             ended: false,
+            offset_cell: OffsetCell::new(),
         }
     }
 
@@ -100,6 +104,12 @@ impl LiveSource {
     /// The link statistics (shared: keep a clone to read them after the run).
     pub fn stats(&self) -> LinkStats {
         self.stats.clone()
+    }
+
+    /// The clock-offset estimate (host − device ns), updated on every arrival; give it to a
+    /// [`super::clock::LiveClock`] to map device time to host time.
+    pub fn offset_cell(&self) -> OffsetCell {
+        self.offset_cell.clone()
     }
 
     fn stopped(&self) -> bool {
@@ -162,6 +172,7 @@ impl LiveSource {
                 self.hello = Some(h);
                 // A new connection may come from a rebooted device: re-estimate.
                 self.offset.reset();
+                self.offset_cell.set(None);
                 self.conn = Some(reader);
                 Ok(())
             }
@@ -176,6 +187,7 @@ impl LiveSource {
     fn push(&mut self, stream: StreamId, capture: crate::time::DeviceTime, payload: Payload) {
         let arrival = HostTime::now();
         let latency = self.offset.observe(capture.ns(), arrival.ns());
+        self.offset_cell.set(self.offset.offset_ns());
         self.stats.record_latency(stream, latency);
         let k = stream.index();
         let seq = self.seq.get(k).copied().unwrap_or(0);
@@ -215,6 +227,7 @@ impl LiveSource {
                 }
                 Ok(Frame::Heartbeat { device_now }) => {
                     let _ = self.offset.observe(device_now.ns(), HostTime::now().ns());
+                    self.offset_cell.set(self.offset.offset_ns());
                 }
                 Ok(Frame::Goodbye { reason }) => {
                     log::info!("live: {} said goodbye ({reason})", self.config.addr);

@@ -1,0 +1,417 @@
+//! Text reading, measured: [`ProfiledReader`] wraps a *synchronous* [`TextReader`] (PP-OCR),
+//! passes it at most one frame per `min_interval_ns` of capture time, runs it inline
+//! (deterministic replay) or on its own thread with a newest-frame-wins slot (real time),
+//! and times every read. [`TextReadStats`] holds the per-read latency histogram and counts
+//! (reads, reads that found text, texts, frames skipped by the throttle, frames replaced
+//! while the reader was busy, results dropped), reported as [`TextReadReport`] in
+//! `profile.json` and as a table; every read is also an `ocr read` span on the timeline.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use super::histogram::{LatencyHistogram, Percentiles};
+use super::span::Span;
+use crate::sample::Sample;
+use crate::state::{TextFact, TextReader};
+
+/// The stage name of a read on the timeline.
+pub const READ_STAGE: &str = "ocr read";
+
+#[derive(Debug, Default)]
+struct Counts {
+    read_ns: LatencyHistogram,
+    reads: u64,
+    with_text: u64,
+    texts: u64,
+    skipped_throttle: u64,
+    skipped_busy: u64,
+    results_dropped: u64,
+    submitted: u64,
+}
+
+/// Shared counters and the per-read latency histogram.
+#[derive(Debug, Default)]
+pub struct TextReadStats {
+    inner: Mutex<Counts>,
+}
+
+/// Text reading in `profile.json`.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct TextReadReport {
+    /// Frames offered by perception.
+    pub frames_offered: u64,
+    /// Frames read to the end.
+    pub reads: u64,
+    /// Reads that found at least one text.
+    pub reads_with_text: u64,
+    /// Texts found in all.
+    pub texts: u64,
+    /// Frames not read: within `min_interval` of the last frame passed on.
+    pub skipped_throttle: u64,
+    /// Frames not read: replaced by a newer frame while the reader was busy.
+    pub skipped_busy: u64,
+    /// Results dropped because they were not collected in time.
+    pub results_dropped: u64,
+    /// Duration of each read, µs.
+    pub read_us: Percentiles,
+}
+
+impl TextReadStats {
+    /// Empty statistics.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn with(&self, f: impl FnOnce(&mut Counts)) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut g);
+    }
+
+    /// Records one read of `duration_ns` that found `texts` texts.
+    pub fn record_read(&self, duration_ns: i64, texts: usize) {
+        self.with(|c| {
+            c.read_ns.record_ns(duration_ns);
+            c.reads += 1;
+            c.texts += texts as u64;
+            if texts > 0 {
+                c.with_text += 1;
+            }
+        });
+    }
+
+    /// The report so far.
+    pub fn report(&self) -> TextReadReport {
+        let g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        TextReadReport {
+            frames_offered: g.submitted,
+            reads: g.reads,
+            reads_with_text: g.with_text,
+            texts: g.texts,
+            skipped_throttle: g.skipped_throttle,
+            skipped_busy: g.skipped_busy,
+            results_dropped: g.results_dropped,
+            read_us: g.read_ns.percentiles(),
+        }
+    }
+}
+
+impl TextReadReport {
+    /// A terminal table.
+    pub fn to_table(&self) -> String {
+        format!(
+            "{:<12} {:>7} {:>9} {:>6} {:>9} {:>6} {:>10} {:>10} {:>10}\n\
+             {:<12} {:>7} {:>9} {:>6} {:>9} {:>6} {:>8.1}ms {:>8.1}ms {:>8.1}ms\n",
+            "text reads",
+            "offered",
+            "read",
+            "text",
+            "throttled",
+            "busy",
+            "read p50",
+            "read p99",
+            "read max",
+            "",
+            self.frames_offered,
+            self.reads,
+            self.reads_with_text,
+            self.skipped_throttle,
+            self.skipped_busy,
+            self.read_us.p50 / 1e3,
+            self.read_us.p99 / 1e3,
+            self.read_us.max / 1e3,
+        )
+    }
+}
+
+/// Reads one frame with the synchronous `reader`, timing it; returns the facts.
+fn timed_read(
+    reader: &mut dyn TextReader,
+    stats: &TextReadStats,
+    frame: &Sample,
+    gaze: Option<[f32; 2]>,
+) -> Vec<TextFact> {
+    let span = Span::begin(READ_STAGE, frame.capture);
+    reader.submit(frame, gaze);
+    let facts = reader.poll();
+    let span = span.finish();
+    stats.record_read(span.duration_ns(), facts.len());
+    super::timeline::record_span(&span);
+    facts
+}
+
+#[derive(Default)]
+struct Slot {
+    job: Option<(Sample, Option<[f32; 2]>)>,
+    stop: bool,
+}
+
+#[derive(Default)]
+struct Mailbox {
+    slot: Mutex<Slot>,
+    ready: Condvar,
+}
+
+enum Mode {
+    Inline {
+        reader: Box<dyn TextReader>,
+        pending: Vec<TextFact>,
+    },
+    Thread {
+        mailbox: Arc<Mailbox>,
+        rx: Receiver<Vec<TextFact>>,
+        worker: Option<JoinHandle<()>>,
+    },
+}
+
+/// A throttled, timed [`TextReader`] over a synchronous one.
+pub struct ProfiledReader {
+    mode: Mode,
+    stats: Arc<TextReadStats>,
+    min_interval_ns: i64,
+    last: Option<i64>,
+}
+
+impl std::fmt::Debug for ProfiledReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProfiledReader")
+            .field("min_interval_ns", &self.min_interval_ns)
+            .field("threaded", &matches!(self.mode, Mode::Thread { .. }))
+            .finish()
+    }
+}
+
+/// Results held for `poll` in threaded mode (frames' worth).
+const RESULTS_CAPACITY: usize = 16;
+
+impl ProfiledReader {
+    /// Wraps `reader`, which must read inside `submit` (synchronous). `threaded`: read on
+    /// a thread of its own, newest frame wins; otherwise inline in `submit`.
+    pub fn new(
+        reader: Box<dyn TextReader>,
+        min_interval_ns: i64,
+        threaded: bool,
+        stats: Arc<TextReadStats>,
+    ) -> std::io::Result<Self> {
+        let mode = if threaded {
+            let mailbox = Arc::new(Mailbox::default());
+            let (tx, rx) = crossbeam_channel::bounded(RESULTS_CAPACITY);
+            let mb = Arc::clone(&mailbox);
+            let st = Arc::clone(&stats);
+            let worker = std::thread::Builder::new()
+                .name("ocr".into())
+                .spawn(move || worker(reader, &mb, &tx, &st))?;
+            Mode::Thread {
+                mailbox,
+                rx,
+                worker: Some(worker),
+            }
+        } else {
+            Mode::Inline {
+                reader,
+                pending: Vec::new(),
+            }
+        };
+        Ok(Self {
+            mode,
+            stats,
+            min_interval_ns,
+            last: None,
+        })
+    }
+
+    /// The shared statistics.
+    pub fn stats(&self) -> Arc<TextReadStats> {
+        Arc::clone(&self.stats)
+    }
+}
+
+fn worker(
+    mut reader: Box<dyn TextReader>,
+    mailbox: &Mailbox,
+    tx: &Sender<Vec<TextFact>>,
+    stats: &TextReadStats,
+) {
+    loop {
+        let (frame, gaze) = {
+            let Ok(mut g) = mailbox.slot.lock() else {
+                return;
+            };
+            loop {
+                if g.stop {
+                    return;
+                }
+                if let Some(job) = g.job.take() {
+                    break job;
+                }
+                match mailbox.ready.wait(g) {
+                    Ok(ng) => g = ng,
+                    Err(_) => return,
+                }
+            }
+        };
+        let facts = timed_read(reader.as_mut(), stats, &frame, gaze);
+        if facts.is_empty() {
+            continue;
+        }
+        match tx.try_send(facts) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => stats.with(|c| c.results_dropped += 1),
+            Err(TrySendError::Disconnected(_)) => return,
+        }
+    }
+}
+
+impl TextReader for ProfiledReader {
+    fn submit(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        self.stats.with(|c| c.submitted += 1);
+        let t = frame.capture.ns();
+        if self
+            .last
+            .is_some_and(|l| t.saturating_sub(l) < self.min_interval_ns)
+        {
+            self.stats.with(|c| c.skipped_throttle += 1);
+            return;
+        }
+        self.last = Some(t);
+        match &mut self.mode {
+            Mode::Inline { reader, pending } => {
+                let facts = timed_read(reader.as_mut(), &self.stats, frame, gaze_px);
+                pending.extend(facts);
+            }
+            Mode::Thread { mailbox, .. } => {
+                let mut g = mailbox.slot.lock().unwrap_or_else(|e| e.into_inner());
+                if g.job.replace((frame.clone(), gaze_px)).is_some() {
+                    self.stats.with(|c| c.skipped_busy += 1);
+                }
+                mailbox.ready.notify_all();
+            }
+        }
+    }
+
+    fn poll(&mut self) -> Vec<TextFact> {
+        match &mut self.mode {
+            Mode::Inline { pending, .. } => std::mem::take(pending),
+            Mode::Thread { rx, .. } => rx.try_iter().flatten().collect(),
+        }
+    }
+}
+
+impl Drop for ProfiledReader {
+    fn drop(&mut self) {
+        if let Mode::Thread {
+            mailbox, worker, ..
+        } = &mut self.mode
+        {
+            {
+                let mut g = mailbox.slot.lock().unwrap_or_else(|e| e.into_inner());
+                g.stop = true;
+                mailbox.ready.notify_all();
+            }
+            if let Some(w) = worker.take() {
+                let _ = w.join();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::{ImuSample, Payload, StreamId};
+    use crate::state::ClockHour;
+    use crate::time::{DeviceTime, HostTime};
+
+    /// Finds one text in every frame whose capture ms is even, after sleeping `sleep_ms`.
+    struct Fake {
+        sleep_ms: u64,
+        out: Vec<TextFact>,
+    }
+
+    impl TextReader for Fake {
+        fn submit(&mut self, frame: &Sample, _gaze: Option<[f32; 2]>) {
+            std::thread::sleep(std::time::Duration::from_millis(self.sleep_ms));
+            if (frame.capture.ns() / 1_000_000) % 2 == 0 {
+                self.out.push(TextFact {
+                    text: format!("t{}", frame.capture.ns()),
+                    confidence: 1.0,
+                    clock: ClockHour::new(12),
+                    distance_m: None,
+                    rgb_box: [0.0; 4],
+                    gazed: false,
+                    at: frame.capture,
+                });
+            }
+        }
+        fn poll(&mut self) -> Vec<TextFact> {
+            std::mem::take(&mut self.out)
+        }
+    }
+
+    fn frame(ms: i64) -> Sample {
+        Sample {
+            stream: StreamId::CameraRgb,
+            capture: DeviceTime(ms * 1_000_000),
+            arrival: HostTime(0),
+            seq: 0,
+            payload: Payload::Imu(ImuSample::default()),
+        }
+    }
+
+    #[test]
+    fn inline_reads_are_throttled_counted_and_timed() {
+        let stats = Arc::new(TextReadStats::new());
+        let fake = Fake {
+            sleep_ms: 3,
+            out: Vec::new(),
+        };
+        let mut r =
+            ProfiledReader::new(Box::new(fake), 100_000_000, false, Arc::clone(&stats)).unwrap();
+        // Frames every 50 ms over 0..=500 ms: the throttle passes 0, 100, …, 500 (6 frames).
+        for k in 0..=10 {
+            r.submit(&frame(k * 50), None);
+        }
+        let facts = r.poll();
+        let rep = stats.report();
+        assert_eq!(rep.frames_offered, 11);
+        assert_eq!(rep.reads, 6);
+        assert_eq!(rep.skipped_throttle, 5);
+        // Frames at 0, 100, …, 500 ms are all even ms: each found one text.
+        assert_eq!(rep.reads_with_text, 6);
+        assert_eq!(facts.len(), 6);
+        assert_eq!(rep.read_us.count, 6);
+        // Each read slept 3 ms: the median read is at least 3 ms and far below 1 s.
+        assert!(rep.read_us.p50 >= 3_000.0, "{:?}", rep.read_us);
+        assert!(rep.read_us.max < 1_000_000.0, "{:?}", rep.read_us);
+    }
+
+    #[test]
+    fn threaded_reader_keeps_the_newest_frame_while_busy() {
+        let stats = Arc::new(TextReadStats::new());
+        let fake = Fake {
+            sleep_ms: 200,
+            out: Vec::new(),
+        };
+        let mut r = ProfiledReader::new(Box::new(fake), 0, true, Arc::clone(&stats)).unwrap();
+        // The first frame starts a 200 ms read; the next three arrive meanwhile: the
+        // slot keeps only the newest (2 replaced), which is read after the first.
+        r.submit(&frame(0), None);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        r.submit(&frame(2), None);
+        r.submit(&frame(4), None);
+        r.submit(&frame(6), None);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut facts = Vec::new();
+        while facts.len() < 2 && std::time::Instant::now() < deadline {
+            facts.extend(r.poll());
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(texts, vec!["t0", "t6000000"]);
+        let rep = stats.report();
+        assert_eq!(rep.skipped_busy, 2);
+        assert_eq!(rep.reads, 2);
+        assert!(rep.read_us.p50 >= 200_000.0, "{:?}", rep.read_us);
+    }
+}
