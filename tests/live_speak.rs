@@ -274,3 +274,64 @@ fn live_and_replay_of_one_session_alert_and_answer_alike() {
     assert_eq!(profile["assistant"]["trace"]["spans_dropped"], 0);
     assert!(profile["assistant"]["trace"]["spans"].as_u64().unwrap() > 1000);
 }
+
+/// `live --listen` with `device-sim --connect` (the device opens the link): every recorded
+/// sample of the real Aria sample arrives, as many per stream as `replay --recorded-only`
+/// delivers from the file itself, and the spoken run ends cleanly on the goodbye.
+#[test]
+fn live_listens_and_the_device_connects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vrs = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs"
+    );
+    let sock = format!("unix:{}", tmp.path().join("live.sock").display());
+    let out = tmp.path().join("run");
+    let profile = tmp.path().join("live.json");
+    let mut live = vista()
+        .args(["live", "--listen", &sock, "--no-ocr", "--speak"])
+        .arg(&out)
+        .arg("--profile")
+        .arg(&profile)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let sim = vista()
+        .args(["device-sim", vrs, "--connect", &sock])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(sim.success());
+    assert!(live.wait().unwrap().success());
+    let replay_profile = tmp.path().join("replay.json");
+    let ok = vista()
+        .args([
+            "replay",
+            vrs,
+            "--asap",
+            "-q",
+            "--recorded-only",
+            "--profile",
+        ])
+        .arg(&replay_profile)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let l = json(&profile);
+    let r = json(&replay_profile);
+    assert_eq!(l["link"]["connections"], 1);
+    assert_eq!(l["link"]["goodbyes"], 1);
+    let delivered = |p: &serde_json::Value| -> Vec<(String, u64)> {
+        p["streams"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v["delivered"].as_u64().unwrap()))
+            .collect()
+    };
+    assert_eq!(delivered(&l), delivered(&r));
+    assert!(out.join("profile.json").is_file() && out.join("trace.json").is_file());
+    // The socket file is removed when the run ends.
+    assert!(!tmp.path().join("live.sock").exists());
+}

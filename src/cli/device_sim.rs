@@ -12,7 +12,7 @@ use anyhow::Context;
 
 use vista::runtime::StopHandle;
 use vista::source::live::protocol::{Hello, PROTOCOL_VERSION};
-use vista::source::live::sim::{serve, Faults, SimConfig};
+use vista::source::live::sim::{serve, serve_to, Faults, SimConfig};
 use vista::source::replay::{ReplayOptions, ReplaySource};
 
 /// Arguments of `vista device-sim`.
@@ -29,6 +29,13 @@ pub struct DeviceSimArgs {
     /// Address to listen on: `host:port`, or `unix:/path` for a Unix-domain socket.
     #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
     pub listen: String,
+    /// Connect out to a host listening there (`vista live --listen ADDR`) instead of
+    /// listening: `host:port` or `unix:/path`; reconnects after a dropped link.
+    #[arg(long, value_name = "ADDR", conflicts_with = "listen")]
+    pub connect: Option<String>,
+    /// With `--connect`: seconds to keep trying each (re)connection.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub connect_retry_s: f64,
     /// Allow a non-loopback listen address (requires --token).
     #[arg(long)]
     pub allow_remote: bool,
@@ -105,7 +112,6 @@ fn bind(args: &DeviceSimArgs) -> anyhow::Result<Listener> {
 
 /// Runs `vista device-sim`.
 pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
-    let listener = bind(&args)?;
     let options = ReplayOptions {
         recorded_only: true,
         ..Default::default()
@@ -138,20 +144,43 @@ pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
         },
         limits: Default::default(),
     };
+    let stop = StopHandle::new();
+    let s2 = stop.clone();
+    let _ = ctrlc::set_handler(move || s2.stop());
+    if let Some(addr) = &args.connect {
+        let retry = if args.connect_retry_s.is_finite() {
+            args.connect_retry_s.clamp(0.0, 86_400.0)
+        } else {
+            10.0
+        };
+        log::info!("device-sim: serving {} to {addr}", args.session.display());
+        let report = serve_to(
+            addr,
+            Box::new(source),
+            &config,
+            &stop,
+            std::time::Duration::from_secs_f64(retry),
+        )?;
+        print_report(&report);
+        return Ok(());
+    }
+    let listener = bind(&args)?;
     log::info!(
         "device-sim: serving {} on {}",
         args.session.display(),
         listener.local_addr()
     );
-    let stop = StopHandle::new();
-    let s2 = stop.clone();
-    let _ = ctrlc::set_handler(move || s2.stop());
     let report = serve(&listener, Box::new(source), &config, &stop);
     #[cfg(unix)]
     if let Some(path) = args.listen.strip_prefix(UNIX_PREFIX) {
         let _ = std::fs::remove_file(path);
     }
     let report = report?;
+    print_report(&report);
+    Ok(())
+}
+
+fn print_report(report: &vista::source::live::sim::SimReport) {
     println!(
         "device-sim: {} connections ({} refused), {} frames sent, {} samples lost, goodbye {}",
         report.connections,
@@ -164,5 +193,4 @@ pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
             "not sent"
         }
     );
-    Ok(())
 }

@@ -41,9 +41,13 @@ use super::replay::{build_profile, write_profile, ReplayProfile};
 /// Arguments of `vista live`.
 #[derive(Debug, clap::Args)]
 pub struct LiveArgs {
-    /// The device bridge or simulator, `host:port`.
+    /// The device bridge or simulator, `host:port` or `unix:/path`.
     #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
     pub connect: String,
+    /// Listen here and let the device connect (`vista device-sim --connect ADDR`) instead
+    /// of connecting to it: a loopback `host:port` or `unix:/path`.
+    #[arg(long, value_name = "ADDR", conflicts_with = "connect")]
+    pub listen: Option<String>,
     /// Shared token, when the device requires one.
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
@@ -80,10 +84,16 @@ pub struct LiveProfile {
 }
 
 /// Runs `vista live`.
-pub fn run(args: LiveArgs) -> anyhow::Result<()> {
+pub fn run(mut args: LiveArgs) -> anyhow::Result<()> {
     let mut config = RuntimeConfig::new(ClockMode::Live);
     config.handle_ctrl_c = true;
+    if let Some(l) = args.listen.clone() {
+        check_local(&l)?;
+        // From here on `connect` names the address of the link, whichever side opened it.
+        args.connect = l;
+    }
     let mut live_config = LiveConfig::new(args.connect.clone());
+    live_config.listen = args.listen.is_some();
     live_config.token = args.token.clone();
     live_config.stay = args.stay;
     live_config.stop = Some(config.stop.clone());
@@ -123,6 +133,23 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `--listen` accepts a device on this machine only (a Unix socket, or a loopback address):
+/// the live link carries no authentication of the device.
+fn check_local(addr: &str) -> anyhow::Result<()> {
+    if addr.starts_with(vista::source::live::link::UNIX_PREFIX) {
+        return Ok(());
+    }
+    use std::net::ToSocketAddrs;
+    let resolved: Vec<_> = addr
+        .to_socket_addrs()
+        .with_context(|| format!("--listen {addr}: not a host:port address"))?
+        .collect();
+    if resolved.is_empty() || resolved.iter().any(|a| !a.ip().is_loopback()) {
+        anyhow::bail!("--listen {addr}: only loopback addresses or unix:/path are allowed");
+    }
+    Ok(())
 }
 
 fn live_profile(args: &LiveArgs, report: &RunReport, stats: &LinkStats) -> LiveProfile {

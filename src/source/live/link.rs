@@ -89,6 +89,16 @@ pub enum Listener {
 }
 
 impl Listener {
+    /// Binds `addr` (`unix:/path` or `host:port`) as given: callers check whether the
+    /// address may be exposed.
+    pub fn bind(addr: &str) -> io::Result<Listener> {
+        #[cfg(unix)]
+        if let Some(path) = addr.strip_prefix(UNIX_PREFIX) {
+            return UnixListener::bind(path).map(Listener::Unix);
+        }
+        TcpListener::bind(addr).map(Listener::Tcp)
+    }
+
     /// The bound address, as a client would pass it.
     pub fn local_addr(&self) -> String {
         match self {

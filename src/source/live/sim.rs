@@ -84,6 +84,14 @@ pub enum SimError {
         /// The error.
         source: std::io::Error,
     },
+    /// Connecting out to a host (`--connect`) failed for the whole retry time.
+    #[error("device-sim: could not connect to {addr}: {source}")]
+    Connect {
+        /// The host's address.
+        addr: String,
+        /// The last error.
+        source: std::io::Error,
+    },
 }
 
 enum ConnEnd {
@@ -109,18 +117,7 @@ pub fn serve(
     stop: &StopHandle,
 ) -> Result<SimReport, SimError> {
     let addr = listener.local_addr();
-    let mut st = SimState {
-        report: SimReport::default(),
-        pending: None,
-        clock: None,
-        rng: config.faults.seed,
-        dropped_once: false,
-        truncated_once: false,
-        skip_until: None,
-        scratch: Vec::new(),
-        burst: Vec::new(),
-        burst_len: 0,
-    };
+    let mut st = SimState::new(config);
     listener
         .set_nonblocking(true)
         .map_err(|source| SimError::Accept {
@@ -146,6 +143,45 @@ pub fn serve(
             ConnEnd::SourceDone => break,
             ConnEnd::Dropped => log::info!("device-sim: link to {peer} dropped"),
             ConnEnd::Stopped => break,
+        }
+    }
+    Ok(st.report)
+}
+
+/// Serves `source` by connecting out to a host that listens (`vista live --listen ADDR`),
+/// reconnecting after a dropped link, until the source ends (after a goodbye) or `stop` is
+/// set. Each (re)connection is retried for up to `retry_for`.
+pub fn serve_to(
+    addr: &str,
+    mut source: Box<dyn Source>,
+    config: &SimConfig,
+    stop: &StopHandle,
+    retry_for: Duration,
+) -> Result<SimReport, SimError> {
+    let mut st = SimState::new(config);
+    while !stop.is_stopped() {
+        let start = std::time::Instant::now();
+        let mut stream = loop {
+            match Link::connect(addr) {
+                Ok(s) => break s,
+                Err(source) if start.elapsed() >= retry_for || stop.is_stopped() => {
+                    return Err(SimError::Connect {
+                        addr: addr.to_string(),
+                        source,
+                    });
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(50)),
+            }
+        };
+        if !authenticate(&mut stream, addr, config) {
+            st.report.refused += 1;
+            continue;
+        }
+        st.report.connections += 1;
+        log::info!("device-sim: connected to {addr}");
+        match st.serve_one(stream, &mut *source, config, stop) {
+            ConnEnd::SourceDone | ConnEnd::Stopped => break,
+            ConnEnd::Dropped => log::info!("device-sim: link to {addr} dropped"),
         }
     }
     Ok(st.report)
@@ -185,6 +221,21 @@ struct SimState {
 }
 
 impl SimState {
+    fn new(config: &SimConfig) -> Self {
+        Self {
+            report: SimReport::default(),
+            pending: None,
+            clock: None,
+            rng: config.faults.seed,
+            dropped_once: false,
+            truncated_once: false,
+            skip_until: None,
+            scratch: Vec::new(),
+            burst: Vec::new(),
+            burst_len: 0,
+        }
+    }
+
     fn next(&mut self, source: &mut dyn Source) -> Option<Sample> {
         if let Some(s) = self.pending.take() {
             return Some(s);

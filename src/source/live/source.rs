@@ -18,7 +18,7 @@ use crate::time::HostTime;
 
 use super::clock::OffsetCell;
 use super::framed::{write_frame, FrameReader, LinkError};
-use super::link::Link;
+use super::link::{Link, Listener};
 use super::link_stats::LinkStats;
 use super::offset::OffsetEstimator;
 use super::protocol::{Frame, Hello, Limits};
@@ -40,6 +40,9 @@ pub struct LiveConfig {
     pub stay: bool,
     /// Stops waiting (connect retries) when triggered.
     pub stop: Option<StopHandle>,
+    /// Listen on `addr` and let the device connect (`vista live --listen`; `device-sim
+    /// --connect`), instead of connecting to it. The host still speaks first (auth).
+    pub listen: bool,
 }
 
 impl LiveConfig {
@@ -53,6 +56,7 @@ impl LiveConfig {
             reconnect_for: Duration::from_secs(10),
             stay: false,
             stop: None,
+            listen: false,
         }
     }
 }
@@ -68,6 +72,8 @@ pub struct LiveSource {
     stats: LinkStats,
     hello: Option<Hello>,
     ended: bool,
+    /// The bound socket in listen mode (bound on the first connection attempt).
+    listener: Option<Listener>,
     /// The offset estimate, shared with a [`super::clock::LiveClock`].
     offset_cell: OffsetCell,
 }
@@ -84,6 +90,7 @@ impl LiveSource {
             stats: LinkStats::new(),
             hello: None,
             ended: false,
+            listener: None,
             offset_cell: OffsetCell::new(),
         }
     }
@@ -144,7 +151,27 @@ impl LiveSource {
 
     fn try_connect(&mut self) -> Result<(), String> {
         let addr = &self.config.addr;
-        let mut stream = Link::connect(addr).map_err(|e| format!("{addr}: connect: {e}"))?;
+        let mut stream = if self.config.listen {
+            if self.listener.is_none() {
+                let l = Listener::bind(addr).map_err(|e| format!("{addr}: listen: {e}"))?;
+                l.set_nonblocking(true)
+                    .map_err(|e| format!("{addr}: listen: {e}"))?;
+                log::info!("live: waiting for the device on {}", l.local_addr());
+                self.listener = Some(l);
+            }
+            let Some(l) = self.listener.as_ref() else {
+                return Err(format!("{addr}: not listening"));
+            };
+            match l.accept() {
+                Ok((s, peer)) => {
+                    log::info!("live: device connected from {peer}");
+                    s
+                }
+                Err(e) => return Err(format!("{addr}: waiting for the device: {e}")),
+            }
+        } else {
+            Link::connect(addr).map_err(|e| format!("{addr}: connect: {e}"))?
+        };
         stream
             .set_read_timeout(Some(self.config.read_timeout))
             .map_err(|e| format!("{addr}: {e}"))?;
@@ -262,6 +289,19 @@ impl LiveSource {
         }
         self.stats.update(|r| r.offset_ns = self.offset.offset_ns());
         Ok(())
+    }
+}
+
+impl Drop for LiveSource {
+    fn drop(&mut self) {
+        // A Unix-domain socket we listened on leaves its file behind otherwise.
+        #[cfg(unix)]
+        if let (Some(Listener::Unix(_)), Some(path)) = (
+            &self.listener,
+            self.config.addr.strip_prefix(super::link::UNIX_PREFIX),
+        ) {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
