@@ -32,6 +32,7 @@ use vista::source::live::overlay::{session_mps, MpsOverlay};
 use vista::source::live::primed::{calibration_sizes, PrimeLimits, Primed};
 use vista::source::live::protocol::Hello;
 use vista::source::live::{LinkReport, LinkStats, LiveClock, LiveConfig, LiveSource, OffsetCell};
+use vista::source::prefetch::PrefetchSource;
 use vista::source::Source;
 
 use super::speak::{SpeakArgs, SpeakInputs};
@@ -165,6 +166,10 @@ fn live_profile(args: &LiveArgs, report: &RunReport, stats: &LinkStats) -> LiveP
     }
 }
 
+/// Samples read off the link ahead of the runtime: ~1.5 s of every Gen1 stream (IMUs at
+/// 1 kHz + 800 Hz dominate), enough to cover the assistant's set-up.
+const LIVE_READ_AHEAD: usize = 4096;
+
 /// `vista live --speak DIR`: reads the first moments ahead (origin, image sizes), sets the
 /// assistant up on the live clock, runs, and writes everything `replay --speak` writes.
 fn run_spoken(
@@ -176,6 +181,11 @@ fn run_spoken(
     mut config: RuntimeConfig,
 ) -> anyhow::Result<()> {
     let offset = source.offset_cell();
+    // The socket is read on its own thread from here on, so that setting the assistant up
+    // (and any stall of the runtime) never holds the link: arrival stamps and link latency
+    // stay true, and the device never blocks on a full socket buffer.
+    let source = PrefetchSource::spawn(Box::new(source), LIVE_READ_AHEAD)
+        .context("starting the live read thread")?;
     let primed = Primed::new(source, PrimeLimits::default());
     let first = primed
         .first_capture()
