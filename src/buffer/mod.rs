@@ -45,6 +45,7 @@
 //! (cheap: image and audio bytes are reference counted) and visit them after unlocking, so
 //! the producer waits at most for one such copy.
 
+mod codec;
 mod config;
 mod reader;
 mod set;

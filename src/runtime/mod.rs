@@ -39,7 +39,7 @@ mod shared;
 mod stop;
 mod worker;
 
-pub use config::{ClockMode, ProgressFn, ProgressSnapshot, RuntimeConfig};
+pub use config::{ClockMode, ProgressFn, ProgressSnapshot, RuntimeConfig, DEFAULT_PACING_SLACK_NS};
 pub use consumer::{Consumer, ConsumerError};
 pub use cpu::thread_cpu_ns;
 pub use pace::{sleep_until_or_stop, MAX_SLICE};
