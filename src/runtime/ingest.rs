@@ -62,6 +62,7 @@ pub(crate) struct IngestOutcome {
     pub filtered_before_start: u64,
     pub lockstep_rounds: u64,
     pub cpu_ns: Option<u64>,
+    pub sleeps: u64,
 }
 
 struct Ingest {
@@ -86,6 +87,8 @@ struct Ingest {
     last_wake: HostTime,
     /// Arrival time of the oldest sample whose consumer wake-up is deferred.
     pending_since: Option<HostTime>,
+    /// Pacing sleeps taken.
+    sleeps: u64,
 }
 
 /// The body of the ingest thread.
@@ -116,6 +119,7 @@ pub(crate) fn ingest_thread(
         newest: None,
         last_wake: HostTime(i64::MIN / 2),
         pending_since: None,
+        sleeps: 0,
     };
     log::info!("ingest: reading {}", source.describe());
     let reason = ing.run(source.as_mut());
@@ -146,6 +150,7 @@ pub(crate) fn ingest_thread(
         filtered_before_start: ing.filtered,
         lockstep_rounds: ing.rounds,
         cpu_ns,
+        sleeps: ing.sleeps,
     }
     // Dropping `ing` drops the wake senders: consumer threads see the end.
 }
@@ -253,6 +258,7 @@ impl Ingest {
             if target > now {
                 // Consumers get what was pushed before ingest goes to sleep.
                 self.flush_wakes();
+                self.sleeps += 1;
             }
             let shared = &self.shared;
             match sleep_until_or_stop(target, || shared.stop_reason().is_some()) {

@@ -59,6 +59,9 @@ pub struct RunReport {
     pub lockstep_rounds: u64,
     /// CPU time of the ingest thread, seconds (Linux; `None` elsewhere).
     pub ingest_cpu_s: Option<f64>,
+    /// Times the ingest thread slept to pace delivery (real-time modes): its wake-ups,
+    /// which dominate its CPU cost.
+    pub ingest_sleeps: u64,
 }
 
 /// The runtime: holds a configuration and runs sessions with it.
@@ -211,6 +214,7 @@ pub fn run(
         filtered_before_start: ingest.filtered_before_start,
         lockstep_rounds: ingest.lockstep_rounds,
         ingest_cpu_s: ingest.cpu_ns.map(|ns| ns as f64 * 1e-9),
+        ingest_sleeps: ingest.sleeps,
     })
 }
 
