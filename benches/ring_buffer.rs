@@ -8,8 +8,12 @@
 //!   *newest*).
 //! * `per_consumer_locked/K`: one `Mutex<HeapRb>` per consumer with `push_overwrite`
 //!   (drop-oldest, the semantics we need), K clones per sample.
-//! * `shared_cursors/K`: vista's design: one buffer per stream (`StreamBuffer`, `RwLock`
-//!   around a `HeapRb`, sequence numbers) and K readers with their own cursors.
+//! * `mutex_cursors/K`: the previous design, kept here for comparison: one buffer per
+//!   stream (a `Mutex` around a `ringbuf` ring, sequence numbers) and K readers with their
+//!   own cursors; a short lock per push and per read.
+//! * `shared_cursors/K`: vista's design now: one lock-free buffer per stream
+//!   (`StreamBuffer`: per-slot seqlock over atomic words) and K readers (`Reader`) with
+//!   their own cursors.
 //!
 //! Each iteration pushes a batch of 64 samples, then every consumer takes all new ones
 //! (a consumer woken per batch, as the runtime coalesces wake-ups).
@@ -18,7 +22,7 @@ use std::hint::black_box;
 use std::sync::{Arc, Mutex};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ringbuf::traits::{Consumer as _, Producer as _, RingBuffer as _, Split as _};
+use ringbuf::traits::{Consumer as _, Observer as _, Producer as _, RingBuffer as _, Split as _};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
 use vista::buffer::{BufferConfig, BufferSet};
 use vista::sample::{ImuSample, Payload, Sample, StreamId};
@@ -40,6 +44,45 @@ fn imu(seq: u64) -> Sample {
             gyro_valid: true,
             temperature_c: 30.0,
         }),
+    }
+}
+
+/// The previous `StreamBuffer`: a mutex around a ring, a running sequence number, readers
+/// with their own cursors (copied here so both designs run in the same bench).
+struct MutexRing {
+    inner: Mutex<(HeapRb<Sample>, u64)>,
+}
+
+impl MutexRing {
+    fn new(capacity: usize) -> Self {
+        Self {
+            inner: Mutex::new((HeapRb::new(capacity), 0)),
+        }
+    }
+
+    fn push(&self, s: Sample) {
+        let mut g = self.inner.lock().unwrap();
+        let evicted = g.0.push_overwrite(s);
+        g.1 += 1;
+        drop(g);
+        drop(evicted);
+    }
+
+    /// Clones samples numbered `cursor` or later into `out`; returns (missed, next cursor).
+    fn read_since(&self, cursor: u64, out: &mut Vec<Sample>) -> (u64, u64) {
+        let g = self.inner.lock().unwrap();
+        let len = g.0.occupied_len() as u64;
+        let oldest = g.1 - len;
+        let start = cursor.max(oldest);
+        let skip = (start - oldest) as usize;
+        let (a, b) = g.0.as_slices();
+        if skip < a.len() {
+            out.extend_from_slice(&a[skip..]);
+            out.extend_from_slice(b);
+        } else {
+            out.extend_from_slice(&b[skip - a.len()..]);
+        }
+        (start - cursor, g.1)
     }
 }
 
@@ -117,6 +160,31 @@ fn bench(c: &mut Criterion) {
                     }
                 }
                 black_box((acc, dropped))
+            });
+        });
+
+        g.bench_with_input(BenchmarkId::new("mutex_cursors", k), &k, |b, &k| {
+            let ring = MutexRing::new(CAPACITY);
+            let mut cursors = vec![0u64; k];
+            let mut scratch = Vec::with_capacity(CAPACITY);
+            let mut seq = 0u64;
+            let mut acc = 0u64;
+            let mut missed = 0u64;
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    ring.push(imu(seq));
+                    seq += 1;
+                }
+                for c in cursors.iter_mut() {
+                    scratch.clear();
+                    let (m, next) = ring.read_since(*c, &mut scratch);
+                    missed += m;
+                    *c = next;
+                    for s in &scratch {
+                        consume(s, &mut acc);
+                    }
+                }
+                black_box((acc, missed))
             });
         });
 

@@ -11,40 +11,30 @@
 //!
 //! # Fan-out design, chosen by benchmark
 //!
-//! Two ways to give several consumers (perception, frame encoder, window builder) the same
-//! stream were compared in `benches/ring_buffer.rs` (push a batch of 64 IMU `Sample`s,
-//! then every consumer takes all new ones; single thread). Nanoseconds per pushed sample:
-//! median of the criterion medians of five runs, with their range:
+//! Several consumers (perception, frame encoder, window builder) read the same stream.
+//! One buffer per stream with a cursor per reader (rather than one ring per consumer) was
+//! chosen first by benchmark (`benches/ring_buffer.rs`): the producer writes each sample
+//! once, every reader can read time windows over the whole retention, drop-oldest is
+//! exact, and there is one copy of the retained data. An SPSC ring (`ringbuf`) cannot give
+//! these semantics: its producer cannot evict the oldest sample (only the consumer pops),
+//! so per-consumer SPSC rings drop the newest, or need a lock anyway.
 //!
-//! | design | 1 consumer | 3 consumers |
-//! |---|---|---|
-//! | raw `ringbuf` SPSC, no fan-out (baseline) | 41 (31–53) | – |
-//! | one SPSC `ringbuf` per consumer, sample cloned into each | 57 (39–75) | 186 (107–230) |
-//! | one `Mutex<HeapRb>` per consumer, `push_overwrite` | 67 (46–90) | 205 (136–301) |
-//! | **one buffer per stream, per-reader cursors (this module)** | **52 (40–67)** | **78 (50–107)** |
+//! The first version guarded each stream's `ringbuf` ring with a mutex: a short lock per
+//! push and per read (22.9 M IMU samples/s with one reader, 15.9 M/s with three). The ring
+//! is now hand-written ([`StreamBuffer`], see `stream.rs`): one producer, any number of
+//! readers, no lock on either side. Each slot is a seqlock whose stamp says which sample
+//! it holds; the sample is stored as atomic 64-bit words (`codec.rs`), so there is no
+//! `unsafe` code; a reader that finds a slot overwritten counts that sample as dropped for
+//! itself. Images and audio (reference-counted bytes) sit beside the ring, one small
+//! mutex per slot that motion streams never touch. Both designs run side by side in
+//! `benches/ring_buffer.rs` (`mutex_cursors/K` and `shared_cursors/K`); the figures are in
+//! the README's *Performance* table.
 //!
-//! Reading a 200 ms IMU window (201 samples) out of a full 10 s buffer: 13 (9–16) ns per
-//! sample, about 2.6 µs per window. Measured with `cargo bench --bench ring_buffer` (run
-//! with `nice -n -10`, `--warm-up-time 1 --measurement-time 4`) on the shared 2-vCPU
-//! development VM while other engineers' builds kept the load average at 3–8, so absolute
-//! numbers are pessimistic and noisy; the ranking was the same in every run.
-//!
-//! **Choice: one buffer per stream with per-reader cursors.** Reasons:
-//! * it is the fastest with several consumers (the producer writes each sample once; the
-//!   per-consumer designs write it K times and keep K copies of the retention in memory);
-//! * it has the semantics we need: the producer drops the *oldest* sample when full. A
-//!   lock-free SPSC producer cannot evict (only the consumer can pop), so per-consumer
-//!   SPSC rings would drop the newest, or need a lock anyway;
-//! * windows `[t0, t1]` over the whole retention are available to every reader (binary
-//!   search over the ring's two slices), not only to a consumer that kept its own history;
-//! * accounting is exact and cheap: a sequence number per stream and a cursor per reader
-//!   give `delivered`, `dropped` (overrun) and `pending` without per-sample bookkeeping.
-//!
-//! The cost is a short mutex per push and per read. The lock is never held while a
-//! consumer works: readers clone the samples they need into reused scratch storage
-//! (cheap: image and audio bytes are reference counted) and visit them after unlocking, so
-//! the producer waits at most for one such copy.
+//! Each reader accounts only for the streams it reads ([`Reader::subscribe_only`], set by
+//! the runtime from [`crate::runtime::Consumer::wants`], plus any stream it drains), so a
+//! stream a consumer never reads is not reported as dropped for it.
 
+mod codec;
 mod config;
 mod reader;
 mod set;

@@ -35,6 +35,8 @@ pub struct Reader {
     buffers: Arc<BufferSet>,
     cursors: [u64; StreamId::COUNT],
     stats: [ConsumerStreamStats; StreamId::COUNT],
+    /// The streams this reader accounts for: those it declared, plus any it has drained.
+    subscribed: [bool; StreamId::COUNT],
     newest_capture: Option<DeviceTime>,
     scratch: Vec<Sample>,
 }
@@ -46,6 +48,7 @@ impl Reader {
             buffers,
             cursors: [0; StreamId::COUNT],
             stats: [ConsumerStreamStats::default(); StreamId::COUNT],
+            subscribed: [true; StreamId::COUNT],
             newest_capture: None,
             scratch: Vec::new(),
         }
@@ -54,6 +57,27 @@ impl Reader {
     /// The consumer's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Declares the streams this consumer reads (its subscription): only these appear in
+    /// [`Reader::stats`], so a stream it never reads is not reported as dropped for it. A
+    /// stream drained later with [`Reader::drain_new`] joins the subscription (what a reader
+    /// drains is always accounted). A new reader subscribes to every stream.
+    pub fn subscribe_only(&mut self, streams: impl IntoIterator<Item = StreamId>) {
+        self.subscribed = [false; StreamId::COUNT];
+        for s in streams {
+            if let Some(f) = self.subscribed.get_mut(s.index()) {
+                *f = true;
+            }
+        }
+    }
+
+    /// Whether `stream` is in this reader's subscription.
+    pub fn is_subscribed(&self, stream: StreamId) -> bool {
+        self.subscribed
+            .get(stream.index())
+            .copied()
+            .unwrap_or(false)
     }
 
     /// The buffers this reader reads.
@@ -82,6 +106,7 @@ impl Reader {
         let i = stream.index();
         let cursor = self.cursors[i];
         let before = out.len();
+        self.subscribed[i] = true;
         let r = self.buffers.stream(stream).read_since(cursor, out);
         let st = &mut self.stats[i];
         st.dropped += r.missed;
@@ -177,11 +202,12 @@ impl Reader {
         st
     }
 
-    /// Counters for every stream that has produced at least one sample, in stream order.
+    /// Counters for every subscribed stream that has produced at least one sample, in
+    /// stream order.
     pub fn stats(&self) -> Vec<(StreamId, ConsumerStreamStats)> {
         StreamId::ALL
             .iter()
-            .filter(|&&s| self.buffers.stream(s).produced() > 0)
+            .filter(|&&s| self.is_subscribed(s) && self.buffers.stream(s).produced() > 0)
             .map(|&s| (s, self.stream_stats(s)))
             .collect()
     }

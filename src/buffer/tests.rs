@@ -199,3 +199,27 @@ fn accounting_check_catches_a_mismatch() {
     );
     assert!(e.to_string().contains("produced 6"));
 }
+
+#[test]
+fn stats_cover_only_subscribed_or_drained_streams() {
+    let set = Arc::new(BufferSet::new(
+        BufferConfig::default().with_capacity(StreamId::ImuLeft, 2),
+    ));
+    let mut r = set.reader("r");
+    r.subscribe_only([StreamId::ImuRight]);
+    for i in 0..5u64 {
+        set.push(imu(i, i as i64));
+        let mut left = imu(i, i as i64);
+        left.stream = StreamId::ImuLeft;
+        set.push(left);
+    }
+    assert!(r.is_subscribed(StreamId::ImuRight) && !r.is_subscribed(StreamId::ImuLeft));
+    let streams: Vec<StreamId> = r.stats().into_iter().map(|(s, _)| s).collect();
+    assert_eq!(streams, [StreamId::ImuRight]);
+    // Draining a stream brings it into the accounting, with what it lost before.
+    assert_eq!(r.drain_new(StreamId::ImuLeft, |_| {}), 2);
+    let stats = r.stats();
+    assert_eq!(stats.len(), 2);
+    let left = stats[1].1;
+    assert_eq!((left.delivered, left.dropped, left.pending), (2, 3, 0));
+}

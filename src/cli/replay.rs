@@ -85,12 +85,17 @@ pub struct ReplayProfile {
     pub speed_factor: f64,
     /// CPU time of the ingest thread (pacing + pushing), seconds, when measured.
     pub ingest_cpu_s: Option<f64>,
+    /// Pacing sleeps (wake-ups) of the ingest thread.
+    pub ingest_sleeps: u64,
     /// Why the run stopped.
     pub stop_reason: String,
     /// Digest of the delivered sample sequence (with `--digest`; empty otherwise).
     pub sequence_digest: String,
     /// The full runtime profile (stages, histograms).
     pub runtime: ProfileReport,
+    /// Buffers (produced, evicted, high-water mark per stream) and, per consumer, only the
+    /// streams it reads: delivered, dropped, pending, max lag.
+    pub buffers: vista::buffer::BufferStats,
 }
 
 /// One stream of the replay report.
@@ -287,9 +292,11 @@ pub fn build_profile(
             0.0
         },
         ingest_cpu_s: report.ingest_cpu_s,
+        ingest_sleeps: report.ingest_sleeps,
         stop_reason: format!("{:?}", report.stop_reason),
         sequence_digest,
         runtime: p.clone(),
+        buffers: report.buffers.clone(),
     }
 }
 

@@ -20,8 +20,9 @@ pub type ConsumerError = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub trait Consumer: Send {
     /// A short name, used in logs, stats and the profile (stage name).
     fn name(&self) -> &str;
-    /// Whether pushes of `stream` should wake this consumer (real-time modes; asked once
-    /// per stream at start). Default: every stream.
+    /// Whether this consumer reads `stream` (asked once per stream at start): pushes of it
+    /// wake the consumer (real-time modes), and only these streams (plus any it drains
+    /// anyway) are accounted as delivered or dropped for it. Default: every stream.
     fn wants(&self, stream: StreamId) -> bool {
         let _ = stream;
         true

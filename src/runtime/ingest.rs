@@ -29,13 +29,24 @@ pub(crate) struct ConsumerLink {
     pub wants: [bool; StreamId::COUNT],
     /// Wake-ups coalesced because its channel was full.
     pub coalesced: u64,
+    /// A sample it wants was pushed since its last wake-up (sent before ingest sleeps).
+    pub pending: bool,
 }
+
+/// The largest pacing slack accepted (larger values are clamped): 5 ms, the pacing
+/// budget's maximum error.
+pub(crate) const MAX_PACING_SLACK_NS: i64 = 5_000_000;
+
+/// The longest a consumer wake-up is deferred while a replay delivers late samples back to
+/// back without sleeping: 1 ms.
+const MAX_WAKE_DEFER_NS: i64 = 1_000_000;
 
 /// Settings ingest needs from the run configuration.
 pub(crate) struct IngestSettings {
     pub mode: ClockMode,
     pub lockstep_tick_ns: i64,
     pub pacing_granularity_ns: i64,
+    pub pacing_slack_ns: i64,
     pub start: Option<DeviceTime>,
     pub end: Option<DeviceTime>,
     pub progress: Option<ProgressFn>,
@@ -51,6 +62,7 @@ pub(crate) struct IngestOutcome {
     pub filtered_before_start: u64,
     pub lockstep_rounds: u64,
     pub cpu_ns: Option<u64>,
+    pub sleeps: u64,
 }
 
 struct Ingest {
@@ -73,6 +85,10 @@ struct Ingest {
     last_progress: Option<Instant>,
     newest: Option<DeviceTime>,
     last_wake: HostTime,
+    /// Arrival time of the oldest sample whose consumer wake-up is deferred.
+    pending_since: Option<HostTime>,
+    /// Pacing sleeps taken.
+    sleeps: u64,
 }
 
 /// The body of the ingest thread.
@@ -102,9 +118,12 @@ pub(crate) fn ingest_thread(
         last_progress: None,
         newest: None,
         last_wake: HostTime(i64::MIN / 2),
+        pending_since: None,
+        sleeps: 0,
     };
     log::info!("ingest: reading {}", source.describe());
     let reason = ing.run(source.as_mut());
+    ing.flush_wakes();
     // A last lock-step round delivers what was pushed since the previous one (not after a
     // consumer failed: the run is being torn down).
     let consumer_failed = matches!(reason, StopReason::ConsumerFailed { .. });
@@ -131,6 +150,7 @@ pub(crate) fn ingest_thread(
         filtered_before_start: ing.filtered,
         lockstep_rounds: ing.rounds,
         cpu_ns,
+        sleeps: ing.sleeps,
     }
     // Dropping `ing` drops the wake senders: consumer threads see the end.
 }
@@ -224,9 +244,10 @@ impl Ingest {
         let arrival = if clock.is_real_time() {
             // With a pacing granularity, wake at most once per granule: a sample due
             // sooner than that after the last wake waits for the granule (late, never early).
+            // With a slack, one sleep serves every sample due within it (late, never early).
             let now = HostTime::now();
             let target = if due > now {
-                due.max(HostTime(
+                HostTime(due.0.saturating_add(self.settings.pacing_slack_ns)).max(HostTime(
                     self.last_wake
                         .0
                         .saturating_add(self.settings.pacing_granularity_ns),
@@ -234,6 +255,11 @@ impl Ingest {
             } else {
                 due
             };
+            if target > now {
+                // Consumers get what was pushed before ingest goes to sleep.
+                self.flush_wakes();
+                self.sleeps += 1;
+            }
             let shared = &self.shared;
             match sleep_until_or_stop(target, || shared.stop_reason().is_some()) {
                 Some(t) => {
@@ -268,13 +294,18 @@ impl Ingest {
             }
         } else {
             for link in &mut self.links {
-                if !link.wants.get(idx).copied().unwrap_or(true) {
-                    continue;
-                }
-                match link.wake.try_send(Wake::New) {
-                    Ok(()) | Err(TrySendError::Disconnected(_)) => {}
-                    Err(TrySendError::Full(_)) => link.coalesced += 1,
-                }
+                link.pending |= link.wants.get(idx).copied().unwrap_or(true);
+            }
+            // Replay defers the wake-ups to just before its next sleep (samples due
+            // together wake each consumer once); live input cannot know when the next
+            // sample comes, so it wakes at once.
+            // A replay running behind never sleeps, so it also wakes them once the oldest
+            // deferred wake-up is `MAX_WAKE_DEFER_NS` old.
+            let since = *self.pending_since.get_or_insert(arrival);
+            if !matches!(self.settings.mode, ClockMode::RealTime { .. })
+                || arrival.since(since) >= MAX_WAKE_DEFER_NS
+            {
+                self.flush_wakes();
             }
         }
         let span = Span {
@@ -289,6 +320,21 @@ impl Ingest {
             self.shared.profiler.record(&span);
         }
         Ok(())
+    }
+
+    /// Wakes every consumer with a pending wake-up, without blocking (a full channel means
+    /// one is already queued: coalesced and counted).
+    fn flush_wakes(&mut self) {
+        self.pending_since = None;
+        for link in &mut self.links {
+            if !std::mem::take(&mut link.pending) {
+                continue;
+            }
+            match link.wake.try_send(Wake::New) {
+                Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+                Err(TrySendError::Full(_)) => link.coalesced += 1,
+            }
+        }
     }
 
     /// Lock step: runs a round before pushing `sample` if it starts a new tick, or if its

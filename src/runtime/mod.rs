@@ -8,11 +8,13 @@
 //! ```
 //!
 //! * **Real time** ([`ClockMode::RealTime`], [`ClockMode::Live`]): ingest sleeps until each
-//!   sample is due (plain sleeps, no spinning; optionally at most one wake-up per
-//!   [`RuntimeConfig::pacing_granularity_ns`]), pushes it, and wakes the consumers that
-//!   [`want`](Consumer::wants) its stream with `try_send` (never blocking: a full channel
-//!   means a wake-up is already pending). A consumer slower than its streams loses the
-//!   oldest samples, counted per consumer.
+//!   sample is due (plain sleeps, no spinning; one sleep serves every sample due within
+//!   [`RuntimeConfig::pacing_slack_ns`], late but never early; optionally at most one
+//!   wake-up per [`RuntimeConfig::pacing_granularity_ns`]), pushes it, and wakes the
+//!   consumers that [`want`](Consumer::wants) its stream with `try_send` (never blocking: a
+//!   full channel means a wake-up is already pending), in replay once per sleep, just before
+//!   it. A consumer slower than its streams loses the oldest samples, counted per consumer
+//!   and only for the streams it reads.
 //! * **Lock step** ([`ClockMode::Virtual`], `--asap`): time is virtual; ingest runs a
 //!   *round* every [`RuntimeConfig::lockstep_tick_ns`] of device time (and before any
 //!   stream's buffer would overrun): it wakes every consumer with the virtual `now` and waits
@@ -39,7 +41,7 @@ mod shared;
 mod stop;
 mod worker;
 
-pub use config::{ClockMode, ProgressFn, ProgressSnapshot, RuntimeConfig};
+pub use config::{ClockMode, ProgressFn, ProgressSnapshot, RuntimeConfig, DEFAULT_PACING_SLACK_NS};
 pub use consumer::{Consumer, ConsumerError};
 pub use cpu::thread_cpu_ns;
 pub use pace::{sleep_until_or_stop, MAX_SLICE};

@@ -12,7 +12,9 @@ use crate::buffer::{BufferSet, BufferStats};
 use crate::profile::ProfileReport;
 use crate::runtime::config::{ClockMode, RuntimeConfig};
 use crate::runtime::consumer::Consumer;
-use crate::runtime::ingest::{ingest_thread, ConsumerLink, IngestOutcome, IngestSettings};
+use crate::runtime::ingest::{
+    ingest_thread, ConsumerLink, IngestOutcome, IngestSettings, MAX_PACING_SLACK_NS,
+};
 use crate::runtime::shared::Shared;
 use crate::runtime::stop::{ctrl_c_flag, StopHandle, StopReason};
 use crate::runtime::worker::{consumer_thread, WorkerOutcome};
@@ -57,6 +59,9 @@ pub struct RunReport {
     pub lockstep_rounds: u64,
     /// CPU time of the ingest thread, seconds (Linux; `None` elsewhere).
     pub ingest_cpu_s: Option<f64>,
+    /// Times the ingest thread slept to pace delivery (real-time modes): its wake-ups,
+    /// which dominate its CPU cost.
+    pub ingest_sleeps: u64,
 }
 
 /// The runtime: holds a configuration and runs sessions with it.
@@ -127,7 +132,9 @@ pub fn run(
         for (w, s) in wants.iter_mut().zip(StreamId::ALL) {
             *w = consumer.wants(s);
         }
-        let reader = buffers.reader(name.clone());
+        let mut reader = buffers.reader(name.clone());
+        // Accounting covers only the streams the consumer reads (its subscription).
+        reader.subscribe_only(StreamId::ALL.into_iter().filter(|s| wants[s.index()]));
         let sh = Arc::clone(&shared);
         let thread = format!("vista-{name}");
         let spawned = std::thread::Builder::new()
@@ -147,6 +154,7 @@ pub fn run(
             ack: ack_rx,
             wants,
             coalesced: 0,
+            pending: false,
         });
     }
 
@@ -154,6 +162,7 @@ pub fn run(
         mode: config.clock_mode,
         lockstep_tick_ns: config.lockstep_tick_ns,
         pacing_granularity_ns: config.pacing_granularity_ns.max(0),
+        pacing_slack_ns: config.pacing_slack_ns.clamp(0, MAX_PACING_SLACK_NS),
         start: config.start,
         end: config.end,
         progress: config.progress,
@@ -205,6 +214,7 @@ pub fn run(
         filtered_before_start: ingest.filtered_before_start,
         lockstep_rounds: ingest.lockstep_rounds,
         ingest_cpu_s: ingest.cpu_ns.map(|ns| ns as f64 * 1e-9),
+        ingest_sleeps: ingest.sleeps,
     })
 }
 
