@@ -8,12 +8,10 @@
 //!   *newest*).
 //! * `per_consumer_locked/K`: one `Mutex<HeapRb>` per consumer with `push_overwrite`
 //!   (drop-oldest, the semantics we need), K clones per sample.
-//! * `mutex_cursors/K`: the previous design, kept here for comparison: one buffer per
-//!   stream (a `Mutex` around a `ringbuf` ring, sequence numbers) and K readers with their
-//!   own cursors; a short lock per push and per read.
-//! * `shared_cursors/K`: vista's design now: one lock-free buffer per stream
-//!   (`StreamBuffer`: per-slot seqlock over atomic words) and K readers (`Reader`) with
-//!   their own cursors.
+//! * `mutex_cursors/K`: the bare ring of vista's design: one buffer per stream (a `Mutex`
+//!   around a `ringbuf` ring, sequence numbers) and K cursors, without the reader layer
+//!   (accounting, subscriptions), to show what that layer costs.
+//! * `shared_cursors/K`: vista's design through its API: `BufferSet` and K `Reader`s.
 //!
 //! Each iteration pushes a batch of 64 samples, then every consumer takes all new ones
 //! (a consumer woken per batch, as the runtime coalesces wake-ups).
@@ -47,8 +45,8 @@ fn imu(seq: u64) -> Sample {
     }
 }
 
-/// The previous `StreamBuffer`: a mutex around a ring, a running sequence number, readers
-/// with their own cursors (copied here so both designs run in the same bench).
+/// The bare ring of `StreamBuffer`: a mutex around a ring, a running sequence number,
+/// readers with their own cursors.
 struct MutexRing {
     inner: Mutex<(HeapRb<Sample>, u64)>,
 }

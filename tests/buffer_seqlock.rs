@@ -1,4 +1,4 @@
-//! The lock-free ring (`StreamBuffer`): every payload kind comes back bit for bit, readers
+//! The stream ring (`StreamBuffer`): every payload kind comes back bit for bit, readers
 //! racing a producer that laps them never see a torn sample, and random interleavings of
 //! pushes and reads by several readers match a naive reference model, with
 //! `produced == delivered + dropped + pending` for every reader at every step.
