@@ -1,6 +1,9 @@
 //! Per-pixel signatures for matching (pure): the 7×7 census transform (one bit per
-//! neighbour: darker than the centre) and a texture measure (summed absolute horizontal
-//! gradient over a window), both on a rectified image with its validity mask.
+//! neighbour: darker than the centre) and a texture measure (summed absolute second
+//! difference along the rows over a window), both on a rectified image with its validity
+//! mask. The texture measure ignores linear ramps on purpose: a ramp's census is the same
+//! at every position along it (nothing to localise), and smooth shading is the part of an
+//! image most likely to differ between two viewpoints.
 
 /// Census radius (7×7 window, 48 neighbour bits).
 pub const CENSUS_RADIUS: usize = 3;
@@ -53,8 +56,8 @@ pub fn census_7x7(img: &[u8], valid: &[bool], w: usize, h: usize, out: &mut Vec<
 }
 
 /// Writes, for every pixel, the sum over the `(2·radius+1)²` window of
-/// `|I(x+1, y) − I(x−1, y)|` (0 where the window leaves the image) into `out`: the
-/// horizontal texture block matching can lock onto.
+/// `|I(x+1, y) − 2·I(x, y) + I(x−1, y)|` (0 where the window leaves the image) into `out`:
+/// the texture along the rows that block matching can lock onto.
 pub fn texture_sum(img: &[u8], w: usize, h: usize, radius: usize, out: &mut Vec<u32>) {
     out.clear();
     out.resize(w * h, 0);
@@ -65,7 +68,8 @@ pub fn texture_sum(img: &[u8], w: usize, h: usize, radius: usize, out: &mut Vec<
     for y in 0..h {
         let row = &img[y * w..(y + 1) * w];
         for x in 1..w - 1 {
-            grad[y * w + x] = u32::from(row[x + 1].abs_diff(row[x - 1]));
+            let second = i32::from(row[x + 1]) - 2 * i32::from(row[x]) + i32::from(row[x - 1]);
+            grad[y * w + x] = second.unsigned_abs();
         }
     }
     // Box sum: rows, then columns.
@@ -133,14 +137,17 @@ mod tests {
     }
 
     #[test]
-    fn texture_is_zero_on_flat_and_counts_a_step_edge() {
+    fn texture_is_zero_on_flat_and_ramps_and_counts_a_step_edge() {
         let (w, h) = (12, 7);
         let flat = vec![90u8; w * h];
         let mut out = Vec::new();
         texture_sum(&flat, w, h, 1, &mut out);
         assert!(out.iter().all(|&t| t == 0));
-        // A vertical step of 40 between columns 5 and 6: |I(x+1) − I(x−1)| = 40 at
-        // x = 5 and x = 6; a 3×3 window centred at x = 6 covers both in 3 rows.
+        let ramp: Vec<u8> = (0..w * h).map(|i| (10 * (i % w)) as u8).collect();
+        texture_sum(&ramp, w, h, 1, &mut out);
+        assert!(out.iter().all(|&t| t == 0));
+        // A vertical step of 40 between columns 5 and 6: the second difference is −40 at
+        // x = 5 and +40 at x = 6; a 3×3 window centred at x = 6 covers both in 3 rows.
         let step: Vec<u8> = (0..w * h)
             .map(|i| if i % w >= 6 { 130 } else { 90 })
             .collect();

@@ -14,8 +14,8 @@ pub struct MatchConfig {
     pub max_disparity_px: u32,
     /// Aggregation window radius, px (`(2r+1)²` pixels, r in 1..=8).
     pub window_radius_px: u32,
-    /// Least mean `|I(x+1) − I(x−1)|` over the window, grey levels: flatter pixels are
-    /// not matched.
+    /// Least mean `|I(x+1) − 2·I(x) + I(x−1)|` over the window, grey levels: flatter
+    /// pixels (and smooth shading) are not matched.
     pub min_texture: f32,
     /// Largest accepted mean share of differing census bits at the best disparity (0..1;
     /// unrelated images give ≈ 0.5).
@@ -32,7 +32,7 @@ impl Default for MatchConfig {
         Self {
             max_disparity_px: 64,
             window_radius_px: 2,
-            min_texture: 3.0,
+            min_texture: 2.0,
             max_cost_share: 0.25,
             uniqueness: 0.1,
             lr_tolerance_px: 1,
@@ -397,10 +397,10 @@ mod tests {
         }
     }
 
-    /// A smooth random texture (random values every 3 px, linearly interpolated), so
+    /// A smooth random texture (random values every 2 px, linearly interpolated), so
     /// that fractional shifts are well defined.
     fn texture(w: usize, h: usize, seed: u32) -> impl Fn(f64, usize) -> u8 {
-        let gw = w / 3 + 4;
+        let gw = w / 2 + 4;
         let mut s = seed;
         let grid: Vec<f64> = (0..gw * h)
             .map(|_| {
@@ -409,7 +409,7 @@ mod tests {
             })
             .collect();
         move |x: f64, y: usize| {
-            let gx = (x / 3.0).clamp(0.0, (gw - 2) as f64);
+            let gx = (x / 2.0).clamp(0.0, (gw - 2) as f64);
             let i = gx.floor() as usize;
             let f = gx - i as f64;
             (grid[y * gw + i] * (1.0 - f) + grid[y * gw + i + 1] * f).round() as u8
