@@ -17,14 +17,24 @@ pub struct MatchConfig {
     /// Least mean `|I(x+1) − 2·I(x) + I(x−1)|` over the window, grey levels: flatter
     /// pixels (and smooth shading) are not matched.
     pub min_texture: f32,
-    /// Largest accepted mean share of differing census bits at the best disparity (0..1;
-    /// unrelated images give ≈ 0.5).
+    /// Largest accepted mean share of the per-pixel maximum cost (48 census bits plus the
+    /// intensity cap) at the best disparity (0..1; unrelated images give ≈ 0.5–0.6).
     pub max_cost_share: f32,
     /// The best cost must be at most `1 − uniqueness` times the best cost more than one
     /// disparity away (0..1).
     pub uniqueness: f32,
+    /// The best cost more than one disparity away must exceed the best by at least this
+    /// many census bits per window pixel (the ratio test alone passes windows whose bits
+    /// agree at every disparity, e.g. flat sky above a textured edge).
+    pub min_margin_bits: f32,
     /// Largest accepted difference between the left and right disparities, px.
     pub lr_tolerance_px: u32,
+    /// Grey levels of absolute intensity difference per unit of added cost (AD-census:
+    /// the census ignores contrast, so a faint edge matches a strong one; the truncated
+    /// intensity term tells them apart while staying robust to exposure differences).
+    pub intensity_levels_per_unit: u8,
+    /// Most cost the intensity term adds per pixel (0: census only).
+    pub intensity_cap: u8,
 }
 
 impl Default for MatchConfig {
@@ -34,8 +44,11 @@ impl Default for MatchConfig {
             window_radius_px: 2,
             min_texture: 2.0,
             max_cost_share: 0.25,
-            uniqueness: 0.1,
+            uniqueness: 0.25,
+            min_margin_bits: 1.0,
             lr_tolerance_px: 1,
+            intensity_levels_per_unit: 4,
+            intensity_cap: 16,
         }
     }
 }
@@ -54,6 +67,16 @@ impl MatchConfig {
                 "must be within 2..=255",
             ));
         }
+        if self.intensity_levels_per_unit == 0 || self.intensity_cap > 64 {
+            return Err(bad(
+                "intensity_levels_per_unit / intensity_cap",
+                format!(
+                    "{} / {}",
+                    self.intensity_levels_per_unit, self.intensity_cap
+                ),
+                "levels must be at least 1 and the cap at most 64",
+            ));
+        }
         if !(1..=8).contains(&self.window_radius_px) {
             return Err(bad(
                 "window_radius_px",
@@ -69,12 +92,13 @@ impl MatchConfig {
                 return Err(bad(field, v.to_string(), "must be within 0..=1"));
             }
         }
-        if !(self.min_texture.is_finite() && self.min_texture >= 0.0) {
-            return Err(bad(
-                "min_texture",
-                self.min_texture.to_string(),
-                "must be finite and not negative",
-            ));
+        for (field, v) in [
+            ("min_texture", self.min_texture),
+            ("min_margin_bits", self.min_margin_bits),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(bad(field, v.to_string(), "must be finite and not negative"));
+            }
         }
         Ok(())
     }
@@ -172,7 +196,7 @@ impl Matcher {
         census_7x7(left, left_valid, w, h, &mut self.census_l);
         census_7x7(right, right_valid, w, h, &mut self.census_r);
         texture_sum(left, w, h, r, &mut self.texture);
-        self.aggregate();
+        self.aggregate(left, right);
         self.right_winners();
         self.left_winners()
     }
@@ -180,12 +204,12 @@ impl Matcher {
     /// Fills the cost volume: per-pixel Hamming costs (full cost where either signature
     /// is invalid or the match would leave the image), summed over the window; rows and
     /// columns beyond the image count as full cost.
-    fn aggregate(&mut self) {
+    fn aggregate(&mut self, left: &[u8], right: &[u8]) {
         let (w, h) = (self.w, self.h);
         let d_n = self.cfg.max_disparity_px as usize;
         let r = self.cfg.window_radius_px as usize;
         let k = 2 * r + 1;
-        let full = CENSUS_BITS as u16;
+        let full = self.full_cost();
         let full_row = full * k as u16;
         self.running
             .iter_mut()
@@ -193,7 +217,7 @@ impl Matcher {
         for y_in in 0..h + r {
             if y_in < h {
                 let slot = (y_in % k) * w * d_n;
-                self.cost_row(y_in);
+                self.cost_row(y_in, left, right);
                 box_row(
                     &self.raw,
                     &mut self.ring[slot..slot + w * d_n],
@@ -222,20 +246,38 @@ impl Matcher {
         }
     }
 
-    /// Per-pixel costs of row `y` for every disparity into `raw`.
-    fn cost_row(&mut self, y: usize) {
+    /// The largest per-pixel cost: every census bit differs and the intensity term is
+    /// at its cap.
+    fn full_cost(&self) -> u16 {
+        CENSUS_BITS as u16 + u16::from(self.cfg.intensity_cap)
+    }
+
+    /// Per-pixel costs of row `y` for every disparity into `raw` (rows are `w` long:
+    /// checked by the caller).
+    fn cost_row(&mut self, y: usize, left: &[u8], right: &[u8]) {
         let (w, d_n) = (self.w, self.cfg.max_disparity_px as usize);
-        let full = CENSUS_BITS as u16;
+        let full = self.full_cost();
+        let per = u16::from(self.cfg.intensity_levels_per_unit.max(1));
+        let cap = u16::from(self.cfg.intensity_cap);
         let cl = &self.census_l[y * w..(y + 1) * w];
         let cr = &self.census_r[y * w..(y + 1) * w];
-        for (x, (&l, out)) in cl.iter().zip(self.raw.chunks_exact_mut(d_n)).enumerate() {
+        let il = &left[y * w..(y + 1) * w];
+        let ir = &right[y * w..(y + 1) * w];
+        for (x, ((&l, &pl), out)) in cl
+            .iter()
+            .zip(il)
+            .zip(self.raw.chunks_exact_mut(d_n))
+            .enumerate()
+        {
             if l == CENSUS_INVALID {
                 out.iter_mut().for_each(|c| *c = full);
                 continue;
             }
             for (d, c) in out.iter_mut().enumerate() {
-                *c = match x.checked_sub(d).map(|xr| cr[xr]) {
-                    Some(rr) if rr != CENSUS_INVALID => (l ^ rr).count_ones() as u16,
+                *c = match x.checked_sub(d).map(|xr| (cr[xr], ir[xr])) {
+                    Some((rr, pr)) if rr != CENSUS_INVALID => {
+                        (l ^ rr).count_ones() as u16 + (u16::from(pl.abs_diff(pr)) / per).min(cap)
+                    }
                     _ => full,
                 };
             }
@@ -268,8 +310,9 @@ impl Matcher {
         let k = 2 * self.cfg.window_radius_px as usize + 1;
         let window_px = (k * k) as f32;
         let min_texture = (self.cfg.min_texture * window_px).ceil() as u32;
-        let max_cost = (self.cfg.max_cost_share * window_px * CENSUS_BITS as f32) as u32;
+        let max_cost = (self.cfg.max_cost_share * window_px * f32::from(self.full_cost())) as u32;
         let keep = 1.0 - self.cfg.uniqueness;
+        let margin = self.cfg.min_margin_bits * window_px;
         let tol = self.cfg.lr_tolerance_px as i32;
         let mut st = MatchStats::default();
         for y in 0..h {
@@ -301,7 +344,9 @@ impl Matcher {
                     .map(|(_, &c)| c)
                     .min()
                     .unwrap_or(u16::MAX);
-                if f32::from(best) > keep * f32::from(second) {
+                if f32::from(best) > keep * f32::from(second)
+                    || f32::from(second) - f32::from(best) < margin
+                {
                     st.ambiguous_px += 1;
                     continue;
                 }
