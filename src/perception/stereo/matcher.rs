@@ -134,6 +134,7 @@ pub struct Matcher {
     ring: Vec<u16>,
     running: Vec<u16>,
     raw: Vec<u16>,
+    acc: Vec<u16>,
     right_best: Vec<u8>,
     disparity: Vec<f32>,
 }
@@ -159,6 +160,7 @@ impl Matcher {
             ring: vec![0; k * w * d],
             running: vec![0; w * d],
             raw: vec![0; w * d],
+            acc: vec![0; d],
             right_best: vec![NO_MATCH; w * h],
             disparity: vec![f32::NAN; w * h],
         })
@@ -221,9 +223,8 @@ impl Matcher {
                 box_row(
                     &self.raw,
                     &mut self.ring[slot..slot + w * d_n],
-                    w,
-                    d_n,
-                    r,
+                    &mut self.acc,
+                    (w, d_n, r),
                     full,
                 );
                 let row = &self.ring[slot..slot + w * d_n];
@@ -371,9 +372,16 @@ impl Matcher {
 }
 
 /// Horizontal box sum of radius `r` over `raw` (`w` pixels × `d_n` disparities), columns
-/// outside the image counting `full` each, into `out`.
-fn box_row(raw: &[u16], out: &mut [u16], w: usize, d_n: usize, r: usize, full: u16) {
-    let mut acc = vec![full * r as u16; d_n];
+/// outside the image counting `full` each, into `out`; `acc` is scratch.
+fn box_row(
+    raw: &[u16],
+    out: &mut [u16],
+    acc: &mut Vec<u16>,
+    (w, d_n, r): (usize, usize, usize),
+    full: u16,
+) {
+    acc.clear();
+    acc.resize(d_n, full * r as u16);
     let col = |x: usize| raw.get(x * d_n..(x + 1) * d_n);
     for x in 0..r.min(w) {
         if let Some(c) = col(x) {
@@ -386,7 +394,7 @@ fn box_row(raw: &[u16], out: &mut [u16], w: usize, d_n: usize, r: usize, full: u
             None => acc.iter_mut().for_each(|a| *a += full),
         }
         if let Some(o) = out.get_mut(x * d_n..(x + 1) * d_n) {
-            o.copy_from_slice(&acc);
+            o.copy_from_slice(acc);
         }
         match x.checked_sub(r).and_then(col) {
             Some(c) => acc.iter_mut().zip(c).for_each(|(a, v)| *a -= v),
@@ -425,7 +433,7 @@ mod tests {
         let (w, d_n, r, full) = (6, 2, 1, 48u16);
         let raw: Vec<u16> = (0..(w * d_n) as u16).collect();
         let mut out = vec![0; w * d_n];
-        box_row(&raw, &mut out, w, d_n, r, full);
+        box_row(&raw, &mut out, &mut Vec::new(), (w, d_n, r), full);
         for x in 0..w {
             for d in 0..d_n {
                 let want: u16 = (x as i32 - 1..=x as i32 + 1)
