@@ -30,6 +30,7 @@ pub mod obstacles;
 pub mod points;
 pub mod pose;
 pub mod sensors;
+pub mod stereo;
 pub mod tracker;
 
 pub use config::PerceptionConfig;
