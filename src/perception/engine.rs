@@ -54,7 +54,7 @@ const FAST_SPAN_NS: i64 = 250_000_000;
 const FAST_EVERY_NS: i64 = 20_000_000;
 /// The corridor starts on the walking line: the head's sideways sway is averaged out
 /// over about one stride, ns...
-const SWAY_SPAN_NS: i64 = 1_200_000_000;
+const SWAY_SPAN_NS: i64 = 2_000_000_000;
 /// ...by at most this much, m.
 const MAX_SWAY_M: f64 = 0.05;
 
@@ -296,6 +296,15 @@ impl Perception {
         }
     }
 
+    /// The head's mean velocity over the whole head track (up to [`SWAY_SPAN_NS`], at least
+    /// 1 s: the sideways sway of the stride averages out of the direction).
+    fn track_velocity(&self, t: i64) -> Option<Vector3<f64>> {
+        let head = self.pose.head(t)?;
+        let &(t0, p0) = self.head_track.front()?;
+        let dt = (head.t_ns - t0) as f64 * 1e-9;
+        (dt >= 1.0).then(|| (head.position_m - p0) / dt)
+    }
+
     /// The head's velocity over the last [`FAST_SPAN_NS`] (at least half of it), m/s.
     fn fast_velocity(&self, t: i64) -> Option<Vector3<f64>> {
         let head = self.pose.head(t)?;
@@ -424,8 +433,10 @@ impl Perception {
             // closing speed from the short one.
             let fast = self.fast_velocity(t).or(velocity);
             let fast_enough = |v: &Vector3<f64>| v.x.hypot(v.y) >= DIRECTION_FROM_VELOCITY_MPS;
-            let walking_dir = velocity
+            let walking_dir = self
+                .track_velocity(t)
                 .filter(fast_enough)
+                .or(velocity.filter(fast_enough))
                 .or(fast.filter(fast_enough))
                 .and_then(|v| yaw_of(&v));
             let dir = self.body_direction(t, walking_dir, h.yaw_rad);
@@ -623,13 +634,15 @@ impl Perception {
                 (false, HeightBand::Ground) => "low obstacle",
                 (false, HeightBand::Body) => "obstacle",
             };
+            // Where it is: for something in the path, where the wearer would meet it.
+            let world = cl.hit_m.filter(|_| cl.in_path).unwrap_or(cl.centroid_m);
             let th = mk(
                 tr.id,
                 tr.first_seen_ns,
                 cl.kind,
                 label.to_string(),
                 cl.nearest_m,
-                cl.centroid_m,
+                world,
                 Some(cl.band),
                 cl.in_path,
                 conf,

@@ -40,6 +40,8 @@ pub const FLOOR_PERCENTILE: f32 = 0.1;
 /// The floor under the wearer is this low percentile of the points 0.9–2.3 m below the
 /// eyes within 1 m.
 pub const UNDER_PERCENTILE: f32 = 0.2;
+/// Slack when comparing a thing's distance ahead with the nearest wall's, m.
+pub const BLOCK_SLACK_M: f32 = 0.05;
 /// Floor points per bin kept at most.
 const MAX_BIN_POINTS: usize = 256;
 /// Bearing of the left / right clearance directions, degrees (10–11 and 1–2 o'clock).
@@ -94,6 +96,8 @@ pub struct Cluster {
     pub ahead_m: Option<f32>,
     /// Of its points, those from the recent depth points (not the static map).
     pub dynamic_points: usize,
+    /// Its nearest point in the corridor (where the wearer would meet it), world, m.
+    pub hit_m: Option<[f32; 3]>,
 }
 
 /// A floor edge ahead.
@@ -148,6 +152,7 @@ struct CellAcc {
     sxy: f64,
     syy: f64,
     ahead: f32,
+    hit: [f32; 3],
     dynamic: usize,
 }
 
@@ -379,7 +384,10 @@ impl CorridorAnalyzer {
             }
             if n.lat.abs() <= half {
                 acc.in_path = true;
-                acc.ahead = acc.ahead.min(n.along);
+                if n.along < acc.ahead {
+                    acc.ahead = n.along;
+                    acc.hit = n.p;
+                }
             }
             let (px, py) = (f64::from(n.p[0]), f64::from(n.p[1]));
             acc.dynamic += usize::from(n.dynamic);
@@ -428,6 +436,7 @@ impl CorridorAnalyzer {
             let (mut nd, mut np) = (f32::INFINITY, [0.0f32; 3]);
             let mut in_path = false;
             let mut ahead = f32::INFINITY;
+            let mut hit = [0.0f32; 3];
             let mut dynamic = 0usize;
             while let Some((x, y)) = self.stack.pop() {
                 let Some(a) = self.cells.get(&(x, y)) else {
@@ -448,7 +457,10 @@ impl CorridorAnalyzer {
                     np = a.nearest;
                 }
                 in_path |= a.in_path;
-                ahead = ahead.min(a.ahead);
+                if a.ahead < ahead {
+                    ahead = a.ahead;
+                    hit = a.hit;
+                }
                 dynamic += a.dynamic;
                 for ddx in -1..=1 {
                     for ddy in -1..=1 {
@@ -492,6 +504,7 @@ impl CorridorAnalyzer {
                 wall_m: wall,
                 ahead_m: in_path.then_some(ahead),
                 dynamic_points: dynamic,
+                hit_m: in_path.then_some(hit),
             };
             if let Some(line) = wall {
                 // A wall is a thing only where the corridor meets it: at the centre line's
@@ -506,8 +519,24 @@ impl CorridorAnalyzer {
                 cl.distance_m = dx.hypot(dy);
                 cl.in_path = true;
                 cl.ahead_m = Some(along);
+                cl.hit_m = Some([at[0], at[1], z]);
             }
             out.push(cl);
+        }
+        // Nothing behind the nearest wall in the corridor is in the path (a wall seen
+        // through a door beside the corridor is behind the jamb the corridor meets).
+        let block = out
+            .iter()
+            .filter(|c| c.wall_m.is_some())
+            .filter_map(|c| c.ahead_m)
+            .fold(f32::INFINITY, f32::min);
+        out.retain(|c| c.wall_m.is_none() || c.ahead_m.is_some_and(|a| a <= block + BLOCK_SLACK_M));
+        for c in &mut out {
+            if c.ahead_m.is_some_and(|a| a > block + BLOCK_SLACK_M) {
+                c.in_path = false;
+                c.ahead_m = None;
+                c.hit_m = None;
+            }
         }
         out.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
         out
