@@ -5,6 +5,8 @@
 //!   points —, tracking, hazard gating, state snapshot). Target: well under 1 ms.
 //! * `samples_50ms_and_tick`: 50 ms of Aria Gen1 streams (1 kHz + 800 Hz IMU, 1 kHz
 //!   poses, 50 Hz barometer, 10 Hz magnetometer and gaze) folded in, then one tick.
+//! * `tick_with_depth`: one tick with 0.5 s of depth points held beside the map (5 frames
+//!   of two people and a wall patch, about 3 k points each), as the stereo stage gives.
 
 use std::sync::Arc;
 
@@ -151,5 +153,44 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+/// One frame of depth points around `x`: two people (cylinders r = 0.25 m) and a wall patch.
+fn depth_frame(x: f32) -> Vec<[f32; 3]> {
+    let mut out = Vec::new();
+    for (cx, cy) in [(x + 3.0, 0.8), (x + 4.5, -1.0)] {
+        for k in 0..36 {
+            let a = k as f32 * 10f32.to_radians();
+            for j in 0..34 {
+                out.push([cx + 0.25 * a.cos(), cy + 0.25 * a.sin(), 0.05 * j as f32]);
+            }
+        }
+    }
+    for i in 0..40 {
+        for j in 0..43 {
+            out.push([x + 1.0 + 0.05 * i as f32, -2.0, 0.05 * j as f32]);
+        }
+    }
+    out
+}
+
+fn bench_depth(c: &mut Criterion) {
+    let map = Arc::new(map());
+    let mut engine = Perception::new(
+        PerceptionConfig::default(),
+        SensorModels::default(),
+        Some(Arc::clone(&map)),
+    );
+    for x in &samples(0, 3_000_000_000) {
+        engine.on_sample(x);
+    }
+    let x = (3.0f32 * 1.2).rem_euclid(24.0);
+    for k in 0..5i64 {
+        engine.on_depth_points(2_550_000_000 + k * 100_000_000, &depth_frame(x));
+    }
+    let at = DeviceTime(3_000_000_000);
+    c.bench_function("perception/tick_with_depth", |b| {
+        b.iter(|| engine.tick(at, HostTime(0)));
+    });
+}
+
+criterion_group!(benches, bench, bench_depth);
 criterion_main!(benches);

@@ -10,14 +10,19 @@ pub const MAX_TICK_NS: i64 = 100_000_000;
 pub struct PerceptionConfig {
     /// Tick period in device time, ns (clamped to 50–100 ms by [`Self::tick_ns`]).
     pub tick_ns: i64,
-    /// Width of the walking corridor, m.
+    /// Width of the walking corridor, m (body 0.5 m and 0.1 m each side, as the ground
+    /// truth's `synth::truth::truth_hazards`).
     pub corridor_width_m: f32,
     /// How far ahead perception looks, m.
     pub range_m: f32,
-    /// Alert when an in-path thing is this close, m.
+    /// Alert when an in-path thing being approached is this close, m (the least alert
+    /// distance; faster, the time to contact below brings it earlier)...
     pub alert_distance_m: f32,
-    /// ... or when the time to contact at the current speed is this short, s.
+    /// ... or when the time to contact at the current speed is this short, s (the alert
+    /// distance scaled by speed)...
     pub alert_ttc_s: f32,
+    /// ... but never farther than this, m.
+    pub max_alert_distance_m: f32,
     /// An alerted thing re-arms once it is this much farther than the alert distance, m...
     pub rearm_margin_m: f32,
     /// ... or out of the path (or unseen) for this long, ns.
@@ -38,10 +43,11 @@ impl Default for PerceptionConfig {
     fn default() -> Self {
         Self {
             tick_ns: MIN_TICK_NS,
-            corridor_width_m: 0.8,
+            corridor_width_m: 0.7,
             range_m: 5.0,
             alert_distance_m: 3.0,
-            alert_ttc_s: 3.0,
+            alert_ttc_s: 4.5,
+            max_alert_distance_m: 4.5,
             rearm_margin_m: 1.5,
             rearm_after_ns: 3_000_000_000,
             forget_after_ns: 3_000_000_000,

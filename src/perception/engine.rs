@@ -13,12 +13,12 @@ use super::config::PerceptionConfig;
 use super::elevation::{standard_altitude_m, HeightHistory, CHANGE_SPAN_NS};
 use super::gaze::{gaze_ray, GazeRay};
 use super::geom::{bearing_and_distance, wrap_deg, yaw_of};
-use super::hazards::{GateConfig, HazardGate};
+use super::hazards::{Approach, GateConfig, HazardGate, MIN_CLOSING_MPS};
 use super::heading::HeadingFilter;
 use super::limits::limitations;
 use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
 use super::obstacles::{Corridor, CorridorAnalyzer, CorridorView};
-use super::points::PointMap;
+use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
 use super::sensors::SensorModels;
 use super::tracker::ThingTracker;
@@ -35,6 +35,28 @@ const CURRENT_NS: i64 = 500_000_000;
 const DIRECTION_FROM_VELOCITY_MPS: f64 = 0.3;
 /// The gaze is on a thing within this bearing, degrees (or 0.3 m at its distance).
 const GAZE_ON_THING_DEG: f32 = 8.0;
+/// While standing, the body's direction follows the head's with this time constant, s (a
+/// turn on the spot carries it round; looking left and right averages out).
+const BODY_YAW_TAU_S: f64 = 2.0;
+/// A tracked cluster made mostly of depth points moving faster than this is a person (or
+/// another moving thing), m/s.
+pub const MOVING_MPS: f32 = 0.4;
+/// A moving thing counts when its path enters the corridor within this time, s.
+pub const PREDICT_S: f32 = 3.0;
+/// Step of that prediction, s.
+const PREDICT_STEP_S: f32 = 0.1;
+/// Radius assumed for a moving person around its points' centroid, m.
+pub const PERSON_RADIUS_M: f32 = 0.25;
+/// The closing speed is measured over this span (shorter than the pose tracker's 1 s, so
+/// that setting off is seen at once), ns.
+const FAST_SPAN_NS: i64 = 250_000_000;
+/// Head positions kept for it (and for the sway) at most this often, ns.
+const FAST_EVERY_NS: i64 = 20_000_000;
+/// The corridor starts on the walking line: the head's sideways sway is averaged out
+/// over about one stride, ns...
+const SWAY_SPAN_NS: i64 = 2_000_000_000;
+/// ...by at most this much, m.
+const MAX_SWAY_M: f64 = 0.05;
 
 /// Counters of one engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,6 +73,8 @@ pub struct PerceptionStats {
     pub texts_dropped: u64,
     /// Things left out of a state because more than the configured number were near.
     pub things_dropped: u64,
+    /// Depth points dropped (non-finite, too old, beyond the cap of the recent set).
+    pub depth_points_dropped: u64,
 }
 
 /// The perception engine (pure).
@@ -59,6 +83,9 @@ pub struct Perception {
     cfg: PerceptionConfig,
     models: SensorModels,
     points: Option<Arc<PointMap>>,
+    recent: RecentPoints,
+    body_yaw: Option<(i64, f64)>,
+    head_track: VecDeque<(i64, Vector3<f64>)>,
     declared: Option<Vec<StreamId>>,
     seen: [bool; StreamId::COUNT],
     steps: StepDetector,
@@ -87,6 +114,7 @@ impl Perception {
         let gate = HazardGate::new(GateConfig {
             alert_distance_m: cfg.alert_distance_m,
             alert_ttc_s: cfg.alert_ttc_s,
+            max_alert_distance_m: cfg.max_alert_distance_m,
             rearm_margin_m: cfg.rearm_margin_m,
             rearm_after_ns: cfg.rearm_after_ns,
         });
@@ -97,6 +125,9 @@ impl Perception {
             cfg,
             models,
             points,
+            recent: RecentPoints::default(),
+            body_yaw: None,
+            head_track: VecDeque::with_capacity(32),
             declared: None,
             seen: [false; StreamId::COUNT],
             steps: StepDetector::new(),
@@ -130,7 +161,19 @@ impl Perception {
 
     /// Counters.
     pub fn stats(&self) -> PerceptionStats {
-        self.stats
+        PerceptionStats {
+            depth_points_dropped: self.recent.dropped(),
+            ..self.stats
+        }
+    }
+
+    /// Folds in one frame of depth points (world frame, m) captured at `capture_ns`: they
+    /// are kept for [`super::points::RECENT_WINDOW_NS`] behind the newest frame, at most
+    /// [`super::points::MAX_RECENT_POINTS`] (drops counted in [`PerceptionStats`]), and the
+    /// corridor analysis sees them beside the static map — they are what shows people.
+    pub fn on_depth_points(&mut self, capture_ns: i64, points_world: &[[f32; 3]]) {
+        self.recent.push(capture_ns, points_world);
+        self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));
     }
 
     /// The last corridor analysis (for debugging and tests).
@@ -200,6 +243,7 @@ impl Perception {
                 self.pose_up_device = (r.inverse() * Vector3::z()).try_normalize(1e-9);
                 if let Some(h) = self.pose.head(t) {
                     self.traj_z.push(t, h.position_m.z);
+                    self.track_head(h.t_ns, h.position_m);
                 }
                 true
             }
@@ -210,6 +254,64 @@ impl Perception {
         if !used {
             self.stats.unusable += 1;
         }
+    }
+
+    /// Keeps the head positions of the last [`SWAY_SPAN_NS`] (bounded).
+    fn track_head(&mut self, t: i64, p: Vector3<f64>) {
+        let due = self
+            .head_track
+            .back()
+            .is_none_or(|&(last, _)| t.saturating_sub(last) >= FAST_EVERY_NS);
+        if !due {
+            return;
+        }
+        self.head_track.push_back((t, p));
+        while self
+            .head_track
+            .front()
+            .is_some_and(|&(old, _)| t.saturating_sub(old) > SWAY_SPAN_NS)
+        {
+            self.head_track.pop_front();
+        }
+    }
+
+    /// While walking along `dir`, how far (m, to the left) the walking line is from the
+    /// head: the mean sideways offset of the last stride's head positions.
+    fn sway_offset_m(&self, walking: bool, dir: f64) -> f64 {
+        let (Some(&(_, now)), true) = (self.head_track.back(), walking) else {
+            return 0.0;
+        };
+        let (nx, ny) = (-dir.sin(), dir.cos());
+        let n = self.head_track.len() as f64;
+        let mean = self
+            .head_track
+            .iter()
+            .map(|(_, p)| (p.x - now.x) * nx + (p.y - now.y) * ny)
+            .sum::<f64>()
+            / n;
+        if mean.is_finite() {
+            mean.clamp(-MAX_SWAY_M, MAX_SWAY_M)
+        } else {
+            0.0
+        }
+    }
+
+    /// The head's mean velocity over the whole head track (up to [`SWAY_SPAN_NS`], at least
+    /// 1 s: the sideways sway of the stride averages out of the direction).
+    fn track_velocity(&self, t: i64) -> Option<Vector3<f64>> {
+        let head = self.pose.head(t)?;
+        let &(t0, p0) = self.head_track.front()?;
+        let dt = (head.t_ns - t0) as f64 * 1e-9;
+        (dt >= 1.0).then(|| (head.position_m - p0) / dt)
+    }
+
+    /// The head's velocity over the last [`FAST_SPAN_NS`] (at least half of it), m/s.
+    fn fast_velocity(&self, t: i64) -> Option<Vector3<f64>> {
+        let head = self.pose.head(t)?;
+        let from = head.t_ns.saturating_sub(FAST_SPAN_NS);
+        let &(t0, p0) = self.head_track.iter().find(|(tt, _)| *tt >= from)?;
+        let dt = (head.t_ns - t0) as f64 * 1e-9;
+        (dt * 2e9 >= FAST_SPAN_NS as f64).then(|| (head.position_m - p0) / dt)
     }
 
     fn on_imu(&mut self, stream: StreamId, t: i64, imu: &crate::sample::ImuSample) -> bool {
@@ -320,22 +422,33 @@ impl Perception {
                 confidence
             },
         };
-        // The corridor: the walking direction when moving, else where the head points.
+        // The corridor: the walking direction when moving; standing, the body's direction
+        // (the head's, slowly: looking around does not swing it).
         let mut things = Vec::new();
+        let mut approaches = Vec::new();
         let mut walkable = None;
         let mut closing = speed;
-        if let (Some(h), Some(map)) = (head, self.points.as_ref()) {
-            let dir = velocity
-                .filter(|v| v.x.hypot(v.y) >= DIRECTION_FROM_VELOCITY_MPS)
-                .and_then(|v| yaw_of(&v))
-                .unwrap_or(h.yaw_rad);
-            if let Some(v) = velocity {
+        if let Some(h) = head {
+            // Direction from the steadier 1 s velocity, else the short one (setting off);
+            // closing speed from the short one.
+            let fast = self.fast_velocity(t).or(velocity);
+            let fast_enough = |v: &Vector3<f64>| v.x.hypot(v.y) >= DIRECTION_FROM_VELOCITY_MPS;
+            let walking_dir = self
+                .track_velocity(t)
+                .filter(fast_enough)
+                .or(velocity.filter(fast_enough))
+                .or(fast.filter(fast_enough))
+                .and_then(|v| yaw_of(&v));
+            let dir = self.body_direction(t, walking_dir, h.yaw_rad);
+            let v_w = fast.map_or([0.0f32; 2], |v| [v.x as f32, v.y as f32]);
+            if let Some(v) = fast {
                 closing = Some((v.x * dir.cos() + v.y * dir.sin()) as f32);
             }
+            let side = self.sway_offset_m(walking_dir.is_some(), dir);
             let c = Corridor {
                 head_m: [
-                    h.position_m.x as f32,
-                    h.position_m.y as f32,
+                    (h.position_m.x - side * dir.sin()) as f32,
+                    (h.position_m.y + side * dir.cos()) as f32,
                     h.position_m.z as f32,
                 ],
                 dir_rad: dir as f32,
@@ -343,13 +456,22 @@ impl Perception {
                 range_m: self.cfg.range_m,
                 eye_height_m: self.cfg.eye_height_m,
             };
-            let view = self.analyzer.analyze(map, &c, at);
-            things = self.things_from(&view, &h, at);
-            walkable = view.walkable.clone();
-            self.last_view = view;
+            let map = self.points.clone();
+            if map.is_some() || !self.recent.is_empty() {
+                let recent = (!self.recent.is_empty()).then_some(&self.recent);
+                let view = self.analyzer.analyze_with(map.as_deref(), recent, &c, at);
+                let found = self.things_from(&view, &h, at, &c, v_w, closing);
+                walkable = view.walkable.clone();
+                self.last_view = view;
+                let mut pairs: Vec<(Thing, Approach)> = found;
+                pairs.sort_by(|a, b| a.0.distance_m.total_cmp(&b.0.distance_m));
+                for (th, ap) in pairs {
+                    things.push(th);
+                    approaches.push(ap);
+                }
+            }
         }
-        things.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
-        let alerts = self.gate.update(t, &things, closing);
+        let alerts = self.gate.update_approaches(t, &things, &approaches);
         let evidence = DeviceTime(self.newest_ns.unwrap_or(t).min(t));
         let events: Vec<HazardEvent> = alerts
             .into_iter()
@@ -406,7 +528,33 @@ impl Perception {
         }
     }
 
-    fn things_from(&mut self, view: &CorridorView, h: &HeadPose, at: DeviceTime) -> Vec<Thing> {
+    /// The corridor's direction at `t`: the walking direction when walking, else the
+    /// body's (following the head's yaw with [`BODY_YAW_TAU_S`]).
+    fn body_direction(&mut self, t: i64, walking_dir: Option<f64>, head_yaw: f64) -> f64 {
+        let yaw = match (walking_dir, self.body_yaw) {
+            (Some(w), _) => w,
+            (None, None) => head_yaw,
+            (None, Some((last, y))) => {
+                let dt = (t.saturating_sub(last)).max(0) as f64 * 1e-9;
+                let k = (dt / BODY_YAW_TAU_S).min(1.0);
+                let diff = f64::from(wrap_deg((head_yaw - y).to_degrees() as f32)).to_radians();
+                y + k * diff
+            }
+        };
+        self.body_yaw = Some((t, yaw));
+        yaw
+    }
+
+    /// Things from the analysis, tracked, each with how it is being approached.
+    fn things_from(
+        &mut self,
+        view: &CorridorView,
+        h: &HeadPose,
+        at: DeviceTime,
+        c: &Corridor,
+        wearer_v: [f32; 2],
+        closing: Option<f32>,
+    ) -> Vec<(Thing, Approach)> {
         let (hx, hy) = (h.position_m.x, h.position_m.y);
         let mut dets = Vec::with_capacity(view.clusters.len() + view.edges.len());
         for c in &view.clusters {
@@ -443,30 +591,67 @@ impl Perception {
                 evidence: Evidence::Points,
             }
         };
-        for (c, &(id, first)) in view.clusters.iter().zip(&ids) {
-            if id == 0 {
+        let approaching = closing.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS);
+        let static_approach = |in_path: bool, ahead: f32| Approach {
+            in_path,
+            distance_m: ahead,
+            ttc_s: super::hazards::time_to_contact_s(ahead, closing).filter(|_| in_path),
+            approaching,
+        };
+        for (cl, tr) in view.clusters.iter().zip(&ids) {
+            if tr.id == 0 {
                 continue;
             }
-            let label = match c.band {
-                HeightBand::Head => "obstacle at head height",
-                HeightBand::Ground => "low obstacle",
-                HeightBand::Body => "obstacle",
+            let conf = (cl.points as f32 / 30.0).clamp(0.2, 0.95);
+            let moving = tr
+                .velocity_mps
+                .filter(|v| v[0].hypot(v[1]) >= MOVING_MPS && cl.dynamic_points * 2 >= cl.points);
+            if let Some(v) = moving {
+                let conflict = predict_conflict(c, cl.centroid_m, v, wearer_v);
+                let th = mk(
+                    tr.id,
+                    tr.first_seen_ns,
+                    ThingKind::Person,
+                    "person moving".to_string(),
+                    cl.nearest_m,
+                    cl.centroid_m,
+                    Some(cl.band),
+                    conflict.is_some(),
+                    conf,
+                );
+                let ap = Approach {
+                    in_path: conflict.is_some(),
+                    distance_m: cl.ahead_m.unwrap_or(cl.distance_m),
+                    ttc_s: conflict,
+                    approaching: conflict.is_some(),
+                };
+                out.push((th, ap));
+                continue;
+            }
+            let label = match (cl.wall_m.is_some(), cl.band) {
+                (true, _) => "wall",
+                (false, HeightBand::Head) => "obstacle at head height",
+                (false, HeightBand::Ground) => "low obstacle",
+                (false, HeightBand::Body) => "obstacle",
             };
-            let conf = (c.points as f32 / 30.0).clamp(0.2, 0.95);
-            out.push(mk(
-                id,
-                first,
-                c.kind,
+            // Where it is: for something in the path, where the wearer would meet it.
+            let world = cl.hit_m.filter(|_| cl.in_path).unwrap_or(cl.centroid_m);
+            let th = mk(
+                tr.id,
+                tr.first_seen_ns,
+                cl.kind,
                 label.to_string(),
-                c.nearest_m,
-                c.centroid_m,
-                Some(c.band),
-                c.in_path,
+                cl.nearest_m,
+                world,
+                Some(cl.band),
+                cl.in_path,
                 conf,
-            ));
+            );
+            let ap = static_approach(cl.in_path, cl.ahead_m.unwrap_or(cl.distance_m));
+            out.push((th, ap));
         }
-        for (e, &(id, first)) in view.edges.iter().zip(ids.iter().skip(view.clusters.len())) {
-            if id == 0 {
+        for (e, tr) in view.edges.iter().zip(ids.iter().skip(view.clusters.len())) {
+            if tr.id == 0 {
                 continue;
             }
             let cm = (e.rise_m.abs() * 100.0).round();
@@ -475,9 +660,9 @@ impl Perception {
                 _ => format!("step up of {cm} cm"),
             };
             let conf = if view.floor_seen { 0.8 } else { 0.5 };
-            out.push(mk(
-                id,
-                first,
+            let th = mk(
+                tr.id,
+                tr.first_seen_ns,
                 e.kind,
                 label,
                 e.world_m,
@@ -485,7 +670,8 @@ impl Perception {
                 Some(HeightBand::Ground),
                 true,
                 conf,
-            ));
+            );
+            out.push((th, static_approach(true, e.along_m)));
         }
         out
     }
@@ -538,4 +724,31 @@ impl Perception {
             at: DeviceTime(*gt),
         })
     }
+}
+
+/// When a thing at `p_m` moving at `v_mps` (world, horizontal) enters the corridor `c` of a
+/// wearer moving at `wearer_mps`, within [`PREDICT_S`]: seconds from now (0: in it now).
+/// A standing wearer counts only a thing closing in.
+pub fn predict_conflict(
+    c: &Corridor,
+    p_m: [f32; 3],
+    v_mps: [f32; 2],
+    wearer_mps: [f32; 2],
+) -> Option<f32> {
+    let rel = [v_mps[0] - wearer_mps[0], v_mps[1] - wearer_mps[1]];
+    let (dx, dy) = (p_m[0] - c.head_m[0], p_m[1] - c.head_m[1]);
+    let standing = wearer_mps[0].hypot(wearer_mps[1]) < MIN_CLOSING_MPS;
+    if standing && rel[0] * dx + rel[1] * dy >= 0.0 {
+        return None;
+    }
+    let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
+    let reach = c.width_m / 2.0 + PERSON_RADIUS_M;
+    let steps = (PREDICT_S / PREDICT_STEP_S).round() as usize;
+    (0..=steps).find_map(|i| {
+        let dt = i as f32 * PREDICT_STEP_S;
+        let (qx, qy) = (dx + rel[0] * dt, dy + rel[1] * dt);
+        let along = qx * cs + qy * sn;
+        let lat = -qx * sn + qy * cs;
+        (lat.abs() <= reach && along > 0.0 && along - PERSON_RADIUS_M <= c.range_m).then_some(dt)
+    })
 }

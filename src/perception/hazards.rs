@@ -1,8 +1,11 @@
-//! Hazard gating (pure): a thing in the walking corridor raises one alert per approach,
-//! when it comes within the alert distance while the wearer moves towards it (or the speed
-//! is unknown), or the time to contact at the current speed falls below the alert time. After an alert the thing stays quiet until it is clearly
-//! out of range again (farther than the alert distance plus a margin, and not closing in)
-//! or out of the path or unseen for a while: hysteresis, so one obstacle gives one alert.
+//! Hazard gating (pure): a thing in the walking corridor (or, when it moves, predicted to
+//! enter it) raises one alert per approach, when its time to contact falls below the alert
+//! time — so the alert distance scales with the closing speed — or it comes within the
+//! (minimum) alert distance while it is being approached (or the speed is unknown). Nothing
+//! static alerts while the wearer stands still. After an alert the thing stays quiet until
+//! it is clearly out of range again (farther than the alert distance plus a margin, and not
+//! closing in) or out of the path or unseen for a while: hysteresis, so one obstacle gives
+//! one alert per approach.
 
 use std::collections::HashMap;
 
@@ -20,6 +23,8 @@ pub struct GateConfig {
     pub alert_distance_m: f32,
     /// Alert time to contact, s.
     pub alert_ttc_s: f32,
+    /// No alert from farther than this, m.
+    pub max_alert_distance_m: f32,
     /// Re-arm margin beyond the alert distance, m.
     pub rearm_margin_m: f32,
     /// Re-arm after this long out of the path or unseen, ns.
@@ -31,6 +36,20 @@ struct Armed {
     alerted: bool,
     away_since_ns: Option<i64>,
     last_seen_ns: i64,
+}
+
+/// How one thing is being approached at one tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Approach {
+    /// In the corridor now, or (a moving thing) predicted to enter it.
+    pub in_path: bool,
+    /// Distance for the alert distance (ahead along the corridor where known), m.
+    pub distance_m: f32,
+    /// Time to contact (or to entering the corridor), s.
+    pub ttc_s: Option<f32>,
+    /// Whether it is being closed in on (the wearer walks toward it, or it moves toward
+    /// the corridor).
+    pub approaching: bool,
 }
 
 /// Decides which things need an alert now.
@@ -64,22 +83,48 @@ impl HazardGate {
         things: &[Thing],
         closing_mps: Option<f32>,
     ) -> Vec<(usize, Option<f32>)> {
+        let approaches: Vec<Approach> = things
+            .iter()
+            .map(|th| Approach {
+                in_path: th.in_path,
+                distance_m: th.distance_m,
+                ttc_s: if th.in_path {
+                    time_to_contact_s(th.distance_m, closing_mps)
+                } else {
+                    None
+                },
+                approaching: closing_mps.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS),
+            })
+            .collect();
+        self.update_approaches(t_ns, things, &approaches)
+    }
+
+    /// Like [`Self::update`], with each thing's approach given (`approaches[i]` belongs to
+    /// `things[i]`; a thing without one is not in the path).
+    pub fn update_approaches(
+        &mut self,
+        t_ns: i64,
+        things: &[Thing],
+        approaches: &[Approach],
+    ) -> Vec<(usize, Option<f32>)> {
         let c = self.cfg;
         let mut out = Vec::new();
         for (i, th) in things.iter().enumerate() {
-            let ttc = if th.in_path {
-                time_to_contact_s(th.distance_m, closing_mps)
-            } else {
-                None
-            };
-            // Within the alert distance counts only while the wearer moves towards it (or
-            // the speed is unknown): someone standing and turning their head towards a wall
-            // 2 m away is not about to walk into it; the alert comes when they set off.
-            let approaching = closing_mps.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS);
-            let close = th.in_path
-                && ((approaching && th.distance_m <= c.alert_distance_m)
-                    || ttc.is_some_and(|s| s <= c.alert_ttc_s));
-            let far = th.distance_m > c.alert_distance_m + c.rearm_margin_m
+            let ap = approaches.get(i).copied().unwrap_or(Approach {
+                in_path: false,
+                distance_m: th.distance_m,
+                ttc_s: None,
+                approaching: false,
+            });
+            let ttc = if ap.in_path { ap.ttc_s } else { None };
+            // Within the alert distance counts only while it is being approached: someone
+            // standing and turning their head towards a wall 2 m away is not about to walk
+            // into it; the alert comes when they set off.
+            let close = ap.in_path
+                && ((ap.approaching && ap.distance_m <= c.alert_distance_m)
+                    || (ttc.is_some_and(|s| s <= c.alert_ttc_s)
+                        && ap.distance_m <= c.max_alert_distance_m));
+            let far = ap.distance_m > c.alert_distance_m + c.rearm_margin_m
                 && ttc.is_none_or(|s| s > c.alert_ttc_s + 2.0);
             let st = self.state.entry(th.id).or_insert(Armed {
                 alerted: false,
@@ -93,7 +138,7 @@ impl HazardGate {
             }
             st.last_seen_ns = t_ns;
             if st.alerted {
-                if !th.in_path {
+                if !ap.in_path {
                     let since = *st.away_since_ns.get_or_insert(t_ns);
                     if t_ns.saturating_sub(since) >= c.rearm_after_ns {
                         st.alerted = false;
@@ -159,6 +204,7 @@ mod tests {
         HazardGate::new(GateConfig {
             alert_distance_m: 3.0,
             alert_ttc_s: 3.0,
+            max_alert_distance_m: 4.5,
             rearm_margin_m: 1.5,
             rearm_after_ns: 3_000,
         })

@@ -1,14 +1,18 @@
-//! Corridor analysis (pure): with the head's position and the walking direction, the map's
-//! points ahead are split into floor and obstacle points. The floor's height profile along
-//! the corridor gives drop-offs and steps up; obstacle points (above the local floor, below
-//! the top of the head) are clustered on a world-fixed grid into things with height bands;
-//! the nearest obstacle along three directions gives the walkable space.
+//! Corridor analysis (pure): with the head's position and the walking direction, the
+//! points ahead (the static map's and the recent depth points) are split into floor and
+//! obstacle points. The floor's height profile along the corridor gives drop-offs and
+//! steps up — only where a floor-like patch (points at one height) is followed by another
+//! floor-like patch at a new level, so a wall's foot or a door jamb is never a step.
+//! Obstacle points (above the local floor, below the top of the head) are clustered on a
+//! world-fixed grid into things with height bands; a long, thin, tall cluster is a wall
+//! (a line fitted through it), which counts only where the corridor meets it. The nearest
+//! obstacle along three directions gives the walkable space.
 
 use crate::state::{HeightBand, ThingKind, Walkable};
 use crate::time::DeviceTime;
 
 use super::cellhash::{CellMap, CellSet};
-use super::points::PointMap;
+use super::points::{PointMap, RecentPoints};
 
 /// Floor profile bin along the corridor, m.
 pub const BIN_M: f32 = 0.25;
@@ -33,10 +37,25 @@ pub const GROUND_BAND_TO_M: f32 = 0.5;
 /// The floor of a bin is this low percentile of its points' heights (obstacles standing
 /// on the floor leave the floor around them visible).
 pub const FLOOR_PERCENTILE: f32 = 0.1;
+/// The floor under the wearer is this low percentile of the points 0.9–2.3 m below the
+/// eyes within 1 m.
+pub const UNDER_PERCENTILE: f32 = 0.2;
+/// Slack when comparing a thing's distance ahead with the nearest wall's, m.
+pub const BLOCK_SLACK_M: f32 = 0.05;
 /// Floor points per bin kept at most.
 const MAX_BIN_POINTS: usize = 256;
 /// Bearing of the left / right clearance directions, degrees (10–11 and 1–2 o'clock).
 pub const SIDE_BEARING_DEG: f32 = 45.0;
+/// A floor-like bin: its median is at most this far above its low percentile, m.
+pub const FLOOR_SPREAD_M: f32 = 0.05;
+/// A new floor level is confirmed by the next floor-like bin within this, m.
+pub const LEVEL_AGREE_M: f32 = 0.04;
+/// A wall is at least this long, m...
+pub const WALL_MIN_LEN_M: f32 = 1.0;
+/// ...at most this thick (standard deviation across its fitted line), m...
+pub const WALL_MAX_SD_M: f32 = 0.1;
+/// ...and reaches this high above the floor, m.
+pub const WALL_MIN_TOP_M: f32 = 1.0;
 
 /// Where and how the corridor is looked at.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,6 +89,15 @@ pub struct Cluster {
     pub in_path: bool,
     /// Points in it.
     pub points: usize,
+    /// The fitted line, `[[x, y], [x, y]]` m, when it is a wall.
+    pub wall_m: Option<[[f32; 2]; 2]>,
+    /// Distance ahead along the corridor to its nearest part in the corridor, m (`None`
+    /// when no part of it is in the corridor).
+    pub ahead_m: Option<f32>,
+    /// Of its points, those from the recent depth points (not the static map).
+    pub dynamic_points: usize,
+    /// Its nearest point in the corridor (where the wearer would meet it), world, m.
+    pub hit_m: Option<[f32; 3]>,
 }
 
 /// A floor edge ahead.
@@ -108,6 +136,7 @@ struct Near {
     along: f32,
     lat: f32,
     h: f32,
+    dynamic: bool,
 }
 
 #[derive(Default)]
@@ -119,6 +148,12 @@ struct CellAcc {
     nearest_d: f32,
     nearest: [f32; 3],
     in_path: bool,
+    sxx: f64,
+    sxy: f64,
+    syy: f64,
+    ahead: f32,
+    hit: [f32; 3],
+    dynamic: usize,
 }
 
 /// Reusable buffers of the analysis (no allocation per tick once warmed up).
@@ -132,6 +167,7 @@ pub struct CorridorAnalyzer {
     floor: Vec<f32>,
     cells: CellMap<CellAcc>,
     stack: Vec<(i32, i32)>,
+    comp: Vec<(i32, i32)>,
 }
 
 impl std::fmt::Debug for CorridorAnalyzer {
@@ -157,19 +193,40 @@ impl CorridorAnalyzer {
 
     /// Analyses `map` around `c` at `now` (causal points only).
     pub fn analyze(&mut self, map: &PointMap, c: &Corridor, now: DeviceTime) -> CorridorView {
+        self.analyze_with(Some(map), None, c, now)
+    }
+
+    /// Analyses the static `map` and the `recent` depth points around `c` at `now`.
+    pub fn analyze_with(
+        &mut self,
+        map: Option<&PointMap>,
+        recent: Option<&RecentPoints>,
+        c: &Corridor,
+        now: DeviceTime,
+    ) -> CorridorView {
         let [hx, hy, hz] = c.head_m;
+        let each = |r: f32, f: &mut dyn FnMut(&[f32; 3], bool)| {
+            if let Some(m) = map {
+                m.for_each_near(hx, hy, r, now, |mp| f(&mp.p, false));
+            }
+            if let Some(rp) = recent {
+                rp.for_each_near(hx, hy, r, now, |p| f(p, true));
+            }
+        };
         let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
         let range = c.range_m.max(0.5);
-        // Floor under the wearer: median of the low points within 1 m.
+        // Floor under the wearer: the low points within 1 m.
         self.under.clear();
         let under = &mut self.under;
-        map.for_each_near(hx, hy, 1.0, now, |mp| {
-            let dz = hz - mp.p[2];
+        each(1.0, &mut |p, _| {
+            let dz = hz - p[2];
             if (0.9..=2.3).contains(&dz) && under.len() < 4096 {
-                under.push(mp.p[2]);
+                under.push(p[2]);
             }
         });
-        let (floor_z, floor_seen) = match percentile(&mut self.under, 0.5) {
+        // A low percentile, not the median: the feet of walls and things within 1 m are
+        // above the floor, never below it.
+        let (floor_z, floor_seen) = match percentile(&mut self.under, UNDER_PERCENTILE) {
             Some(z) if self.under.len() >= 5 => (z, true),
             _ => (hz - c.eye_height_m, false),
         };
@@ -180,17 +237,18 @@ impl CorridorAnalyzer {
         let near = &mut self.near;
         let half = c.width_m / 2.0;
         let low_cut = OBSTACLE_MIN_M - MAX_STEP_M;
-        map.for_each_near(hx, hy, range + 0.2, now, |mp| {
-            let (dx, dy) = (mp.p[0] - hx, mp.p[1] - hy);
+        each(range + 0.2, &mut |p, dynamic| {
+            let (dx, dy) = (p[0] - hx, p[1] - hy);
             let along = dx * cs + dy * sn;
             let lat = -dx * sn + dy * cs;
-            let h = mp.p[2] - floor_z;
+            let h = p[2] - floor_z;
             if along > 0.1 && along <= range && (lat.abs() <= half || h >= low_cut) {
                 near.push(Near {
-                    p: mp.p,
+                    p: *p,
                     along,
                     lat,
                     h,
+                    dynamic,
                 });
             }
         });
@@ -214,35 +272,59 @@ impl CorridorAnalyzer {
         let mut level = 0.0f32;
         let mut edges = Vec::new();
         let (mut drop_seen, mut step_seen) = (false, false);
+        // An edge waits for the next floor-like bin to confirm its new level.
+        let mut pending: Option<(ThingKind, f32, f32, f32, usize)> = None;
+        let mut last_floor = None;
         for (i, b) in self.bins.iter_mut().enumerate() {
             let known = if b.len() >= 3 {
-                percentile(b, FLOOR_PERCENTILE)
+                let lo = percentile(b, FLOOR_PERCENTILE);
+                let mid = percentile(b, 0.5);
+                match (lo, mid) {
+                    (Some(lo), Some(mid)) if mid - lo <= FLOOR_SPREAD_M => Some(lo),
+                    _ => None,
+                }
             } else {
                 None
             };
             let along = i as f32 * BIN_M;
             if let Some(f) = known {
+                if let Some((kind, at, diff, new_level, from_bin)) = pending.take() {
+                    if (f - new_level).abs() <= LEVEL_AGREE_M {
+                        // The bins since the edge were already on the new level.
+                        for fl in self.floor.iter_mut().skip(from_bin) {
+                            *fl = new_level;
+                        }
+                        match kind {
+                            ThingKind::DropOff => drop_seen = true,
+                            _ => step_seen = true,
+                        }
+                        edges.push(Edge {
+                            kind,
+                            along_m: at,
+                            world_m: [hx + cs * at, hy + sn * at, floor_z + level],
+                            rise_m: diff,
+                        });
+                        level = new_level;
+                    }
+                }
                 let diff = f - level;
                 let kind = if diff < -EDGE_M && !drop_seen {
-                    drop_seen = true;
                     Some(ThingKind::DropOff)
                 } else if diff > EDGE_M && diff < MAX_STEP_M && !step_seen {
-                    step_seen = true;
                     Some(ThingKind::StepUp)
                 } else {
                     None
                 };
+                // The edge lies between the last floor-like bin and this one; the bins
+                // between are on the new level once it is confirmed.
+                let at =
+                    last_floor.map_or(along, |l: usize| ((l + 1) as f32 * BIN_M + along) / 2.0);
                 if let Some(kind) = kind {
-                    edges.push(Edge {
-                        kind,
-                        along_m: along,
-                        world_m: [hx + cs * along, hy + sn * along, floor_z + level],
-                        rise_m: diff,
-                    });
-                }
-                if diff.abs() < MAX_STEP_M {
+                    pending = Some((kind, at, diff, f, last_floor.map_or(i, |l| l + 1)));
+                } else if diff.abs() < MAX_STEP_M {
                     level = f;
                 }
+                last_floor = Some(i);
             }
             self.floor.push(level);
         }
@@ -273,7 +355,9 @@ impl CorridorAnalyzer {
                     }
                 }
             }
-            if n.lat.abs() > NEAR_PATH_M {
+            // Depth points are clustered across the whole range (a person walking in from
+            // the side is tracked before they reach the path).
+            if n.lat.abs() > NEAR_PATH_M && !n.dynamic {
                 continue;
             }
             let key = (
@@ -285,6 +369,7 @@ impl CorridorAnalyzer {
                 min_h: f32::INFINITY,
                 max_h: f32::NEG_INFINITY,
                 nearest_d: f32::INFINITY,
+                ahead: f32::INFINITY,
                 ..CellAcc::default()
             });
             acc.n += 1;
@@ -297,9 +382,20 @@ impl CorridorAnalyzer {
                 acc.nearest_d = d;
                 acc.nearest = n.p;
             }
-            acc.in_path |= n.lat.abs() <= half;
+            if n.lat.abs() <= half {
+                acc.in_path = true;
+                if n.along < acc.ahead {
+                    acc.ahead = n.along;
+                    acc.hit = n.p;
+                }
+            }
+            let (px, py) = (f64::from(n.p[0]), f64::from(n.p[1]));
+            acc.dynamic += usize::from(n.dynamic);
+            acc.sxx += px * px;
+            acc.sxy += px * py;
+            acc.syy += py * py;
         }
-        let clusters = self.cluster();
+        let clusters = self.cluster(c);
         if let Some(e) = edges.iter().find(|e| e.kind == ThingKind::DropOff) {
             clear[0] = clear[0].min(e.along_m);
         }
@@ -318,8 +414,9 @@ impl CorridorAnalyzer {
         }
     }
 
-    /// Connected components of the occupied cells (8-neighbourhood).
-    fn cluster(&mut self) -> Vec<Cluster> {
+    /// Connected components of the occupied cells (8-neighbourhood); long thin tall ones
+    /// are walls, kept only where the corridor `c` meets their fitted line.
+    fn cluster(&mut self, c: &Corridor) -> Vec<Cluster> {
         self.keys.clear();
         self.keys.extend(self.cells.keys().copied());
         self.keys.sort_unstable();
@@ -331,19 +428,28 @@ impl CorridorAnalyzer {
             }
             self.stack.clear();
             self.stack.push(k);
+            self.comp.clear();
             let mut n = 0usize;
             let mut sum = [0.0f32; 3];
+            let (mut sxx, mut sxy, mut syy) = (0.0f64, 0.0f64, 0.0f64);
             let (mut min_h, mut max_h) = (f32::INFINITY, f32::NEG_INFINITY);
             let (mut nd, mut np) = (f32::INFINITY, [0.0f32; 3]);
             let mut in_path = false;
+            let mut ahead = f32::INFINITY;
+            let mut hit = [0.0f32; 3];
+            let mut dynamic = 0usize;
             while let Some((x, y)) = self.stack.pop() {
                 let Some(a) = self.cells.get(&(x, y)) else {
                     continue;
                 };
+                self.comp.push((x, y));
                 n += a.n;
                 for (s, v) in sum.iter_mut().zip(a.sum) {
                     *s += v;
                 }
+                sxx += a.sxx;
+                sxy += a.sxy;
+                syy += a.syy;
                 min_h = min_h.min(a.min_h);
                 max_h = max_h.max(a.max_h);
                 if a.nearest_d < nd {
@@ -351,6 +457,11 @@ impl CorridorAnalyzer {
                     np = a.nearest;
                 }
                 in_path |= a.in_path;
+                if a.ahead < ahead {
+                    ahead = a.ahead;
+                    hit = a.hit;
+                }
+                dynamic += a.dynamic;
                 for ddx in -1..=1 {
                     for ddy in -1..=1 {
                         let q = (x + ddx, y + ddy);
@@ -376,19 +487,150 @@ impl CorridorAnalyzer {
                 ThingKind::Obstacle
             };
             let inv = 1.0 / n as f32;
-            out.push(Cluster {
+            let centroid = [sum[0] * inv, sum[1] * inv, sum[2] * inv];
+            let wall = if max_h >= WALL_MIN_TOP_M {
+                self.wall_line(centroid, n, [sxx, sxy, syy])
+            } else {
+                None
+            };
+            let mut cl = Cluster {
                 kind,
                 band,
-                centroid_m: [sum[0] * inv, sum[1] * inv, sum[2] * inv],
+                centroid_m: centroid,
                 nearest_m: np,
                 distance_m: nd,
                 in_path,
                 points: n,
-            });
+                wall_m: wall,
+                ahead_m: in_path.then_some(ahead),
+                dynamic_points: dynamic,
+                hit_m: in_path.then_some(hit),
+            };
+            if let Some(line) = wall {
+                // A wall is a thing only where the corridor meets it: at the centre line's
+                // crossing (else its nearest part in the corridor).
+                let Some((along, at)) = segment_in_corridor(c, line) else {
+                    continue;
+                };
+                let z = c.head_m[2] - c.eye_height_m;
+                let (dx, dy) = (at[0] - c.head_m[0], at[1] - c.head_m[1]);
+                cl.centroid_m = [at[0], at[1], z];
+                cl.nearest_m = [at[0], at[1], z];
+                cl.distance_m = dx.hypot(dy);
+                cl.in_path = true;
+                cl.ahead_m = Some(along);
+                cl.hit_m = Some([at[0], at[1], z]);
+            }
+            out.push(cl);
+        }
+        // Nothing behind the nearest wall in the corridor is in the path (a wall seen
+        // through a door beside the corridor is behind the jamb the corridor meets).
+        let block = out
+            .iter()
+            .filter(|c| c.wall_m.is_some())
+            .filter_map(|c| c.ahead_m)
+            .fold(f32::INFINITY, f32::min);
+        out.retain(|c| c.wall_m.is_none() || c.ahead_m.is_some_and(|a| a <= block + BLOCK_SLACK_M));
+        for c in &mut out {
+            if c.ahead_m.is_some_and(|a| a > block + BLOCK_SLACK_M) {
+                c.in_path = false;
+                c.ahead_m = None;
+                c.hit_m = None;
+            }
         }
         out.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
         out
     }
+
+    /// The line through a component (its cells are in `self.comp`) when it is long and
+    /// thin: principal axis of the points, ends from the cells' extent along it.
+    fn wall_line(&self, centroid: [f32; 3], n: usize, s2: [f64; 3]) -> Option<[[f32; 2]; 2]> {
+        let nf = n as f64;
+        let (mx, my) = (f64::from(centroid[0]), f64::from(centroid[1]));
+        let cxx = s2[0] / nf - mx * mx;
+        let cxy = s2[1] / nf - mx * my;
+        let cyy = s2[2] / nf - my * my;
+        let theta = 0.5 * (2.0 * cxy).atan2(cxx - cyy);
+        let (ux, uy) = (theta.cos(), theta.sin());
+        let minor = (cxx * uy * uy - 2.0 * cxy * ux * uy + cyy * ux * ux).max(0.0);
+        let sd = minor.sqrt();
+        if sd.is_nan() || sd > f64::from(WALL_MAX_SD_M) {
+            return None;
+        }
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &(x, y) in &self.comp {
+            let Some(a) = self.cells.get(&(x, y)) else {
+                continue;
+            };
+            let k = 1.0 / a.n.max(1) as f64;
+            let (cx, cy) = (f64::from(a.sum[0]) * k - mx, f64::from(a.sum[1]) * k - my);
+            let t = cx * ux + cy * uy;
+            lo = lo.min(t);
+            hi = hi.max(t);
+        }
+        let half_cell = f64::from(CLUSTER_CELL_M) / 2.0;
+        let (lo, hi) = (lo - half_cell, hi + half_cell);
+        let len = hi - lo;
+        if len.is_nan() || len < f64::from(WALL_MIN_LEN_M) {
+            return None;
+        }
+        let at = |t: f64| [(mx + t * ux) as f32, (my + t * uy) as f32];
+        Some([at(lo), at(hi)])
+    }
+}
+
+/// Where the segment `line` meets the corridor `c` within its range: the distance ahead
+/// of its nearest part in the corridor, and the point where the centre line crosses it
+/// (else that nearest part), world `[x, y]` m.
+pub fn segment_in_corridor(c: &Corridor, line: [[f32; 2]; 2]) -> Option<(f32, [f32; 2])> {
+    let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
+    let local = |p: [f32; 2]| {
+        let (dx, dy) = (p[0] - c.head_m[0], p[1] - c.head_m[1]);
+        (dx * cs + dy * sn, -dx * sn + dy * cs)
+    };
+    let world = |along: f32, lat: f32| {
+        [
+            c.head_m[0] + along * cs - lat * sn,
+            c.head_m[1] + along * sn + lat * cs,
+        ]
+    };
+    let (a, b) = (local(line[0]), local(line[1]));
+    let half = c.width_m / 2.0;
+    // The part of the segment with |lat| ≤ half: parameters [t0, t1] of a + t (b − a).
+    let dl = b.1 - a.1;
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    if dl.abs() < 1e-6 {
+        if a.1.abs() > half {
+            return None;
+        }
+    } else {
+        let (ta, tb) = ((-half - a.1) / dl, (half - a.1) / dl);
+        t0 = t0.max(ta.min(tb));
+        t1 = t1.min(ta.max(tb));
+        if t0 > t1 {
+            return None;
+        }
+    }
+    let along_at = |t: f32| a.0 + t * (b.0 - a.0);
+    let (p0, p1) = (along_at(t0), along_at(t1));
+    let (near, far) = (p0.min(p1), p0.max(p1));
+    if far <= 0.0 || near > c.range_m {
+        return None;
+    }
+    let ahead = near.max(0.0);
+    // The centre line's crossing, when the segment crosses it ahead.
+    if dl.abs() >= 1e-6 {
+        let t = -a.1 / dl;
+        if (0.0..=1.0).contains(&t) {
+            let al = along_at(t);
+            if al >= 0.0 {
+                return Some((ahead, world(al, 0.0)));
+            }
+        }
+    }
+    let (t_near, along_near) = if p0 <= p1 { (t0, p0) } else { (t1, p1) };
+    let lat = a.1 + t_near * dl;
+    Some((ahead, world(along_near.max(0.0), lat)))
 }
 
 #[cfg(test)]
@@ -480,5 +722,103 @@ mod tests {
         assert_eq!(v.edges[0].kind, ThingKind::StepUp);
         assert!((v.edges[0].along_m - 2.0).abs() <= BIN_M);
         assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+    }
+
+    fn corridor_w(x: f32, y: f32, dir_deg: f32) -> Corridor {
+        Corridor {
+            head_m: [x, y, 1.6],
+            dir_rad: dir_deg.to_radians(),
+            width_m: 0.7,
+            range_m: 5.0,
+            eye_height_m: 1.6,
+        }
+    }
+
+    #[test]
+    fn a_wall_across_the_corridor_is_one_thing_where_the_centre_line_meets_it() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 3.9), (-3.0, 3.0), (0.0, 0.0), 0.1);
+        // A wall along x = 4, 2.5 m tall, every 5 cm sideways and 10 cm up.
+        grid(&mut pts, (4.0, 4.0), (-3.0, 3.0), (0.0, 2.5), 0.1);
+        let map = PointMap::new(pts, false);
+        // Head-on from (0.5, 0.2): the centre line meets it at (4, 0.2), 3.5 m ahead.
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor_w(0.5, 0.2, 0.0), DeviceTime(0));
+        assert!(
+            v.edges.is_empty(),
+            "a wall's foot is no step: {:?}",
+            v.edges
+        );
+        assert_eq!(v.clusters.len(), 1, "{:?}", v.clusters);
+        let c = &v.clusters[0];
+        assert!(c.wall_m.is_some() && c.in_path);
+        assert!((c.centroid_m[0] - 4.0).abs() < 0.01 && (c.centroid_m[1] - 0.2).abs() < 0.01);
+        assert!((c.ahead_m.unwrap() - 3.5).abs() < 0.01);
+        // At 30° to the left from (0.5, 0): the centre line meets x = 4 at
+        // y = 3.5 tan 30° = 2.021 (the thing is there); the corridor's right edge (lateral
+        // −0.35) meets it first, at y = (1.75 − 0.35) / cos 30° = 1.617, along
+        // 3.5 cos 30° + 1.617 sin 30° = 3.839.
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor_w(0.5, 0.0, 30.0), DeviceTime(0));
+        let walls: Vec<&Cluster> = v.clusters.iter().filter(|c| c.wall_m.is_some()).collect();
+        assert_eq!(walls.len(), 1, "{:?}", v.clusters);
+        let a = walls[0].ahead_m.unwrap();
+        assert!((a - 3.839).abs() < 0.03, "{a}");
+        let p = walls[0].centroid_m;
+        assert!(
+            (p[0] - 4.0).abs() < 0.02 && (p[1] - 2.021).abs() < 0.02,
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn walls_beside_the_corridor_and_door_jambs_are_not_things_or_steps() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 8.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        // Hall walls at y = ±1.0 (inside the 1.2 m clustering reach, outside the corridor).
+        grid(&mut pts, (-1.0, 8.0), (1.0, 1.0), (0.0, 2.5), 0.1);
+        grid(&mut pts, (-1.0, 8.0), (-1.0, -1.0), (0.0, 2.5), 0.1);
+        // An end wall at x = 4 with a door 1 m wide (|y| < 0.5), jambs 10 cm deep.
+        grid(&mut pts, (4.0, 4.1), (0.5, 1.0), (0.0, 2.5), 0.05);
+        grid(&mut pts, (4.0, 4.1), (-1.0, -0.5), (0.0, 2.5), 0.05);
+        let map = PointMap::new(pts, false);
+        for x in [0.0f32, 1.0, 2.0, 3.0, 3.5] {
+            let v = CorridorAnalyzer::new().analyze(&map, &corridor_w(x, 0.0, 0.0), DeviceTime(0));
+            assert!(v.edges.is_empty(), "x {x}: {:?}", v.edges);
+            assert!(
+                v.clusters.iter().all(|c| !c.in_path),
+                "x {x}: {:?}",
+                v.clusters
+            );
+            assert!(v.clusters.iter().all(|c| c.wall_m.is_none() || c.in_path));
+        }
+    }
+
+    #[test]
+    fn a_30_cm_step_is_a_step_and_its_tread_no_obstacle() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 2.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (2.05, 8.0), (-1.0, 1.0), (0.3, 0.3), 0.1);
+        grid(&mut pts, (2.0, 2.0), (-1.0, 1.0), (0.0, 0.3), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        assert_eq!(v.edges[0].kind, ThingKind::StepUp);
+        assert!((v.edges[0].rise_m - 0.3).abs() < 0.02);
+        assert!((v.edges[0].along_m - 2.0).abs() <= BIN_M);
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+    }
+
+    #[test]
+    fn segment_in_corridor_matches_hand_geometry() {
+        let c = corridor_w(0.0, 0.0, 0.0);
+        // (2, 1)–(4, −1): inside |y| ≤ 0.35 for x ∈ [2.65, 3.35]; crosses y = 0 at x = 3.
+        let (a, p) = segment_in_corridor(&c, [[2.0, 1.0], [4.0, -1.0]]).unwrap();
+        assert!((a - 2.65).abs() < 1e-5 && (p[0] - 3.0).abs() < 1e-5 && p[1].abs() < 1e-5);
+        // Parallel outside, behind, beyond the range.
+        assert!(segment_in_corridor(&c, [[1.0, 0.4], [9.0, 0.4]]).is_none());
+        assert!(segment_in_corridor(&c, [[-3.0, -1.0], [-3.0, 1.0]]).is_none());
+        assert!(segment_in_corridor(&c, [[5.5, -1.0], [5.5, 1.0]]).is_none());
+        // Parallel inside at y = 0.2 from x = 1 to 9: 1 m ahead, nearest end (1, 0.2).
+        let (a, p) = segment_in_corridor(&c, [[9.0, 0.2], [1.0, 0.2]]).unwrap();
+        assert!((a - 1.0).abs() < 1e-5 && (p[0] - 1.0).abs() < 1e-5 && (p[1] - 0.2).abs() < 1e-5);
     }
 }

@@ -1,10 +1,136 @@
-//! The semi-dense point map (pure): world points with the time each was first observed
-//! (when `semidense_observations` exists; otherwise every point counts as known from the
-//! start) in a horizontal grid index, queried causally: only points first seen at or before
-//! `now` are returned.
+//! Point sets (pure). [`PointMap`]: the semi-dense point map, world points with the time
+//! each was first observed (when `semidense_observations` exists; otherwise every point
+//! counts as known from the start) in a horizontal grid index, queried causally: only
+//! points first seen at or before `now` are returned. It is static: it does not follow
+//! people. [`RecentPoints`]: the last moments of depth points (e.g. stereo from the SLAM
+//! cameras), bounded in time and count, which do.
+
+use std::collections::VecDeque;
 
 use super::cellhash::CellMap;
 use crate::time::DeviceTime;
+
+/// Depth points older than this (behind the newest frame) are forgotten, ns.
+pub const RECENT_WINDOW_NS: i64 = 500_000_000;
+/// Depth points held at most (the oldest frames go first; what is refused is counted).
+pub const MAX_RECENT_POINTS: usize = 40_000;
+
+/// The recent frames of depth points, world frame.
+#[derive(Clone, Debug)]
+pub struct RecentPoints {
+    frames: VecDeque<(i64, Vec<[f32; 3]>)>,
+    window_ns: i64,
+    max_points: usize,
+    held: usize,
+    dropped: u64,
+}
+
+impl Default for RecentPoints {
+    fn default() -> Self {
+        Self::new(RECENT_WINDOW_NS, MAX_RECENT_POINTS)
+    }
+}
+
+impl RecentPoints {
+    /// Keeps frames for `window_ns` behind the newest and at most `max_points` points.
+    pub fn new(window_ns: i64, max_points: usize) -> Self {
+        Self {
+            frames: VecDeque::new(),
+            window_ns: window_ns.max(0),
+            max_points,
+            held: 0,
+            dropped: 0,
+        }
+    }
+
+    /// Adds one frame captured at `capture_ns`. Non-finite points, a frame older than the
+    /// window behind the newest, and points beyond the cap (oldest frames first, then the
+    /// end of this frame) are dropped and counted.
+    pub fn push(&mut self, capture_ns: i64, points_world: &[[f32; 3]]) {
+        let newest = self
+            .frames
+            .back()
+            .map_or(capture_ns, |f| f.0.max(capture_ns));
+        if capture_ns < newest.saturating_sub(self.window_ns) {
+            self.dropped += points_world.len() as u64;
+            return;
+        }
+        let mut frame: Vec<[f32; 3]> = Vec::with_capacity(points_world.len().min(self.max_points));
+        for p in points_world {
+            if !p.iter().all(|v| v.is_finite()) || frame.len() >= self.max_points {
+                self.dropped += 1;
+                continue;
+            }
+            frame.push(*p);
+        }
+        self.expire(newest);
+        while self.held + frame.len() > self.max_points {
+            match self.frames.pop_front() {
+                Some(f) => {
+                    self.held -= f.1.len();
+                    self.dropped += f.1.len() as u64;
+                }
+                None => break,
+            }
+        }
+        self.held += frame.len();
+        // Keep capture order (a slightly late frame goes before newer ones).
+        let at = self.frames.partition_point(|f| f.0 <= capture_ns);
+        self.frames.insert(at, (capture_ns, frame));
+    }
+
+    fn expire(&mut self, newest_ns: i64) {
+        let horizon = newest_ns.saturating_sub(self.window_ns);
+        while self.frames.front().is_some_and(|f| f.0 < horizon) {
+            if let Some(f) = self.frames.pop_front() {
+                self.held -= f.1.len();
+            }
+        }
+    }
+
+    /// Points held.
+    pub fn len(&self) -> usize {
+        self.held
+    }
+
+    /// True when none are held.
+    pub fn is_empty(&self) -> bool {
+        self.held == 0
+    }
+
+    /// Points dropped (non-finite, too old, beyond the cap).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Calls `f` with every point within `radius_m` (horizontally) of `(x, y)` captured in
+    /// `(now − window, now]`.
+    pub fn for_each_near(
+        &self,
+        x: f32,
+        y: f32,
+        radius_m: f32,
+        now: DeviceTime,
+        mut f: impl FnMut(&[f32; 3]),
+    ) {
+        if !(x.is_finite() && y.is_finite() && radius_m.is_finite()) || radius_m < 0.0 {
+            return;
+        }
+        let from = now.ns().saturating_sub(self.window_ns);
+        let r2 = radius_m * radius_m;
+        for (t, pts) in &self.frames {
+            if *t <= from || *t > now.ns() {
+                continue;
+            }
+            for p in pts {
+                let (dx, dy) = (p[0] - x, p[1] - y);
+                if dx * dx + dy * dy <= r2 {
+                    f(p);
+                }
+            }
+        }
+    }
+}
 
 /// Grid cell size, m.
 pub const CELL_M: f32 = 0.5;
@@ -183,5 +309,38 @@ mod tests {
                 .count();
             assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn recent_points_are_bounded_in_time_and_count() {
+        let mut r = RecentPoints::new(500, 10);
+        r.push(0, &[[1.0, 0.0, 0.0], [f32::NAN, 0.0, 0.0]]);
+        assert_eq!((r.len(), r.dropped()), (1, 1));
+        r.push(300, &[[1.0, 0.0, 1.0]; 4]);
+        let count = |r: &RecentPoints, now: i64| {
+            let mut n = 0;
+            r.for_each_near(0.0, 0.0, 2.0, DeviceTime(now), |_| n += 1);
+            n
+        };
+        // Causal: the frame at 300 is not seen at 200.
+        assert_eq!((count(&r, 200), count(&r, 300)), (1, 5));
+        // At 600 the frame at 0 is out of the window (500 ns).
+        assert_eq!(count(&r, 600), 4);
+        // A frame at 700 expires the one at 0; too old a frame is refused.
+        r.push(700, &[[0.5, 0.5, 0.5]; 3]);
+        assert_eq!(r.len(), 7);
+        r.push(100, &[[0.0; 3]; 2]);
+        assert_eq!((r.len(), r.dropped()), (7, 3));
+        // Beyond 10 points the oldest frame goes, counted.
+        r.push(750, &[[0.0; 3]; 6]);
+        assert_eq!((r.len(), r.dropped()), (9, 7));
+        // A frame larger than the cap keeps its first 10 points.
+        r.push(800, &[[0.0; 3]; 12]);
+        assert_eq!(r.len(), 10);
+        assert_eq!(r.dropped(), 7 + 2 + 9);
+        // Far away: nothing.
+        let mut n = 0;
+        r.for_each_near(50.0, 0.0, 1.0, DeviceTime(800), |_| n += 1);
+        assert_eq!(n, 0);
     }
 }

@@ -9,9 +9,13 @@ use serde::Serialize;
 use super::scenario::{RequestForm, Scenario};
 use super::trajectory::WearerPath;
 
+#[path = "truth_hazards.rs"]
+pub mod truth_hazards;
+
 /// A hazard is relevant once it is this close ahead (m)...
 pub const RELEVANT_WITHIN_M: f64 = 5.0;
-/// ...and within this bearing of the walking direction (deg).
+/// ...and within this bearing of the head direction (deg; now only for flagged things the
+/// corridor rule of [`truth_hazards`] never finds).
 pub const RELEVANT_BEARING_DEG: f64 = 45.0;
 /// An alert is useless once the wearer is this close (m).
 pub const LAST_ALERT_M: f64 = 1.5;
@@ -30,7 +34,8 @@ pub struct Hazard {
     pub position_m: [f64; 3],
     /// Whether it moves (a person).
     pub moving: bool,
-    /// First time it is within 5 m and 45° of the head direction, device ns.
+    /// Start of the approach: first time it is in the walking corridor within 5 m (the
+    /// rule of [`truth_hazards`]), device ns.
     pub relevant_from_ns: Option<i64>,
     /// Last time an alert is still useful (the wearer gets within 1.5 m), device ns.
     pub latest_alert_ns: Option<i64>,
@@ -142,12 +147,6 @@ pub fn clock_and_distance(path: &WearerPath, t_s: f64, p: [f64; 3]) -> (u8, f64)
     (if hour == 0 { 12 } else { hour as u8 }, dx.hypot(dy))
 }
 
-fn bearing_deg(path: &WearerPath, t_s: f64, p: [f64; 3]) -> f64 {
-    let h = path.head(t_s);
-    let b = ((p[1] - h.position_m.y).atan2(p[0] - h.position_m.x) - h.yaw_rad).to_degrees();
-    (b + 180.0).rem_euclid(360.0) - 180.0
-}
-
 /// Everything a scenario's assistant should get right.
 pub fn ground_truth(
     sc: &Scenario,
@@ -157,68 +156,9 @@ pub fn ground_truth(
     duration_s: f64,
 ) -> GroundTruth {
     let ns = |t_s: f64| t0_ns + (t_s * 1e9).round() as i64;
-    let n = (duration_s / SCAN_STEP_S).floor() as usize;
-    let moving_hazard = |kind: String, label: &str, at: &dyn Fn(f64) -> [f64; 3], moving: bool| {
-        let mut relevant = None;
-        let mut latest = None;
-        let mut where_relevant = at(0.0);
-        for i in 0..=n {
-            let t = i as f64 * SCAN_STEP_S;
-            let p = at(t);
-            let (_, d) = clock_and_distance(path, t, p);
-            if relevant.is_none()
-                && d < RELEVANT_WITHIN_M
-                && bearing_deg(path, t, p).abs() < RELEVANT_BEARING_DEG
-            {
-                relevant = Some(ns(t));
-                where_relevant = p;
-            }
-            if relevant.is_some() && d < LAST_ALERT_M {
-                latest = Some(ns(t));
-                break;
-            }
-        }
-        Hazard {
-            kind,
-            label: label.to_string(),
-            position_m: where_relevant,
-            moving,
-            relevant_from_ns: relevant,
-            latest_alert_ns: latest,
-        }
-    };
-    let hazard = |kind: String, label: &str, p: [f64; 3]| moving_hazard(kind, label, &|_| p, false);
     let w = &sc.world;
-    let mut hazards = Vec::new();
-    for o in w.obstacles.iter().filter(|o| o.hazard) {
-        let kind = serde_json::to_value(o.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        hazards.push(hazard(kind, &o.label, o.center_m));
-    }
-    for s in w.steps.iter().filter(|s| s.hazard) {
-        let kind = if s.rise_m < 0.0 {
-            "drop_off"
-        } else {
-            "step_up"
-        };
-        hazards.push(hazard(kind.to_string(), &s.label, s.edge_m));
-    }
-    // People: hazards when flagged, or when they come within the last-alert distance.
-    for person in &w.people {
-        let at = |t: f64| {
-            let [x, y] = person.position_at(t);
-            [x, y, w.floor_z_m]
-        };
-        let crosses = (0..=n).any(|i| {
-            let t = i as f64 * SCAN_STEP_S;
-            clock_and_distance(path, t, at(t)).1 < LAST_ALERT_M
-        });
-        if person.hazard || crosses {
-            hazards.push(moving_hazard("person".into(), &person.label, &at, true));
-        }
-    }
+    // Hazards: the walking-corridor rule of `truth_hazards`.
+    let hazards = truth_hazards::hazards(sc, path, t0_ns, duration_s);
     let position_of = |label: &str| -> Option<[f64; 3]> {
         w.doorways
             .iter()

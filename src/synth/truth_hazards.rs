@@ -1,0 +1,859 @@
+//! Hazard ground truth (pure compute): what a blind walker would walk into, from the world
+//! geometry and the scripted trajectory.
+//!
+//! # The rule
+//!
+//! The wearer's **walking corridor** at a moment is the strip ahead of the body along the
+//! walking direction (the direction of the current walk or climb, not where the head
+//! looks), [`CORRIDOR_HALF_WIDTH_M`] to each side (body half-width [`BODY_HALF_WIDTH_M`] +
+//! margin [`MARGIN_M`]), from the body to [`AHEAD_M`] ahead.
+//!
+//! * **Static things** — every obstacle box (whose height range overlaps the body, floor
+//!   to the top of the head), every wall segment, every floor step or drop-off edge — are
+//!   hazards while the wearer **walks** (a walk or climb action) and the thing overlaps the
+//!   corridor within [`AHEAD_M`] (for an obstacle, also its centre within [`AHEAD_M`] of the
+//!   head). Standing, turning or looking around is no approach. A wall the wearer walks
+//!   along, or a wall beside the door they walk through, is no hazard unless the corridor
+//!   reaches it. A step crossed toward its new level is its own kind (`step_up` /
+//!   `drop_off` by the sign of its rise); crossed the other way the rise is reversed.
+//!   Nothing farther than the nearest wall in the corridor counts (it is behind that wall).
+//! * **People** are hazards while they are within [`AHEAD_M`] of the head and, moving at
+//!   their current velocity relative to the wearer's current velocity, are in the corridor
+//!   now or enter it within [`PERSON_PREDICT_S`] (their path crosses the corridor); while
+//!   the wearer stands, only a person closing in counts.
+//!
+//! Each **approach** (a maximal stretch of time in which the rule holds, gaps shorter than
+//! [`MERGE_GAP_S`] bridged) is one [`Hazard`]: `relevant_from_ns` is its start; its
+//! `position_m` is the obstacle's centre, the person's position at that time, or, for a wall
+//! or step edge, the point where the corridor's centre line meets it (else the corridor's
+//! nearest point on it); `latest_alert_ns` is, as before, the first time from then on the
+//! head is within [`LAST_ALERT_M`] of that position (for a wall or edge approached
+//! obliquely, the first time it is within [`LAST_ALERT_M`] ahead in the corridor, if
+//! sooner); `None` when the wearer never gets that close. An approach that starts already
+//! inside [`LAST_ALERT_M`] keeps its alert useful until the wearer is within
+//! [`CONTACT_M`] of it (or the approach ends).
+//!
+//! # The `hazard` flags of the scenario
+//!
+//! A scenario's `hazard: true` on an obstacle, step or person is now an **explicit
+//! override**: a flagged thing that the rule never finds in the corridor is still listed,
+//! with the older window (first time within [`AHEAD_M`] and [`OVERRIDE_BEARING_DEG`] of the
+//! head direction; `relevant_from_ns` `None` when never). `hazard: false` no longer hides
+//! anything the rule finds.
+
+use super::Hazard;
+use crate::synth::scenario::{Action, HeightStep, Obstacle, Scenario, Wall};
+use crate::synth::trajectory::WearerPath;
+
+/// Half the width of the wearer's body, m.
+pub const BODY_HALF_WIDTH_M: f64 = 0.25;
+/// Clearance the corridor keeps beyond the body on each side, m.
+pub const MARGIN_M: f64 = 0.1;
+/// Half-width of the walking corridor, m.
+pub const CORRIDOR_HALF_WIDTH_M: f64 = BODY_HALF_WIDTH_M + MARGIN_M;
+/// How far ahead the corridor reaches, m.
+pub const AHEAD_M: f64 = 5.0;
+/// An alert is useless once the wearer is this close, m.
+pub const LAST_ALERT_M: f64 = 1.5;
+/// An approach that starts inside [`LAST_ALERT_M`]: useful until this close, m.
+pub const CONTACT_M: f64 = 0.2;
+/// The top of the head above the eyes, m (things higher up are no hazard).
+pub const HEAD_TOP_ABOVE_EYES_M: f64 = 0.15;
+/// A person entering the corridor within this time counts, s.
+pub const PERSON_PREDICT_S: f64 = 3.0;
+/// Step of the person's path prediction, s.
+pub const PREDICT_STEP_S: f64 = 0.1;
+/// Gaps shorter than this do not split an approach, s.
+pub const MERGE_GAP_S: f64 = 2.0;
+/// Bearing window of the flag override, degrees.
+pub const OVERRIDE_BEARING_DEG: f64 = 45.0;
+/// Sampling step of the time scan, s.
+pub const SCAN_STEP_S: f64 = 0.01;
+
+/// Where the wearer's body is and where it goes at one moment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Walker {
+    /// Body position on the floor (the head projected onto the walking line), `[x, y]` m.
+    pub origin_m: [f64; 2],
+    /// Unit walking direction (the body's facing while standing), `[x, y]`.
+    pub dir: [f64; 2],
+    /// Velocity, `[x, y]` m/s (zero while standing).
+    pub velocity_mps: [f64; 2],
+    /// Whether a walk or climb action is under way.
+    pub walking: bool,
+    /// Floor height under the wearer, m.
+    pub floor_z_m: f64,
+    /// Eye height above that floor, m.
+    pub eye_height_m: f64,
+}
+
+/// A point in corridor coordinates: `(along, lateral)`, m (lateral positive to the left).
+fn to_corridor(w: &Walker, p: [f64; 2]) -> (f64, f64) {
+    let (dx, dy) = (p[0] - w.origin_m[0], p[1] - w.origin_m[1]);
+    let [ux, uy] = w.dir;
+    (dx * ux + dy * uy, -dx * uy + dy * ux)
+}
+
+fn from_corridor(w: &Walker, along: f64, lat: f64) -> [f64; 2] {
+    let [ux, uy] = w.dir;
+    [
+        w.origin_m[0] + along * ux - lat * uy,
+        w.origin_m[1] + along * uy + lat * ux,
+    ]
+}
+
+/// Clips a convex polygon (or a segment: two vertices), in corridor coordinates, to
+/// `|lateral| ≤ half_m`.
+fn clip_lateral(poly: &[(f64, f64)], half_m: f64) -> Vec<(f64, f64)> {
+    let mut cur: Vec<(f64, f64)> = poly.to_vec();
+    for sign in [1.0, -1.0] {
+        // Keep sign·lat ≤ half.
+        let inside = |p: &(f64, f64)| sign * p.1 <= half_m;
+        let mut out = Vec::with_capacity(cur.len() + 2);
+        let n = cur.len();
+        for i in 0..n {
+            let (Some(&a), Some(&b)) = (cur.get(i), cur.get((i + 1) % n)) else {
+                continue;
+            };
+            let (ia, ib) = (inside(&a), inside(&b));
+            if ia {
+                out.push(a);
+            }
+            if ia != ib {
+                let t = (sign * half_m - a.1) / (b.1 - a.1);
+                out.push((a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1)));
+            }
+        }
+        cur = out;
+    }
+    cur
+}
+
+/// How a shape meets the corridor: the nearest distance ahead (0 when it reaches the
+/// body) and the point of it where the centre line meets it, else its nearest corridor
+/// point (world `[x, y]`). `None` when it is outside the corridor or beyond `ahead_m`.
+pub fn corridor_hit(w: &Walker, shape_m: &[[f64; 2]], ahead_m: f64) -> Option<(f64, [f64; 2])> {
+    let local: Vec<(f64, f64)> = shape_m.iter().map(|&p| to_corridor(w, p)).collect();
+    let clipped = clip_lateral(&local, CORRIDOR_HALF_WIDTH_M);
+    let min_along = clipped.iter().map(|p| p.0).reduce(f64::min)?;
+    let max_along = clipped.iter().map(|p| p.0).reduce(f64::max)?;
+    if max_along <= 0.0 || min_along > ahead_m {
+        return None;
+    }
+    let ahead = min_along.max(0.0);
+    // Where the centre line (lateral 0) crosses the shape's edges, nearest ahead first.
+    let n = local.len();
+    let mut centre: Option<f64> = None;
+    for i in 0..n {
+        let (Some(&a), Some(&b)) = (local.get(i), local.get((i + 1) % n)) else {
+            continue;
+        };
+        if (a.1 <= 0.0 && b.1 >= 0.0) || (a.1 >= 0.0 && b.1 <= 0.0) {
+            let along = if (b.1 - a.1).abs() < 1e-12 {
+                a.0.min(b.0)
+            } else {
+                a.0 + (0.0 - a.1) / (b.1 - a.1) * (b.0 - a.0)
+            };
+            if along >= 0.0 {
+                centre = Some(centre.map_or(along, |c: f64| c.min(along)));
+            }
+        }
+    }
+    let point = match centre {
+        Some(a) => from_corridor(w, a, 0.0),
+        None => {
+            let p = clipped
+                .iter()
+                .copied()
+                .min_by(|x, y| x.0.max(0.0).total_cmp(&y.0.max(0.0)))?;
+            from_corridor(w, p.0.max(0.0), p.1)
+        }
+    };
+    Some((ahead, point))
+}
+
+/// The wearer at `t_s` (walking direction from the current walk or climb action).
+pub fn walker_at(path: &WearerPath, eye_height_m: f64, t_s: f64) -> Walker {
+    let h = path.head(t_s);
+    let cur = path
+        .actions()
+        .filter(|(start, _, _)| *start <= t_s)
+        .last()
+        .filter(|(start, dur, _)| t_s <= start + dur);
+    let head_xy = [h.position_m.x, h.position_m.y];
+    let floor_z_m = h.position_m.z - eye_height_m;
+    let standing = |yaw: f64| Walker {
+        origin_m: head_xy,
+        dir: [yaw.cos(), yaw.sin()],
+        velocity_mps: [0.0, 0.0],
+        walking: false,
+        floor_z_m,
+        eye_height_m,
+    };
+    match cur {
+        Some((start, dur, Action::Walk { .. } | Action::Climb { .. })) => {
+            let a = path.head(start).position_m;
+            let b = path.head(start + dur).position_m;
+            let (dx, dy) = (b.x - a.x, b.y - a.y);
+            let len = dx.hypot(dy);
+            if len < 1e-9 {
+                return standing(h.yaw_rad);
+            }
+            let u = [dx / len, dy / len];
+            let along = |t: f64| {
+                let p = path.head(t).position_m;
+                (p.x - a.x) * u[0] + (p.y - a.y) * u[1]
+            };
+            let s = along(t_s);
+            let e = 0.005;
+            let v = (along(t_s + e) - along(t_s - e)) / (2.0 * e);
+            Walker {
+                origin_m: [a.x + s * u[0], a.y + s * u[1]],
+                dir: u,
+                velocity_mps: [v * u[0], v * u[1]],
+                walking: true,
+                floor_z_m,
+                eye_height_m,
+            }
+        }
+        Some((start, _, Action::LookAround { .. })) => standing(path.head(start).yaw_rad),
+        _ => standing(h.yaw_rad),
+    }
+}
+
+/// The footprint corners of an obstacle, `[x, y]` m.
+pub fn footprint(o: &Obstacle) -> [[f64; 2]; 4] {
+    let [cx, cy, _] = o.center_m;
+    let (hx, hy) = (o.size_m[0] / 2.0, o.size_m[1] / 2.0);
+    [
+        [cx - hx, cy - hy],
+        [cx + hx, cy - hy],
+        [cx + hx, cy + hy],
+        [cx - hx, cy + hy],
+    ]
+}
+
+/// Whether an obstacle's height range meets the body of a wearer on `w`'s floor.
+pub fn meets_body(o: &Obstacle, w: &Walker) -> bool {
+    let bottom = o.center_m[2] - w.floor_z_m;
+    let top = bottom + o.size_m[2];
+    bottom < w.eye_height_m + HEAD_TOP_ABOVE_EYES_M && top > 0.0
+}
+
+/// The ends of a step's edge, `[x, y]` m.
+pub fn edge_ends(s: &HeightStep) -> [[f64; 2]; 2] {
+    let f = s.facing_deg.to_radians();
+    // Along the edge: perpendicular to the facing direction.
+    let (ex, ey) = (-f.sin() * s.width_m / 2.0, f.cos() * s.width_m / 2.0);
+    [
+        [s.edge_m[0] - ex, s.edge_m[1] - ey],
+        [s.edge_m[0] + ex, s.edge_m[1] + ey],
+    ]
+}
+
+fn wall_ends(wall: &Wall) -> [[f64; 2]; 2] {
+    [wall.from_m, wall.to_m]
+}
+
+/// Distance ahead of a shape in the corridor at `t_s` while walking.
+fn walking_hit(
+    path: &WearerPath,
+    eye_height_m: f64,
+    t_s: f64,
+    shape_m: &[[f64; 2]],
+) -> Option<f64> {
+    let w = walker_at(path, eye_height_m, t_s);
+    if !w.walking {
+        return None;
+    }
+    corridor_hit(&w, shape_m, AHEAD_M).map(|h| h.0)
+}
+
+/// The distance ahead of the nearest wall in `w`'s corridor (infinite when none).
+fn wall_block(walls: &[Wall], w: &Walker) -> f64 {
+    walls
+        .iter()
+        .filter(|wall| wall.height_m > 0.0)
+        .filter_map(|wall| corridor_hit(w, &wall_ends(wall), AHEAD_M).map(|h| h.0))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Slack when comparing a thing's distance with the nearest wall's, m.
+const BLOCK_SLACK_M: f64 = 0.05;
+
+/// What one scan step says about one thing: in the corridor (with the distance ahead and
+/// the point), or not.
+type Probe<'a> = Box<dyn Fn(f64, &Walker) -> Option<(f64, [f64; 2])> + 'a>;
+
+/// Whether a person at `p` (radius `r_m`) with velocity `v` is a hazard to `w` now.
+pub fn person_conflict(w: &Walker, p: [f64; 2], v: [f64; 2], r_m: f64) -> bool {
+    let head_d = (p[0] - w.origin_m[0]).hypot(p[1] - w.origin_m[1]);
+    if head_d >= AHEAD_M {
+        return false;
+    }
+    let rel = [v[0] - w.velocity_mps[0], v[1] - w.velocity_mps[1]];
+    if !w.walking {
+        // Standing: only someone closing in.
+        let closing = rel[0] * (p[0] - w.origin_m[0]) + rel[1] * (p[1] - w.origin_m[1]) < 0.0;
+        let moving = v[0].hypot(v[1]) > 0.1;
+        if !(closing && moving) {
+            return false;
+        }
+    }
+    let steps = (PERSON_PREDICT_S / PREDICT_STEP_S).round() as usize;
+    (0..=steps).any(|i| {
+        let dt = i as f64 * PREDICT_STEP_S;
+        let q = [p[0] + rel[0] * dt, p[1] + rel[1] * dt];
+        let (along, lat) = to_corridor(w, q);
+        lat.abs() <= CORRIDOR_HALF_WIDTH_M + r_m && along > 0.0 && along - r_m <= AHEAD_M
+    })
+}
+
+struct Approach {
+    from_s: f64,
+    to_s: f64,
+    position: [f64; 2],
+    reversed: bool,
+}
+
+/// Approaches of one thing over `[0, duration_s]`.
+fn approaches(
+    path: &WearerPath,
+    eye_height_m: f64,
+    duration_s: f64,
+    probe: &Probe<'_>,
+    dir_sign: impl Fn(&Walker) -> bool,
+) -> Vec<Approach> {
+    let n = (duration_s / SCAN_STEP_S).floor() as usize;
+    let mut out: Vec<Approach> = Vec::new();
+    for i in 0..=n {
+        let t = i as f64 * SCAN_STEP_S;
+        let w = walker_at(path, eye_height_m, t);
+        let Some((_, point)) = probe(t, &w) else {
+            continue;
+        };
+        let reversed = dir_sign(&w);
+        match out.last_mut() {
+            Some(a) if t - a.to_s < MERGE_GAP_S && a.reversed == reversed => a.to_s = t,
+            _ => out.push(Approach {
+                from_s: t,
+                to_s: t,
+                position: point,
+                reversed,
+            }),
+        }
+    }
+    out
+}
+
+/// The old window (first time within [`AHEAD_M`] and [`OVERRIDE_BEARING_DEG`] of the head
+/// direction, then within [`LAST_ALERT_M`]) of a flagged thing the rule never found.
+fn override_window(
+    path: &WearerPath,
+    duration_s: f64,
+    at: &dyn Fn(f64) -> [f64; 2],
+) -> (Option<f64>, Option<f64>, [f64; 2]) {
+    let n = (duration_s / SCAN_STEP_S).floor() as usize;
+    let mut relevant = None;
+    let mut where_ = at(0.0);
+    for i in 0..=n {
+        let t = i as f64 * SCAN_STEP_S;
+        let h = path.head(t);
+        let p = at(t);
+        let (dx, dy) = (p[0] - h.position_m.x, p[1] - h.position_m.y);
+        let d = dx.hypot(dy);
+        let b = (dy.atan2(dx) - h.yaw_rad).to_degrees();
+        let b = (b + 180.0).rem_euclid(360.0) - 180.0;
+        if relevant.is_none() && d < AHEAD_M && b.abs() < OVERRIDE_BEARING_DEG {
+            relevant = Some(t);
+            where_ = p;
+        }
+        if relevant.is_some() && d < LAST_ALERT_M {
+            return (relevant, Some(t), where_);
+        }
+    }
+    (relevant, None, where_)
+}
+
+/// The first time from `from_s` at which `near(t)` holds, within the session.
+fn first_when(from_s: f64, duration_s: f64, near: impl Fn(f64) -> bool) -> Option<f64> {
+    let i0 = (from_s / SCAN_STEP_S).round() as usize;
+    let n = (duration_s / SCAN_STEP_S).floor() as usize;
+    (i0..=n).map(|i| i as f64 * SCAN_STEP_S).find(|&t| near(t))
+}
+
+/// Every hazard of `sc` for the wearer on `path`, per approach, in the order obstacles,
+/// walls, steps, people (each by approach time).
+pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) -> Vec<Hazard> {
+    let ns = |t_s: f64| t0_ns + (t_s * 1e9).round() as i64;
+    let world = &sc.world;
+    let eye = sc.wearer.eye_height_m;
+    let head_xy = |t: f64| {
+        let h = path.head(t);
+        [h.position_m.x, h.position_m.y]
+    };
+    let dist = |t: f64, p: [f64; 2]| {
+        let h = head_xy(t);
+        (p[0] - h[0]).hypot(p[1] - h[1])
+    };
+    let mut out = Vec::new();
+    // Static things: (kind, label, position of a flag override, probe, reversed-kind).
+    let static_window = |a: &Approach, ahead_of: &dyn Fn(f64) -> Option<f64>| {
+        let near = |t: f64| {
+            dist(t, a.position) < LAST_ALERT_M || ahead_of(t).is_some_and(|d| d < LAST_ALERT_M)
+        };
+        let mut latest = first_when(a.from_s, duration_s, near);
+        if latest.is_some_and(|l| l <= a.from_s) {
+            // Started inside the last-alert distance: useful until contact.
+            latest = first_when(a.from_s + SCAN_STEP_S, duration_s, |t| {
+                dist(t, a.position) < CONTACT_M
+                    || ahead_of(t).is_some_and(|d| d < CONTACT_M)
+                    || t > a.to_s
+            });
+        }
+        latest
+    };
+    for o in &world.obstacles {
+        let kind = serde_json::to_value(o.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let fp = footprint(o);
+        let centre = [o.center_m[0], o.center_m[1]];
+        let probe: Probe<'_> = Box::new(move |t, w| {
+            if !w.walking || !meets_body(o, w) || dist(t, centre) >= AHEAD_M {
+                return None;
+            }
+            corridor_hit(w, &fp, AHEAD_M)
+                .filter(|(d, _)| *d <= wall_block(&world.walls, w) + BLOCK_SLACK_M)
+                .map(|(d, _)| (d, centre))
+        });
+        let found = approaches(path, eye, duration_s, &probe, |_| false);
+        let ahead_of = |_t: f64| -> Option<f64> { None };
+        for a in &found {
+            out.push(Hazard {
+                kind: kind.clone(),
+                label: o.label.clone(),
+                position_m: o.center_m,
+                moving: false,
+                relevant_from_ns: Some(ns(a.from_s)),
+                latest_alert_ns: static_window(a, &ahead_of).map(ns),
+            });
+        }
+        if found.is_empty() && o.hazard {
+            let (from, latest, _) = override_window(path, duration_s, &|_| centre);
+            out.push(Hazard {
+                kind,
+                label: o.label.clone(),
+                position_m: o.center_m,
+                moving: false,
+                relevant_from_ns: from.map(ns),
+                latest_alert_ns: latest.map(ns),
+            });
+        }
+    }
+    for (i, wall) in world.walls.iter().enumerate() {
+        let ends = wall_ends(wall);
+        let probe: Probe<'_> = Box::new(move |_, w| {
+            if !w.walking || wall.height_m <= 0.0 {
+                return None;
+            }
+            corridor_hit(w, &ends, AHEAD_M)
+                .filter(|(d, _)| *d <= wall_block(&world.walls, w) + BLOCK_SLACK_M)
+        });
+        for a in approaches(path, eye, duration_s, &probe, |_| false) {
+            let ahead_of = |t: f64| walking_hit(path, eye, t, &ends);
+            out.push(Hazard {
+                kind: "wall".into(),
+                label: format!("wall {}", i + 1),
+                position_m: [a.position[0], a.position[1], world.floor_z_m],
+                moving: false,
+                relevant_from_ns: Some(ns(a.from_s)),
+                latest_alert_ns: static_window(&a, &ahead_of).map(ns),
+            });
+        }
+    }
+    for s in &world.steps {
+        let ends = edge_ends(s);
+        let facing = [
+            s.facing_deg.to_radians().cos(),
+            s.facing_deg.to_radians().sin(),
+        ];
+        let probe: Probe<'_> = Box::new(move |_, w| {
+            if !w.walking {
+                return None;
+            }
+            corridor_hit(w, &ends, AHEAD_M)
+                .filter(|(d, _)| *d <= wall_block(&world.walls, w) + BLOCK_SLACK_M)
+        });
+        let reversed = |w: &Walker| w.dir[0] * facing[0] + w.dir[1] * facing[1] < 0.0;
+        let found = approaches(path, eye, duration_s, &probe, reversed);
+        let kind_of = |rev: bool| {
+            let rise = if rev { -s.rise_m } else { s.rise_m };
+            (if rise < 0.0 { "drop_off" } else { "step_up" }).to_string()
+        };
+        for a in &found {
+            let ahead_of = |t: f64| walking_hit(path, eye, t, &ends);
+            let z = if a.reversed {
+                s.edge_m[2] + s.rise_m
+            } else {
+                s.edge_m[2]
+            };
+            out.push(Hazard {
+                kind: kind_of(a.reversed),
+                label: s.label.clone(),
+                position_m: [a.position[0], a.position[1], z],
+                moving: false,
+                relevant_from_ns: Some(ns(a.from_s)),
+                latest_alert_ns: static_window(a, &ahead_of).map(ns),
+            });
+        }
+        if found.is_empty() && s.hazard {
+            let c = [s.edge_m[0], s.edge_m[1]];
+            let (from, latest, _) = override_window(path, duration_s, &|_| c);
+            out.push(Hazard {
+                kind: kind_of(false),
+                label: s.label.clone(),
+                position_m: s.edge_m,
+                moving: false,
+                relevant_from_ns: from.map(ns),
+                latest_alert_ns: latest.map(ns),
+            });
+        }
+    }
+    for person in &world.people {
+        let at = |t: f64| person.position_at(t);
+        let vel = |t: f64| {
+            let (a, b) = (at(t - 0.05), at(t + 0.05));
+            [(b[0] - a[0]) / 0.1, (b[1] - a[1]) / 0.1]
+        };
+        let r = person.radius_m;
+        let probe: Probe<'_> = Box::new(move |t, w| {
+            let p = at(t);
+            person_conflict(w, p, vel(t), r).then_some((0.0, p))
+        });
+        let found = approaches(path, eye, duration_s, &probe, |_| false);
+        for a in &found {
+            let latest = first_when(a.from_s, duration_s, |t| dist(t, at(t)) < LAST_ALERT_M);
+            out.push(Hazard {
+                kind: "person".into(),
+                label: person.label.clone(),
+                position_m: [a.position[0], a.position[1], world.floor_z_m],
+                moving: true,
+                relevant_from_ns: Some(ns(a.from_s)),
+                latest_alert_ns: latest.map(ns),
+            });
+        }
+        if found.is_empty() && person.hazard {
+            let (from, latest, p) = override_window(path, duration_s, &at);
+            out.push(Hazard {
+                kind: "person".into(),
+                label: person.label.clone(),
+                position_m: [p[0], p[1], world.floor_z_m],
+                moving: true,
+                relevant_from_ns: from.map(ns),
+                latest_alert_ns: latest.map(ns),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::scenario::{ObstacleKind, Person, Wearer, World};
+    use nalgebra::Isometry3;
+
+    const T0: i64 = 1_000_000_000;
+
+    fn scenario(world: World, script: Vec<Action>) -> (Scenario, WearerPath) {
+        let wearer = Wearer {
+            start_m: [0.0, 0.0],
+            heading_deg: 0.0,
+            eye_height_m: 1.6,
+            script,
+            repeat: 1,
+        };
+        let path = WearerPath::new(&wearer, 0.0, Isometry3::identity());
+        let sc = Scenario {
+            name: "t".into(),
+            summary: String::new(),
+            categories: vec![],
+            duration_s: 20.0,
+            rgb_fps: 0.0,
+            world,
+            wearer,
+            gaze: vec![],
+            requests: vec![],
+        };
+        (sc, path)
+    }
+
+    fn walk(d: f64) -> Action {
+        Action::Walk {
+            distance_m: d,
+            speed_mps: 1.0,
+        }
+    }
+
+    fn boxed(label: &str, c: [f64; 2], size: [f64; 3], hazard: bool) -> Obstacle {
+        Obstacle {
+            kind: ObstacleKind::Box,
+            label: label.into(),
+            center_m: [c[0], c[1], 0.0],
+            size_m: size,
+            hazard,
+        }
+    }
+
+    fn wall(a: [f64; 2], b: [f64; 2]) -> Wall {
+        Wall {
+            from_m: a,
+            to_m: b,
+            height_m: 2.5,
+        }
+    }
+
+    fn t_s(ns: i64) -> f64 {
+        (ns - T0) as f64 * 1e-9
+    }
+
+    fn head_x(path: &WearerPath, ns: i64) -> f64 {
+        path.head(t_s(ns)).position_m.x
+    }
+
+    #[test]
+    fn a_box_ahead_is_a_hazard_from_5_m_to_1_5_m_and_one_beside_is_not() {
+        let world = World {
+            obstacles: vec![
+                // Centre on the line: 5 m and 1.5 m from the head are at x = 1 and 4.5.
+                boxed("ahead", [6.0, 0.0], [0.4, 0.4, 0.8], false),
+                // Near side 0.30 m from the line: inside the 0.35 m half-width.
+                boxed("grazing", [9.0, -0.5], [0.4, 0.4, 0.8], false),
+                // Near side 0.40 m from the line: outside.
+                boxed("beside", [12.0, 0.6], [0.4, 0.4, 0.8], true),
+                // A lintel from 2.0 m up: over the head (eyes 1.6 m, head top 1.75 m).
+                boxed("lintel", [14.0, 0.0], [0.2, 1.0, 0.5], false),
+            ],
+            ..World::default()
+        };
+        let mut world = world;
+        world.obstacles[3].center_m[2] = 2.0;
+        let (sc, path) = scenario(world, vec![walk(16.0)]);
+        let hz = hazards(&sc, &path, T0, 18.0);
+        let labels: Vec<&str> = hz.iter().map(|h| h.label.as_str()).collect();
+        // "beside" is flagged: listed by the override, with the old bearing window.
+        assert_eq!(labels, ["ahead", "grazing", "beside"]);
+        let a = &hz[0];
+        let from = a.relevant_from_ns.unwrap();
+        let to = a.latest_alert_ns.unwrap();
+        assert!(
+            (head_x(&path, from) - 1.0).abs() < 0.02,
+            "{}",
+            head_x(&path, from)
+        );
+        assert!(
+            (head_x(&path, to) - 4.5).abs() < 0.02,
+            "{}",
+            head_x(&path, to)
+        );
+        assert_eq!(a.kind, "box");
+        assert_eq!(a.position_m, [6.0, 0.0, 0.0]);
+        // The grazing box: its centre (9, -0.5) is 5 m away at x = 9 - √(25 - 0.25).
+        let g = &hz[1];
+        let want = 9.0 - (25.0f64 - 0.25).sqrt();
+        assert!((head_x(&path, g.relevant_from_ns.unwrap()) - want).abs() < 0.02);
+    }
+
+    #[test]
+    fn walls_count_only_where_the_corridor_meets_them() {
+        // A hall 3 m wide walked along its middle; an end wall at x = 10 with a 1 m door
+        // at y ∈ [-0.5, 0.5] walked straight through; a back wall at x = -1 behind.
+        let world = World {
+            walls: vec![
+                wall([-1.0, -1.5], [20.0, -1.5]),
+                wall([-1.0, 1.5], [20.0, 1.5]),
+                wall([10.0, -1.5], [10.0, -0.5]),
+                wall([10.0, 0.5], [10.0, 1.5]),
+                wall([-1.0, -1.5], [-1.0, 1.5]),
+            ],
+            ..World::default()
+        };
+        let (sc, path) = scenario(
+            world,
+            vec![
+                Action::Stop { duration_s: 1.0 },
+                Action::LookAround {
+                    amplitude_deg: 60.0,
+                    duration_s: 3.0,
+                },
+                walk(14.0),
+            ],
+        );
+        assert!(hazards(&sc, &path, T0, 20.0).is_empty());
+    }
+
+    #[test]
+    fn walking_toward_a_wall_obliquely_and_head_on() {
+        // From (0, 0) at 30° left toward the wall y = 2: the corridor's left edge
+        // (lateral 0.35) meets it where x = (2 cos 30° − 0.35) / sin 30° = 2.764, which is
+        // 2.764 cos 30° + 2 sin 30° = 3.394 m ahead: relevant as the walk starts. The
+        // centre line meets it at x = 2 / tan 30° = 3.464.
+        let world = World {
+            walls: vec![wall([-5.0, 2.0], [20.0, 2.0])],
+            ..World::default()
+        };
+        let (sc, path) = scenario(
+            world,
+            vec![
+                Action::Turn {
+                    angle_deg: 30.0,
+                    duration_s: 1.0,
+                },
+                Action::Stop { duration_s: 1.0 },
+                Action::Walk {
+                    distance_m: 2.0,
+                    speed_mps: 1.0,
+                },
+            ],
+        );
+        let hz = hazards(&sc, &path, T0, 8.0);
+        assert_eq!(hz.len(), 1, "{hz:?}");
+        let h = &hz[0];
+        assert_eq!(h.kind, "wall");
+        assert_eq!(h.relevant_from_ns, Some(T0 + 2_000_000_000));
+        assert!((h.position_m[0] - 2.0 / 30f64.to_radians().tan()).abs() < 1e-6);
+        assert!((h.position_m[1] - 2.0).abs() < 1e-9);
+        // The walk ends at (√3, 1): 2 m short of the hit point and 1.37 m ahead of the
+        // wall's nearest corridor point (3.394 − 2): within 1.5 m ahead before the end.
+        let to = t_s(h.latest_alert_ns.unwrap());
+        let p = path.head(to).position_m;
+        let done = (p.x * 30f64.to_radians().cos() + p.y * 30f64.to_radians().sin()).max(0.0);
+        assert!((3.394 - done - 1.5).abs() < 0.02, "{}", 3.394 - done);
+    }
+
+    #[test]
+    fn a_curb_is_a_drop_off_one_way_and_a_step_up_the_other() {
+        let world = World {
+            steps: vec![HeightStep {
+                label: "curb".into(),
+                edge_m: [4.0, 0.0, 0.0],
+                rise_m: -0.15,
+                hazard: false,
+                facing_deg: 0.0,
+                width_m: 4.0,
+                depth_m: 4.0,
+            }],
+            ..World::default()
+        };
+        let (sc, path) = scenario(
+            world,
+            vec![
+                walk(6.0),
+                Action::Turn {
+                    angle_deg: 180.0,
+                    duration_s: 2.0,
+                },
+                walk(6.0),
+            ],
+        );
+        let hz = hazards(&sc, &path, T0, 20.0);
+        let kinds: Vec<&str> = hz.iter().map(|h| h.kind.as_str()).collect();
+        assert_eq!(kinds, ["drop_off", "step_up"], "{hz:?}");
+        for h in &hz {
+            assert!((h.position_m[0] - 4.0).abs() < 1e-6 && h.position_m[1].abs() < 0.03);
+            let to = h.latest_alert_ns.unwrap();
+            assert!((path.head(t_s(to)).position_m.x - 4.0).abs() < 1.5 + 0.02);
+        }
+        // Coming back the wearer starts 2 m beyond the edge: relevant when walking starts
+        // (6.6 s walk + 2 s turn).
+        let back = t_s(hz[1].relevant_from_ns.unwrap());
+        assert!((back - 8.6).abs() <= 0.011, "{back}");
+        assert!((hz[1].position_m[2] + 0.15).abs() < 1e-9);
+    }
+
+    fn person(path_m: Vec<[f64; 2]>, start_s: f64) -> Person {
+        Person {
+            label: "p".into(),
+            path_m,
+            speed_mps: 1.0,
+            start_s,
+            radius_m: 0.25,
+            height_m: 1.7,
+            hazard: false,
+        }
+    }
+
+    #[test]
+    fn people_who_cross_the_corridor_not_those_walking_alongside() {
+        // A person crossing x = 4 from y = 3 to y = −3 from t = 1 s, while the wearer
+        // walks east from t = 0 (0.7 m done at t = 1 s): the person's disc reaches the
+        // corridor (|y| ≤ 0.35 + 0.25) 2.4 s after setting off, 4 − 3.1 = 0.9 m ahead;
+        // with 3 s of prediction it counts as soon as its velocity (a ±50 ms difference)
+        // reaches 0.8 m/s, i.e. within 1.0–1.1 s. It is 4.5 m away then.
+        let world = World {
+            people: vec![
+                person(vec![[4.0, 3.0], [4.0, -3.0]], 1.0),
+                person(vec![[0.0, 2.5], [20.0, 2.5]], 0.0),
+            ],
+            ..World::default()
+        };
+        let (sc, path) = scenario(world, vec![walk(8.0)]);
+        let hz = hazards(&sc, &path, T0, 10.0);
+        assert_eq!(hz.len(), 1, "{hz:?}");
+        let from = t_s(hz[0].relevant_from_ns.unwrap());
+        assert!((1.0..=1.1).contains(&from), "{from}");
+        assert!(hz[0].moving);
+        // Deadline: head within 1.5 m of the person.
+        let to = t_s(hz[0].latest_alert_ns.unwrap());
+        let h = path.head(to).position_m;
+        let p = sc.world.people[0].position_at(to);
+        let d = (h.x - p[0]).hypot(h.y - p[1]);
+        assert!(d < 1.5 && d > 1.45, "{d}");
+    }
+
+    #[test]
+    fn standing_still_only_someone_closing_in_counts() {
+        // The wearer stands facing +x; one person walks toward them along the line, one
+        // walks away, one stands 2 m ahead.
+        let world = World {
+            people: vec![
+                person(vec![[6.0, 0.0], [1.0, 0.0]], 0.0),
+                person(vec![[2.0, 0.3], [9.0, 0.3]], 0.0),
+                person(vec![[2.0, -0.2]], 0.0),
+            ],
+            ..World::default()
+        };
+        let (sc, path) = scenario(world, vec![Action::Stop { duration_s: 10.0 }]);
+        let hz = hazards(&sc, &path, T0, 10.0);
+        assert_eq!(hz.len(), 1, "{hz:?}");
+        // Within 5 m (disc centre) from t = 1 s.
+        let from = t_s(hz[0].relevant_from_ns.unwrap());
+        assert!((from - 1.0).abs() < 0.02, "{from}");
+        assert_eq!(hz[0].position_m[1], 0.0);
+    }
+
+    #[test]
+    fn clipping_matches_hand_geometry() {
+        let w = Walker {
+            origin_m: [0.0, 0.0],
+            dir: [1.0, 0.0],
+            velocity_mps: [1.0, 0.0],
+            walking: true,
+            floor_z_m: 0.0,
+            eye_height_m: 1.6,
+        };
+        // A segment from (2, 1) to (4, -1): within |y| ≤ 0.35 from x = 2.65 to 3.35; the
+        // centre line meets it at (3, 0).
+        let (d, p) = corridor_hit(&w, &[[2.0, 1.0], [4.0, -1.0]], 5.0).unwrap();
+        assert!((d - 2.65).abs() < 1e-9 && (p[0] - 3.0).abs() < 1e-9 && p[1].abs() < 1e-9);
+        // Parallel and outside; behind; beyond range.
+        assert!(corridor_hit(&w, &[[1.0, 0.4], [9.0, 0.4]], 5.0).is_none());
+        assert!(corridor_hit(&w, &[[-3.0, -1.0], [-3.0, 1.0]], 5.0).is_none());
+        assert!(corridor_hit(&w, &[[5.5, -1.0], [5.5, 1.0]], 5.0).is_none());
+        // A square around the body: distance 0.
+        let sq = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+        assert_eq!(corridor_hit(&w, &sq, 5.0).map(|h| h.0), Some(0.0));
+    }
+}
