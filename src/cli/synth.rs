@@ -48,7 +48,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             println!(
-                "{stem:<16} {:>6.0} s  rgb {:>2.0} fps  [{}]  {}",
+                "{stem:<21} {:>6.0} s  rgb {:>2.0} fps  [{}]  {}",
                 sc.duration_s,
                 sc.rgb_fps,
                 sc.categories.join(", "),

@@ -8,7 +8,7 @@
 //! [`jpeg`] the frames' JPEG encoding, [`semidense`] the MPS semi-dense points seen by the
 //! SLAM cameras, [`people`] moving bodies, [`hands`] wrist and palm poses of reaches,
 //! [`gaze`] the eye gaze toward scripted targets, [`truth`] the requests and ground-truth
-//! facts, and [`session`] writes it all as a session folder (`recording.vrs`, `mps/`,
+//! facts ([`truth_people`]: people and vehicles at a request), and [`session`] writes it all as a session folder (`recording.vrs`, `mps/`,
 //! `requests.jsonl`, `ground_truth.json`). Everything is deterministic for a seed
 //! ([`rng`]).
 
@@ -26,6 +26,7 @@ pub mod session;
 pub mod text;
 pub mod trajectory;
 pub mod truth;
+pub mod truth_people;
 
 pub use rng::SplitMix64;
 pub use scenario::{find_scenario, scenario_files, Scenario, ScenarioError};

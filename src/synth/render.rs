@@ -156,7 +156,7 @@ impl Scene {
             boxes.push(Aabb {
                 min_m: [cx - sx / 2.0, cy - sy / 2.0, z],
                 max_m: [cx + sx / 2.0, cy + sy / 2.0, z + sz],
-                rgb: obstacle_rgb(o.kind),
+                rgb: o.rgb.unwrap_or_else(|| obstacle_rgb(o.kind)),
             });
         }
         let mut holes = Vec::new();

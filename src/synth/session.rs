@@ -20,7 +20,7 @@ use nalgebra::Isometry3;
 use super::hands::{hand_cylinders, reaches as script_reaches, wrist_palm_csv};
 use super::jpeg::{encode_grey, encode_rgb};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
-use super::people::person_cylinders;
+use super::people::{person_cylinders, vehicle_boxes};
 use super::render::{render_grey_into, render_rgb_into, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
@@ -280,6 +280,8 @@ pub fn write_session(
         cams.push((id, c, rays, fps));
     }
     let mut scene = Scene::from_world(&sc.world);
+    // Vehicles are appended after the static boxes, per frame.
+    let static_boxes = scene.boxes.len();
     let reaches = script_reaches(&path);
     if !sc.world.signs.is_empty() {
         let font = SignFont::load_default()?;
@@ -409,6 +411,8 @@ pub fn write_session(
             let t_s = (t_ns - T0_NS) as f64 * 1e-9;
             let pose = path.t_world_device(t_s) * c.t_device_camera;
             person_cylinders(&sc.world, t_s, &mut scene.cylinders);
+            scene.boxes.truncate(static_boxes);
+            vehicle_boxes(&sc.world, t_s, &mut scene.boxes);
             hand_cylinders(&path, &reaches, t_s, &mut scene.cylinders);
             let (w, h) = (rays.width as usize, rays.height as usize);
             if let (Some(map), Rec::Frame(_, k, _)) = (semidense.as_mut(), rec) {
