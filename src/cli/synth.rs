@@ -1,4 +1,5 @@
-//! `vista synth SCENARIO [--seed N] [--duration S] [--rgb-fps F] --out DIR` and
+//! `vista synth SCENARIO [--seed N] [--duration S] [--rgb-fps F] [--et-fps F] [--threads N]
+//! --out DIR` and
 //! `vista synth --list`: writes a synthetic session of a scripted wearer, or names the
 //! scenarios (name, duration, RGB rate, task categories, summary).
 
@@ -27,6 +28,13 @@ pub struct SynthArgs {
     /// RGB camera frame rate, Hz (default: the scenario's; 0: no RGB stream).
     #[arg(long)]
     pub rgb_fps: Option<f64>,
+    /// Eye-tracking camera frame rate, Hz (default 10; 0: no eye-tracking stream).
+    #[arg(long)]
+    pub et_fps: Option<f64>,
+    /// Threads rendering frames (default: the available cores, at most 8; the bytes do not
+    /// depend on it).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Output session folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -48,7 +56,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             println!(
-                "{stem:<16} {:>6.0} s  rgb {:>2.0} fps  [{}]  {}",
+                "{stem:<21} {:>6.0} s  rgb {:>2.0} fps  [{}]  {}",
                 sc.duration_s,
                 sc.rgb_fps,
                 sc.categories.join(", "),
@@ -73,12 +81,22 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
             bail!("--rgb-fps must be within 0..=60, got {f}");
         }
     }
+    if let Some(f) = args.et_fps {
+        if !(f.is_finite() && (0.0..=60.0).contains(&f)) {
+            bail!("--et-fps must be within 0..=60, got {f}");
+        }
+    }
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
     let sc = find_scenario(&args.scenarios, &name)?;
     let opts = SynthOptions {
         seed: args.seed,
         duration_s: args.duration,
         template: args.template,
         rgb_fps: args.rgb_fps,
+        et_fps: args.et_fps.or(SynthOptions::default().et_fps),
+        threads: args.threads,
         ..SynthOptions::default()
     };
     let started = Instant::now();

@@ -1,17 +1,21 @@
 //! Synthetic sessions with ground truth: a scripted Aria wearer in a simple 3D world.
 //!
 //! [`scenario`] is the description format (JSON files under `scenarios/`: walls, obstacles,
-//! steps and drop-offs, signs, people, the wearer's script with reaches, gaze targets,
-//! requests), [`trajectory`] the wearer's kinematics, [`sensors`] the physically derived
-//! IMU, magnetometer and barometer signals, [`render`] the ray-cast SLAM (grey) and RGB
-//! (colour) frames through the real calibration, [`text`] sign text from a real font,
-//! [`jpeg`] the frames' JPEG encoding, [`semidense`] the MPS semi-dense points seen by the
-//! SLAM cameras, [`people`] moving bodies, [`hands`] wrist and palm poses of reaches,
-//! [`gaze`] the eye gaze toward scripted targets, [`truth`] the requests and ground-truth
-//! facts, and [`session`] writes it all as a session folder (`recording.vrs`, `mps/`,
-//! `requests.jsonl`, `ground_truth.json`). Everything is deterministic for a seed
-//! ([`rng`]).
+//! steps and drop-offs, signs, people, vehicles, the wearer's script with reaches, gaze
+//! targets, requests), [`trajectory`] the wearer's kinematics, [`sensors`] the physically
+//! derived IMU, magnetometer and barometer signals, [`render`] the ray-cast SLAM (grey) and
+//! RGB (colour) frames through the real calibration, [`eyes`] the eye-tracking camera's
+//! image of both eyes, [`frames`] every camera's frames rendered and encoded in parallel
+//! batches, [`text`] sign text from a real font, [`jpeg`] the frames' JPEG encoding,
+//! [`semidense`] the MPS semi-dense points seen by the SLAM cameras, [`people`] moving
+//! bodies, [`hands`] wrist and palm poses of reaches, [`gaze`] the eye gaze toward scripted
+//! targets, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
+//! vehicles at each request), and [`session`] writes it all as a session folder
+//! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). Everything is
+//! deterministic for a seed ([`rng`]), whatever the number of threads.
 
+pub mod eyes;
+pub mod frames;
 pub mod gaze;
 pub mod hands;
 pub mod jpeg;
@@ -26,6 +30,7 @@ pub mod session;
 pub mod text;
 pub mod trajectory;
 pub mod truth;
+pub mod truth_people;
 
 pub use rng::SplitMix64;
 pub use scenario::{find_scenario, scenario_files, Scenario, ScenarioError};

@@ -156,7 +156,7 @@ impl Scene {
             boxes.push(Aabb {
                 min_m: [cx - sx / 2.0, cy - sy / 2.0, z],
                 max_m: [cx + sx / 2.0, cy + sy / 2.0, z + sz],
-                rgb: obstacle_rgb(o.kind),
+                rgb: o.rgb.unwrap_or_else(|| obstacle_rgb(o.kind)),
             });
         }
         let mut holes = Vec::new();
@@ -231,6 +231,64 @@ impl Scene {
 
     /// The scene seen from `o`: the per-object terms that do not depend on the ray.
     pub fn view(&self, o: &Vector3<f64>) -> View<'_> {
+        self.view_in_cone(o, &Vector3::z(), std::f64::consts::PI)
+    }
+
+    /// The scene seen from `o` by rays within `half_angle_rad` of the unit `axis`: objects
+    /// whose bounding sphere lies wholly outside that cone are left out (no ray of the cone
+    /// can hit them, so the hits are the same as [`Scene::view`]'s, only cheaper).
+    pub fn view_in_cone(
+        &self,
+        o: &Vector3<f64>,
+        axis: &Vector3<f64>,
+        half_angle_rad: f64,
+    ) -> View<'_> {
+        let visible = |c: Vector3<f64>, r: f64| -> bool {
+            if half_angle_rad >= std::f64::consts::PI {
+                return true;
+            }
+            let v = c - o;
+            let n = v.norm();
+            if n <= r * (1.0 + 1e-9) + 1e-9 {
+                return true;
+            }
+            let angle = (v.dot(axis) / n).clamp(-1.0, 1.0).acos();
+            angle - (r / n).clamp(0.0, 1.0).asin() <= half_angle_rad + CULL_MARGIN_RAD
+        };
+        let quad_idx = self
+            .quads
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| {
+                let (u, v) = (v3(q.u_m), v3(q.v_m));
+                visible(
+                    v3(q.origin_m) + (u + v) / 2.0,
+                    (u + v).norm() / 2.0 + (u - v).norm() / 2.0,
+                )
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let box_idx = self
+            .boxes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| {
+                let (lo, hi) = (v3(b.min_m), v3(b.max_m));
+                visible((lo + hi) / 2.0, (hi - lo).norm() / 2.0)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let cyl_idx = self
+            .cylinders
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                let h = c.height_m / 2.0;
+                let centre = v3(c.base_m) + Vector3::new(0.0, 0.0, h);
+                visible(centre, c.radius_m.hypot(h))
+            })
+            .map(|(i, _)| i)
+            .collect();
         let quads = self
             .quads
             .iter()
@@ -252,9 +310,16 @@ impl Scene {
             scene: self,
             o: *o,
             quads,
+            quad_idx,
+            box_idx,
+            cyl_idx,
         }
     }
 }
+
+/// Extra angle allowed when culling against a camera's cone, rad (covers the f32 rays'
+/// rounding).
+const CULL_MARGIN_RAD: f64 = 0.01;
 
 /// Per-quad terms for one ray origin.
 #[derive(Debug, Clone, Copy)]
@@ -278,6 +343,10 @@ pub struct View<'a> {
     scene: &'a Scene,
     o: Vector3<f64>,
     quads: Vec<PreparedQuad>,
+    /// Quads, boxes and cylinders that rays of the view can hit, by index.
+    quad_idx: Vec<usize>,
+    box_idx: Vec<usize>,
+    cyl_idx: Vec<usize>,
 }
 
 impl View<'_> {
@@ -314,7 +383,10 @@ impl View<'_> {
                 );
             }
         }
-        for (i, (q, p)) in sc.quads.iter().zip(&self.quads).enumerate() {
+        for &i in &self.quad_idx {
+            let (Some(q), Some(p)) = (sc.quads.get(i), self.quads.get(i)) else {
+                continue;
+            };
             let den = d.dot(&p.n);
             if den.abs() < 1e-12 {
                 continue;
@@ -340,7 +412,10 @@ impl View<'_> {
             }
         }
         let inv = Vector3::new(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
-        for (i, bx) in sc.boxes.iter().enumerate() {
+        for &i in &self.box_idx {
+            let Some(bx) = sc.boxes.get(i) else {
+                continue;
+            };
             let (mut t0, mut t1, mut axis) = (f64::NEG_INFINITY, f64::INFINITY, 0usize);
             let mut inside = true;
             for k in 0..3 {
@@ -364,7 +439,10 @@ impl View<'_> {
                 take(&mut best, t0, n, bx.rgb, Surface::Box(i));
             }
         }
-        for (i, c) in sc.cylinders.iter().enumerate() {
+        for &i in &self.cyl_idx {
+            let Some(c) = sc.cylinders.get(i) else {
+                continue;
+            };
             if let Some((t, n)) = hit_cylinder(c, o, d) {
                 take(&mut best, t, n, c.rgb, Surface::Cylinder(i));
             }
@@ -464,6 +542,8 @@ pub struct RayTable {
     /// Height, pixels.
     pub height: u32,
     rays: Vec<[f32; 3]>,
+    /// Largest angle of a valid ray from the optical axis (+z), rad.
+    pub max_angle_rad: f64,
 }
 
 impl RayTable {
@@ -481,11 +561,17 @@ impl RayTable {
                     None => [f32::NAN; 3],
                 }
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let max_angle_rad = rays
+            .iter()
+            .filter(|r| !r[0].is_nan())
+            .map(|r| (r[2] as f64).clamp(-1.0, 1.0).acos())
+            .fold(0.0, f64::max);
         Self {
             width: w,
             height: h,
             rays,
+            max_angle_rad,
         }
     }
 
@@ -543,11 +629,13 @@ fn trace<const N: usize>(
     t_world_camera: &Isometry3<f64>,
     out: &mut [u8],
     px: fn(Px) -> [u8; N],
+    threads: usize,
 ) {
     let light = v3(LIGHT_DIR).normalize();
     let o = (t_world_camera * Point3::origin()).coords;
     let r = t_world_camera.rotation.to_rotation_matrix();
-    let view = scene.view(&o);
+    let axis = r * Vector3::z();
+    let view = scene.view_in_cone(&o, &axis, rays.max_angle_rad);
     let run = |rays: &[[f32; 3]], out: &mut [u8]| {
         for (ray, dst) in rays.iter().zip(out.chunks_exact_mut(N)) {
             let p = if ray[0].is_nan() {
@@ -560,9 +648,6 @@ fn trace<const N: usize>(
             dst.copy_from_slice(&px(p));
         }
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
     if threads <= 1 || rays.rays.len() < PARALLEL_MIN_PIXELS {
         run(&rays.rays, out);
         return;
@@ -591,30 +676,61 @@ fn grey_px(p: Px) -> [u8; 1] {
     }]
 }
 
+/// Threads a render may use: the available cores, at most 8.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8)
+}
+
 /// Renders `scene` seen by a camera at `t_world_camera` as 8-bit RGB into `out`
 /// (`3 · width · height` bytes, row-major; resized as needed). Pixels outside the valid
-/// region are black; rays that hit nothing are [`BACKGROUND_RGB`].
+/// region are black; rays that hit nothing are [`BACKGROUND_RGB`]. Uses
+/// [`default_threads`]; the bytes do not depend on the thread count.
 pub fn render_rgb_into(
     scene: &Scene,
     rays: &RayTable,
     t_world_camera: &Isometry3<f64>,
     out: &mut Vec<u8>,
 ) {
+    render_rgb_threads(scene, rays, t_world_camera, out, default_threads());
+}
+
+/// [`render_rgb_into`] on at most `threads` threads (1: the calling thread only).
+pub fn render_rgb_threads(
+    scene: &Scene,
+    rays: &RayTable,
+    t_world_camera: &Isometry3<f64>,
+    out: &mut Vec<u8>,
+    threads: usize,
+) {
     out.resize(rays.rays.len() * 3, 0);
-    trace(scene, rays, t_world_camera, out, rgb_px);
+    trace(scene, rays, t_world_camera, out, rgb_px, threads);
 }
 
 /// Renders the luminance of `scene` seen by a camera at `t_world_camera` into `out`
 /// (`width · height` bytes, row-major; resized as needed). Pixels outside the valid region
-/// are 0; rays that hit nothing are [`BACKGROUND_GREY`].
+/// are 0; rays that hit nothing are [`BACKGROUND_GREY`]. Uses [`default_threads`]; the
+/// bytes do not depend on the thread count.
 pub fn render_grey_into(
     scene: &Scene,
     rays: &RayTable,
     t_world_camera: &Isometry3<f64>,
     out: &mut Vec<u8>,
 ) {
+    render_grey_threads(scene, rays, t_world_camera, out, default_threads());
+}
+
+/// [`render_grey_into`] on at most `threads` threads (1: the calling thread only).
+pub fn render_grey_threads(
+    scene: &Scene,
+    rays: &RayTable,
+    t_world_camera: &Isometry3<f64>,
+    out: &mut Vec<u8>,
+    threads: usize,
+) {
     out.resize(rays.rays.len(), 0);
-    trace(scene, rays, t_world_camera, out, grey_px);
+    trace(scene, rays, t_world_camera, out, grey_px, threads);
 }
 
 /// [`render_grey_into`] into a new buffer.

@@ -105,6 +105,9 @@ pub struct World {
     /// People walking along paths.
     #[serde(default)]
     pub people: Vec<Person>,
+    /// Vehicles driving along paths.
+    #[serde(default)]
+    pub vehicles: Vec<Vehicle>,
 }
 
 /// A person: a vertical cylinder walking a polyline at constant speed, then standing at
@@ -133,6 +136,96 @@ pub struct Person {
     /// ground truth).
     #[serde(default)]
     pub hazard: bool,
+    /// Direction the person faces while standing (world yaw, degrees from +x
+    /// counter-clockwise); while walking they face where they walk. `None`: the direction
+    /// of the path segment they last walked (or will walk first).
+    #[serde(default)]
+    pub facing_deg: Option<f64>,
+    /// When the person waves a raised hand, `[from_s, to_s]` s from session start.
+    #[serde(default)]
+    pub wave_s: Option<[f64; 2]>,
+}
+
+/// A vehicle: a box `size_m` (length along its heading, width, height) driving a polyline
+/// at constant speed, then standing at its end.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Vehicle {
+    /// Label for answers, e.g. "car".
+    pub label: String,
+    /// Waypoints on the floor, `[x, y]` m (at least one).
+    pub path_m: Vec<[f64; 2]>,
+    /// Speed, m/s.
+    pub speed_mps: f64,
+    /// When it starts driving, s from session start (standing at the first waypoint
+    /// before).
+    #[serde(default)]
+    pub start_s: f64,
+    /// Size `[length, width, height]` m.
+    pub size_m: [f64; 3],
+    /// Whether it is a hazard (for the hazard ground truth).
+    #[serde(default)]
+    pub hazard: bool,
+}
+
+impl Vehicle {
+    /// Position on the floor at `t_s`, `[x, y]` m.
+    pub fn position_at(&self, t_s: f64) -> [f64; 2] {
+        along_path(&self.path_m, self.speed_mps, self.start_s, t_s).0
+    }
+
+    /// Heading at `t_s` (world yaw, rad): the direction of the segment it drives, or last
+    /// drove (first waypoint: the first segment's).
+    pub fn heading_at(&self, t_s: f64) -> f64 {
+        along_path(&self.path_m, self.speed_mps, self.start_s, t_s).1
+    }
+
+    /// Whether it is driving at `t_s`.
+    pub fn moving_at(&self, t_s: f64) -> bool {
+        along_path(&self.path_m, self.speed_mps, self.start_s, t_s).2
+    }
+}
+
+/// Where a walker of `path` at `speed_mps` starting at `start_s` is at `t_s`: position
+/// `[x, y]` m, the yaw of the segment walked (or last walked; before the start the first
+/// segment's; 0 for a single point), and whether it is moving.
+pub fn along_path(
+    path: &[[f64; 2]],
+    speed_mps: f64,
+    start_s: f64,
+    t_s: f64,
+) -> ([f64; 2], f64, bool) {
+    let Some(&first) = path.first() else {
+        return ([0.0, 0.0], 0.0, false);
+    };
+    let yaw = |a: [f64; 2], b: [f64; 2]| (b[1] - a[1]).atan2(b[0] - a[0]);
+    let mut heading = path
+        .iter()
+        .skip(1)
+        .find(|p| (p[0] - first[0]).hypot(p[1] - first[1]) > 0.0)
+        .map_or(0.0, |&p| yaw(first, p));
+    if t_s < start_s {
+        return (first, heading, false);
+    }
+    let mut left = (t_s - start_s) * speed_mps;
+    let mut at = first;
+    for &next in path.iter().skip(1) {
+        let len = (next[0] - at[0]).hypot(next[1] - at[1]);
+        if len > 0.0 {
+            heading = yaw(at, next);
+            if left < len {
+                let f = left / len;
+                return (
+                    [at[0] + f * (next[0] - at[0]), at[1] + f * (next[1] - at[1])],
+                    heading,
+                    true,
+                );
+            }
+        }
+        left -= len;
+        at = next;
+    }
+    (at, heading, false)
 }
 
 fn default_person_speed() -> f64 {
@@ -150,21 +243,27 @@ fn default_person_height() -> f64 {
 impl Person {
     /// Position on the floor at `t_s`, `[x, y]` m.
     pub fn position_at(&self, t_s: f64) -> [f64; 2] {
-        let Some(&first) = self.path_m.first() else {
-            return [0.0, 0.0];
-        };
-        let mut left = (t_s - self.start_s).max(0.0) * self.speed_mps;
-        let mut at = first;
-        for &next in self.path_m.iter().skip(1) {
-            let len = (next[0] - at[0]).hypot(next[1] - at[1]);
-            if left <= len && len > 0.0 {
-                let f = left / len;
-                return [at[0] + f * (next[0] - at[0]), at[1] + f * (next[1] - at[1])];
-            }
-            left -= len;
-            at = next;
+        along_path(&self.path_m, self.speed_mps, self.start_s, t_s).0
+    }
+
+    /// Whether the person is walking at `t_s`.
+    pub fn walking_at(&self, t_s: f64) -> bool {
+        along_path(&self.path_m, self.speed_mps, self.start_s, t_s).2
+    }
+
+    /// The direction the person faces at `t_s` (world yaw, rad): where they walk while
+    /// walking, else `facing_deg` if set, else the path's direction.
+    pub fn facing_at(&self, t_s: f64) -> f64 {
+        let (_, heading, moving) = along_path(&self.path_m, self.speed_mps, self.start_s, t_s);
+        match self.facing_deg {
+            Some(f) if !moving => f.to_radians(),
+            _ => heading,
         }
-        at
+    }
+
+    /// Whether the person waves at `t_s`.
+    pub fn waving_at(&self, t_s: f64) -> bool {
+        self.wave_s.is_some_and(|[a, b]| a <= t_s && t_s < b)
     }
 }
 
@@ -223,6 +322,10 @@ pub struct Obstacle {
     /// Whether it is a hazard on the walking path (goes into the ground truth).
     #[serde(default)]
     pub hazard: bool,
+    /// Surface colour, linear RGB 0..=1 (`None`: the kind's colour). Small objects on a
+    /// table (a cup, keys) need their own.
+    #[serde(default)]
+    pub rgb: Option<[f32; 3]>,
 }
 
 /// A floor height step (stairs, curb, drop-off).
@@ -500,6 +603,40 @@ impl Scenario {
                     "person {i} ({:?}) has out-of-range values",
                     p.label
                 ));
+            }
+        }
+        for (i, p) in self.world.people.iter().enumerate() {
+            let ok = p.facing_deg.is_none_or(f64::is_finite)
+                && p.wave_s.is_none_or(|w| w.iter().all(|v| v.is_finite()));
+            if !ok {
+                return bad(format!(
+                    "person {i} ({:?}) has a non-finite facing or wave time",
+                    p.label
+                ));
+            }
+        }
+        for (i, v) in self.world.vehicles.iter().enumerate() {
+            let ok = !v.path_m.is_empty()
+                && v.path_m.iter().flatten().all(|x| x.is_finite())
+                && v.speed_mps > 0.0
+                && v.speed_mps.is_finite()
+                && v.start_s.is_finite()
+                && v.size_m.iter().all(|x| *x > 0.0 && *x <= 20.0);
+            if !ok {
+                return bad(format!(
+                    "vehicle {i} ({:?}) has out-of-range values",
+                    v.label
+                ));
+            }
+        }
+        for (i, o) in self.world.obstacles.iter().enumerate() {
+            if let Some(c) = o.rgb {
+                if !c.iter().all(|v| (0.0..=1.0).contains(v)) {
+                    return bad(format!(
+                        "obstacle {i} ({:?}) rgb must be within 0..=1",
+                        o.label
+                    ));
+                }
             }
         }
         for (i, st) in self.world.steps.iter().enumerate() {

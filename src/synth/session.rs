@@ -10,18 +10,19 @@
 //! the resolution its configuration records state (SLAM 640×480 greyscale, RGB 1408×1408
 //! colour), and JPEG-encoded ([`super::jpeg`]; RGB as YCbCr 4:2:0 like Aria's) into the same
 //! DataLayout + `image/jpg` records as real recordings. Signs show their text in a real font
-//! ([`super::text`]); people move ([`super::people`]). The eye-tracking camera is not
-//! rendered.
+//! ([`super::text`]); people and vehicles move ([`super::people`]). The eye-tracking
+//! camera (`211-1`, 640×240, both eyes side by side) is drawn from the scripted gaze
+//! ([`super::eyes`]) at [`ET_FPS`] by default. Frames are rendered ahead in parallel
+//! batches ([`super::frames`]); the bytes do not depend on the number of threads.
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::Isometry3;
 
-use super::hands::{hand_cylinders, reaches as script_reaches, wrist_palm_csv};
-use super::jpeg::{encode_grey, encode_rgb};
+use super::frames::{FrameCamera, FrameKind, FrameWorld};
+use super::hands::{reaches as script_reaches, wrist_palm_csv};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
-use super::people::person_cylinders;
-use super::render::{render_grey_into, render_rgb_into, RayTable, Scene};
+use super::render::{default_threads, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
 use super::semidense::{SemidenseMap, SemidenseSpec};
@@ -62,6 +63,9 @@ const BARO: VrsStreamId = VrsStreamId::new(247, 1);
 const SLAM_LEFT: VrsStreamId = VrsStreamId::new(1201, 1);
 const SLAM_RIGHT: VrsStreamId = VrsStreamId::new(1201, 2);
 const RGB: VrsStreamId = VrsStreamId::new(214, 1);
+const ET: VrsStreamId = VrsStreamId::new(211, 1);
+/// Eye-tracking camera rate by default, Hz (Aria recording profiles use 10 or 30).
+pub const ET_FPS: f64 = 10.0;
 /// JPEG quality of rendered frames.
 pub const JPEG_QUALITY: u8 = 90;
 
@@ -120,6 +124,11 @@ pub struct SynthOptions {
     pub slam_fps: Option<f64>,
     /// RGB camera frame rate, Hz (`None`: the scenario's `rgb_fps`; 0: no RGB stream).
     pub rgb_fps: Option<f64>,
+    /// Eye-tracking camera frame rate, Hz (`None` or 0: no eye-tracking stream).
+    pub et_fps: Option<f64>,
+    /// Threads rendering frames (`None`: the available cores, at most 8). The bytes do
+    /// not depend on it.
+    pub threads: Option<usize>,
     /// Semi-dense points from the SLAM cameras' keyframes (`None`: no point files; also
     /// none without SLAM cameras).
     pub semidense: Option<SemidenseSpec>,
@@ -134,6 +143,8 @@ impl Default for SynthOptions {
             template: PathBuf::from(DEFAULT_TEMPLATE),
             slam_fps: Some(10.0),
             rgb_fps: None,
+            et_fps: Some(ET_FPS),
+            threads: None,
             semidense: Some(SemidenseSpec::default()),
         }
     }
@@ -277,9 +288,36 @@ pub fn write_session(
         let c = recorded_camera(&template, &cal, id, label).map_err(tpl_err)?;
         ids.push(id);
         let rays = RayTable::new(&c);
-        cams.push((id, c, rays, fps));
+        let kind = if id == RGB {
+            FrameKind::Rgb
+        } else {
+            FrameKind::Grey
+        };
+        let (width, height) = (rays.width, rays.height);
+        let cam = FrameCamera {
+            kind,
+            calib: Some(c),
+            rays: Some(rays),
+            width,
+            height,
+        };
+        cams.push((id, cam, fps));
+    }
+    if let Some(fps) = opts.et_fps.filter(|f| *f > 0.0 && f.is_finite()) {
+        let (width, height) = recorded_size(&template, ET).map_err(tpl_err)?;
+        ids.push(ET);
+        let cam = FrameCamera {
+            kind: FrameKind::Eyes,
+            calib: None,
+            rays: None,
+            width,
+            height,
+        };
+        cams.push((ET, cam, fps));
     }
     let mut scene = Scene::from_world(&sc.world);
+    // Vehicles are appended after the static boxes, per frame.
+    let static_boxes = scene.boxes.len();
     let reaches = script_reaches(&path);
     if !sc.world.signs.is_empty() {
         let font = SignFont::load_default()?;
@@ -321,7 +359,7 @@ pub fn write_session(
         let r = template.read_record(e)?;
         let mut payload = r.payload.to_vec();
         // The cameras run at our rate, not the template's.
-        if let Some((_, _, _, fps)) = cams.iter().find(|c| c.0 == id) {
+        if let Some((_, _, fps)) = cams.iter().find(|c| c.0 == id) {
             let layout =
                 template.data_layout(id, RecordType::Configuration, r.header.format_version, 0)?;
             set_f64_piece(&mut payload, layout, "nominal_rate", *fps)
@@ -341,7 +379,7 @@ pub fn write_session(
     recs.extend(imu_l.iter().map(|r| Rec::Imu(IMU_LEFT, r)));
     recs.extend(mag.iter().map(|&(t, m)| Rec::Mag(t, m)));
     recs.extend(baro.iter().map(|&(t, p)| Rec::Baro(t, p)));
-    for (id, _, _, fps) in &cams {
+    for (id, _, fps) in &cams {
         for (k, (t_ns, _)) in super::sensors::sample_times(T0_NS, *fps, duration_s).enumerate() {
             recs.push(Rec::Frame(*id, k as u64, t_ns));
         }
@@ -349,7 +387,27 @@ pub fn write_session(
     recs.sort_by_key(Rec::key);
     let mut frames = vec![0usize; cams.len()];
     let mut buf = Vec::with_capacity(128);
-    let mut pixels = Vec::new();
+    // Frames in record order, rendered ahead in parallel batches.
+    let frame_jobs: Vec<(usize, i64)> = recs
+        .iter()
+        .filter_map(|r| match r {
+            Rec::Frame(id, _, t) => cams.iter().position(|c| c.0 == *id).map(|i| (i, *t)),
+            _ => None,
+        })
+        .collect();
+    let frame_cams: Vec<FrameCamera> = cams.iter().map(|c| c.1.clone()).collect();
+    let fw = FrameWorld {
+        scenario: sc,
+        path: &path,
+        reaches: &reaches,
+        static_boxes,
+        t0_ns: T0_NS,
+        quality: JPEG_QUALITY,
+    };
+    let threads = opts.threads.unwrap_or_else(default_threads).max(1);
+    let batch_len = if threads > 1 { 2 * threads } else { 1 };
+    let mut next_job = 0usize;
+    let mut ready: std::collections::VecDeque<Option<Vec<u8>>> = Default::default();
     let mut semidense = opts.semidense.clone().map(SemidenseMap::new);
     for rec in &recs {
         let id = match rec {
@@ -401,33 +459,30 @@ pub fn write_session(
         }
         buf.clear();
         e.encode_into(&mut buf);
-        if let Rec::Frame(..) = rec {
-            let Some((i, (_, c, rays, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id)
-            else {
+        if let Rec::Frame(_, k, _) = rec {
+            let Some((i, (_, cam, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id) else {
                 continue;
             };
             let t_s = (t_ns - T0_NS) as f64 * 1e-9;
-            let pose = path.t_world_device(t_s) * c.t_device_camera;
-            person_cylinders(&sc.world, t_s, &mut scene.cylinders);
-            hand_cylinders(&path, &reaches, t_s, &mut scene.cylinders);
-            let (w, h) = (rays.width as usize, rays.height as usize);
-            if let (Some(map), Rec::Frame(_, k, _)) = (semidense.as_mut(), rec) {
+            if let (Some(map), Some(c), Some(rays)) =
+                (semidense.as_mut(), cam.calib.as_ref(), cam.rays.as_ref())
+            {
                 let every = map.spec().keyframe_every.max(1) as u64;
                 if id != RGB && k % every == 0 {
-                    map.observe(&scene, c, rays, &pose, t_ns);
+                    fw.dress(&mut scene, t_s);
+                    map.observe(&scene, c, rays, &fw.camera_pose(c, t_s), t_ns);
                 }
             }
-            let jpg = if id == RGB {
-                render_rgb_into(&scene, rays, &pose, &mut pixels);
-                encode_rgb(&pixels, w, h, JPEG_QUALITY)
-            } else {
-                render_grey_into(&scene, rays, &pose, &mut pixels);
-                encode_grey(&pixels, w, h, JPEG_QUALITY)
+            if ready.is_empty() {
+                let end = (next_job + batch_len).min(frame_jobs.len());
+                let jobs = frame_jobs.get(next_job..end).unwrap_or(&[]);
+                ready.extend(fw.batch(&frame_cams, jobs, &scene, threads));
+                next_job = end;
             }
-            .ok_or_else(|| {
+            let jpg = ready.pop_front().flatten().ok_or_else(|| {
                 enc_err(format!(
-                    "cannot JPEG-encode a {}×{} frame",
-                    rays.width, rays.height
+                    "cannot render or JPEG-encode a {}×{} frame",
+                    cam.width, cam.height
                 ))
             })?;
             buf.extend_from_slice(&jpg);
@@ -571,6 +626,29 @@ fn recorded_camera(
         (Some(w), Some(h)) if w > 0 && h > 0 => c
             .rescaled(w, h)
             .map_err(|e| format!("{label}: cannot rescale to {w}×{h}: {e}")),
+        _ => Err(format!("stream {id} configuration has no image size")),
+    }
+}
+
+/// The image size the template's stream `id` records (its configuration record's
+/// `image_width`/`image_height`).
+fn recorded_size(template: &VrsReader, id: VrsStreamId) -> Result<(u32, u32), String> {
+    let e = template
+        .index()
+        .iter()
+        .find(|e| e.stream == id && e.record_type == RecordType::Configuration)
+        .ok_or_else(|| format!("stream {id} has no configuration record"))?;
+    let r = template
+        .read_record(e)
+        .map_err(|e| format!("stream {id} configuration: {e}"))?;
+    let layout = template
+        .data_layout(id, RecordType::Configuration, r.header.format_version, 0)
+        .map_err(|e| format!("stream {id} configuration layout: {e}"))?;
+    match (
+        layout.value::<u32>(&r.payload, "image_width"),
+        layout.value::<u32>(&r.payload, "image_height"),
+    ) {
+        (Some(w), Some(h)) if w > 0 && h > 0 => Ok((w, h)),
         _ => Err(format!("stream {id} configuration has no image size")),
     }
 }

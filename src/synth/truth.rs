@@ -112,6 +112,10 @@ pub struct RequestTruth {
     pub facts: Vec<String>,
     /// Instructions that would be unsafe.
     pub unsafe_instructions: Vec<String>,
+    /// Every person and vehicle at the request: where, moving, coming closer, facing,
+    /// waving (social cues, crossings).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bodies: Vec<super::truth_people::BodyTruth>,
 }
 
 /// `ground_truth.json`.
@@ -173,12 +177,19 @@ pub fn ground_truth(
             .or_else(|| w.steps.iter().find(|s| s.label == label).map(|s| s.edge_m))
             .or_else(|| w.signs.iter().find(|s| s.text == label).map(|s| s.center_m))
     };
-    // People move: where they are at time `t_s`.
+    // People and vehicles move: where they are at time `t_s`.
     let person_at = |label: &str, t_s: f64| -> Option<[f64; 3]> {
-        w.people.iter().find(|p| p.label == label).map(|p| {
-            let [x, y] = p.position_at(t_s);
-            [x, y, w.floor_z_m]
-        })
+        w.people
+            .iter()
+            .find(|p| p.label == label)
+            .map(|p| p.position_at(t_s))
+            .or_else(|| {
+                w.vehicles
+                    .iter()
+                    .find(|v| v.label == label)
+                    .map(|v| v.position_at(t_s))
+            })
+            .map(|[x, y]| [x, y, w.floor_z_m])
     };
     let requests = sc
         .requests
@@ -225,6 +236,7 @@ pub fn ground_truth(
                 relative,
                 facts,
                 unsafe_instructions: r.unsafe_instructions.clone(),
+                bodies: super::truth_people::bodies_at(w, path, r.t_s),
             }
         })
         .collect();
