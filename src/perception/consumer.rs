@@ -11,6 +11,7 @@ use crate::sample::{Sample, StreamId};
 use crate::state::{PerceptionSink, TextReader};
 use crate::time::{DeviceTime, HostTime};
 
+use super::depth_input::DepthInput;
 use super::engine::Perception;
 
 /// Streams perception reads.
@@ -30,6 +31,7 @@ pub struct PerceptionConsumer {
     engine: Perception,
     sink: Box<dyn PerceptionSink>,
     reader: Option<Box<dyn TextReader>>,
+    depth: Option<DepthInput>,
     scratch: Vec<Sample>,
     next_tick_ns: Option<i64>,
     ticks: u64,
@@ -53,6 +55,7 @@ impl PerceptionConsumer {
             engine,
             sink,
             reader: None,
+            depth: None,
             scratch: Vec::with_capacity(4096),
             next_tick_ns: None,
             ticks: 0,
@@ -63,6 +66,17 @@ impl PerceptionConsumer {
     pub fn with_text_reader(mut self, reader: Box<dyn TextReader>) -> Self {
         self.reader = Some(reader);
         self
+    }
+
+    /// Also sees depth from the SLAM stereo pair through `depth`.
+    pub fn with_depth(mut self, depth: DepthInput) -> Self {
+        self.depth = Some(depth);
+        self
+    }
+
+    /// The stereo depth input's counters, when there is one.
+    pub fn depth_stats(&self) -> Option<super::depth_input::DepthInputStats> {
+        self.depth.as_ref().map(DepthInput::stats)
     }
 
     /// The engine (counters, last view).
@@ -79,6 +93,11 @@ impl PerceptionConsumer {
         if let Some(r) = self.reader.as_mut() {
             let texts = r.poll();
             self.engine.add_texts(texts);
+        }
+        if let Some(d) = self.depth.as_mut() {
+            for (capture_ns, points) in d.poll() {
+                self.engine.on_depth_points(capture_ns, &points);
+            }
         }
         let (state, events) = self.engine.tick(DeviceTime(at_ns), now);
         self.ticks += 1;
@@ -109,7 +128,14 @@ impl PerceptionConsumer {
                 r.submit(s, self.engine.gaze_pixel(s.capture));
             }
         }
-        self.engine.on_sample(s);
+        if let Some(d) = self.depth.as_mut() {
+            if DepthInput::wants(s.stream) {
+                d.on_sample(s);
+            }
+        }
+        if WANTED.contains(&s.stream) {
+            self.engine.on_sample(s);
+        }
     }
 }
 
@@ -119,13 +145,14 @@ impl Consumer for PerceptionConsumer {
     }
 
     fn wants(&self, stream: StreamId) -> bool {
-        WANTED.contains(&stream) && (stream != StreamId::CameraRgb || self.reader.is_some())
+        (WANTED.contains(&stream) && (stream != StreamId::CameraRgb || self.reader.is_some()))
+            || (self.depth.is_some() && DepthInput::wants(stream))
     }
 
     fn on_samples(&mut self, reader: &mut Reader, now: HostTime) -> Result<(), ConsumerError> {
         let mut batch = std::mem::take(&mut self.scratch);
         batch.clear();
-        for s in WANTED {
+        for s in StreamId::ALL {
             if self.wants(s) {
                 reader.drain_new_into(s, &mut batch);
             }

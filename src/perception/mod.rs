@@ -16,6 +16,7 @@
 pub mod cellhash;
 pub mod config;
 pub mod consumer;
+pub mod depth_input;
 pub mod elevation;
 pub mod engine;
 pub mod error;
