@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex};
 use super::counters::{bump, Counters};
 use super::decisions::DecisionWriter;
 use super::forms::Form;
+use super::goal::find_goal;
 use super::guard::claims::complete_sentences;
 use super::guard::{action_of, Guard, Guarded};
-use super::intent::{classify, goal_target, resolve, Intent};
+use super::intent::{classify, resolve, Intent};
 use super::render::render_state;
 use super::requests::Request;
 use super::template::answer as template_answer;
@@ -50,9 +51,10 @@ pub(crate) fn write_decision(w: &SharedDecisions, d: &Decision) {
 /// The thing a request is about (goal target, "where is X").
 fn target_of<'a>(r: &Request, state: &'a EnvironmentState) -> Option<&'a Thing> {
     match r.form {
-        Form::Goal => goal_target(&r.text, state),
+        Form::Goal => find_goal(&r.text, state).and_then(|g| g.thing()),
         Form::Question => match classify(&r.text) {
             Intent::WhereIs(words) => resolve(&words, state),
+            Intent::AtGoal => find_goal(&r.text, state).and_then(|g| g.thing()),
             _ => None,
         },
         _ => None,

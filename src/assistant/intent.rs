@@ -17,6 +17,8 @@ pub enum Intent {
     LookingAt,
     /// "Where is the door?" (the content words naming the thing).
     WhereIs(Vec<String>),
+    /// "Am I at the exit?" / "Have I reached the door?"
+    AtGoal,
     /// "What's ahead?" / "Is the path clear?" (also the default).
     Ahead,
 }
@@ -38,6 +40,9 @@ pub fn classify(question: &str) -> Intent {
     if text.contains("looking at") || text.contains("what is this") || text.contains("what's this")
     {
         return Intent::LookingAt;
+    }
+    if text.contains("am i at") || text.contains("have i reached") || text.contains("am i there") {
+        return Intent::AtGoal;
     }
     if t.first()
         .is_some_and(|w| w == "where" || w == "where's" || w == "find")
@@ -71,9 +76,10 @@ pub fn resolve<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&'a 
     best.map(|(t, _)| t)
 }
 
-/// The thing a goal request names ("Take me to the exit door." → the exit door).
+/// The thing a goal request names ("Take me to the exit door." → the exit door), as
+/// [`super::goal::find_goal`] resolves it (a door under a named sign first).
 pub fn goal_target<'a>(request: &str, state: &'a EnvironmentState) -> Option<&'a Thing> {
-    resolve(&content_words(request), state)
+    super::goal::find_goal(request, state).and_then(|g| g.thing())
 }
 
 #[cfg(test)]
@@ -94,5 +100,6 @@ mod tests {
             Intent::WhereIs(vec!["door".into()])
         );
         assert_eq!(classify("What is in front of me?"), Intent::Ahead);
+        assert_eq!(classify("Am I at the exit?"), Intent::AtGoal);
     }
 }

@@ -7,6 +7,7 @@
 //! * [`render`]: the environment state as compact, deterministic text for a language model.
 //! * [`phrase`]: how directions, distances and steps are said.
 //! * [`corridor`]: which things lie on a straight walk in a clock direction.
+//! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
 //! * [`intent`]: what a question asks about, and which thing a request names.
 //! * [`lexicon`]: tokens, number words and the nouns that name things.
 //! * [`template`]: the template generator, grounded by construction.
@@ -25,6 +26,7 @@ pub mod corridor;
 mod counters;
 pub mod decisions;
 pub mod forms;
+pub mod goal;
 pub mod guard;
 pub mod intent;
 pub mod lexicon;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use super::corridor::{blockers, is_hazard, pass_blockers};
 use super::forms::Form;
-use super::intent::{classify, goal_target, resolve, Intent};
+use super::goal::{find_goal, Goal};
+use super::intent::{classify, resolve, Intent};
 use super::lexicon::{content_words, tokens};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
 use crate::state::{
@@ -312,17 +313,22 @@ fn ahead(state: &EnvironmentState) -> TemplateAnswer {
     TemplateAnswer::known(out)
 }
 
-/// Guidance towards a place at `target_clock`, `target_m` away, after the `first` sentence
-/// that names it.
+/// How far a place beyond the measured range is taken to be when routing, metres (the
+/// point map reaches about this far).
+pub const FAR_M: f32 = 8.0;
+
+/// Guidance towards a place at `target_clock`, `target_m` away (`None`: farther than can
+/// be measured), after the `first` sentence that names it: what is in the way and on which
+/// side to pass it, or the walk.
 fn guide(
     state: &EnvironmentState,
     first: String,
     target_clock: ClockHour,
-    target_m: f32,
+    target_m: Option<f32>,
     target_id: Option<u32>,
 ) -> TemplateAnswer {
     let mut out = vec![first];
-    let walk_m = target_m.max(0.0);
+    let walk_m = target_m.unwrap_or(FAR_M).max(0.0);
     let range =
         walk_m.max(crate::state::metres_to_steps(walk_m) as f32 * crate::state::STEP_LENGTH_M);
     let blocking: Vec<&Thing> = blockers(state, target_clock, range)
@@ -360,15 +366,19 @@ fn guide(
         });
         return TemplateAnswer::known(out);
     }
-    let walk = if target_clock.get() == 12 {
-        format!("Walk straight ahead {}.", steps(walk_m))
-    } else {
-        format!(
+    let walk = match (target_m, target_clock.get()) {
+        (Some(_), 12) => format!("Walk straight ahead {}.", steps(walk_m)),
+        (Some(_), _) => format!(
             "{}, towards {}, and walk {}.",
             turn_towards(target_clock),
             clock(target_clock),
             steps(walk_m)
-        )
+        ),
+        (None, _) => format!(
+            "Nothing is in the way towards {} for {}.",
+            clock(target_clock),
+            about_metres(FAR_M)
+        ),
     };
     out.push(walk);
     // A hazard close by but off the line: say where it is.
@@ -386,19 +396,120 @@ fn guide(
     TemplateAnswer::known(out)
 }
 
-fn goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
+/// "The exit door is at 12 o'clock, about 6 metres, under the sign "EXIT"."
+fn door_sentence(request: &str, door: &Thing, sign: Option<&TextFact>) -> String {
     let words = content_words(request);
-    if let Some(t) = goal_target(request, state) {
-        return guide(state, thing_sentence(t), t.clock, t.distance_m, Some(t.id));
+    let exit = words.iter().any(|w| w == "exit")
+        || sign.is_some_and(|x| tokens(&x.text).iter().any(|w| w == "exit"));
+    let name = match (sign, exit) {
+        (Some(_), true) => "The exit door".to_string(),
+        (Some(_), false) => "The door".to_string(),
+        (None, _) => capitalise(&the_label(door)),
+    };
+    let mut s = format!(
+        "{name} is at {}, {}",
+        clock(door.clock),
+        about_metres(door.distance_m)
+    );
+    if let Some(x) = sign {
+        s.push_str(&format!(", under the sign \"{}\"", x.text.trim()));
     }
-    if let Some(x) = matching_text(&words, state) {
-        if let Some(d) = x.distance_m {
-            return guide(state, text_sentence(x, "A sign says"), x.clock, d, None);
-        }
-        return TemplateAnswer::known(vec![text_sentence(x, "A sign says")]);
-    }
-    not_found(&words)
+    s.push('.');
+    s
 }
+
+/// `The sign "EXIT" is at 12 o'clock, about 9 metres.` (or "farther than I can measure").
+fn sign_place_sentence(x: &TextFact) -> String {
+    match x.distance_m {
+        Some(d) => format!(
+            "The sign \"{}\" is at {}, {}.",
+            x.text.trim(),
+            clock(x.clock),
+            about_metres(d)
+        ),
+        None => format!(
+            "The sign \"{}\" is at {}, farther than I can measure.",
+            x.text.trim(),
+            clock(x.clock)
+        ),
+    }
+}
+
+/// What can be seen instead of a place not found: the nearest door and the best sign.
+fn instead(state: &EnvironmentState) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(d) = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| t.kind == ThingKind::Door)
+            .collect(),
+    )
+    .first()
+    {
+        out.push(format!(
+            "There is {} {} at {}, {}.",
+            super::phrase::article(&d.label),
+            d.label,
+            clock(d.clock),
+            about_metres(d.distance_m)
+        ));
+    }
+    if let Some(x) = best_text(state) {
+        out.push(text_sentence(x, "A sign says"));
+    }
+    out
+}
+
+fn goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
+    match find_goal(request, state) {
+        Some(Goal::Door { door, sign }) => guide(
+            state,
+            door_sentence(request, door, sign),
+            door.clock,
+            Some(door.distance_m),
+            Some(door.id),
+        ),
+        Some(Goal::Thing(t)) => guide(
+            state,
+            thing_sentence(t),
+            t.clock,
+            Some(t.distance_m),
+            Some(t.id),
+        ),
+        Some(Goal::Sign(x)) => guide(state, sign_place_sentence(x), x.clock, x.distance_m, None),
+        None => {
+            let words = content_words(request);
+            let mut a = not_found(&words);
+            a.sentences.extend(instead(state));
+            a
+        }
+    }
+}
+
+/// "Am I at the exit?": the place's distance says yes (within [`AT_GOAL_M`]) or not yet.
+fn at_goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
+    let Some(g) = find_goal(request, state) else {
+        let words = content_words(request);
+        let mut a = not_found(&words);
+        a.sentences.extend(instead(state));
+        return a;
+    };
+    let (first, d) = match g {
+        Goal::Door { door, sign } => (door_sentence(request, door, sign), Some(door.distance_m)),
+        Goal::Thing(t) => (thing_sentence(t), Some(t.distance_m)),
+        Goal::Sign(x) => (sign_place_sentence(x), x.distance_m),
+    };
+    let verdict = match d {
+        Some(d) if d <= AT_GOAL_M => "Yes, you are there.",
+        Some(_) => "Not yet.",
+        None => "Not yet: it is still far.",
+    };
+    TemplateAnswer::known(vec![verdict.to_string(), first])
+}
+
+/// Within this distance of the place asked about, "Am I at …?" is answered yes, metres.
+pub const AT_GOAL_M: f32 = 1.5;
 
 fn ambient(state: &EnvironmentState) -> TemplateAnswer {
     if let Some(t) = in_path_hazards(state).first() {
@@ -425,6 +536,7 @@ pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAn
             Intent::Stairs => stairs(state),
             Intent::LookingAt => looking_at(state),
             Intent::WhereIs(words) => where_is(&words, state),
+            Intent::AtGoal => at_goal(request, state),
             Intent::Ahead => ahead(state),
         },
     }

@@ -18,6 +18,7 @@ use super::heading::HeadingFilter;
 use super::limits::limitations;
 use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
 use super::obstacles::{Corridor, CorridorAnalyzer, CorridorView};
+use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
 use super::sensors::SensorModels;
@@ -105,6 +106,7 @@ pub struct Perception {
     newest_ns: Option<i64>,
     last_view: CorridorView,
     stats: PerceptionStats,
+    openings: OpeningDetector, // openings hook (goal routing)
 }
 
 impl Perception {
@@ -144,6 +146,7 @@ impl Perception {
             newest_ns: None,
             last_view: CorridorView::default(),
             stats: PerceptionStats::default(),
+            openings: OpeningDetector::default(), // openings hook (goal routing)
         }
     }
 
@@ -490,6 +493,17 @@ impl Perception {
             self.stats.things_dropped += (things.len() - max_things) as u64;
             things.truncate(max_things);
         }
+        // ---- openings hook (goal routing, src/perception/openings.rs): doorways and open
+        // corridor ends from the point map, as `ThingKind::Door` things (never in the
+        // path, never alerted; at most `openings::MAX_OPENINGS` beyond `max_things`).
+        if let (Some(h), Some(map)) = (head.as_ref(), self.points.as_ref()) {
+            let (hx, hy) = (h.position_m.x, h.position_m.y);
+            self.openings
+                .update(map, [hx as f32, hy as f32], self.last_view.floor_z_m, t);
+            things.extend(self.openings.things([hx, hy], h.yaw_rad, at));
+            things.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+        }
+        // ---- end of the openings hook
         let gaze = self.gaze_fact(t, head.as_ref(), &things);
         let gaze_px = gaze.as_ref().and_then(|g| g.rgb_pixel);
         let max_age = self.cfg.text_max_age_ns;

@@ -28,6 +28,7 @@ pub mod limits;
 pub mod load;
 pub mod motion;
 pub mod obstacles;
+pub mod openings;
 pub mod points;
 pub mod pose;
 pub mod sensors;

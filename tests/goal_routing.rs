@@ -1,0 +1,123 @@
+//! Goal routing end to end on hand-built states: the answer to a goal request names the
+//! place (a door under the sign the request names), what is in the way and the side to
+//! pass it, and passes the safety guard unchanged; the facts are checked with the scorer
+//! of `vista score` (`eval::requests::fact_present`), not with the templates' own words.
+
+use vista::assistant::forms::Form;
+use vista::assistant::template::answer;
+use vista::assistant::{Guard, GuardConfig};
+use vista::eval::requests::fact_present;
+use vista::state::{ClockHour, EnvironmentState, Evidence, TextFact, Thing, ThingKind, Walkable};
+use vista::time::DeviceTime;
+
+fn thing(id: u32, kind: ThingKind, label: &str, clock: u8, d: f32, in_path: bool) -> Thing {
+    Thing {
+        id,
+        kind,
+        label: label.into(),
+        clock: ClockHour::new(clock),
+        distance_m: d,
+        height: None,
+        world_m: None,
+        in_path,
+        first_seen: DeviceTime(0),
+        last_seen: DeviceTime(0),
+        confidence: 0.9,
+        evidence: Evidence::Points,
+    }
+}
+
+fn sign(text: &str, clock: u8, d: Option<f32>) -> TextFact {
+    TextFact {
+        text: text.into(),
+        confidence: 0.95,
+        clock: ClockHour::new(clock),
+        distance_m: d,
+        rgb_box: [0.0; 4],
+        gazed: true,
+        at: DeviceTime(0),
+    }
+}
+
+/// A hall: a doorway 7 m ahead under an EXIT sign, an obstacle 3 m on at 11 o'clock in
+/// the path (left of the line to the door), another doorway at 3 o'clock.
+fn hall() -> EnvironmentState {
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things = vec![
+        thing(1, ThingKind::Obstacle, "obstacle", 11, 3.0, true),
+        thing(2, ThingKind::Door, "doorway", 3, 4.0, false),
+        thing(1_000_000_000, ThingKind::Door, "doorway", 12, 7.0, false),
+    ];
+    s.texts = vec![sign("EXIT", 12, None)];
+    s.walkable = Some(Walkable {
+        clear_ahead_m: 3.0,
+        clear_left_m: 5.0,
+        clear_right_m: 5.0,
+    });
+    s
+}
+
+fn guarded(form: Form, request: &str, s: &EnvironmentState) -> String {
+    let a = answer(form, request, s);
+    let text = a.text();
+    let g = Guard::new(GuardConfig::default()).check_text(&text, s, None);
+    assert!(g.interventions.is_empty(), "{text}: {:?}", g.interventions);
+    text
+}
+
+#[test]
+fn the_way_to_the_exit_names_door_sign_obstacle_and_side() {
+    let s = hall();
+    let text = guarded(Form::Goal, "How do I get to the exit?", &s);
+    for fact in [
+        "the exit door is at 12 o'clock, about 7 m",
+        "the sign \"EXIT\" is at 12 o'clock",
+        "11 o'clock, 3 m",
+        "right",
+    ] {
+        assert!(fact_present(fact, &text), "{fact:?} not in {text:?}");
+    }
+    // The obstacle is left of the line to the door: passing left would be wrong.
+    assert!(!fact_present("left", &text), "{text}");
+}
+
+#[test]
+fn without_the_door_the_sign_leads_and_a_missing_goal_says_what_is_there() {
+    let mut s = hall();
+    s.things.retain(|t| t.kind != ThingKind::Door);
+    let text = guarded(Form::Goal, "How do I get to the exit?", &s);
+    assert!(
+        fact_present("the sign \"EXIT\" is at 12 o'clock", &text),
+        "{text}"
+    );
+    assert!(fact_present("11 o'clock, 3 m", &text), "{text}");
+    // Nothing named: say so, and what can be seen instead (the door at 3 o'clock).
+    let s = hall();
+    let text = answer(Form::Goal, "Take me to the stairs", &s).text();
+    assert!(text.starts_with("I can't"), "{text}");
+    assert!(fact_present("doorway at 3 o'clock, 4 m", &text), "{text}");
+}
+
+#[test]
+fn am_i_at_the_exit_follows_the_distance() {
+    let mut s = hall();
+    let text = guarded(Form::Question, "Am I at the exit?", &s);
+    assert!(text.starts_with("Not yet"), "{text}");
+    assert!(
+        fact_present("the exit door is at 12 o'clock, about 7 m", &text),
+        "{text}"
+    );
+    for t in s.things.iter_mut() {
+        if t.id == 1_000_000_000 {
+            t.distance_m = 1.2;
+            t.clock = ClockHour::new(11);
+        }
+    }
+    s.things.retain(|t| t.kind == ThingKind::Door);
+    let text = guarded(Form::Question, "Am I at the exit?", &s);
+    assert!(text.starts_with("Yes"), "{text}");
+    assert!(
+        fact_present("the exit door is at 11 o'clock, 1 m", &text),
+        "{text}"
+    );
+}
