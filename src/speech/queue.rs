@@ -129,7 +129,20 @@ impl SpeechQueue {
                         .chain(self.ambient.take())
                         .map(|d| (d, DropReason::ClearedByAlert)),
                 );
-                adm.interrupt_current = playing.is_some_and(|(p, _)| p != Priority::Alert);
+                // A newer alert (higher request id) cuts an older one still speaking, and
+                // the older one's remaining clauses go: evidence -> audio never waits
+                // behind an earlier alert. Clauses of the same alert share an id.
+                let id = u.request_id;
+                adm.interrupt_current = playing
+                    .is_some_and(|(p, playing_id)| p != Priority::Alert || playing_id < id);
+                if playing.is_some_and(|(p, playing_id)| p == Priority::Alert && playing_id < id)
+                {
+                    let (old, keep): (Vec<_>, Vec<_>) =
+                        self.alerts.drain(..).partition(|a| a.request_id < id);
+                    self.alerts = keep.into();
+                    adm.dropped
+                        .extend(old.into_iter().map(|d| (d, DropReason::Superseded)));
+                }
                 self.alerts.push_back(u);
             }
             Priority::Answer => {
@@ -218,10 +231,29 @@ mod tests {
     }
 
     #[test]
-    fn alert_does_not_interrupt_alert() {
+    fn a_clause_does_not_interrupt_its_own_alert() {
         let mut q = SpeechQueue::new(QueueConfig::default());
         let adm = q.push(u(Priority::Alert, 0, "b", 0), Some((Priority::Alert, 0)));
         assert!(!adm.interrupt_current);
+    }
+
+    #[test]
+    fn a_newer_alert_cuts_an_older_one_and_its_remaining_clauses() {
+        let mut q = SpeechQueue::new(QueueConfig::default());
+        q.push(u(Priority::Alert, 3, "pole ahead,", 0), None);
+        q.push(u(Priority::Alert, 3, "2 metres.", 0), None);
+        assert_eq!(q.pop(HostTime(0)).0.map(|u| u.text).as_deref(), Some("pole ahead,"));
+        let adm = q.push(
+            u(Priority::Alert, 4, "stop, drop-off", 0),
+            Some((Priority::Alert, 3)),
+        );
+        assert!(adm.interrupt_current);
+        assert_eq!(adm.dropped.len(), 1);
+        assert_eq!(adm.dropped[0].1, DropReason::Superseded);
+        assert_eq!(texts(&mut q), ["stop, drop-off"]);
+        // An older alert arriving late does not cut a newer one.
+        let late = q.push(u(Priority::Alert, 2, "late", 0), Some((Priority::Alert, 4)));
+        assert!(!late.interrupt_current);
     }
 
     #[test]
