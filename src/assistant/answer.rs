@@ -199,7 +199,15 @@ impl Engine {
         let mut unanswerable = false;
         let mut cancelled = false;
         let mut use_template = true;
-        if let (Some(g), false) = (self.generator.as_mut(), self.failed) {
+        // --- language model (h-llm): only scenes and open questions go to the model ---
+        let mut first_token_ns = None;
+        let lm_route = super::lm_route::route(job.request.form, &job.request.text);
+        let generator = self
+            .generator
+            .as_mut()
+            .filter(|_| lm_route == super::lm_route::Route::Lm);
+        // --- end language model ---
+        if let (Some(g), false) = (generator, self.failed) {
             use_template = false;
             let spec = job.request.form.spec();
             let prompt = GenerationPrompt {
@@ -220,7 +228,10 @@ impl Engine {
                 &job.cancel,
             );
             match result {
-                Ok(stats) => cancelled = stats.cancelled || job.cancel.load(Ordering::Acquire),
+                Ok(stats) => {
+                    cancelled = stats.cancelled || job.cancel.load(Ordering::Acquire);
+                    first_token_ns = (stats.generated_tokens > 0).then_some(stats.first_token_ns);
+                }
                 Err(e) => {
                     bump(&self.counters.generator_failures);
                     log::warn!(
@@ -286,6 +297,7 @@ impl Engine {
             state_at_ns: state.at.ns(),
             generator: name,
             guard: action_of(&guarded.interventions),
+            first_token_ns,
         };
         write_decision(&self.decisions, &d);
     }

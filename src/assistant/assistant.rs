@@ -340,6 +340,7 @@ impl PerceptionSink for Assistant {
                         .map_or(event.evidence.ns(), |s| s.at.ns()),
                     generator: "alerter".into(),
                     guard: crate::state::GuardAction::Passed,
+                    first_token_ns: None,
                 };
                 write_decision(&self.decisions, &d);
             }

@@ -26,9 +26,13 @@ pub struct ProfileArgs {
     /// Do not read text.
     #[arg(long)]
     pub no_ocr: bool,
-    /// Answer with a language model (GGUF path or `default`; needs `--features llm`).
+    /// The language model for scenes and open questions (GGUF path; default: SmolLM2 from
+    /// the model cache when present).
     #[arg(long, value_name = "GGUF|default")]
     pub lm: Option<String>,
+    /// Templates only, no language model.
+    #[arg(long, conflicts_with = "lm")]
+    pub no_lm: bool,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -60,6 +64,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             scene_every: None,
             no_ocr: args.no_ocr,
             lm: args.lm,
+            no_lm: args.no_lm,
         },
     };
     super::replay::run(replay)

@@ -61,34 +61,17 @@ pub struct SpeakArgs {
     /// Do not read text (skip PP-OCR even when its models are present).
     #[arg(long)]
     pub no_ocr: bool,
-    /// Answer with a language model (a GGUF path, or `default` for SmolLM2 from the model
-    /// cache), grounded on the environment state and checked by the safety guard; alerts
-    /// never wait for it. Needs a build with `--features llm`. Without it: templates.
+    // --- language model (h-llm) ---
+    /// The language model for scene descriptions and open questions: SmolLM2 from the model
+    /// cache by default (templates, with one warning, when it is missing or corrupt), or a
+    /// GGUF path. Goals and safety questions stay with the grounded templates; alerts never
+    /// wait for the model; every generated sentence passes the safety guard.
     #[arg(long, value_name = "GGUF|default")]
     pub lm: Option<String>,
-}
-
-/// The language model for `--lm`, loaded once with its system prompt's cache prefilled.
-#[cfg(feature = "llm")]
-fn language_model(spec: &str) -> anyhow::Result<Box<dyn vista::state::Generator>> {
-    use vista::infer::llm::{default_model_path, ContextConfig, LmEngine};
-    let path = if spec == "default" {
-        default_model_path(2)?
-    } else {
-        PathBuf::from(spec)
-    };
-    let engine = LmEngine::load(&path, &ContextConfig::default())
-        .with_context(|| format!("loading the language model {}", path.display()))?;
-    log::info!("language model: {}", path.display());
-    Ok(Box::new(engine))
-}
-
-#[cfg(not(feature = "llm"))]
-fn language_model(spec: &str) -> anyhow::Result<Box<dyn vista::state::Generator>> {
-    anyhow::bail!(
-        "--lm {spec}: this vista was built without the language model; build with \
-         `cargo build --release --features llm`"
-    )
+    /// Answer with the grounded templates only (no language model).
+    #[arg(long, conflicts_with = "lm")]
+    pub no_lm: bool,
+    // --- end language model ---
 }
 
 /// Forwards perception's calls to the shared assistant (so its counters and speaker report
@@ -262,15 +245,17 @@ pub fn setup_with(
         .scene_every
         .filter(|s| s.is_finite() && *s > 0.0)
         .map(|s| (s * 1e9) as i64);
+    // --- language model (h-llm) ---
+    let choice = vista::assistant::lm_setup::LmChoice::from_args(args.lm.as_deref(), args.no_lm);
+    let mut lm = vista::assistant::lm_setup::load_lm(&choice, clock.is_real_time())?;
+    notes.extend(lm.note.clone());
+    // --- end language model ---
     let started = start_assistant(
         SessionOptions {
             out_dir: dir,
             requests: requests.as_deref(),
             audio: args.audio,
-            generator: match &args.lm {
-                Some(spec) => Some(language_model(spec)?),
-                None => None,
-            },
+            generator: lm.generator.take(),
             live,
             ambient_every_ns,
         },
@@ -287,7 +272,7 @@ pub fn setup_with(
     );
     let assistant = Arc::new(Mutex::new(started.assistant));
     let mut consumer =
-        PerceptionConsumer::new(engine, Box::new(SharedSink(Arc::clone(&assistant))));
+        PerceptionConsumer::new(engine, lm.wrap_sink(SharedSink(Arc::clone(&assistant))));
 
     let mut text_stats = None;
     if args.no_ocr {

@@ -60,6 +60,9 @@ pub struct Decision {
     pub generator: String,
     /// What the guard did.
     pub guard: GuardAction,
+    /// For generated answers: host ns from the generator call to its first token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_ns: Option<i64>,
 }
 
 /// The hazard an alert is about.

@@ -89,6 +89,9 @@ pub struct LmEngine {
     ctx: RawContext,
     format: ChatFormat,
     cached: Vec<i32>,
+    /// When the KV cache holds a prefix decoded from segments (not plain tokens): its key
+    /// and length. `cached` is then empty.
+    segment_prefix: Option<(u64, usize)>,
 }
 
 impl std::fmt::Debug for LmEngine {
@@ -121,6 +124,7 @@ impl LmEngine {
             ctx,
             format,
             cached: Vec::new(),
+            segment_prefix: None,
         })
     }
 
@@ -158,12 +162,21 @@ impl LmEngine {
     pub fn reset(&mut self) {
         self.ctx.clear();
         self.cached.clear();
+        self.segment_prefix = None;
+    }
+
+    /// Empties the cache when it holds a segment prefix (token requests need plain tokens).
+    fn leave_segment_prefix(&mut self) {
+        if self.segment_prefix.is_some() {
+            self.reset();
+        }
     }
 
     /// The raw context (for embedding experiments and benchmarks); the engine forgets what
     /// the cache holds, so the next request prefills from scratch.
     pub fn context_mut(&mut self) -> &mut RawContext {
         self.cached.clear();
+        self.segment_prefix = None;
         self.ctx.clear();
         &mut self.ctx
     }
@@ -219,6 +232,7 @@ impl LmEngine {
     /// Makes the KV cache hold exactly `tokens[..upto]` (prefilling what is missing), with
     /// the logits of the last token when anything was decoded. Returns the tokens reused.
     fn sync_cache(&mut self, tokens: &[i32], upto: usize) -> Result<usize, LmError> {
+        self.leave_segment_prefix();
         let upto = upto.min(tokens.len());
         let mut common = common_prefix(&self.cached, &tokens[..upto]);
         if common == upto && upto > 0 && self.cached.len() == upto {
@@ -262,6 +276,7 @@ impl LmEngine {
         if tokens.is_empty() {
             return Err(LmError::Prompt("empty prompt".into()));
         }
+        self.leave_segment_prefix();
         let n_ctx = self.ctx.n_ctx() as usize;
         if tokens.len() >= n_ctx {
             return Err(LmError::ContextFull {
@@ -345,6 +360,110 @@ impl LmEngine {
         result?;
         stats.total_ns = ns_since(t0);
         Ok(stats)
+    }
+
+    /// Answers over `head` (text, kept in the KV cache under `key`: the next call with the
+    /// same key reuses it), then `rows` of embeddings (`width` floats each, e.g. sensor
+    /// tokens), then `tail` text (the request), streaming text to `on_text`. The cache is
+    /// trimmed back to `head` afterwards.
+    #[allow(clippy::too_many_arguments)]
+    pub fn generate_after_embeddings(
+        &mut self,
+        key: u64,
+        head: &str,
+        rows: &[f32],
+        width: usize,
+        tail: &str,
+        opts: GenOptions,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+    ) -> Result<LmStats, LmError> {
+        let t0 = Instant::now();
+        let mut stats = LmStats {
+            reused_tokens: 0,
+            prefill_tokens: 0,
+            generated_tokens: 0,
+            prefill_ns: 0,
+            first_token_ns: 0,
+            total_ns: 0,
+            stop: StopReason::Cancelled,
+        };
+        let tail_tokens = self.model.tokenize(tail)?;
+        if tail_tokens.is_empty() {
+            return Err(LmError::Prompt("empty request after the embeddings".into()));
+        }
+        let n_head = match self.segment_prefix {
+            Some((k, n)) if k == key && self.ctx.truncate(n as u32).is_ok() => {
+                stats.reused_tokens = n as u32;
+                n
+            }
+            _ => {
+                self.reset();
+                let head_tokens = self.model.tokenize(head)?;
+                if let Err(e) = self.ctx.decode_tokens(&head_tokens, 0, false) {
+                    self.reset();
+                    return Err(e);
+                }
+                self.segment_prefix = Some((key, head_tokens.len()));
+                stats.prefill_tokens = head_tokens.len() as u32;
+                head_tokens.len()
+            }
+        };
+        let result = self.rows_then_generate(
+            n_head,
+            (rows, width),
+            &tail_tokens,
+            opts,
+            on_text,
+            cancel,
+            t0,
+            &mut stats,
+        );
+        // Back to the head, whatever happened.
+        if self.ctx.truncate(n_head as u32).is_err() {
+            self.reset();
+        }
+        result?;
+        stats.total_ns = ns_since(t0);
+        Ok(stats)
+    }
+
+    /// Decodes `rows` at `n_head`, then `tail`, then generates.
+    #[allow(clippy::too_many_arguments)]
+    fn rows_then_generate(
+        &mut self,
+        n_head: usize,
+        (rows, width): (&[f32], usize),
+        tail: &[i32],
+        opts: GenOptions,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+        t0: Instant,
+        stats: &mut LmStats,
+    ) -> Result<(), LmError> {
+        let n_rows = decode_embeddings(&mut self.ctx, rows, width, n_head as u32, false)?;
+        let pos = n_head + n_rows;
+        let n_ctx = self.ctx.n_ctx() as usize;
+        if pos + tail.len() >= n_ctx {
+            return Err(LmError::ContextFull {
+                what: "the prompt",
+                needed: pos + tail.len() + 1,
+                n_ctx: self.ctx.n_ctx(),
+            });
+        }
+        self.ctx.decode_tokens(tail, pos as u32, true)?;
+        let n_past = pos + tail.len();
+        stats.prefill_tokens += (n_rows + tail.len()) as u32;
+        stats.prefill_ns = ns_since(t0);
+        self.generate_at(
+            n_past,
+            (opts.max_tokens as usize).min(n_ctx - n_past),
+            opts.stop_at_eog,
+            on_text,
+            cancel,
+            t0,
+            stats,
+        )
     }
 
     fn prefill_segments(&mut self, segments: &[Segment<'_>]) -> Result<usize, LmError> {

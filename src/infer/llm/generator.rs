@@ -1,28 +1,41 @@
-//! [`LmEngine`] as the assistant's [`Generator`]: the system prompt is the cached prefix,
-//! the environment context and the request make the user turn. When the prompt and the
-//! answer would not fit the context window, the context text is shortened (its end is cut,
-//! the request is always kept whole) — see [`context_budget`].
+//! [`LmEngine`] as the assistant's [`Generator`]. The prompt is laid out for prefix reuse:
+//! the system turn holds the standing system prompt ([`super::DEFAULT_SYSTEM_PROMPT`]) and
+//! then the surroundings (the environment state as text), so it changes only when the state
+//! does and can be prefilled ahead of a request ([`LmEngine::prefill_context`]); the user turn
+//! holds the response form's instructions and the request, the only tokens a request pays
+//! for. When the prompt and the answer would not fit the context window, the surroundings
+//! are shortened (their end is cut, the request is always kept whole) — see
+//! [`context_budget`].
 
 use std::sync::atomic::AtomicBool;
 
-use super::engine::{GenOptions, LmEngine, StopReason};
+use super::engine::{GenOptions, LmEngine, LmStats, StopReason};
 use super::error::LmError;
+use super::DEFAULT_SYSTEM_PROMPT;
 use crate::state::{Continue, GenerationPrompt, GenerationStats, Generator, GeneratorError};
 
 /// Fewest answer tokens a request is given before its context is shortened instead.
 pub const MIN_ANSWER_TOKENS: usize = 32;
 
-/// The user turn: context, then the request and its response form.
-pub fn user_turn(context: &str, request: &str, form: &str) -> String {
-    let mut s = String::new();
+/// Tokens kept free after the system turn for the user turn and the answer when the
+/// surroundings are fitted to the window ahead of a request.
+pub const RESERVED_REQUEST_TOKENS: usize = 192;
+
+/// The system turn: the standing system prompt, then the surroundings.
+pub fn system_turn(base: &str, context: &str) -> String {
+    let mut s = base.trim().to_string();
     if !context.trim().is_empty() {
-        s.push_str("Surroundings:\n");
+        s.push_str("\n\nSurroundings:\n");
         s.push_str(context.trim());
-        s.push_str("\n\n");
     }
-    if !form.trim().is_empty() {
-        s.push_str("Answer type: ");
-        s.push_str(form.trim());
+    s
+}
+
+/// The user turn: the response form's instructions, then the request.
+pub fn user_turn(instructions: &str, request: &str) -> String {
+    let mut s = String::new();
+    if !instructions.trim().is_empty() {
+        s.push_str(instructions.trim());
         s.push('\n');
     }
     s.push_str("Request: ");
@@ -54,15 +67,60 @@ pub fn context_budget(
 }
 
 impl LmEngine {
-    fn generate_prompt(
+    /// `context` cut to its first `keep` tokens (a few fewer: re-tokenising the cut text can
+    /// merge differently), marked with an ellipsis.
+    fn cut_context(&self, ctx_tokens: &[i32], keep: usize) -> String {
+        let keep = keep.saturating_sub(8);
+        let mut bytes = Vec::new();
+        for &t in ctx_tokens.get(..keep).unwrap_or(&[]) {
+            bytes.extend_from_slice(&self.model().token_bytes(t));
+        }
+        format!("{}…", String::from_utf8_lossy(&bytes))
+    }
+
+    /// The surroundings as they go into the system turn: `context` whole when it leaves
+    /// [`RESERVED_REQUEST_TOKENS`] of the window free, else cut. Depends on the context
+    /// alone, so a prefill ahead of a request and the request agree on the text.
+    pub fn fitted_context(&self, context: &str) -> Result<String, LmError> {
+        let context = context.trim();
+        let ctx_tokens = self.model().tokenize(context)?;
+        let (_, total) = self.prompt_lengths(&system_turn(DEFAULT_SYSTEM_PROMPT, context), "")?;
+        let n_ctx = self.n_ctx() as usize;
+        if total + RESERVED_REQUEST_TOKENS <= n_ctx {
+            return Ok(context.to_string());
+        }
+        let fixed = total.saturating_sub(ctx_tokens.len());
+        let keep = n_ctx.saturating_sub(fixed + RESERVED_REQUEST_TOKENS);
+        log::debug!(
+            "context cut from {} to {keep} tokens to fit {n_ctx} tokens",
+            ctx_tokens.len()
+        );
+        Ok(self.cut_context(&ctx_tokens, keep))
+    }
+
+    /// Prefills the system turn for `context` (fitted as [`Self::fitted_context`] does), so
+    /// that a request over the same context pays only for its own tokens. Returns the
+    /// fitted context and the tokens prefilled.
+    pub fn prefill_context(&mut self, context: &str) -> Result<(String, u32), LmError> {
+        let fitted = self.fitted_context(context)?;
+        let n = self.prepare_prefix(&system_turn(DEFAULT_SYSTEM_PROMPT, &fitted))?;
+        Ok((fitted, n))
+    }
+
+    /// Answers `prompt` with `context` as the surroundings (the prompt's own context, or a
+    /// slightly older one already prefilled), streaming text to `on_text`.
+    pub fn generate_with_context(
         &mut self,
         prompt: &GenerationPrompt,
+        context: &str,
         on_text: &mut dyn FnMut(&str) -> Continue,
         cancel: &AtomicBool,
-    ) -> Result<GenerationStats, LmError> {
-        let user = user_turn(&prompt.context, &prompt.request, &prompt.form);
-        let (_, total) = self.prompt_lengths(&prompt.system, &user)?;
-        let ctx_tokens = self.model().tokenize(prompt.context.trim())?;
+    ) -> Result<LmStats, LmError> {
+        let fitted = self.fitted_context(context)?;
+        let user = user_turn(&prompt.system, &prompt.request);
+        let (_, total) =
+            self.prompt_lengths(&system_turn(DEFAULT_SYSTEM_PROMPT, &fitted), &user)?;
+        let ctx_tokens = self.model().tokenize(&fitted)?;
         let (keep, answer) = context_budget(
             self.n_ctx() as usize,
             total,
@@ -74,38 +132,30 @@ impl LmEngine {
             needed: total - ctx_tokens.len().min(total) + 1,
             n_ctx: self.n_ctx(),
         })?;
-        let user = if keep < ctx_tokens.len() {
-            // Cut a little more than needed: re-tokenising the cut text can merge differently.
-            let keep = keep.saturating_sub(8);
-            let mut bytes = Vec::new();
-            for &t in ctx_tokens.get(..keep).unwrap_or(&[]) {
-                bytes.extend_from_slice(&self.model().token_bytes(t));
-            }
-            let cut = String::from_utf8_lossy(&bytes).into_owned();
-            log::debug!(
-                "context cut from {} to {keep} tokens to fit {} tokens",
-                ctx_tokens.len(),
-                self.n_ctx()
-            );
-            user_turn(&format!("{cut}…"), &prompt.request, &prompt.form)
+        let fitted = if keep < ctx_tokens.len() {
+            self.cut_context(&ctx_tokens, keep)
         } else {
-            user
+            fitted
         };
         let mut forward = |s: &str| on_text(s) == Continue::Yes;
-        let st = self.chat(
-            &prompt.system,
+        self.chat(
+            &system_turn(DEFAULT_SYSTEM_PROMPT, &fitted),
             &user,
             GenOptions::new(answer as u32),
             &mut forward,
             cancel,
-        )?;
-        Ok(GenerationStats {
-            prefill_tokens: st.prefill_tokens,
-            generated_tokens: st.generated_tokens,
-            first_token_ns: st.first_token_ns,
-            total_ns: st.total_ns,
-            cancelled: st.stop == StopReason::Cancelled,
-        })
+        )
+    }
+}
+
+/// The port's statistics from the engine's.
+pub fn port_stats(st: &LmStats) -> GenerationStats {
+    GenerationStats {
+        prefill_tokens: st.prefill_tokens,
+        generated_tokens: st.generated_tokens,
+        first_token_ns: st.first_token_ns,
+        total_ns: st.total_ns,
+        cancelled: st.stop == StopReason::Cancelled,
     }
 }
 
@@ -120,7 +170,8 @@ impl Generator for LmEngine {
         on_text: &mut dyn FnMut(&str) -> Continue,
         cancel: &AtomicBool,
     ) -> Result<GenerationStats, GeneratorError> {
-        self.generate_prompt(prompt, on_text, cancel)
+        self.generate_with_context(prompt, &prompt.context, on_text, cancel)
+            .map(|st| port_stats(&st))
             .map_err(|e| GeneratorError {
                 generator: LmEngine::name(self).to_string(),
                 message: e.to_string(),
@@ -167,11 +218,16 @@ mod tests {
     }
 
     #[test]
-    fn user_turn_layout() {
+    fn turn_layouts() {
         assert_eq!(
-            user_turn(" door 3 m ahead ", "where is the door?", "question"),
-            "Surroundings:\ndoor 3 m ahead\n\nAnswer type: question\nRequest: where is the door?"
+            system_turn("Be brief.", " door 3 m ahead "),
+            "Be brief.\n\nSurroundings:\ndoor 3 m ahead"
         );
-        assert_eq!(user_turn("", "hi", ""), "Request: hi");
+        assert_eq!(system_turn("Be brief.", " "), "Be brief.");
+        assert_eq!(
+            user_turn(" Answer the question. ", "where is the door?"),
+            "Answer the question.\nRequest: where is the door?"
+        );
+        assert_eq!(user_turn("", "hi"), "Request: hi");
     }
 }

@@ -1,0 +1,367 @@
+//! The language model with its prompt prefix prefilled ahead of requests.
+//!
+//! The model's system turn holds the standing system prompt and the environment state as
+//! text (see [`crate::infer::llm::generator`]). A [`PrefillSink`] placed in front of the
+//! assistant renders every state snapshot (microseconds) and, at most every
+//! [`PrefillConfig::every_ns`] of device time, hands the newest one to a background thread
+//! that brings the KV cache up to date (only the tokens after the first difference are
+//! recomputed). A request then pays only for its own tokens: when the request's state is
+//! the newest one seen and the prefilled state is at most [`PrefillConfig::max_stale_ns`]
+//! older, the model answers over the prefilled state text; the guard still checks every
+//! sentence against the request's own state (its distance tolerance, 30 % or 1 m, covers
+//! the few decimetres a walker moves in that time). Otherwise the request's own state text
+//! is used and its changed tokens are prefilled then.
+//!
+//! Bounded: one pending snapshot (a newer one replaces it, counted as superseded), one
+//! context. The thread holds only a weak reference and ends once the generator and the
+//! sink are gone. In lock-step replay, use the engine directly (no prefill) so answers are
+//! deterministic.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::Duration;
+
+use super::render::render_state;
+use crate::infer::llm::generator::port_stats;
+use crate::infer::llm::LmEngine;
+use crate::state::{
+    Continue, EnvironmentState, GenerationPrompt, GenerationStats, Generator, GeneratorError,
+    HazardEvent, PerceptionSink,
+};
+use crate::time::HostTime;
+
+/// When to prefill and how old a prefilled state may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrefillConfig {
+    /// Prefill at most this often, device ns.
+    pub every_ns: i64,
+    /// A request may use a prefilled state this much older than its own, device ns.
+    pub max_stale_ns: i64,
+}
+
+impl Default for PrefillConfig {
+    fn default() -> Self {
+        Self {
+            every_ns: 200_000_000,
+            max_stale_ns: 250_000_000,
+        }
+    }
+}
+
+/// What the prefill did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PrefillCounters {
+    /// State snapshots handed to the prefill thread.
+    pub offered: u64,
+    /// Snapshots replaced by a newer one before the thread took them (dropped).
+    pub superseded: u64,
+    /// Prefills run.
+    pub prefills: u64,
+    /// Tokens prefilled by them.
+    pub prefill_tokens: u64,
+    /// Prefills that failed (the cache is then rebuilt by the next request).
+    pub failures: u64,
+    /// Requests answered.
+    pub requests: u64,
+    /// Requests answered over a prefilled state.
+    pub on_prefilled: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    offered: AtomicU64,
+    superseded: AtomicU64,
+    prefills: AtomicU64,
+    prefill_tokens: AtomicU64,
+    failures: AtomicU64,
+    requests: AtomicU64,
+    on_prefilled: AtomicU64,
+}
+
+/// A state's text and its device time (ns).
+type Snapshot = (i64, Arc<str>);
+
+#[derive(Default)]
+struct Slot {
+    /// The newest state seen.
+    latest: Option<Snapshot>,
+    /// Waiting for the thread.
+    pending: Option<Snapshot>,
+    /// When the thread was last woken (device ns).
+    last_wake_ns: Option<i64>,
+    /// The state text whose system turn the KV cache holds.
+    cached: Option<Snapshot>,
+}
+
+struct Shared {
+    engine: Mutex<LmEngine>,
+    slot: Mutex<Slot>,
+    wake: Condvar,
+    counters: Counters,
+    config: PrefillConfig,
+    name: String,
+    stop: AtomicBool,
+}
+
+fn bump(c: &AtomicU64, n: u64) {
+    c.fetch_add(n, Ordering::Relaxed);
+}
+
+impl Shared {
+    fn offer(&self, state: &EnvironmentState) {
+        let at = state.at.ns();
+        let text: Arc<str> = Arc::from(render_state(state));
+        let Ok(mut slot) = self.slot.lock() else {
+            return;
+        };
+        slot.latest = Some((at, Arc::clone(&text)));
+        let due = slot
+            .last_wake_ns
+            .is_none_or(|w| at.saturating_sub(w) >= self.config.every_ns);
+        let unchanged = slot.cached.as_ref().is_some_and(|(_, c)| *c == text);
+        if !due || unchanged {
+            return;
+        }
+        if slot.pending.replace((at, text)).is_some() {
+            bump(&self.counters.superseded, 1);
+        }
+        slot.last_wake_ns = Some(at);
+        bump(&self.counters.offered, 1);
+        self.wake.notify_one();
+    }
+
+    /// Takes the pending snapshot, waiting up to `wait`.
+    fn take(&self, wait: Duration) -> Option<Snapshot> {
+        let slot = self.slot.lock().ok()?;
+        let (mut slot, _) = self
+            .wake
+            .wait_timeout_while(slot, wait, |s| s.pending.is_none())
+            .ok()?;
+        slot.pending.take()
+    }
+
+    fn prefill(&self, (at, text): Snapshot) {
+        let Ok(mut engine) = self.engine.lock() else {
+            return;
+        };
+        match engine.prefill_context(&text) {
+            Ok((_, n)) => {
+                bump(&self.counters.prefills, 1);
+                bump(&self.counters.prefill_tokens, u64::from(n));
+                if let Ok(mut slot) = self.slot.lock() {
+                    slot.cached = Some((at, text));
+                }
+            }
+            Err(e) => {
+                bump(&self.counters.failures, 1);
+                log::debug!("lm prefill: {e}");
+                if let Ok(mut slot) = self.slot.lock() {
+                    slot.cached = None;
+                }
+            }
+        }
+    }
+
+    /// The state text a request over `context` should use: the prefilled one when the
+    /// request's state is the newest and the prefilled one is recent enough.
+    fn context_for(&self, context: &str) -> (Arc<str>, bool) {
+        if let Ok(slot) = self.slot.lock() {
+            if let (Some((lat, ltext)), Some((cat, ctext))) = (&slot.latest, &slot.cached) {
+                if &**ltext == context && lat.saturating_sub(*cat) <= self.config.max_stale_ns {
+                    return (Arc::clone(ctext), true);
+                }
+            }
+        }
+        (Arc::from(context), false)
+    }
+}
+
+fn prefill_thread(shared: Weak<Shared>) {
+    loop {
+        let Some(s) = shared.upgrade() else {
+            return;
+        };
+        if s.stop.load(Ordering::Acquire) {
+            return;
+        }
+        if let Some(snap) = s.take(Duration::from_millis(100)) {
+            s.prefill(snap);
+        }
+    }
+}
+
+/// The language model with prefill ahead of requests: hands out the assistant's
+/// [`Generator`] and the [`PrefillSink`] that feeds it states.
+pub struct LmPrefill {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for LmPrefill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmPrefill")
+            .field("config", &self.shared.config)
+            .field("counters", &self.counters())
+            .finish()
+    }
+}
+
+impl LmPrefill {
+    /// Starts the prefill thread over `engine`.
+    pub fn start(engine: LmEngine, config: PrefillConfig) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            name: engine.name().to_string(),
+            engine: Mutex::new(engine),
+            slot: Mutex::new(Slot::default()),
+            wake: Condvar::new(),
+            counters: Counters::default(),
+            config,
+            stop: AtomicBool::new(false),
+        });
+        let weak = Arc::downgrade(&shared);
+        std::thread::Builder::new()
+            .name("vista-lm-prefill".into())
+            .spawn(move || prefill_thread(weak))?;
+        Ok(Self { shared })
+    }
+
+    /// The assistant's generator (shares the engine with the prefill thread).
+    pub fn generator(&self) -> Box<dyn Generator> {
+        Box::new(PrefillGenerator {
+            shared: Arc::clone(&self.shared),
+        })
+    }
+
+    /// Wraps the assistant's perception sink so that every state also reaches the prefill.
+    pub fn sink<S: PerceptionSink>(&self, inner: S) -> PrefillSink<S> {
+        PrefillSink {
+            inner,
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    /// Offers a state directly (what the sink does on each snapshot).
+    pub fn offer(&self, state: &EnvironmentState) {
+        self.shared.offer(state);
+    }
+
+    /// Waits until no snapshot is pending and no prefill runs (tests, benchmarks).
+    pub fn settle(&self) {
+        loop {
+            let idle = self
+                .shared
+                .slot
+                .lock()
+                .map(|s| s.pending.is_none())
+                .unwrap_or(true);
+            if idle {
+                // A prefill in flight holds the engine: wait for it.
+                drop(self.shared.engine.lock());
+                let still = self
+                    .shared
+                    .slot
+                    .lock()
+                    .map(|s| s.pending.is_some())
+                    .unwrap_or(false);
+                if !still {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> PrefillCounters {
+        let c = &self.shared.counters;
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        PrefillCounters {
+            offered: g(&c.offered),
+            superseded: g(&c.superseded),
+            prefills: g(&c.prefills),
+            prefill_tokens: g(&c.prefill_tokens),
+            failures: g(&c.failures),
+            requests: g(&c.requests),
+            on_prefilled: g(&c.on_prefilled),
+        }
+    }
+}
+
+impl Drop for LmPrefill {
+    fn drop(&mut self) {
+        // The thread also ends by itself once the generator and sink are gone.
+        if Arc::strong_count(&self.shared) == 1 {
+            self.shared.stop.store(true, Ordering::Release);
+            self.shared.wake.notify_all();
+        }
+    }
+}
+
+/// The assistant's generator over a prefilled engine.
+struct PrefillGenerator {
+    shared: Arc<Shared>,
+}
+
+impl Generator for PrefillGenerator {
+    fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    fn generate(
+        &mut self,
+        prompt: &GenerationPrompt,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, GeneratorError> {
+        let s = &self.shared;
+        let (context, prefilled) = s.context_for(&prompt.context);
+        bump(&s.counters.requests, 1);
+        if prefilled {
+            bump(&s.counters.on_prefilled, 1);
+        }
+        let err = |message: String| GeneratorError {
+            generator: s.name.clone(),
+            message,
+        };
+        let mut engine = s
+            .engine
+            .lock()
+            .map_err(|_| err("the language model's lock was poisoned".into()))?;
+        let result = engine.generate_with_context(prompt, &context, on_text, cancel);
+        drop(engine);
+        if let Ok(mut slot) = s.slot.lock() {
+            // The cache now holds the system turn of `context` (or nothing, after an error).
+            slot.cached = match (&result, prefilled) {
+                (Err(_), _) => None,
+                (Ok(_), true) => slot.cached.take(),
+                (Ok(_), false) => match &slot.latest {
+                    Some((at, t)) if **t == *context => Some((*at, Arc::clone(t))),
+                    _ => None,
+                },
+            };
+        }
+        result
+            .map(|st| port_stats(&st))
+            .map_err(|e| err(e.to_string()))
+    }
+}
+
+/// A perception sink that offers every state to the prefill, then forwards to `inner`.
+pub struct PrefillSink<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S: PerceptionSink> PerceptionSink for PrefillSink<S> {
+    fn on_hazard(&mut self, event: &HazardEvent) {
+        self.inner.on_hazard(event);
+    }
+
+    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
+        self.shared.offer(state);
+        self.inner.on_state(state, now);
+    }
+
+    fn finish(&mut self) {
+        self.inner.finish();
+    }
+}

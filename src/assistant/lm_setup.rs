@@ -1,0 +1,200 @@
+//! Choosing the assistant's language model for a run: SmolLM2 from the model cache by
+//! default (when vista is built with the cargo feature `llm` and the file is there), a GGUF
+//! named on the command line, or none (`--no-lm`). A default model that is missing or
+//! corrupt leaves the run on the grounded templates with one clear warning; a model the
+//! user named explicitly that fails to load is an error.
+
+use std::path::PathBuf;
+
+use crate::state::{Generator, PerceptionSink};
+
+/// Which language model answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LmChoice {
+    /// None: templates only.
+    Off,
+    /// SmolLM2 from the model cache, when present.
+    Default,
+    /// This GGUF file.
+    Path(PathBuf),
+}
+
+impl LmChoice {
+    /// From the command line: `--lm GGUF|default` and `--no-lm` (which wins).
+    pub fn from_args(lm: Option<&str>, no_lm: bool) -> Self {
+        match (no_lm, lm) {
+            (true, _) => LmChoice::Off,
+            (false, None) | (false, Some("default")) => LmChoice::Default,
+            (false, Some(p)) => LmChoice::Path(PathBuf::from(p)),
+        }
+    }
+}
+
+/// A named model could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LmSetupError {
+    /// Loading failed.
+    #[error("language model {path}: {message}")]
+    Load {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// This vista has no language model.
+    #[error("--lm {path}: this vista was built without the language model (cargo feature `llm`)")]
+    NotBuilt {
+        /// The file asked for.
+        path: PathBuf,
+    },
+}
+
+/// The language model of a run.
+pub struct LmSetup {
+    /// The assistant's generator (`None`: templates).
+    pub generator: Option<Box<dyn Generator>>,
+    /// The prefill ahead of requests (real time only; `None` in lock-step replay).
+    #[cfg(feature = "llm")]
+    pub prefill: Option<super::lm_prefill::LmPrefill>,
+    /// Why the run has no model although one was wanted (warned once), if so.
+    pub note: Option<String>,
+}
+
+impl std::fmt::Debug for LmSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmSetup")
+            .field(
+                "generator",
+                &self.generator.as_ref().map(|g| g.name().to_string()),
+            )
+            .field("note", &self.note)
+            .finish()
+    }
+}
+
+impl LmSetup {
+    fn none(note: Option<String>) -> Self {
+        Self {
+            generator: None,
+            #[cfg(feature = "llm")]
+            prefill: None,
+            note,
+        }
+    }
+
+    /// Wraps the assistant's perception sink so states reach the prefill (unchanged when
+    /// there is none).
+    pub fn wrap_sink<S: PerceptionSink + 'static>(&self, inner: S) -> Box<dyn PerceptionSink> {
+        #[cfg(feature = "llm")]
+        if let Some(p) = &self.prefill {
+            return Box::new(p.sink(inner));
+        }
+        Box::new(inner)
+    }
+}
+
+/// Loads the model `choice` names; `real_time` turns on the prefill ahead of requests (in
+/// lock-step replay the engine answers directly, deterministically).
+pub fn load_lm(choice: &LmChoice, real_time: bool) -> Result<LmSetup, LmSetupError> {
+    match choice {
+        LmChoice::Off => Ok(LmSetup::none(None)),
+        LmChoice::Default => Ok(load_default(real_time)),
+        LmChoice::Path(p) => load_path(p, real_time),
+    }
+}
+
+#[cfg(feature = "llm")]
+fn start(path: &std::path::Path, real_time: bool) -> Result<LmSetup, String> {
+    use crate::infer::llm::{ContextConfig, LmEngine};
+    let engine = LmEngine::load(path, &ContextConfig::default()).map_err(|e| e.to_string())?;
+    log::info!("language model: {}", path.display());
+    if real_time {
+        let p = super::lm_prefill::LmPrefill::start(engine, Default::default())
+            .map_err(|e| format!("starting the prefill thread: {e}"))?;
+        Ok(LmSetup {
+            generator: Some(p.generator()),
+            prefill: Some(p),
+            note: None,
+        })
+    } else {
+        Ok(LmSetup {
+            generator: Some(Box::new(engine)),
+            prefill: None,
+            note: None,
+        })
+    }
+}
+
+#[cfg(feature = "llm")]
+fn load_default(real_time: bool) -> LmSetup {
+    let path = crate::infer::llm::fetched_model_path();
+    if !path.is_file() {
+        let note = format!(
+            "language model {} not found (run models/fetch); answering with templates",
+            path.display()
+        );
+        log::warn!("{note}");
+        return LmSetup::none(Some(note));
+    }
+    match start(&path, real_time) {
+        Ok(s) => s,
+        Err(e) => {
+            let note = format!("language model unusable ({e}); answering with templates");
+            log::warn!("{note}");
+            LmSetup::none(Some(note))
+        }
+    }
+}
+
+#[cfg(feature = "llm")]
+fn load_path(path: &std::path::Path, real_time: bool) -> Result<LmSetup, LmSetupError> {
+    start(path, real_time).map_err(|message| LmSetupError::Load {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+#[cfg(not(feature = "llm"))]
+fn load_default(_real_time: bool) -> LmSetup {
+    log::info!("built without the language model (cargo feature `llm`): templates answer");
+    LmSetup::none(None)
+}
+
+#[cfg(not(feature = "llm"))]
+fn load_path(path: &std::path::Path, _real_time: bool) -> Result<LmSetup, LmSetupError> {
+    Err(LmSetupError::NotBuilt {
+        path: path.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choice_from_arguments() {
+        assert_eq!(LmChoice::from_args(None, false), LmChoice::Default);
+        assert_eq!(
+            LmChoice::from_args(Some("default"), false),
+            LmChoice::Default
+        );
+        assert_eq!(
+            LmChoice::from_args(Some("/m/x.gguf"), false),
+            LmChoice::Path(PathBuf::from("/m/x.gguf"))
+        );
+        assert_eq!(LmChoice::from_args(Some("/m/x.gguf"), true), LmChoice::Off);
+        assert_eq!(LmChoice::from_args(None, true), LmChoice::Off);
+    }
+
+    #[test]
+    fn off_loads_nothing() {
+        let s = load_lm(&LmChoice::Off, true).unwrap();
+        assert!(s.generator.is_none() && s.note.is_none());
+    }
+
+    #[test]
+    fn a_named_missing_file_is_an_error() {
+        let r = load_lm(&LmChoice::Path(PathBuf::from("/nonexistent/x.gguf")), false);
+        assert!(r.is_err());
+    }
+}

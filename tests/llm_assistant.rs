@@ -1,0 +1,233 @@
+//! The assistant's language model with its prompt prefilled ahead of requests
+//! (`vista::assistant::lm_prefill`): a request over a prefilled state pays only for its own
+//! tokens and answers exactly as a fresh engine given the whole prompt does; a prefilled
+//! state older than the staleness bound is not used; the sink forwards every call.
+//! Needs SmolLM2 in the model cache (`models/fetch`); skips with a message otherwise.
+
+#![cfg(feature = "llm")]
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use vista::assistant::lm_prefill::{LmPrefill, PrefillConfig};
+use vista::assistant::render_state;
+use vista::assistant::Form;
+use vista::infer::llm::generator::{system_turn, user_turn};
+use vista::infer::llm::{ContextConfig, LmEngine, DEFAULT_SYSTEM_PROMPT};
+use vista::infer::ModelFile;
+use vista::state::{
+    ClockHour, Continue, EnvironmentState, Evidence, GenerationPrompt, GenerationStats, Generator,
+    HazardEvent, PerceptionSink, Thing, ThingKind,
+};
+use vista::time::{DeviceTime, HostTime};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn model_path() -> Option<PathBuf> {
+    let p = ModelFile::SmolLm2.path();
+    if p.is_file() {
+        return Some(p);
+    }
+    let msg = format!(
+        "language model {} is missing: run models/fetch",
+        p.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{msg}");
+    }
+    eprintln!("\n*** SKIPPED: {msg} ***\n");
+    None
+}
+
+fn engine(p: &std::path::Path) -> LmEngine {
+    LmEngine::load(
+        p,
+        &ContextConfig {
+            n_ctx: 1024,
+            n_batch: 512,
+            threads: 2,
+        },
+    )
+    .unwrap()
+}
+
+const S: i64 = 1_000_000_000;
+
+/// A bench 2.5 m ahead (in the path) and a door at 2 o'clock, `door_m` away.
+fn state(at_ns: i64, door_m: f32) -> EnvironmentState {
+    let mut s = EnvironmentState::empty(DeviceTime(at_ns));
+    let thing = |id, kind, label: &str, clock, d, in_path| Thing {
+        id,
+        kind,
+        label: label.into(),
+        clock: ClockHour::new(clock),
+        distance_m: d,
+        height: None,
+        world_m: None,
+        in_path,
+        first_seen: DeviceTime(0),
+        last_seen: DeviceTime(0),
+        confidence: 0.9,
+        evidence: Evidence::Points,
+    };
+    s.things
+        .push(thing(7, ThingKind::Obstacle, "bench", 12, 2.5, true));
+    s.things
+        .push(thing(4, ThingKind::Door, "glass door", 2, door_m, false));
+    s
+}
+
+fn prompt(context: &str) -> GenerationPrompt {
+    let spec = Form::Question.spec();
+    GenerationPrompt {
+        system: spec.system.to_string(),
+        context: context.to_string(),
+        request: "Is this a busy place?".to_string(),
+        form: "question".to_string(),
+        max_tokens: 20,
+    }
+}
+
+fn answer(g: &mut dyn Generator, p: &GenerationPrompt) -> (String, GenerationStats) {
+    let never = AtomicBool::new(false);
+    let mut text = String::new();
+    let st = g
+        .generate(
+            p,
+            &mut |s| {
+                text.push_str(s);
+                Continue::Yes
+            },
+            &never,
+        )
+        .unwrap();
+    (text, st)
+}
+
+#[test]
+fn a_prefilled_request_pays_only_its_own_tokens_and_answers_as_a_fresh_prompt() {
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    let cfg = PrefillConfig {
+        every_ns: 0,
+        max_stale_ns: S / 4,
+    };
+    let pre = LmPrefill::start(engine(&path), cfg).unwrap();
+    let st = state(S, 6.0);
+    pre.offer(&st);
+    pre.settle();
+    let c = pre.counters();
+    assert_eq!((c.offered, c.prefills, c.failures), (1, 1, 0), "{c:?}");
+
+    let p = prompt(&render_state(&st));
+    let mut g = pre.generator();
+    let (text, stats) = answer(g.as_mut(), &p);
+
+    // A fresh engine over the whole prompt: same greedy answer, and every token prefilled.
+    let mut fresh = engine(&path);
+    let (fresh_text, fresh_stats) = answer(&mut fresh, &p);
+    assert_eq!(text, fresh_text);
+    assert!(!text.trim().is_empty());
+    // What the request alone costs: the whole prompt less the system turn (the chat
+    // template's two renderings, tokenised here).
+    let (prefix, total) = fresh
+        .prompt_lengths(
+            &system_turn(DEFAULT_SYSTEM_PROMPT, &p.context),
+            &user_turn(&p.system, &p.request),
+        )
+        .unwrap();
+    assert_eq!(fresh_stats.prefill_tokens as usize, total);
+    assert_eq!(stats.prefill_tokens as usize, total - prefix);
+    assert!(total - prefix < 80, "{prefix} {total}");
+    let c = pre.counters();
+    assert_eq!((c.requests, c.on_prefilled), (1, 1), "{c:?}");
+}
+
+#[test]
+fn only_a_recent_prefilled_state_stands_in_for_the_requests_own() {
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    // Prefill once (the first state), never again (every_ns huge).
+    let cfg = PrefillConfig {
+        every_ns: i64::MAX,
+        max_stale_ns: S / 4,
+    };
+    let pre = LmPrefill::start(engine(&path), cfg).unwrap();
+    let a = state(S, 6.0);
+    pre.offer(&a);
+    pre.settle();
+    let mut g = pre.generator();
+    let mut fresh = engine(&path);
+
+    // 200 ms later, the door 5.7 m away: the prefilled text (6.0 m) is used.
+    let b = state(S + S / 5, 5.7);
+    pre.offer(&b);
+    assert_ne!(render_state(&a), render_state(&b));
+    let (text, _) = answer(g.as_mut(), &prompt(&render_state(&b)));
+    let (over_a, _) = answer(&mut fresh, &prompt(&render_state(&a)));
+    assert_eq!(text, over_a);
+    assert_eq!(pre.counters().on_prefilled, 1);
+
+    // 400 ms after the prefilled state: too old, the request's own state is used.
+    let c = state(S + 2 * S / 5, 5.4);
+    pre.offer(&c);
+    let (text, stats) = answer(g.as_mut(), &prompt(&render_state(&c)));
+    let (over_c, _) = answer(&mut fresh, &prompt(&render_state(&c)));
+    assert_eq!(text, over_c);
+    let k = pre.counters();
+    assert_eq!((k.requests, k.on_prefilled), (2, 1), "{k:?}");
+    assert!(stats.prefill_tokens > 0);
+}
+
+#[derive(Default)]
+struct Seen {
+    states: Vec<i64>,
+    hazards: usize,
+    finished: bool,
+}
+
+struct Recorder(Arc<Mutex<Seen>>);
+
+impl PerceptionSink for Recorder {
+    fn on_hazard(&mut self, _event: &HazardEvent) {
+        self.0.lock().unwrap().hazards += 1;
+    }
+    fn on_state(&mut self, state: &Arc<EnvironmentState>, _now: HostTime) {
+        self.0.lock().unwrap().states.push(state.at.ns());
+    }
+    fn finish(&mut self) {
+        self.0.lock().unwrap().finished = true;
+    }
+}
+
+#[test]
+fn the_sink_forwards_every_state_and_offers_them_at_most_every_interval() {
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    let cfg = PrefillConfig {
+        every_ns: S / 5,
+        max_stale_ns: S / 4,
+    };
+    let pre = LmPrefill::start(engine(&path), cfg).unwrap();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mut sink = pre.sink(Recorder(Arc::clone(&seen)));
+    // 20 states 50 ms apart (1 s), the door coming closer so each text differs.
+    for i in 0..20i64 {
+        let st = Arc::new(state(S + i * S / 20, 6.0 - i as f32 * 0.07));
+        sink.on_state(&st, HostTime(0));
+    }
+    sink.finish();
+    pre.settle();
+    let s = seen.lock().unwrap();
+    assert_eq!(s.states.len(), 20);
+    assert!(s.finished);
+    // Offered at 0, 200, 400, 600, 800 ms of the 1 s.
+    let c = pre.counters();
+    assert_eq!(c.offered, 5, "{c:?}");
+    assert_eq!(c.prefills + c.superseded, 5, "{c:?}");
+}
