@@ -61,6 +61,10 @@ pub struct SpeakArgs {
     /// Do not read text (skip PP-OCR even when its models are present).
     #[arg(long)]
     pub no_ocr: bool,
+    /// Do not compute stereo depth from the two SLAM cameras (moving people and things the
+    /// static map does not hold are then unseen).
+    #[arg(long)]
+    pub no_depth: bool,
     // --- language model (h-llm) ---
     /// The language model for scene descriptions and open questions: SmolLM2 from the model
     /// cache by default (templates, with one warning, when it is missing or corrupt), or a
@@ -295,6 +299,33 @@ pub fn setup_with(
                 log::warn!("{n}");
                 notes.push(n);
             }
+        }
+    }
+    if args.no_depth {
+        notes.push("stereo depth off (--no-depth)".into());
+    } else if !(streams.contains(&StreamId::CameraSlamLeft)
+        && streams.contains(&StreamId::CameraSlamRight))
+    {
+        notes.push("no SLAM camera pair: no stereo depth (moving people are unseen)".into());
+    } else {
+        match inputs.calibration.as_ref().map(|c| {
+            vista::perception::stereo::StereoDepth::new(
+                c,
+                vista::perception::stereo::StereoConfig::default(),
+            )
+        }) {
+            Some(Ok(stereo)) => {
+                consumer = consumer.with_depth(vista::perception::depth_input::DepthInput::new(
+                    stereo,
+                    clock.is_real_time(),
+                ));
+            }
+            Some(Err(e)) => {
+                let n = format!("stereo depth unavailable: {e}");
+                log::warn!("{n}");
+                notes.push(n);
+            }
+            None => notes.push("no calibration: no stereo depth".into()),
         }
     }
     let session_clock = SessionClock {

@@ -167,6 +167,9 @@ impl Consumer for PerceptionConsumer {
     }
 
     fn finish(&mut self) {
+        if let Some(d) = self.depth.as_ref() {
+            log::info!("stereo depth: {:?}", d.stats());
+        }
         self.sink.finish();
     }
 }

@@ -199,7 +199,11 @@ impl DepthInput {
 
     fn push_pose(&mut self, t_ns: i64, t_world_device: Isometry3<f64>) {
         if self.poses.back().is_some_and(|&(t, _)| t_ns < t)
-            || !t_world_device.translation.vector.iter().all(|v| v.is_finite())
+            || !t_world_device
+                .translation
+                .vector
+                .iter()
+                .all(|v| v.is_finite())
         {
             return;
         }

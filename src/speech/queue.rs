@@ -133,10 +133,9 @@ impl SpeechQueue {
                 // the older one's remaining clauses go: evidence -> audio never waits
                 // behind an earlier alert. Clauses of the same alert share an id.
                 let id = u.request_id;
-                adm.interrupt_current = playing
-                    .is_some_and(|(p, playing_id)| p != Priority::Alert || playing_id < id);
-                if playing.is_some_and(|(p, playing_id)| p == Priority::Alert && playing_id < id)
-                {
+                adm.interrupt_current =
+                    playing.is_some_and(|(p, playing_id)| p != Priority::Alert || playing_id < id);
+                if playing.is_some_and(|(p, playing_id)| p == Priority::Alert && playing_id < id) {
                     let (old, keep): (Vec<_>, Vec<_>) =
                         self.alerts.drain(..).partition(|a| a.request_id < id);
                     self.alerts = keep.into();
@@ -242,7 +241,10 @@ mod tests {
         let mut q = SpeechQueue::new(QueueConfig::default());
         q.push(u(Priority::Alert, 3, "pole ahead,", 0), None);
         q.push(u(Priority::Alert, 3, "2 metres.", 0), None);
-        assert_eq!(q.pop(HostTime(0)).0.map(|u| u.text).as_deref(), Some("pole ahead,"));
+        assert_eq!(
+            q.pop(HostTime(0)).0.map(|u| u.text).as_deref(),
+            Some("pole ahead,")
+        );
         let adm = q.push(
             u(Priority::Alert, 4, "stop, drop-off", 0),
             Some((Priority::Alert, 3)),

@@ -604,6 +604,7 @@ mod tests {
             center_m: [c[0], c[1], 0.0],
             size_m: size,
             hazard,
+            rgb: None,
         }
     }
 
@@ -782,6 +783,8 @@ mod tests {
             radius_m: 0.25,
             height_m: 1.7,
             hazard: false,
+            facing_deg: None,
+            wave_s: None,
         }
     }
 
