@@ -194,6 +194,8 @@ fn prefill_thread(shared: Weak<Shared>) {
 /// [`Generator`] and the [`PrefillSink`] that feeds it states.
 pub struct LmPrefill {
     shared: Arc<Shared>,
+    /// The prefill thread, joined on drop.
+    handle: Option<std::thread::JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for LmPrefill {
@@ -218,10 +220,13 @@ impl LmPrefill {
             stop: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&shared);
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name("vista-lm-prefill".into())
             .spawn(move || prefill_thread(weak))?;
-        Ok(Self { shared })
+        Ok(Self {
+            shared,
+            handle: Some(handle),
+        })
     }
 
     /// The assistant's generator (shares the engine with the prefill thread).
@@ -288,10 +293,14 @@ impl LmPrefill {
 
 impl Drop for LmPrefill {
     fn drop(&mut self) {
-        // The thread also ends by itself once the generator and sink are gone.
-        if Arc::strong_count(&self.shared) == 1 {
-            self.shared.stop.store(true, Ordering::Release);
-            self.shared.wake.notify_all();
+        // Stop the thread and wait for it (at most one prefill and one 100 ms wait), so
+        // the engine is never freed on it while the process exits (llama.cpp's globals go
+        // first then: a crash at exit). Keep the `LmPrefill` alive for the whole run; the
+        // generator still answers without the thread afterwards.
+        self.shared.stop.store(true, Ordering::Release);
+        self.shared.wake.notify_all();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
         }
     }
 }

@@ -89,6 +89,7 @@ mod tests {
             "Am I on stairs?",
             "What am I looking at?",
             "Where is the door?",
+            "Am I at the exit?",
         ] {
             assert_eq!(route(Form::Question, q), Route::Template, "{q}");
         }
@@ -99,7 +100,6 @@ mod tests {
         assert_eq!(route(Form::Scene, "What is around me?"), Route::Lm);
         assert_eq!(route(Form::Ambient, "What is around me?"), Route::Lm);
         for q in [
-            "Am I at the exit?",
             "Is this a busy place?",
             "How many people are here?",
             "Describe the room.",

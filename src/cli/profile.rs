@@ -26,9 +26,9 @@ pub struct ProfileArgs {
     /// Do not read text.
     #[arg(long)]
     pub no_ocr: bool,
-    /// No stereo depth from the SLAM cameras.
+    /// Also compute stereo depth from the SLAM cameras (experimental).
     #[arg(long)]
-    pub no_depth: bool,
+    pub depth: bool,
     /// The language model for scenes and open questions (GGUF path; default: SmolLM2 from
     /// the model cache when present).
     #[arg(long, value_name = "GGUF|default")]
@@ -66,7 +66,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             requests_listen: None,
             scene_every: None,
             no_ocr: args.no_ocr,
-            no_depth: args.no_depth,
+            depth: args.depth,
             lm: args.lm,
             no_lm: args.no_lm,
         },

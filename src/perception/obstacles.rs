@@ -488,7 +488,8 @@ impl CorridorAnalyzer {
             };
             let inv = 1.0 / n as f32;
             let centroid = [sum[0] * inv, sum[1] * inv, sum[2] * inv];
-            let wall = if max_h >= WALL_MIN_TOP_M {
+            // A wall stands on the floor: a long thin thing overhead (a branch) is not one.
+            let wall = if max_h >= WALL_MIN_TOP_M && min_h < GROUND_BAND_TO_M {
                 self.wall_line(centroid, n, [sxx, sxy, syy])
             } else {
                 None
