@@ -58,7 +58,8 @@ pub enum ReplayError {
     Mps(#[from] mps::MpsError),
 }
 
-type Lane = Box<dyn Iterator<Item = Result<Sample, SourceError>> + Send>;
+/// One stream's samples in capture order (the merge's input).
+pub(crate) type Lane = Box<dyn Iterator<Item = Result<Sample, SourceError>> + Send>;
 
 /// A recorded session as a [`Source`].
 pub struct ReplaySource {
@@ -360,8 +361,8 @@ impl Iterator for VrsLane {
 }
 
 /// The MPS-derived lanes that the session has: device pose (closed loop, else open loop),
-/// eye gaze and hand tracking.
-fn mps_lanes(files: &mps::MpsFiles) -> Result<Vec<Lane>, ReplayError> {
+/// eye gaze and hand tracking, each in capture order (also the live `--map` overlay's).
+pub(crate) fn mps_lanes(files: &mps::MpsFiles) -> Result<Vec<Lane>, mps::MpsError> {
     let mut lanes: Vec<Lane> = Vec::new();
     if let Some(p) = files.closed_loop.as_ref().or(files.open_loop.as_ref()) {
         let path = p.display().to_string();

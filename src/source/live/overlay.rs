@@ -12,12 +12,14 @@
 use std::path::Path;
 
 use crate::aria::mps::{self, MpsFiles};
-use crate::sample::{Payload, PoseSample, Sample, StreamId};
+use crate::sample::{Sample, StreamId};
 use crate::source::{Source, SourceError};
 use crate::time::{DeviceTime, HostTime};
 
+use crate::source::replay::mps_lanes;
+
 /// One derived stream's samples, in capture order.
-type RawLane = Box<dyn Iterator<Item = Result<Sample, SourceError>> + Send>;
+type RawLane = crate::source::replay::Lane;
 type Lane = std::iter::Peekable<RawLane>;
 
 /// A source with MPS-derived samples merged in by capture time.
@@ -132,75 +134,15 @@ impl<S: Source> Source for MpsOverlay<S> {
     }
 }
 
-/// The derived lanes of `files`, each in capture order.
-fn mps_lanes(files: &MpsFiles) -> Result<Vec<RawLane>, mps::MpsError> {
-    let mut lanes: Vec<RawLane> = Vec::new();
-    if let Some(p) = files.closed_loop.as_ref().or(files.open_loop.as_ref()) {
-        let path = p.display().to_string();
-        let reader = mps::TrajectoryReader::open(p)?;
-        lanes.push(Box::new(reader.map(move |r| match r {
-            Ok(pose) => Ok(derived(
-                StreamId::DevicePose,
-                pose.tracking_time,
-                Payload::Pose(PoseSample {
-                    t_world_device: pose.t_world_device,
-                    linear_velocity_mps: vec3_f32(&pose.linear_velocity_mps),
-                    angular_velocity_radps: vec3_f32(&pose.angular_velocity_device_radps),
-                    quality: pose.quality_score,
-                }),
-            )),
-            Err(e) => Err(SourceError::Skipped {
-                stream: path.clone(),
-                message: e.to_string(),
-            }),
-        })));
-    }
-    if let Some(p) = &files.eye_gaze {
-        let rows = mps::read_eye_gaze(p)?;
-        lanes.push(Box::new(rows.into_iter().map(|g| {
-            Ok(derived(
-                StreamId::EyeGaze,
-                g.tracking_time,
-                Payload::EyeGaze(g.to_sample()),
-            ))
-        })));
-    }
-    if let Some(p) = &files.wrist_and_palm {
-        let rows = mps::read_wrist_and_palm(p)?;
-        lanes.push(Box::new(rows.into_iter().map(|h| {
-            Ok(derived(
-                StreamId::HandTracking,
-                h.tracking_time,
-                Payload::Hands(h.to_sample()),
-            ))
-        })));
-    }
-    Ok(lanes)
-}
-
 /// The MPS files of the session at `path` (a folder or a `.vrs` beside its `mps/`).
 pub fn session_mps(path: &Path) -> Result<MpsFiles, crate::source::session::SessionError> {
     Ok(crate::source::session::SessionFiles::locate(path)?.mps)
 }
 
-fn derived(stream: StreamId, capture: DeviceTime, payload: Payload) -> Sample {
-    Sample {
-        stream,
-        capture,
-        arrival: HostTime(0),
-        seq: 0,
-        payload,
-    }
-}
-
-fn vec3_f32(v: &nalgebra::Vector3<f64>) -> [f32; 3] {
-    [v.x as f32, v.y as f32, v.z as f32]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::ImuSample;
+    use crate::sample::{ImuSample, Payload};
     use crate::source::VecSource;
 
     fn imu(t: i64) -> Sample {
