@@ -326,6 +326,9 @@ struct Scripted {
     word_delay: Duration,
 }
 
+/// The first-token delay [`Scripted`] reports.
+const SCRIPTED_FIRST_TOKEN_NS: i64 = 40_000_000;
+
 impl Generator for Scripted {
     fn name(&self) -> &str {
         "scripted"
@@ -351,6 +354,8 @@ impl Generator for Scripted {
             }
             std::thread::sleep(self.word_delay);
             stats.generated_tokens += 1;
+            // The delay the generator reports (a fixed 40 ms, to check how it is recorded).
+            stats.first_token_ns = SCRIPTED_FIRST_TOKEN_NS;
             if on_text(w) == Continue::Stop {
                 break;
             }
@@ -543,6 +548,12 @@ fn the_guard_rewrites_a_model_answer_before_it_is_spoken() {
     assert_eq!(c.guard_interventions, 4, "{c:?}");
     let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
     assert_eq!(d[0].generator, "scripted");
+    // The first token is a time on the session clock (decision + the reported delay; the
+    // virtual clock stands still while the generator runs), as the latency report reads it.
+    assert_eq!(
+        d[0].first_token_ns,
+        Some(d[0].decided_ns + SCRIPTED_FIRST_TOKEN_NS)
+    );
     assert!(!d[0].text.contains("elevator") && !d[0].text.contains("straight"));
     assert!(
         d[0].text.contains("2 o'clock") && d[0].text.contains("6 metres"),
