@@ -183,9 +183,11 @@ fn scene(state: &EnvironmentState) -> TemplateAnswer {
 
 fn read_text(state: &EnvironmentState) -> TemplateAnswer {
     match best_text(state) {
-        Some(x) if x.confidence >= 0.5 => TemplateAnswer::known(vec![text_sentence(x, "It says")]),
+        Some(x) if x.confidence >= 0.5 => {
+            TemplateAnswer::known(vec![text_sentence(x, "The sign says")])
+        }
         Some(x) => TemplateAnswer::known(vec![
-            text_sentence(x, "It may say"),
+            text_sentence(x, "The sign may say"),
             "I'm not sure of that reading.".into(),
         ]),
         None => {
