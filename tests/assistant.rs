@@ -23,7 +23,7 @@ use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
 use vista::speech::{Priority, SpeakerConfig};
 use vista::state::{
-    ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GenerationPrompt,
+    ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GazeFact, GenerationPrompt,
     GenerationStats, Generator, GeneratorError, GuardAction, HazardEvent, HeightBand,
     PerceptionSink, TextFact, Thing, ThingKind, Walkable,
 };
@@ -297,6 +297,54 @@ fn templates_give_positions_from_the_state() {
             );
         }
     }
+}
+
+/// "What am I looking at?": a sign under the gaze is named before the wall the gaze ray
+/// meets, unless something stands clearly in front of it.
+#[test]
+fn the_gazed_sign_is_what_is_looked_at() {
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things
+        .push(thing(3, ThingKind::Obstacle, "wall", 12, 2.5, true));
+    s.gaze = Some(GazeFact {
+        clock: ClockHour::new(12),
+        pitch_deg: 10.0,
+        depth_m: None,
+        rgb_pixel: Some([700.0, 500.0]),
+        target: Some(3),
+        at: DeviceTime(0),
+    });
+    s.texts.push(TextFact {
+        text: "Platform 3".into(),
+        confidence: 0.95,
+        clock: ClockHour::new(12),
+        distance_m: Some(2.5),
+        rgb_box: [650.0, 450.0, 750.0, 550.0],
+        gazed: true,
+        at: DeviceTime(0),
+    });
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert_eq!(
+        a.sentences,
+        vec!["You are looking at a sign that says \"Platform 3\", at 12 o'clock, 2.5 metres."]
+    );
+    // A pillar 1.5 m in front of the sign is what the gaze meets first.
+    s.things
+        .push(thing(4, ThingKind::Obstacle, "pillar", 12, 1.0, true));
+    s.gaze.as_mut().unwrap().target = Some(4);
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert_eq!(
+        a.sentences,
+        vec!["You are looking at the pillar, at 12 o'clock, 1 metre."]
+    );
+    // Not gazed: the thing.
+    s.texts[0].gazed = false;
+    s.gaze.as_mut().unwrap().target = Some(3);
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert!(
+        a.sentences[0].starts_with("You are looking at the wall"),
+        "{a:?}"
+    );
 }
 
 #[test]
