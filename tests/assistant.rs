@@ -23,7 +23,7 @@ use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
 use vista::speech::{Priority, SpeakerConfig};
 use vista::state::{
-    ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GenerationPrompt,
+    ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GazeFact, GenerationPrompt,
     GenerationStats, Generator, GeneratorError, GuardAction, HazardEvent, HeightBand,
     PerceptionSink, TextFact, Thing, ThingKind, Walkable,
 };
@@ -299,6 +299,54 @@ fn templates_give_positions_from_the_state() {
     }
 }
 
+/// "What am I looking at?": a sign under the gaze is named before the wall the gaze ray
+/// meets, unless something stands clearly in front of it.
+#[test]
+fn the_gazed_sign_is_what_is_looked_at() {
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things
+        .push(thing(3, ThingKind::Obstacle, "wall", 12, 2.5, true));
+    s.gaze = Some(GazeFact {
+        clock: ClockHour::new(12),
+        pitch_deg: 10.0,
+        depth_m: None,
+        rgb_pixel: Some([700.0, 500.0]),
+        target: Some(3),
+        at: DeviceTime(0),
+    });
+    s.texts.push(TextFact {
+        text: "Platform 3".into(),
+        confidence: 0.95,
+        clock: ClockHour::new(12),
+        distance_m: Some(2.5),
+        rgb_box: [650.0, 450.0, 750.0, 550.0],
+        gazed: true,
+        at: DeviceTime(0),
+    });
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert_eq!(
+        a.sentences,
+        vec!["You are looking at a sign that says \"Platform 3\", at 12 o'clock, 2.5 metres."]
+    );
+    // A pillar 1.5 m in front of the sign is what the gaze meets first.
+    s.things
+        .push(thing(4, ThingKind::Obstacle, "pillar", 12, 1.0, true));
+    s.gaze.as_mut().unwrap().target = Some(4);
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert_eq!(
+        a.sentences,
+        vec!["You are looking at the pillar, at 12 o'clock, 1 metre."]
+    );
+    // Not gazed: the thing.
+    s.texts[0].gazed = false;
+    s.gaze.as_mut().unwrap().target = Some(3);
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert!(
+        a.sentences[0].starts_with("You are looking at the wall"),
+        "{a:?}"
+    );
+}
+
 #[test]
 fn templates_say_when_the_evidence_does_not_answer() {
     let empty = EnvironmentState::empty(DeviceTime(0));
@@ -326,6 +374,9 @@ struct Scripted {
     word_delay: Duration,
 }
 
+/// The first-token delay [`Scripted`] reports.
+const SCRIPTED_FIRST_TOKEN_NS: i64 = 40_000_000;
+
 impl Generator for Scripted {
     fn name(&self) -> &str {
         "scripted"
@@ -351,6 +402,8 @@ impl Generator for Scripted {
             }
             std::thread::sleep(self.word_delay);
             stats.generated_tokens += 1;
+            // The delay the generator reports (a fixed 40 ms, to check how it is recorded).
+            stats.first_token_ns = SCRIPTED_FIRST_TOKEN_NS;
             if on_text(w) == Continue::Stop {
                 break;
             }
@@ -543,6 +596,12 @@ fn the_guard_rewrites_a_model_answer_before_it_is_spoken() {
     assert_eq!(c.guard_interventions, 4, "{c:?}");
     let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
     assert_eq!(d[0].generator, "scripted");
+    // The first token is a time on the session clock (decision + the reported delay; the
+    // virtual clock stands still while the generator runs), as the latency report reads it.
+    assert_eq!(
+        d[0].first_token_ns,
+        Some(d[0].decided_ns + SCRIPTED_FIRST_TOKEN_NS)
+    );
     assert!(!d[0].text.contains("elevator") && !d[0].text.contains("straight"));
     assert!(
         d[0].text.contains("2 o'clock") && d[0].text.contains("6 metres"),

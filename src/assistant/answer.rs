@@ -48,6 +48,12 @@ pub(crate) fn write_decision(w: &SharedDecisions, d: &Decision) {
     }
 }
 
+/// The session-clock time (host ns) of a first token that came `since_call_ns` after the
+/// generator was called at `called` (generators report the delay, decisions the time).
+fn first_token_at(called: HostTime, since_call_ns: i64) -> i64 {
+    called.ns().saturating_add(since_call_ns.max(0))
+}
+
 /// The thing a request is about (goal target, "where is X").
 fn target_of<'a>(r: &Request, state: &'a EnvironmentState) -> Option<&'a Thing> {
     match r.form {
@@ -219,6 +225,14 @@ impl Engine {
             };
             name = g.name().to_string();
             let mut any = false;
+            // First-token times are recorded on the session clock (like `decided_ns`), so
+            // the latency report can take decision → first token → first audio.
+            // (On a virtual clock the call is at the decision time, as every clause is.)
+            let called = if self.clock.is_real_time() {
+                self.clock.now()
+            } else {
+                job.decided
+            };
             let result = g.generate(
                 &prompt,
                 &mut |piece| {
@@ -230,7 +244,8 @@ impl Engine {
             match result {
                 Ok(stats) => {
                     cancelled = stats.cancelled || job.cancel.load(Ordering::Acquire);
-                    first_token_ns = (stats.generated_tokens > 0).then_some(stats.first_token_ns);
+                    first_token_ns = (stats.generated_tokens > 0)
+                        .then(|| first_token_at(called, stats.first_token_ns));
                 }
                 Err(e) => {
                     bump(&self.counters.generator_failures);

@@ -222,6 +222,16 @@ pub fn setup_with(
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let streams = inputs.streams.clone();
     let mut notes = inputs.perception.notes.clone();
+    // (audit) What the session cannot do, as the state will say it, in the run's notes too.
+    for l in vista::perception::limits::limitations(
+        &inputs.perception.models,
+        inputs.perception.points.as_deref(),
+        |s| streams.contains(&s),
+    ) {
+        if !notes.contains(&l) {
+            notes.push(l);
+        }
+    }
     for n in &notes {
         log::warn!("perception: {n}");
     }
@@ -286,7 +296,10 @@ pub fn setup_with(
     if args.no_ocr {
         notes.push("text reading off (--no-ocr)".into());
     } else if !streams.contains(&StreamId::CameraRgb) {
-        notes.push("no RGB camera: cannot read text".into());
+        let n = "no RGB camera: cannot read text".to_string();
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
     } else {
         let stats = Arc::new(TextReadStats::new());
         match text_reader(
@@ -581,8 +594,13 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
             &vista::eval::Targets::default(),
         );
         let lat = vista::eval::latency::run_latency(&inputs, &card);
-        let svg =
-            vista::profile::plot::render_svg(&vista::eval::latency::picture(&inputs, &card, &lat));
+        let mut picture = vista::eval::latency::picture(&inputs, &card, &lat);
+        picture
+            .stages
+            .extend(vista::profile::run_view::runtime_distributions(
+                &run.timeline.spans(),
+            ));
+        let svg = vista::profile::plot::render_svg(&picture);
         let svg_path = dir.join("latency.svg");
         std::fs::write(&svg_path, svg)
             .with_context(|| format!("writing {}", svg_path.display()))?;
@@ -614,11 +632,31 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         let mut w = vista::profile::trace::TraceWriter::new(BufWriter::new(file))
             .with_context(|| format!("writing {}", trace_path.display()))?;
         vista::profile::utterance::write_timings_trace(&mut w, &run.label, &timings);
+        // (audit) The hazard and speech-queue tracks and the picture, without ground truth too.
+        vista::profile::run_view::write_alert_spans(&mut w, 1, 1, &decisions, &timings);
+        vista::profile::run_view::write_speech_counters(&mut w, 1, &transcript);
         run.timeline
             .write_trace(&mut w, STAGES_PID, &format!("runtime: {}", run.label));
         w.finish()
             .with_context(|| format!("writing {}", trace_path.display()))?;
-        log::info!("no ground truth for {}: no score or picture", run.label);
+        let to_s =
+            |h: i64| clock.to_device_ns(h).saturating_sub(clock.origin_device_ns) as f64 / 1e9;
+        let mut picture = vista::profile::run_view::picture_without_truth(
+            &format!("{} (no ground truth)", run.label),
+            &decisions,
+            &timings,
+            &lat,
+            &to_s,
+        );
+        picture
+            .stages
+            .extend(vista::profile::run_view::runtime_distributions(
+                &run.timeline.spans(),
+            ));
+        let svg_path = dir.join("latency.svg");
+        std::fs::write(&svg_path, vista::profile::plot::render_svg(&picture))
+            .with_context(|| format!("writing {}", svg_path.display()))?;
+        log::info!("no ground truth for {}: no score", run.label);
         (lat.report(), None)
     };
     print!("{}", utterances.to_table());

@@ -12,6 +12,7 @@ mod pacing;
 pub mod plot;
 mod profiler;
 mod report;
+pub mod run_view;
 mod span;
 pub mod text_reads;
 pub mod timeline;

@@ -60,7 +60,8 @@ pub struct Decision {
     pub generator: String,
     /// What the guard did.
     pub guard: GuardAction,
-    /// For generated answers: host ns from the generator call to its first token.
+    /// For generated answers: when the first token came (host ns, session clock, like
+    /// `decided_ns`; on a virtual clock, the decision time plus the measured delay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_token_ns: Option<i64>,
 }
