@@ -705,6 +705,75 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
     assert!(answer.text.len() < 200, "{}", answer.text);
 }
 
+/// Requests queue behind one another (a newer one never cancels an older one); an alert
+/// cancels the answer being generated and withdraws the one still waiting, which is answered
+/// again from the next state, after the alert: nothing the user asked is lost.
+#[test]
+fn an_alert_withdraws_a_waiting_question_which_is_answered_from_the_next_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let g = Scripted {
+        text: "The exit door is at 2 o'clock, about 6 metres. ".repeat(20),
+        calls: Arc::clone(&calls),
+        fail: false,
+        word_delay: Duration::from_millis(20),
+    };
+    let queue = RequestQueue::new(4);
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        speech.speaker,
+        Some(Box::new(g)),
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_live(queue.clone());
+    for (form, text) in [
+        (Form::Scene, "What is around me?"),
+        (Form::Goal, "Take me to the exit door."),
+    ] {
+        queue.offer(Request {
+            index: None,
+            form,
+            text: text.into(),
+            t: RequestTime::Arrival(clock.now()),
+        });
+    }
+    a.on_state(&Arc::new(door_and_bin(S)), clock.now());
+    for _ in 0..500 {
+        if calls.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    // The scene answer is being generated and the goal waits behind it.
+    a.on_hazard(&pole_hazard(S + 100_000_000));
+    let later = S + 200_000_000;
+    a.on_state(&Arc::new(door_and_bin(later)), clock.now());
+    a.finish();
+    let c = a.counters();
+    assert_eq!((c.alerts, c.answers, c.cancelled), (1, 2, 1), "{c:?}");
+    assert_eq!(c.dropped_requests, 0, "{c:?}");
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let goal = d
+        .iter()
+        .find(|d| {
+            d.kind == DecisionKind::Answer && d.request.as_ref().is_some_and(|r| r.0 == "goal")
+        })
+        .unwrap_or_else(|| panic!("the goal was not answered: {d:?}"));
+    // Answered from the state after the alert, not the one it was first queued with.
+    assert_eq!(goal.state_at_ns, later);
+    assert!(goal.text.contains("door"), "{}", goal.text);
+}
+
 #[test]
 fn a_synthetic_session_is_answered_with_its_ground_truth_facts() {
     let dir = tempfile::tempdir().unwrap();

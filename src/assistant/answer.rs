@@ -4,7 +4,7 @@
 //! utterance); the decision is written to `decisions.jsonl`.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::counters::{bump, Counters};
@@ -31,7 +31,16 @@ pub(crate) struct Job {
     pub(crate) state: Arc<EnvironmentState>,
     pub(crate) decided: HostTime,
     pub(crate) cancel: Arc<AtomicBool>,
+    /// [`QUEUED`], [`STARTED`] or [`WITHDRAWN`]: who owns the job once an alert comes.
+    pub(crate) phase: Arc<AtomicU8>,
 }
+
+/// The job waits for the answer thread.
+pub(crate) const QUEUED: u8 = 0;
+/// The answer thread took it.
+pub(crate) const STARTED: u8 = 1;
+/// Taken back before it started (an alert came): it is answered again from a newer state.
+pub(crate) const WITHDRAWN: u8 = 2;
 
 /// Writes decisions; shared by the perception thread (alerts) and the answer thread.
 pub(crate) type SharedDecisions = Arc<Mutex<DecisionWriter>>;

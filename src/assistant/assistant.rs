@@ -1,22 +1,24 @@
 //! The [`Assistant`]: perception's sink. A hazard event becomes an alert at once (no model on
 //! that path); each state snapshot is kept, and the requests that are due are answered from
 //! it — synchronously inside `on_state` on a virtual clock (lock-step replay, deterministic),
-//! or on an answer thread behind a bounded queue in real time, where a newer request or a
-//! hazard alert cancels the answer being generated. Generated text passes the safety
+//! or on an answer thread behind a bounded queue in real time, where a hazard alert cancels
+//! the answer being generated (a request not yet started is answered again from the next
+//! state, so an alert never swallows a question). Requests are answered in order; a newer
+//! one never cancels an older one. Generated text passes the safety
 //! [`Guard`] sentence by sentence before it is spoken; every decision goes to
 //! `decisions.jsonl`. A generator that fails is reported once and replaced by templates for
 //! the rest of the run.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 
 use super::alerts::{Alerter, AlerterConfig};
-use super::answer::{write_decision, Engine, Job, SharedDecisions};
+use super::answer::{write_decision, Engine, Job, SharedDecisions, QUEUED, STARTED, WITHDRAWN};
 use super::counters::{bump, Counters};
 use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
@@ -126,7 +128,9 @@ pub struct Assistant {
     periodic: Option<PeriodicScene>,
     state: Option<Arc<EnvironmentState>>,
     next_id: u64,
-    in_flight: VecDeque<Arc<AtomicBool>>,
+    in_flight: VecDeque<InFlight>,
+    /// Requests taken back from the answer queue by an alert, answered at the next state.
+    retry: VecDeque<Request>,
     answering: Answering,
     speaker_report: Option<SpeakerReport>,
     generator_name: String,
@@ -141,8 +145,22 @@ impl std::fmt::Debug for Assistant {
     }
 }
 
+/// A job handed to the answer thread, as the assistant still sees it.
+struct InFlight {
+    cancel: Arc<AtomicBool>,
+    phase: Arc<AtomicU8>,
+    request: Request,
+}
+
 fn answer_thread(mut engine: Engine, rx: Receiver<Job>) {
     for job in rx.iter() {
+        let took = job
+            .phase
+            .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire);
+        if took.is_err() {
+            // Withdrawn by an alert: the assistant answers it again.
+            continue;
+        }
         if job.cancel.load(Ordering::Acquire) {
             bump(&engine.counters.cancelled);
             continue;
@@ -210,6 +228,7 @@ impl Assistant {
             state: None,
             next_id: 1,
             in_flight: VecDeque::new(),
+            retry: VecDeque::new(),
             answering,
             speaker_report: None,
             generator_name,
@@ -264,32 +283,50 @@ impl Assistant {
         self.config.out_dir.join("decisions.jsonl")
     }
 
+    /// An alert makes every answer in flight stale: the one being generated is cancelled
+    /// (what it said stays said), the ones not yet started are withdrawn and answered again
+    /// from the next state (scene updates are dropped: the next one comes anyway).
     fn cancel_in_flight(&mut self) {
-        for c in self.in_flight.drain(..) {
-            c.store(true, Ordering::Release);
+        for f in self.in_flight.drain(..) {
+            let withdrawn = f
+                .phase
+                .compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if !withdrawn {
+                f.cancel.store(true, Ordering::Release);
+            } else if f.request.form == Form::Ambient {
+                bump(&self.counters.cancelled);
+            } else if self.retry.len() >= self.config.max_pending {
+                bump(&self.counters.dropped_requests);
+            } else {
+                self.retry.push_back(f.request);
+            }
         }
     }
 
     fn dispatch(&mut self, request: Request, state: &Arc<EnvironmentState>, now: HostTime) {
         let request_id = self.next_id;
         self.next_id += 1;
-        // A newer request cancels the answer being generated (ambient updates do not).
-        if request.form != Form::Ambient {
-            self.cancel_in_flight();
-        }
         let cancel = Arc::new(AtomicBool::new(false));
+        let phase = Arc::new(AtomicU8::new(QUEUED));
+        let kept = request.clone();
         let job = Job {
             request,
             request_id,
             state: Arc::clone(state),
             decided: now,
             cancel: Arc::clone(&cancel),
+            phase: Arc::clone(&phase),
         };
         match &mut self.answering {
             Answering::Inline(engine) => engine.answer(&job),
             Answering::Thread { tx: Some(tx), .. } => match tx.try_send(job) {
                 Ok(()) => {
-                    self.in_flight.push_back(cancel);
+                    self.in_flight.push_back(InFlight {
+                        cancel,
+                        phase,
+                        request: kept,
+                    });
                     while self.in_flight.len() > self.config.answer_queue.max(1) + 1 {
                         self.in_flight.pop_front();
                     }
@@ -350,7 +387,7 @@ impl PerceptionSink for Assistant {
 
     fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
         self.state = Some(Arc::clone(state));
-        let mut due = Vec::new();
+        let mut due: Vec<Request> = self.retry.drain(..).collect();
         while let Some(r) = self.scripted.front() {
             let ready = match r.t {
                 RequestTime::Device(t) => t <= state.at,
