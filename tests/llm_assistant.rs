@@ -364,3 +364,85 @@ fn a_model_failing_mid_run_leaves_one_warning_and_templates_answer_the_rest() {
     assert!(t2.failure.as_deref().unwrap().contains("injected"));
     assert!(answers[2].lm.is_none(), "the model was not asked again");
 }
+
+/// A model that says something the guard blocks without a replacement.
+struct Hallucinates;
+
+impl Generator for Hallucinates {
+    fn name(&self) -> &str {
+        "dreamer"
+    }
+    fn generate(
+        &mut self,
+        _prompt: &GenerationPrompt,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        _cancel: &AtomicBool,
+    ) -> Result<GenerationStats, vista::state::GeneratorError> {
+        let _ = on_text("The staircase is at 12 o'clock");
+        Ok(GenerationStats {
+            generated_tokens: 8,
+            ..GenerationStats::default()
+        })
+    }
+}
+
+#[test]
+fn when_nothing_the_model_said_passes_the_guard_the_templates_answer() {
+    use vista::assistant::decisions::read_decisions;
+    use vista::assistant::requests::RequestTime;
+    use vista::assistant::{Assistant, AssistantConfig, AssistantMode, Request};
+    use vista::speech::session::start_session_speech;
+    use vista::speech::sink::AudioChoice;
+    use vista::speech::SpeakerConfig;
+    use vista::state::{DecisionKind, GuardAction};
+    use vista::time::{Clock, VirtualClock};
+
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::LockStep),
+        speech.speaker,
+        Some(Box::new(Hallucinates)),
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_scripted(vec![Request {
+        index: Some(0),
+        form: Form::Scene,
+        text: "What is around me?".into(),
+        t: RequestTime::Device(DeviceTime(S)),
+    }]);
+    for i in 0..=15 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        a.on_state(&Arc::new(state(at, 6.0)), now);
+    }
+    a.finish();
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let answer = d
+        .iter()
+        .find(|d| d.kind == DecisionKind::Answer)
+        .expect("an answer");
+    let template =
+        vista::assistant::template::answer(Form::Scene, "What is around me?", &state(S, 6.0));
+    assert_eq!(answer.text, template.sentences.join(" "));
+    assert!(!answer.text.is_empty());
+    assert_eq!(answer.generator, "template");
+    assert!(
+        matches!(&answer.guard, GuardAction::Replaced { blocked, .. } if blocked.contains("staircase")),
+        "{:?}",
+        answer.guard
+    );
+    assert!(answer.lm.as_ref().is_some_and(|t| t.template_fallback));
+    assert!(
+        a.lm_failure().is_none(),
+        "blocked text is not a model failure"
+    );
+}

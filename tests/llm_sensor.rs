@@ -197,8 +197,10 @@ fn a_bundle_brings_sensor_tokens_into_a_replay_through_the_binary() {
             d.lm.as_ref()
                 .unwrap_or_else(|| panic!("no model timing: {d:?}"));
         assert_eq!(lm.sensor_tokens, 28, "{d:?}");
+        // The model was asked with the sensor rows (what it said may still have been
+        // blocked by the guard and answered by the templates: random-weight tokens).
         assert!(lm.failure.is_none() && lm.threads >= 1, "{d:?}");
-        assert_ne!(d.generator, "template", "{d:?}");
+        assert!(lm.generated_tokens >= 1, "{d:?}");
     }
     let profile: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).unwrap()).unwrap();

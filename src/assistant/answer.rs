@@ -168,6 +168,14 @@ impl<'a> Speech<'a> {
         }
     }
 
+    /// Speaks what is left of the text as a last sentence (through the guard).
+    fn flush(&mut self) {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.trim().is_empty() {
+            self.sentence(rest.trim());
+        }
+    }
+
     fn finish(mut self) -> Guarded {
         let rest = std::mem::take(&mut self.pending);
         if !rest.trim().is_empty() {
@@ -247,6 +255,16 @@ impl Engine {
                         // An alert or a newer request cut the answer: its unfinished
                         // sentence is not spoken.
                         speech.pending.clear();
+                    } else {
+                        speech.flush();
+                        if speech.spoken == 0 {
+                            // Nothing the model said passed the guard (or it said
+                            // nothing): the templates answer, so a question is never
+                            // met with silence.
+                            use_template = true;
+                            name = "template".to_string();
+                            timing.template_fallback = true;
+                        }
                     }
                     first_token_ns = (stats.generated_tokens > 0)
                         .then(|| called.ns().saturating_add(stats.first_token_ns));

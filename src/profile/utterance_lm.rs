@@ -68,6 +68,8 @@ pub struct LmBreakdownReport {
     pub with_sensor_tokens: u64,
     /// Answers the model failed on.
     pub failures: u64,
+    /// Answers where nothing the model said passed the guard (templates answered).
+    pub template_fallbacks: u64,
     /// Every answer.
     pub rows: Vec<LmAnswerRow>,
 }
@@ -115,6 +117,7 @@ pub fn lm_breakdown(
         out.on_prefilled += u64::from(t.on_prefilled);
         out.with_sensor_tokens += u64::from(t.sensor_tokens > 0);
         out.failures += u64::from(t.failure.is_some());
+        out.template_fallbacks += u64::from(t.template_fallback);
         out.rows.push(LmAnswerRow {
             request_id: d.request_id,
             request: d.request.clone(),
@@ -171,13 +174,14 @@ impl LmBreakdownReport {
         let _ = writeln!(
             t,
             "{} answer(s); llama.cpp {}; prefilled tokens p50 {:.0}; {} over a prefilled \
-             state; {} with sensor tokens; {} failed",
+             state; {} with sensor tokens; {} failed; {} fell back to templates",
             self.answers,
             threads.join(", "),
             self.prefill_tokens.map_or(0.0, |p| p.p50),
             self.on_prefilled,
             self.with_sensor_tokens,
-            self.failures
+            self.failures,
+            self.template_fallbacks
         );
         t
     }
@@ -241,6 +245,7 @@ mod tests {
             threads: 1,
             sensor_tokens: 28,
             failure: None,
+            template_fallback: false,
         };
         let d = vec![
             decision(1, Some(t), Some(126 * MS)),

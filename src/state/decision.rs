@@ -100,6 +100,9 @@ pub struct LmTiming {
     /// Why the model did not finish the answer, when it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// Whether nothing the model said passed the guard, so the templates answered.
+    #[serde(default)]
+    pub template_fallback: bool,
 }
 
 /// The hazard an alert is about.
