@@ -204,7 +204,9 @@ fn live_and_replay_of_one_session_alert_and_answer_alike() {
 
 /// `live --listen` with `device-sim --connect` (the device opens the link): every recorded
 /// sample of the real Aria sample arrives, as many per stream as `replay --recorded-only`
-/// delivers from the file itself, and the spoken run ends cleanly on the goodbye.
+/// delivers from the file itself, and the spoken run ends cleanly on the goodbye. The
+/// assistant's models load before the link is offered (the first second was delivered late
+/// while they loaded after it).
 #[test]
 fn live_listens_and_the_device_connects() {
     let tmp = tempfile::tempdir().unwrap();
@@ -212,12 +214,14 @@ fn live_listens_and_the_device_connects() {
     let sock = format!("unix:{}", tmp.path().join("live.sock").display());
     let out = tmp.path().join("run");
     let profile = tmp.path().join("live.json");
-    let mut live = vista()
+    let live = vista()
         .args(["live", "--listen", &sock, "--no-ocr", "--speak"])
         .arg(&out)
         .arg("--profile")
         .arg(&profile)
+        .env("RUST_LOG", "info")
         .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let sim = vista()
@@ -228,7 +232,19 @@ fn live_listens_and_the_device_connects() {
         .status()
         .unwrap();
     assert!(sim.success());
-    assert!(live.wait().unwrap().success());
+    let live = live.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&live.stderr);
+    assert!(live.status.success(), "{log}");
+    // The assistant's models were loaded before the link was offered to the device, so
+    // the first seconds of the stream never wait behind them.
+    let at = |needle: &str| {
+        log.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in the log:\n{log}"))
+    };
+    assert!(
+        at("assistant models loaded") < at("live: waiting for the device"),
+        "{log}"
+    );
     let replay_profile = tmp.path().join("replay.json");
     let ok = vista()
         .arg("replay")

@@ -134,6 +134,7 @@ pub struct Assistant {
     answering: Answering,
     speaker_report: Option<SpeakerReport>,
     generator_name: String,
+    lm_failure: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Assistant {
@@ -187,6 +188,7 @@ impl Assistant {
         )?));
         let speaker = Arc::new(speaker);
         let counters = Arc::new(Counters::default());
+        let lm_failure = Arc::new(Mutex::new(None));
         let generator_name = generator
             .as_ref()
             .map(|g| g.name().to_string())
@@ -200,6 +202,7 @@ impl Assistant {
             decisions: Arc::clone(&decisions),
             counters: Arc::clone(&counters),
             clock: Arc::clone(&clock),
+            lm_failure: Arc::clone(&lm_failure),
         };
         let answering = match config.mode {
             AssistantMode::LockStep => Answering::Inline(Box::new(engine)),
@@ -232,6 +235,7 @@ impl Assistant {
             answering,
             speaker_report: None,
             generator_name,
+            lm_failure,
         })
     }
 
@@ -262,6 +266,12 @@ impl Assistant {
     /// The generator's name as configured (`template` when none).
     pub fn generator_name(&self) -> &str {
         &self.generator_name
+    }
+
+    /// The warning given when the language model failed mid-run (templates answered from
+    /// then on), if it did: one per run, for the run's notes.
+    pub fn lm_failure(&self) -> Option<String> {
+        self.lm_failure.lock().ok().and_then(|n| n.clone())
     }
 
     /// Counters so far (live-queue drops included).
@@ -378,6 +388,7 @@ impl PerceptionSink for Assistant {
                     generator: "alerter".into(),
                     guard: crate::state::GuardAction::Passed,
                     first_token_ns: None,
+                    lm: None,
                 };
                 write_decision(&self.decisions, &d);
             }

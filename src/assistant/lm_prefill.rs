@@ -17,11 +17,12 @@
 //! sink are gone. In lock-step replay, use the engine directly (no prefill) so answers are
 //! deterministic.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
-use super::render::render_state;
+use super::lm_context::model_context;
+use super::lm_threads::ThreadPolicy;
 use crate::infer::llm::generator::port_stats;
 use crate::infer::llm::LmEngine;
 use crate::state::{
@@ -37,6 +38,10 @@ pub struct PrefillConfig {
     pub every_ns: i64,
     /// A request may use a prefilled state this much older than its own, device ns.
     pub max_stale_ns: i64,
+    /// Prefills are also at least this many times the last one's duration apart (host
+    /// ns, compared with device ns: real time), so a slow or busy machine spends at most a
+    /// fraction of a core on them; 0 turns this off.
+    pub backoff: i64,
 }
 
 impl Default for PrefillConfig {
@@ -44,6 +49,7 @@ impl Default for PrefillConfig {
         Self {
             every_ns: 200_000_000,
             max_stale_ns: 250_000_000,
+            backoff: 4,
         }
     }
 }
@@ -101,6 +107,15 @@ struct Shared {
     config: PrefillConfig,
     name: String,
     stop: AtomicBool,
+    /// llama.cpp threads, chosen per use.
+    threads: ThreadPolicy,
+    /// A request is waiting for the model or using it: prefills ahead of requests hold
+    /// back (the request prefills what it needs itself).
+    requesting: AtomicBool,
+    /// The model failed on a request: no more prefills (templates answer from then on).
+    disabled: AtomicBool,
+    /// How long the last prefill took, host ns (see [`PrefillConfig::backoff`]).
+    last_cost_ns: AtomicI64,
 }
 
 fn bump(c: &AtomicU64, n: u64) {
@@ -109,15 +124,23 @@ fn bump(c: &AtomicU64, n: u64) {
 
 impl Shared {
     fn offer(&self, state: &EnvironmentState) {
+        if self.disabled.load(Ordering::Relaxed) {
+            return;
+        }
         let at = state.at.ns();
-        let text: Arc<str> = Arc::from(render_state(state));
+        let text: Arc<str> = Arc::from(model_context(state));
         let Ok(mut slot) = self.slot.lock() else {
             return;
         };
         slot.latest = Some((at, Arc::clone(&text)));
+        let every = self.config.every_ns.max(
+            self.last_cost_ns
+                .load(Ordering::Relaxed)
+                .saturating_mul(self.config.backoff.max(0)),
+        );
         let due = slot
             .last_wake_ns
-            .is_none_or(|w| at.saturating_sub(w) >= self.config.every_ns);
+            .is_none_or(|w| at.saturating_sub(w) >= every);
         let unchanged = slot.cached.as_ref().is_some_and(|(_, c)| *c == text);
         if !due || unchanged {
             return;
@@ -141,10 +164,23 @@ impl Shared {
     }
 
     fn prefill(&self, (at, text): Snapshot) {
+        if self.requesting.load(Ordering::Acquire) {
+            return;
+        }
         let Ok(mut engine) = self.engine.lock() else {
             return;
         };
-        match engine.prefill_context(&text) {
+        if self.requesting.load(Ordering::Acquire) {
+            return;
+        }
+        engine.set_threads(self.threads.threads());
+        let t0 = std::time::Instant::now();
+        let result = engine.prefill_context(&text);
+        self.last_cost_ns.store(
+            i64::try_from(t0.elapsed().as_nanos()).unwrap_or(i64::MAX),
+            Ordering::Relaxed,
+        );
+        match result {
             Ok((_, n)) => {
                 bump(&self.counters.prefills, 1);
                 bump(&self.counters.prefill_tokens, u64::from(n));
@@ -208,8 +244,17 @@ impl std::fmt::Debug for LmPrefill {
 }
 
 impl LmPrefill {
-    /// Starts the prefill thread over `engine`.
+    /// Starts the prefill thread over `engine` (threads chosen automatically).
     pub fn start(engine: LmEngine, config: PrefillConfig) -> std::io::Result<Self> {
+        Self::start_with(engine, config, ThreadPolicy::Auto)
+    }
+
+    /// Starts the prefill thread over `engine`, choosing llama.cpp threads by `threads`.
+    pub fn start_with(
+        engine: LmEngine,
+        config: PrefillConfig,
+        threads: ThreadPolicy,
+    ) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             name: engine.name().to_string(),
             engine: Mutex::new(engine),
@@ -218,6 +263,10 @@ impl LmPrefill {
             counters: Counters::default(),
             config,
             stop: AtomicBool::new(false),
+            threads,
+            requesting: AtomicBool::new(false),
+            disabled: AtomicBool::new(false),
+            last_cost_ns: AtomicI64::new(0),
         });
         let weak = Arc::downgrade(&shared);
         let handle = std::thread::Builder::new()
@@ -331,12 +380,21 @@ impl Generator for PrefillGenerator {
             generator: s.name.clone(),
             message,
         };
-        let mut engine = s
-            .engine
-            .lock()
-            .map_err(|_| err("the language model's lock was poisoned".into()))?;
+        s.requesting.store(true, Ordering::Release);
+        let asked = std::time::Instant::now();
+        let Ok(mut engine) = s.engine.lock() else {
+            s.requesting.store(false, Ordering::Release);
+            return Err(err("the language model's lock was poisoned".into()));
+        };
+        let wait_ns = i64::try_from(asked.elapsed().as_nanos()).unwrap_or(i64::MAX);
+        let threads = s.threads.threads();
+        engine.set_threads(threads);
         let result = engine.generate_with_context(prompt, &context, on_text, cancel);
         drop(engine);
+        s.requesting.store(false, Ordering::Release);
+        if result.is_err() {
+            s.disabled.store(true, Ordering::Relaxed);
+        }
         if let Ok(mut slot) = s.slot.lock() {
             // The cache now holds the system turn of `context` (or nothing, after an error).
             slot.cached = match (&result, prefilled) {
@@ -349,7 +407,12 @@ impl Generator for PrefillGenerator {
             };
         }
         result
-            .map(|st| port_stats(&st))
+            .map(|st| GenerationStats {
+                wait_ns,
+                threads,
+                on_prefilled: prefilled,
+                ..port_stats(&st)
+            })
             .map_err(|e| err(e.to_string()))
     }
 }

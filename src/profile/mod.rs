@@ -18,6 +18,7 @@ pub mod text_reads;
 pub mod timeline;
 pub mod trace;
 pub mod utterance;
+pub mod utterance_lm;
 
 pub use histogram::{LatencyHistogram, Percentiles, MAX_TRACKED_NS};
 pub use pacing::{PacingStats, StreamPacing};

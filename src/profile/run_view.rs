@@ -236,6 +236,7 @@ mod tests {
             generator: "template".into(),
             guard: GuardAction::Passed,
             first_token_ns: (kind == DecisionKind::Answer).then_some(decided + 80 * MS),
+            lm: None,
         }
     }
 

@@ -156,6 +156,8 @@ pub fn port_stats(st: &LmStats) -> GenerationStats {
         first_token_ns: st.first_token_ns,
         total_ns: st.total_ns,
         cancelled: st.stop == StopReason::Cancelled,
+        prefill_ns: st.prefill_ns,
+        ..GenerationStats::default()
     }
 }
 

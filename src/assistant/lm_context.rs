@@ -1,0 +1,209 @@
+//! The environment state as the language model is given it: compact text over at most
+//! [`MODEL_THINGS`] things (those in the walking path first, then doors, then the rest, each
+//! group nearest first, listed nearest first) and [`MODEL_TEXTS`] texts, without the
+//! bookkeeping the model does not need (ages, confidences, ids of things nothing refers to,
+//! how long the wearer has walked) — the facts of [`super::render::render_state`], shorter.
+//!
+//! Every prompt token is paid for before the first answer token, and the state text changes
+//! on nearly every tick while the wearer moves, so it is mostly prefilled per request: on a
+//! busy 2-core machine one llama.cpp thread prefilled ~250–300 tokens/s, and the full
+//! rendering of a hall (15+ things, ~500 tokens) cost seconds. The answer forms speak of at
+//! most three things. Leaving out ages also keeps the text unchanged between ticks while
+//! the wearer stands, so the prefill ahead of requests can hold it. The safety guard still
+//! checks every sentence against the whole state.
+
+use std::fmt::Write as _;
+
+use super::render::kind_word;
+use crate::state::{metres_to_steps, EnvironmentState, HeightBand, MotionState, Thing, ThingKind};
+
+/// Things the model is told about, at most.
+pub const MODEL_THINGS: usize = 4;
+/// Texts the model is told about, at most.
+pub const MODEL_TEXTS: usize = 2;
+
+fn motion_word(m: MotionState) -> &'static str {
+    match m {
+        MotionState::Unknown => "unknown",
+        MotionState::Standing => "standing",
+        MotionState::Walking => "walking",
+        MotionState::Turning => "turning",
+        MotionState::StairsUp => "walking up stairs",
+        MotionState::StairsDown => "walking down stairs",
+    }
+}
+
+fn thing_line(out: &mut String, t: &Thing, gazed: bool) {
+    let _ = write!(
+        out,
+        "- {} ({}{}): {}, {:.1} m ({} steps)",
+        t.label,
+        kind_word(t.kind),
+        if t.in_path { ", in path" } else { "" },
+        t.clock,
+        t.distance_m,
+        metres_to_steps(t.distance_m)
+    );
+    if let Some(h) = t.height {
+        out.push_str(match h {
+            HeightBand::Ground => ", ground level",
+            HeightBand::Body => ", body height",
+            HeightBand::Head => ", head height",
+        });
+    }
+    if gazed {
+        out.push_str(", looked at");
+    }
+    out.push('\n');
+}
+
+/// The things the model is told about, nearest first.
+fn chosen(state: &EnvironmentState) -> Vec<&Thing> {
+    let rank = |t: &Thing| match (t.in_path, t.kind) {
+        (true, _) => 0u8,
+        (false, ThingKind::Door) => 1,
+        _ => 2,
+    };
+    let mut v: Vec<&Thing> = state.things.iter().collect();
+    // Stable: within a group the state's order (nearest first) is kept.
+    v.sort_by_key(|t| rank(t));
+    v.truncate(MODEL_THINGS);
+    v.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+    v
+}
+
+/// The model's view of `state` as text (see the module documentation).
+pub fn model_context(state: &EnvironmentState) -> String {
+    let mut out = String::new();
+    let m = &state.motion;
+    out.push_str("Wearer: ");
+    out.push_str(motion_word(m.state));
+    if let Some(dz) = m.elevation_change_m.filter(|d| d.abs() >= 0.5) {
+        let _ = write!(out, ", height change {dz:+.1} m in 10 s");
+    }
+    out.push_str(".\n");
+    let gazed = state.gaze.as_ref().and_then(|g| g.target);
+    let things = chosen(state);
+    if things.is_empty() {
+        out.push_str("Things: none seen.\n");
+    } else {
+        out.push_str("Things (nearest first):\n");
+        for t in things {
+            thing_line(&mut out, t, gazed == Some(t.id));
+        }
+    }
+    if state.texts.is_empty() {
+        out.push_str("Text: none read.\n");
+    } else {
+        out.push_str("Text:\n");
+        for x in state.texts.iter().take(MODEL_TEXTS) {
+            let _ = write!(out, "- \"{}\": {}", x.text, x.clock);
+            if let Some(d) = x.distance_m {
+                let _ = write!(out, ", {d:.1} m");
+            }
+            out.push_str(if x.gazed { ", looked at\n" } else { "\n" });
+        }
+    }
+    if let Some(g) = &state.gaze {
+        let _ = writeln!(out, "Looking toward {}.", g.clock);
+    }
+    if let Some(w) = &state.walkable {
+        let _ = writeln!(
+            out,
+            "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right.",
+            w.clear_ahead_m, w.clear_left_m, w.clear_right_m
+        );
+    }
+    for l in &state.limitations {
+        let _ = writeln!(out, "Cannot: {l}.");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{ClockHour, Evidence, TextFact, Walkable};
+    use crate::time::DeviceTime;
+
+    fn thing(id: u32, kind: ThingKind, d: f32, in_path: bool) -> Thing {
+        Thing {
+            id,
+            kind,
+            label: format!("thing{id}"),
+            clock: ClockHour::new(12),
+            distance_m: d,
+            height: None,
+            world_m: None,
+            in_path,
+            first_seen: DeviceTime(0),
+            last_seen: DeviceTime(0),
+            confidence: 0.9,
+            evidence: Evidence::Points,
+        }
+    }
+
+    #[test]
+    fn every_fact_the_answers_use_without_the_bookkeeping() {
+        let mut s = EnvironmentState::empty(DeviceTime(10_000_000_000));
+        s.motion.state = MotionState::Walking;
+        let mut pole = thing(3, ThingKind::Obstacle, 2.04, true);
+        pole.label = "metal pole".into();
+        pole.height = Some(HeightBand::Ground);
+        s.things.push(pole);
+        s.texts.push(TextFact {
+            text: "EXIT".into(),
+            confidence: 0.8,
+            clock: ClockHour::new(2),
+            distance_m: Some(6.0),
+            rgb_box: [0.0; 4],
+            gazed: true,
+            at: DeviceTime(9_000_000_000),
+        });
+        s.walkable = Some(Walkable {
+            clear_ahead_m: 1.8,
+            clear_left_m: 3.0,
+            clear_right_m: 0.5,
+        });
+        s.limitations.push("read text in the dark".into());
+        let expected = "Wearer: walking.\n\
+            Things (nearest first):\n\
+            - metal pole (obstacle, in path): 12 o'clock, 2.0 m (3 steps), ground level\n\
+            Text:\n\
+            - \"EXIT\": 2 o'clock, 6.0 m, looked at\n\
+            Clear space: 1.8 m ahead, 3.0 m left, 0.5 m right.\n\
+            Cannot: read text in the dark.\n";
+        assert_eq!(model_context(&s), expected);
+        // A tick later, nothing moved: the same text (ages are not in it).
+        let mut later = s.clone();
+        later.at = DeviceTime(10_050_000_000);
+        assert_eq!(model_context(&later), expected);
+    }
+
+    #[test]
+    fn the_path_and_doors_come_before_other_things_and_the_rest_is_left_out() {
+        let mut s = EnvironmentState::empty(DeviceTime(1));
+        for (i, d) in [1.0f32, 1.5, 2.0, 2.5, 3.0].iter().enumerate() {
+            s.things
+                .push(thing(i as u32 + 1, ThingKind::Object, *d, false));
+        }
+        s.things.push(thing(10, ThingKind::Door, 6.0, false));
+        s.things.push(thing(11, ThingKind::Obstacle, 4.0, true));
+        s.things
+            .sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+        let text = model_context(&s);
+        for kept in ["thing11 ", "thing10 ", "thing1 ", "thing2 "] {
+            assert!(text.contains(kept), "{kept} missing: {text}");
+        }
+        for left in ["thing3 ", "thing4 ", "thing5 "] {
+            assert!(!text.contains(left), "{left} kept: {text}");
+        }
+        // Nearest first.
+        let at = |k: &str| text.find(k).unwrap();
+        assert!(
+            at("thing1 ") < at("thing2 ")
+                && at("thing2 ") < at("thing11 ")
+                && at("thing11 ") < at("thing10 ")
+        );
+    }
+}
