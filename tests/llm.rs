@@ -50,6 +50,7 @@ fn cfg(n_ctx: u32) -> ContextConfig {
         n_ctx,
         n_batch: 512,
         threads: 2,
+        ..ContextConfig::default()
     }
 }
 

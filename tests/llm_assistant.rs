@@ -54,6 +54,7 @@ fn engine(p: &std::path::Path) -> LmEngine {
             n_ctx: 1024,
             n_batch: 512,
             threads: 2,
+            ..ContextConfig::default()
         },
     )
     .unwrap()

@@ -61,6 +61,7 @@ fn a_request_decodes_the_fusion_output_of_the_newest_window() {
             n_ctx: 1024,
             n_batch: 512,
             threads: 2,
+            ..ContextConfig::default()
         },
     )
     .unwrap();

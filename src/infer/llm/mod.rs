@@ -5,6 +5,7 @@
 //! cache ([`engine`]), the assistant's `Generator` ([`generator`]), re-quantisation
 //! ([`quantize`]) and the numbers behind `vista bench lm` ([`bench`]).
 
+pub mod answer_check;
 pub mod backend;
 pub mod bench;
 pub mod chat;
