@@ -237,11 +237,11 @@ fn run_lm(a: LmArgs) -> anyhow::Result<()> {
             "medians of {} rounds; A = {} (flash attention {}), B = {} (flash attention {}):",
             a.rounds.max(1),
             variants[0].0.display(),
-            variants[0].1,
+            on_off(variants[0].1),
             variants[1].0.display(),
-            variants[1].1
+            on_off(variants[1].1)
         );
-        let rows: [(&str, fn(&LmBenchReport) -> f64); 5] = [
+        let rows: [(&str, Metric); 5] = [
             ("prompt tok/s", |r| r.prompt_tok_per_s),
             ("generate tok/s", |r| r.gen_tok_per_s),
             ("first token cold ms", |r| r.ttft_cold_ms),
@@ -263,4 +263,15 @@ fn run_lm(a: LmArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     }
     Ok(())
+}
+
+/// One column of the A/B summary.
+type Metric = fn(&LmBenchReport) -> f64;
+
+fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
 }
