@@ -95,7 +95,7 @@ fn monotonic_ns() -> Option<i64> {
     };
     // SAFETY: `ts` is a valid, writable timespec.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    (rc == 0).then(|| i64::from(ts.tv_sec) * 1_000_000_000 + i64::from(ts.tv_nsec))
+    (rc == 0).then(|| ts.tv_sec * 1_000_000_000 + ts.tv_nsec)
 }
 
 #[cfg(test)]
