@@ -19,7 +19,10 @@
 //!   `hazard.world_m` lies within 1 m horizontally of the hazard's position, **or** its
 //!   `hazard.clock` is within ±1 hour (circular) and its `hazard.distance_m` within ±30 %
 //!   of the hazard's clock hour and horizontal distance from the wearer's head (the CPF)
-//!   at the decision time. An alert may match several hazards.
+//!   at the decision time. An alert may match several hazards. A moving hazard (a person,
+//!   a vehicle) with a `track` is taken where it was at the decision time (the track's
+//!   nearest sample), and a vehicle (`half_extent_m`) at the point of its footprint
+//!   nearest the alert's position (for `world_m`) or the head (for clock and distance).
 //! * **Hazard recall** = caught / relevant. A hazard is *relevant* when its
 //!   `relevant_from_ns` is set; its window is `[relevant_from_ns, latest_alert_ns]`
 //!   (`latest_alert_ns` missing: the session end). It is *caught* when a matching alert's
