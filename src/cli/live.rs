@@ -314,6 +314,10 @@ fn live_inputs(
             points,
             notes,
         },
+        nominal_calibration: calibration
+            .is_none()
+            .then(|| super::speak::nominal_for(sizes))
+            .flatten(),
         calibration,
         default_requests,
         truth,

@@ -16,7 +16,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use vista::aria::calib::DeviceCalibration;
-use vista::aria::recorded_calib::recording_calibration;
+use vista::aria::recorded_calib::{recorded_camera_sizes, recording_calibration};
 use vista::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
 use vista::assistant::session::{start_assistant, SessionOptions};
 use vista::assistant::{Assistant, AssistantCounters};
@@ -120,6 +120,9 @@ pub struct SpeakInputs {
     pub perception: PerceptionInputs,
     /// The device calibration at the streamed image sizes (for text directions), if known.
     pub calibration: Option<DeviceCalibration>,
+    /// Without one: the nominal Gen1 calibration at the streamed sizes, for text directions
+    /// only (never for depth or sensor axes).
+    pub nominal_calibration: Option<DeviceCalibration>,
     /// The requests file used when `--requests` is not given.
     pub default_requests: Option<PathBuf>,
     /// A session folder with `ground_truth.json` to score against, if any.
@@ -135,6 +138,10 @@ impl SpeakInputs {
             .with_context(|| format!("loading perception inputs of {}", session.display()))?;
         let calibration = recording_calibration(source.recording())
             .with_context(|| format!("reading the calibration of {}", session.display()))?;
+        let nominal_calibration = match calibration {
+            Some(_) => None,
+            None => nominal_for(&recorded_camera_sizes(source.recording())),
+        };
         let root = source.files().root.clone();
         let requests = root.join("requests.jsonl");
         let truth = root
@@ -145,10 +152,23 @@ impl SpeakInputs {
             streams: source.streams(),
             perception,
             calibration,
+            nominal_calibration,
             default_requests: requests.is_file().then_some(requests),
             truth,
             label: format!("session {}", root.display()),
         })
+    }
+}
+
+/// The nominal Gen1 calibration at the streamed camera sizes (`None`, logged, if a size
+/// cannot be applied).
+pub fn nominal_for(sizes: &[(String, u32, u32)]) -> Option<DeviceCalibration> {
+    match vista::aria::nominal_calib::nominal_gen1(sizes) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            log::warn!("the nominal calibration does not fit these streams: {e}");
+            None
+        }
     }
 }
 
@@ -371,10 +391,25 @@ pub fn setup_with(
             Some(Err(e)) => Err(anyhow::anyhow!(e)),
             None => Err(anyhow::anyhow!("PP-OCR was not loaded")),
         };
+        let text_calibration = match (&inputs.calibration, &inputs.nominal_calibration) {
+            (Some(c), _) => Some(c),
+            (None, Some(n)) => {
+                notes.push(
+                    "no calibration: text directions from a nominal Gen1 calibration (within \
+                     about a clock hour)"
+                        .into(),
+                );
+                Some(n)
+            }
+            (None, None) => {
+                notes.push("no calibration: text is placed straight ahead (12 o'clock)".into());
+                None
+            }
+        };
         match engine.and_then(|e| {
             text_reader(
                 e,
-                inputs.calibration.as_ref(),
+                text_calibration,
                 clock.is_real_time(),
                 Arc::clone(&stats),
             )
