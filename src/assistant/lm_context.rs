@@ -5,7 +5,9 @@
 //! how long the wearer has walked) — the facts of [`super::render::render_state`], shorter.
 //!
 //! Every prompt token is paid for before the first answer token, and the state text changes
-//! on nearly every tick while the wearer moves, so it is mostly prefilled per request: on a
+//! on nearly every tick while the wearer moves. What changes with every step (directions,
+//! distances, the path, the gaze) therefore comes last, under "Now:", so a request over a
+//! state a few steps newer than the prefilled one recomputes only that part. On a
 //! busy 2-core machine one llama.cpp thread prefilled ~250–300 tokens/s, and the full
 //! rendering of a hall (15+ things, ~500 tokens) cost seconds. The answer forms speak of at
 //! most three things. Leaving out ages also keeps the text unchanged between ticks while
@@ -33,23 +35,31 @@ fn motion_word(m: MotionState) -> &'static str {
     }
 }
 
-fn thing_line(out: &mut String, t: &Thing, gazed: bool) {
-    let _ = write!(
-        out,
-        "- {} ({}{}): {}, {:.1} m ({} steps)",
-        t.label,
-        kind_word(t.kind),
-        if t.in_path { ", in path" } else { "" },
-        t.clock,
-        t.distance_m,
-        metres_to_steps(t.distance_m)
-    );
+/// What a thing is: the part of its line that does not change as the wearer moves.
+fn thing_identity(out: &mut String, t: &Thing) {
+    let _ = write!(out, "{} ({}", t.label, kind_word(t.kind));
     if let Some(h) = t.height {
         out.push_str(match h {
             HeightBand::Ground => ", ground level",
             HeightBand::Body => ", body height",
             HeightBand::Head => ", head height",
         });
+    }
+    out.push(')');
+}
+
+/// Where a thing is now: the part that changes with every step.
+fn thing_position(out: &mut String, t: &Thing, gazed: bool) {
+    let _ = write!(
+        out,
+        "- {}: {}, {:.1} m ({} steps)",
+        t.label,
+        t.clock,
+        t.distance_m,
+        metres_to_steps(t.distance_m)
+    );
+    if t.in_path {
+        out.push_str(", in path");
     }
     if gazed {
         out.push_str(", looked at");
@@ -72,37 +82,63 @@ fn chosen(state: &EnvironmentState) -> Vec<&Thing> {
     v
 }
 
-/// The model's view of `state` as text (see the module documentation).
+/// The model's view of `state` as text (see the module documentation): first what changes
+/// seldom (how the wearer moves, what things and texts there are, in the order they were
+/// first seen, what cannot be done), then, under "Now:", what changes with every step
+/// (directions, distances, the walking path, the gaze, the clear space). A request's
+/// prefill starts at the first token that differs from the prefilled text, so while the
+/// wearer walks only the "Now:" part is recomputed, not the whole view.
 pub fn model_context(state: &EnvironmentState) -> String {
     let mut out = String::new();
     let m = &state.motion;
     out.push_str("Wearer: ");
     out.push_str(motion_word(m.state));
-    if let Some(dz) = m.elevation_change_m.filter(|d| d.abs() >= 0.5) {
-        let _ = write!(out, ", height change {dz:+.1} m in 10 s");
-    }
     out.push_str(".\n");
     let gazed = state.gaze.as_ref().and_then(|g| g.target);
     let things = chosen(state);
-    if things.is_empty() {
+    let mut by_age = things.clone();
+    by_age.sort_by_key(|t| (t.first_seen, t.id));
+    if by_age.is_empty() {
         out.push_str("Things: none seen.\n");
     } else {
-        out.push_str("Things (nearest first):\n");
-        for t in things {
-            thing_line(&mut out, t, gazed == Some(t.id));
+        out.push_str("Things: ");
+        for (i, t) in by_age.iter().enumerate() {
+            if i > 0 {
+                out.push_str("; ");
+            }
+            thing_identity(&mut out, t);
         }
+        out.push_str(".\n");
     }
-    if state.texts.is_empty() {
+    let texts: Vec<_> = state.texts.iter().take(MODEL_TEXTS).collect();
+    if texts.is_empty() {
         out.push_str("Text: none read.\n");
     } else {
-        out.push_str("Text:\n");
-        for x in state.texts.iter().take(MODEL_TEXTS) {
-            let _ = write!(out, "- \"{}\": {}", x.text, x.clock);
-            if let Some(d) = x.distance_m {
-                let _ = write!(out, ", {d:.1} m");
+        out.push_str("Text: ");
+        for (i, x) in texts.iter().enumerate() {
+            if i > 0 {
+                out.push_str("; ");
             }
-            out.push_str(if x.gazed { ", looked at\n" } else { "\n" });
+            let _ = write!(out, "\"{}\"", x.text);
         }
+        out.push_str(".\n");
+    }
+    for l in &state.limitations {
+        let _ = writeln!(out, "Cannot: {l}.");
+    }
+    out.push_str("Now (nearest first):\n");
+    for t in &things {
+        thing_position(&mut out, t, gazed == Some(t.id));
+    }
+    for x in &texts {
+        let _ = write!(out, "- \"{}\": {}", x.text, x.clock);
+        if let Some(d) = x.distance_m {
+            let _ = write!(out, ", {d:.1} m");
+        }
+        out.push_str(if x.gazed { ", looked at\n" } else { "\n" });
+    }
+    if let Some(dz) = m.elevation_change_m.filter(|d| d.abs() >= 0.5) {
+        let _ = writeln!(out, "Height change {dz:+.1} m in 10 s.");
     }
     if let Some(g) = &state.gaze {
         let _ = writeln!(out, "Looking toward {}.", g.clock);
@@ -113,9 +149,6 @@ pub fn model_context(state: &EnvironmentState) -> String {
             "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right.",
             w.clear_ahead_m, w.clear_left_m, w.clear_right_m
         );
-    }
-    for l in &state.limitations {
-        let _ = writeln!(out, "Cannot: {l}.");
     }
     out
 }
@@ -167,12 +200,13 @@ mod tests {
         });
         s.limitations.push("read text in the dark".into());
         let expected = "Wearer: walking.\n\
-            Things (nearest first):\n\
-            - metal pole (obstacle, in path): 12 o'clock, 2.0 m (3 steps), ground level\n\
-            Text:\n\
+            Things: metal pole (obstacle, ground level).\n\
+            Text: \"EXIT\".\n\
+            Cannot: read text in the dark.\n\
+            Now (nearest first):\n\
+            - metal pole: 12 o'clock, 2.0 m (3 steps), in path\n\
             - \"EXIT\": 2 o'clock, 6.0 m, looked at\n\
-            Clear space: 1.8 m ahead, 3.0 m left, 0.5 m right.\n\
-            Cannot: read text in the dark.\n";
+            Clear space: 1.8 m ahead, 3.0 m left, 0.5 m right.\n";
         assert_eq!(model_context(&s), expected);
         // A tick later, nothing moved: the same text (ages are not in it).
         let mut later = s.clone();
@@ -198,12 +232,50 @@ mod tests {
         for left in ["thing3 ", "thing4 ", "thing5 "] {
             assert!(!text.contains(left), "{left} kept: {text}");
         }
-        // Nearest first.
+        // Positions nearest first.
         let at = |k: &str| text.find(k).unwrap();
         assert!(
-            at("thing1 ") < at("thing2 ")
-                && at("thing2 ") < at("thing11 ")
-                && at("thing11 ") < at("thing10 ")
+            at("- thing1:") < at("- thing2:")
+                && at("- thing2:") < at("- thing11:")
+                && at("- thing11:") < at("- thing10:")
+        );
+    }
+
+    #[test]
+    fn walking_changes_only_the_text_after_now() {
+        let mut a = EnvironmentState::empty(DeviceTime(1));
+        a.motion.state = MotionState::Walking;
+        for (id, kind, d, in_path) in [
+            (4, ThingKind::Obstacle, 2.4f32, true),
+            (2, ThingKind::Door, 6.1, false),
+            (7, ThingKind::Object, 3.3, false),
+        ] {
+            let mut t = thing(id, kind, d, in_path);
+            t.first_seen = DeviceTime(i64::from(id));
+            a.things.push(t);
+        }
+        a.things
+            .sort_by(|x, y| x.distance_m.total_cmp(&y.distance_m));
+        // 0.7 m further on: every distance changes, the pole leaves the path and the order
+        // by distance changes (the object is now nearer than the pole).
+        let mut b = a.clone();
+        for t in &mut b.things {
+            t.distance_m -= if t.id == 7 { 1.9 } else { 0.7 };
+            t.in_path = false;
+        }
+        b.things
+            .sort_by(|x, y| x.distance_m.total_cmp(&y.distance_m));
+        let (ta, tb) = (model_context(&a), model_context(&b));
+        assert_ne!(ta, tb);
+        let common = ta
+            .bytes()
+            .zip(tb.bytes())
+            .take_while(|(x, y)| x == y)
+            .count();
+        let now = ta.find("Now (nearest first):").unwrap() + "Now (nearest first):\n".len();
+        assert!(
+            common >= now,
+            "differs at {common}, before {now}:\n{ta}\n{tb}"
         );
     }
 }
