@@ -50,13 +50,14 @@ fn thing_identity(out: &mut String, t: &Thing) {
 
 /// Where a thing is now: the part that changes with every step.
 fn thing_position(out: &mut String, t: &Thing, gazed: bool) {
+    let steps = metres_to_steps(t.distance_m);
     let _ = write!(
         out,
-        "- {}: {}, {:.1} m ({} steps)",
+        "- {}: {}, {:.1} m ({steps} step{})",
         t.label,
         t.clock,
         t.distance_m,
-        metres_to_steps(t.distance_m)
+        if steps == 1 { "" } else { "s" }
     );
     if t.in_path {
         out.push_str(", in path");
