@@ -430,6 +430,10 @@ impl PerceptionSink for Assistant {
     }
 
     fn finish(&mut self) {
+        // Requests withdrawn by an alert and not yet answered again end with the run.
+        for _ in self.retry.drain(..) {
+            bump(&self.counters.dropped_requests);
+        }
         if let Answering::Thread { tx, handle } = &mut self.answering {
             tx.take();
             if let Some(h) = handle.take() {
