@@ -705,11 +705,41 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
     assert!(answer.text.len() < 200, "{}", answer.text);
 }
 
-/// Requests queue behind one another (a newer one never cancels an older one); an alert
-/// cancels the answer being generated and withdraws the one still waiting, which is answered
-/// again from the next state, after the alert: nothing the user asked is lost.
+/// A generator that waits inside `generate` until the test lets it go, then says one word
+/// unless cancelled: the test decides exactly when the answer thread is busy.
+struct Gated {
+    go: crossbeam_channel::Receiver<()>,
+    entered: Arc<AtomicUsize>,
+}
+
+impl Generator for Gated {
+    fn name(&self) -> &str {
+        "gated"
+    }
+    fn generate(
+        &mut self,
+        _prompt: &GenerationPrompt,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, GeneratorError> {
+        self.entered.fetch_add(1, Ordering::SeqCst);
+        let _ = self.go.recv_timeout(Duration::from_secs(30));
+        let mut stats = GenerationStats::default();
+        if cancel.load(Ordering::Acquire) {
+            stats.cancelled = true;
+        } else {
+            stats.generated_tokens = 1;
+            on_text("Nothing. ");
+        }
+        Ok(stats)
+    }
+}
+
+/// A newer request supersedes the answer being generated; an alert then withdraws the
+/// newer one, still waiting behind it, and it is answered again from the next state (the
+/// one after the alert): nothing the user asked is lost to an alert.
 #[test]
-fn an_alert_withdraws_a_waiting_question_which_is_answered_from_the_next_state() {
+fn an_alert_withdraws_a_waiting_request_which_is_answered_from_the_next_state() {
     let dir = tempfile::tempdir().unwrap();
     let clock: Arc<dyn Clock> = Arc::new(WallClock);
     let speech = start_session_speech(
@@ -719,12 +749,11 @@ fn an_alert_withdraws_a_waiting_question_which_is_answered_from_the_next_state()
         Arc::clone(&clock),
     )
     .unwrap();
-    let calls = Arc::new(AtomicUsize::new(0));
-    let g = Scripted {
-        text: "The exit door is at 2 o'clock, about 6 metres. ".repeat(20),
-        calls: Arc::clone(&calls),
-        fail: false,
-        word_delay: Duration::from_millis(20),
+    let (go, gate) = crossbeam_channel::bounded(1);
+    let entered = Arc::new(AtomicUsize::new(0));
+    let g = Gated {
+        go: gate,
+        entered: Arc::clone(&entered),
     };
     let queue = RequestQueue::new(4);
     let mut a = Assistant::new(
@@ -735,31 +764,38 @@ fn an_alert_withdraws_a_waiting_question_which_is_answered_from_the_next_state()
     )
     .unwrap()
     .with_live(queue.clone());
-    for (form, text) in [
-        (Form::Scene, "What is around me?"),
-        (Form::Goal, "Take me to the exit door."),
-    ] {
+    let offer = |form, text: &str| {
         queue.offer(Request {
             index: None,
             form,
             text: text.into(),
             t: RequestTime::Arrival(clock.now()),
-        });
-    }
+        })
+    };
+    // The scene goes to the model, which holds the answer thread until let go.
+    offer(Form::Scene, "What is around me?");
     a.on_state(&Arc::new(door_and_bin(S)), clock.now());
-    for _ in 0..500 {
-        if calls.load(Ordering::SeqCst) > 0 {
+    for _ in 0..3000 {
+        if entered.load(Ordering::SeqCst) > 0 {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(100));
-    // The scene answer is being generated and the goal waits behind it.
+    assert_eq!(
+        entered.load(Ordering::SeqCst),
+        1,
+        "the model was never called"
+    );
+    // A goal (answered by the templates) supersedes the scene and waits behind it.
+    offer(Form::Goal, "Take me to the exit door.");
+    a.on_state(&Arc::new(door_and_bin(S + 50_000_000)), clock.now());
     a.on_hazard(&pole_hazard(S + 100_000_000));
+    go.send(()).unwrap();
     let later = S + 200_000_000;
     a.on_state(&Arc::new(door_and_bin(later)), clock.now());
     a.finish();
     let c = a.counters();
+    // The scene: cut (cancelled); the goal: withdrawn by the alert, then answered.
     assert_eq!((c.alerts, c.answers, c.cancelled), (1, 2, 1), "{c:?}");
     assert_eq!(c.dropped_requests, 0, "{c:?}");
     let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
@@ -772,6 +808,13 @@ fn an_alert_withdraws_a_waiting_question_which_is_answered_from_the_next_state()
     // Answered from the state after the alert, not the one it was first queued with.
     assert_eq!(goal.state_at_ns, later);
     assert!(goal.text.contains("door"), "{}", goal.text);
+    let scene = d
+        .iter()
+        .find(|d| {
+            d.kind == DecisionKind::Answer && d.request.as_ref().is_some_and(|r| r.0 == "scene")
+        })
+        .unwrap();
+    assert!(scene.text.is_empty(), "{}", scene.text);
 }
 
 #[test]

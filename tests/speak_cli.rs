@@ -168,6 +168,16 @@ fn live_requests_from_stdin_and_the_socket_are_answered_in_real_time() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "Is the path clear?").unwrap();
+    // A newer request supersedes one not yet answered (barge-in): send the next only once
+    // the typed one is answered (decisions are flushed line by line).
+    let decisions = dir.join("decisions.jsonl");
+    for _ in 0..1000 {
+        let text = std::fs::read_to_string(&decisions).unwrap_or_default();
+        if text.contains("Is the path clear?") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     // The socket opens once the run is set up.
     let mut sock = None;
     for _ in 0..100 {

@@ -1,13 +1,14 @@
 //! The [`Assistant`]: perception's sink. A hazard event becomes an alert at once (no model on
 //! that path); each state snapshot is kept, and the requests that are due are answered from
 //! it — synchronously inside `on_state` on a virtual clock (lock-step replay, deterministic),
-//! or on an answer thread behind a bounded queue in real time, where a hazard alert cancels
-//! the answer being generated (a request not yet started is answered again from the next
-//! state, so an alert never swallows a question). Requests are answered in order; a newer
-//! one never cancels an older one. Generated text passes the safety
-//! [`Guard`] sentence by sentence before it is spoken; every decision goes to
-//! `decisions.jsonl`. A generator that fails is reported once and replaced by templates for
-//! the rest of the run.
+//! or on an answer thread behind a bounded queue in real time. There, a newer request
+//! supersedes the older ones not yet answered (barge-in: the one being generated is cut,
+//! those still waiting are dropped and counted), as the speech queue cuts an older answer's
+//! audio; a hazard alert cancels the answer being generated and *withdraws* those not yet
+//! started, which are answered again from the next state, after the alert — an alert never
+//! swallows a question. Generated text passes the safety [`Guard`] sentence by sentence
+//! before it is spoken; every decision goes to `decisions.jsonl`. A generator that fails is
+//! reported once and replaced by templates for the rest of the run.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -293,6 +294,23 @@ impl Assistant {
         self.config.out_dir.join("decisions.jsonl")
     }
 
+    /// A newer request supersedes every unfinished answer (ambient updates do not): the one
+    /// being generated is cancelled (what it said stays said), those still waiting are
+    /// dropped; both are counted as cancelled.
+    fn supersede_in_flight(&mut self) {
+        for f in self.in_flight.drain(..) {
+            let withdrawn = f
+                .phase
+                .compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if withdrawn {
+                bump(&self.counters.cancelled);
+            } else {
+                f.cancel.store(true, Ordering::Release);
+            }
+        }
+    }
+
     /// An alert makes every answer in flight stale: the one being generated is cancelled
     /// (what it said stays said), the ones not yet started are withdrawn and answered again
     /// from the next state (scene updates are dropped: the next one comes anyway).
@@ -317,6 +335,9 @@ impl Assistant {
     fn dispatch(&mut self, request: Request, state: &Arc<EnvironmentState>, now: HostTime) {
         let request_id = self.next_id;
         self.next_id += 1;
+        if request.form != Form::Ambient {
+            self.supersede_in_flight();
+        }
         let cancel = Arc::new(AtomicBool::new(false));
         let phase = Arc::new(AtomicU8::new(QUEUED));
         let kept = request.clone();
