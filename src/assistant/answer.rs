@@ -244,7 +244,11 @@ impl Engine {
             let spec = job.request.form.spec();
             let prompt = GenerationPrompt {
                 system: spec.system.to_string(),
-                context: super::lm_context::model_context(&state),
+                context: {
+                    let c = super::lm_context::model_context(&state);
+                    log::trace!("lm view for request {}:\n{c}", job.request_id);
+                    c
+                },
                 request: job.request.text.clone(),
                 form: job.request.form.name().to_string(),
                 max_tokens: spec.max_tokens,

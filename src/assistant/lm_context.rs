@@ -84,17 +84,14 @@ fn chosen(state: &EnvironmentState) -> Vec<&Thing> {
 }
 
 /// The model's view of `state` as text (see the module documentation): first what changes
-/// seldom (how the wearer moves, what things and texts there are, in the order they were
-/// first seen, what cannot be done), then, under "Now:", what changes with every step
-/// (directions, distances, the walking path, the gaze, the clear space). A request's
+/// seldom (what things and texts there are, in the order they were first seen, what cannot
+/// be done), then, after "Now:", what changes with every step (how the wearer moves,
+/// directions, distances, the walking path, the gaze, the clear space). A request's
 /// prefill starts at the first token that differs from the prefilled text, so while the
 /// wearer walks only the "Now:" part is recomputed, not the whole view.
 pub fn model_context(state: &EnvironmentState) -> String {
     let mut out = String::new();
     let m = &state.motion;
-    out.push_str("Wearer: ");
-    out.push_str(motion_word(m.state));
-    out.push_str(".\n");
     let gazed = state.gaze.as_ref().and_then(|g| g.target);
     let things = chosen(state);
     let mut by_age = things.clone();
@@ -127,7 +124,9 @@ pub fn model_context(state: &EnvironmentState) -> String {
     for l in &state.limitations {
         let _ = writeln!(out, "Cannot: {l}.");
     }
-    out.push_str("Now (nearest first):\n");
+    out.push_str("Now: the wearer is ");
+    out.push_str(motion_word(m.state));
+    out.push_str(".\nNearest first:\n");
     for t in &things {
         thing_position(&mut out, t, gazed == Some(t.id));
     }
@@ -200,11 +199,11 @@ mod tests {
             clear_right_m: 0.5,
         });
         s.limitations.push("read text in the dark".into());
-        let expected = "Wearer: walking.\n\
-            Things: metal pole (obstacle, ground level).\n\
+        let expected = "Things: metal pole (obstacle, ground level).\n\
             Text: \"EXIT\".\n\
             Cannot: read text in the dark.\n\
-            Now (nearest first):\n\
+            Now: the wearer is walking.\n\
+            Nearest first:\n\
             - metal pole: 12 o'clock, 2.0 m (3 steps), in path\n\
             - \"EXIT\": 2 o'clock, 6.0 m, looked at\n\
             Clear space: 1.8 m ahead, 3.0 m left, 0.5 m right.\n";
@@ -260,6 +259,7 @@ mod tests {
         // 0.7 m further on: every distance changes, the pole leaves the path and the order
         // by distance changes (the object is now nearer than the pole).
         let mut b = a.clone();
+        b.motion.state = MotionState::Turning;
         for t in &mut b.things {
             t.distance_m -= if t.id == 7 { 1.9 } else { 0.7 };
             t.in_path = false;
@@ -273,7 +273,7 @@ mod tests {
             .zip(tb.bytes())
             .take_while(|(x, y)| x == y)
             .count();
-        let now = ta.find("Now (nearest first):").unwrap() + "Now (nearest first):\n".len();
+        let now = ta.find("Now: ").unwrap() + "Now: ".len();
         assert!(
             common >= now,
             "differs at {common}, before {now}:\n{ta}\n{tb}"
