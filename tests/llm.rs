@@ -611,3 +611,53 @@ fn q4_0_requantisation_makes_a_working_model() {
     eprintln!("Q4_1: {ta:?}\nQ4_0: {tb:?}");
     assert!(!ta.trim().is_empty() && !tb.trim().is_empty());
 }
+
+/// A prefix prefill cut short (a request wants the model) leaves a valid, shorter cache:
+/// stopped before it began, it keeps only what the old and new system turns share; stopped
+/// part-way (by another thread, wherever that lands), it keeps what it decoded; either way
+/// the next answer equals a fresh engine's.
+#[test]
+fn an_interrupted_prefix_prefill_leaves_a_valid_cache() {
+    let Some(p) = model_path() else { return };
+    let _g = lock();
+    let a = format!("{DEFAULT_SYSTEM_PROMPT}\n\nSurroundings:\nA metal pole at 12 o'clock, 2.0 m.");
+    let b = format!(
+        "{DEFAULT_SYSTEM_PROMPT}\n\nSurroundings:\nA door at 2 o'clock, 6.0 m; a bin at 10 \
+         o'clock, 1.5 m; a bench at 3 o'clock, 4.0 m; the text \"EXIT\" above the door."
+    );
+    let q = "What is around me?";
+    let mut fresh = LmEngine::load(&p, &cfg(1024)).unwrap();
+    let (want, _) = collect(&mut fresh, &b, q, 12);
+    assert!(!want.is_empty());
+
+    let mut warm = LmEngine::load(&p, &cfg(1024)).unwrap();
+    assert!(warm.prepare_prefix(&a).unwrap() > 0);
+    let (a_len, _) = warm.prompt_lengths(&a, q).unwrap();
+    let (b_len, _) = warm.prompt_lengths(&b, q).unwrap();
+    // Stopped before the first chunk: nothing decoded, the shared part kept.
+    let stop = AtomicBool::new(true);
+    let (n, complete) = warm.prepare_prefix_until(&b, &stop).unwrap();
+    assert_eq!((n, complete), (0, false));
+    assert!(warm.cached_tokens() < a_len.min(b_len));
+    let (got, _) = collect(&mut warm, &b, q, 12);
+    assert_eq!(got, want);
+
+    // Stopped by another thread part-way (or not at all, on a fast machine).
+    let mut warm = LmEngine::load(&p, &cfg(1024)).unwrap();
+    warm.prepare_prefix(&a).unwrap();
+    let stop = AtomicBool::new(false);
+    let (n, complete) = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            stop.store(true, Ordering::Release);
+        });
+        warm.prepare_prefix_until(&b, &stop).unwrap()
+    });
+    if complete {
+        assert_eq!(warm.cached_tokens(), b_len, "{n} tokens");
+    } else {
+        assert!(warm.cached_tokens() < b_len, "{n} tokens");
+    }
+    let (got, _) = collect(&mut warm, &b, q, 12);
+    assert_eq!(got, want);
+}
