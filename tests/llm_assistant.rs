@@ -193,6 +193,29 @@ fn only_a_recent_prefilled_state_stands_in_for_the_requests_own() {
     assert!(stats.prefill_tokens > 0);
 }
 
+/// A request answered after newer states arrived (the answer thread is behind perception)
+/// still finds the prefilled state: its own state is placed in time by its text.
+#[test]
+fn a_request_behind_newer_states_still_uses_the_prefilled_one() {
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    let cfg = PrefillConfig {
+        every_ns: i64::MAX,
+        max_stale_ns: S / 4,
+        backoff: 0,
+    };
+    let pre = LmPrefill::start(engine(&path), cfg).unwrap();
+    let a = state(S, 6.0);
+    pre.offer(&a);
+    pre.settle();
+    // Perception moves on twice before the request over `a` reaches the model.
+    pre.offer(&state(S + S / 20, 5.9));
+    pre.offer(&state(S + S / 10, 5.8));
+    let mut g = pre.generator();
+    let (_, stats) = answer(g.as_mut(), &prompt(&model_context(&a)));
+    assert!(stats.on_prefilled, "{:?}", pre.counters());
+}
+
 #[derive(Default)]
 struct Seen {
     states: Vec<i64>,

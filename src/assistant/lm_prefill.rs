@@ -5,9 +5,10 @@
 //! assistant renders every state snapshot (microseconds) and, at most every
 //! [`PrefillConfig::every_ns`] of device time, hands the newest one to a background thread
 //! that brings the KV cache up to date (only the tokens after the first difference are
-//! recomputed). A request then pays only for its own tokens: when the request's state is
-//! the newest one seen and the prefilled state is at most [`PrefillConfig::max_stale_ns`]
-//! older, the model answers over the prefilled state text; the guard still checks every
+//! recomputed). A request then pays only for its own tokens: when the prefilled state is at
+//! most [`PrefillConfig::max_stale_ns`] older than the request's (or newer; the request's
+//! state is placed in time among the last states seen by its text), the model answers over
+//! the prefilled state text; the guard still checks every
 //! sentence against the request's own state, so a distance that moved more than its
 //! tolerance (30 % or 1 m; a walker covers ~1.4 m in the 1 s allowed) is replaced by the
 //! template's, never spoken stale. Safety questions and goals never reach the model. A
@@ -92,13 +93,28 @@ struct Counters {
     on_prefilled: AtomicU64,
 }
 
+/// States remembered so a request can be placed in time by its text (1.6 s of 50 ms ticks).
+const RECENT_STATES: usize = 32;
+
 /// A state's text and its device time (ns).
 type Snapshot = (i64, Arc<str>);
 
+impl Slot {
+    /// The device time of the newest remembered state whose text is `text`.
+    fn time_of(&self, text: &str) -> Option<i64> {
+        self.recent
+            .iter()
+            .rev()
+            .find(|(_, t)| &**t == text)
+            .map(|(at, _)| *at)
+    }
+}
+
 #[derive(Default)]
 struct Slot {
-    /// The newest state seen.
-    latest: Option<Snapshot>,
+    /// The newest states seen (at most [`RECENT_STATES`]), oldest first: a request finds
+    /// its own state's time here by its text.
+    recent: std::collections::VecDeque<Snapshot>,
     /// Waiting for the thread.
     pending: Option<Snapshot>,
     /// When the thread was last woken (device ns).
@@ -140,7 +156,10 @@ impl Shared {
         let Ok(mut slot) = self.slot.lock() else {
             return;
         };
-        slot.latest = Some((at, Arc::clone(&text)));
+        if slot.recent.len() >= RECENT_STATES {
+            slot.recent.pop_front();
+        }
+        slot.recent.push_back((at, Arc::clone(&text)));
         let every = self.config.every_ns.max(
             self.last_cost_ns
                 .load(Ordering::Relaxed)
@@ -215,11 +234,12 @@ impl Shared {
     }
 
     /// The state text a request over `context` should use: the prefilled one when the
-    /// request's state is the newest and the prefilled one is recent enough.
+    /// prefilled one is recent enough against the request's own.
     fn context_for(&self, context: &str) -> (Arc<str>, bool) {
         if let Ok(slot) = self.slot.lock() {
-            if let (Some((lat, ltext)), Some((cat, ctext))) = (&slot.latest, &slot.cached) {
-                if &**ltext == context && lat.saturating_sub(*cat) <= self.config.max_stale_ns {
+            if let (Some(at), Some((cat, ctext))) = (slot.time_of(context), &slot.cached) {
+                // The prefilled state may also be newer than the request's own (better).
+                if at.saturating_sub(*cat) <= self.config.max_stale_ns {
                     return (Arc::clone(ctext), true);
                 }
             }
@@ -417,10 +437,7 @@ impl Generator for PrefillGenerator {
             slot.cached = match (&result, prefilled) {
                 (Err(_), _) => None,
                 (Ok(_), true) => slot.cached.take(),
-                (Ok(_), false) => match &slot.latest {
-                    Some((at, t)) if **t == *context => Some((*at, Arc::clone(t))),
-                    _ => None,
-                },
+                (Ok(_), false) => slot.time_of(&context).map(|at| (at, Arc::clone(&context))),
             };
         }
         result
