@@ -320,7 +320,30 @@ pub enum Payload {
     Pose(PoseSample),
 }
 
+// The payload kinds other than images and audio hold plain data only: a bitwise copy of a
+// sample carrying one of them is its clone (`Payload::is_plain`, which the ring buffers'
+// bulk copies rely on). A non-`Copy` field added to any of these fails to compile here.
+const _: () = {
+    const fn plain<T: Copy>() {}
+    plain::<StreamId>();
+    plain::<DeviceTime>();
+    plain::<HostTime>();
+    plain::<ImuSample>();
+    plain::<MagSample>();
+    plain::<BaroSample>();
+    plain::<EyeGazeSample>();
+    plain::<HandSample>();
+    plain::<PoseSample>();
+};
+
 impl Payload {
+    /// True when the payload owns no shared buffer (every kind but images and audio): it
+    /// is plain data, so cloning it is a copy of its bytes and dropping it frees nothing.
+    #[inline]
+    pub fn is_plain(&self) -> bool {
+        !matches!(self, Payload::Image(_) | Payload::Audio(_))
+    }
+
     /// A short name for the payload kind.
     pub fn kind(&self) -> &'static str {
         match self {
