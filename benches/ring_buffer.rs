@@ -23,6 +23,9 @@
 //! only that variant for 2^20 samples outside criterion, in `counted_run`, for
 //! `valgrind --tool=callgrind --toggle-collect='*counted_run*'` (instructions per sample =
 //! the total Ir / 2^20); variants: `mutex_cursors`, `shared_cursors`, `shared_batch`.
+//! `VISTA_RING_N=N` sets the sample count (default 2^20): with a large N (e.g. 2^26), the
+//! run's CPU time (`/usr/bin/time`, user + sys) gives a throughput that depends less on the
+//! machine's load than criterion's wall-clock figures (its setup costs about 1 ms).
 
 use std::hint::black_box;
 use std::sync::{Arc, Mutex};
@@ -313,7 +316,10 @@ fn main() {
     if let Ok(v) = std::env::var("VISTA_RING_COUNT") {
         let (variant, k) = v.split_once('/').unwrap_or((v.as_str(), "1"));
         let k: usize = k.parse().unwrap_or(1);
-        let n = 1u64 << 20;
+        let n = std::env::var("VISTA_RING_N")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1u64 << 20);
         let acc = counted_run(variant, k, black_box(n));
         println!("{variant}/{k}: {n} samples, checksum {acc}");
         return;

@@ -119,6 +119,66 @@ impl Ring {
     }
 }
 
+impl Ring {
+    /// The steady-state half of a batch push when it is cheap: if the ring is full, the
+    /// batch fits in it, and every sample it evicts is plain (IMU, magnetometer, …: dropping
+    /// one frees nothing, so it may be dropped under the lock), moves the batch straight
+    /// over the oldest slots (one copy per sample instead of a swap back into `samples` and
+    /// a drop after the lock) and returns true, leaving `samples` empty. Otherwise changes
+    /// nothing and returns false. Counters are the caller's.
+    fn overwrite_plain(&mut self, samples: &mut Vec<Sample>) -> bool {
+        let (n, cap, h) = (samples.len(), self.capacity, self.head);
+        if n == 0 || n > cap || self.slots.len() != cap {
+            return false;
+        }
+        let end = h + n;
+        let (first, wrapped) = if end <= cap {
+            (h..end, 0)
+        } else {
+            (h..cap, end - cap)
+        };
+        let (Some(older), Some(newer)) = (self.slots.get(first.clone()), self.slots.get(..wrapped))
+        else {
+            return false;
+        };
+        if !older.iter().chain(newer).all(|s| s.payload.is_plain()) {
+            return false;
+        }
+        let mut incoming = samples.drain(..);
+        for (slot, s) in self.slots[first].iter_mut().zip(&mut incoming) {
+            *slot = s;
+        }
+        for (slot, s) in self.slots[..wrapped].iter_mut().zip(&mut incoming) {
+            *slot = s;
+        }
+        self.head = if end >= cap { end - cap } else { end };
+        true
+    }
+}
+
+/// Appends clones of `src` to `out` (whose capacity the caller has reserved). A run of
+/// plain samples (no image or audio bytes, see [`crate::sample::Payload::is_plain`]) is
+/// copied in one `memcpy` instead of one `clone` per sample.
+#[inline]
+fn extend_cloned(out: &mut Vec<Sample>, src: &[Sample]) {
+    if !src.iter().all(|s| s.payload.is_plain()) {
+        out.extend_from_slice(src);
+        return;
+    }
+    out.reserve(src.len());
+    let len = out.len();
+    // SAFETY: `out` has room for `src.len()` more samples (reserved above), the two
+    // buffers are distinct allocations (`out` is a caller-owned `Vec`, `src` borrows the
+    // ring), and the new length covers only initialised samples. Every sample of `src` has
+    // a plain payload, so it consists of `Copy` data only (asserted at compile time in
+    // `sample.rs`): its bitwise copy is exactly its `clone()`, and the copies own nothing
+    // that could be freed twice.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr().add(len), src.len());
+        out.set_len(len + src.len());
+    }
+}
+
 /// A bounded, drop-oldest buffer for one stream, shared by one producer and any number of
 /// readers (see the module docs).
 pub struct StreamBuffer {
@@ -244,16 +304,19 @@ impl StreamBuffer {
         let fill = room.min(samples.len());
         g.slots.extend(samples.drain(..fill));
         g.produced += fill as u64;
-        let cap = g.capacity;
-        let mut h = g.head;
-        for s in samples.iter_mut() {
-            if let Some(slot) = g.slots.get_mut(h) {
-                std::mem::swap(slot, s);
-            }
-            h = if h + 1 >= cap { 0 } else { h + 1 };
-        }
         let over = samples.len() as u64;
-        g.head = h;
+        let ring = &mut *g;
+        if !ring.overwrite_plain(samples) {
+            let cap = ring.capacity;
+            let mut h = ring.head;
+            for s in samples.iter_mut() {
+                if let Some(slot) = ring.slots.get_mut(h) {
+                    std::mem::swap(slot, s);
+                }
+                h = if h + 1 >= cap { 0 } else { h + 1 };
+            }
+            ring.head = h;
+        }
         g.produced += over;
         g.evicted += over;
         out.evicted = over;
@@ -285,10 +348,10 @@ impl StreamBuffer {
         out.reserve(copied);
         match a.get(skip..) {
             Some(rest) => {
-                out.extend_from_slice(rest);
-                out.extend_from_slice(b);
+                extend_cloned(out, rest);
+                extend_cloned(out, b);
             }
-            None => out.extend_from_slice(b.get(skip - a.len()..).unwrap_or_default()),
+            None => extend_cloned(out, b.get(skip - a.len()..).unwrap_or_default()),
         }
         ReadSince {
             missed,
