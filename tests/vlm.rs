@@ -286,7 +286,8 @@ fn answer(
     let (_, text_tokens) = engine
         .prompt_lengths("You describe pictures.", question)
         .unwrap();
-    assert!(st.prefill_tokens as usize >= text_tokens + 16 - 4, "{st:?}");
+    let positions = (st.prefill_tokens + st.reused_tokens) as usize;
+    assert!(positions >= text_tokens + 16 - 4, "{st:?}");
     (text, st.stop)
 }
 
@@ -307,6 +308,26 @@ fn an_image_reaches_the_model_and_answers_are_deterministic() {
     assert_eq!(t1, t2, "greedy answers over one image repeat");
     assert_ne!(t1, t3, "another image changes the answer");
     assert_eq!(enc.cache_stats().hits, 1);
+    // The system turn stays in the KV cache: a repeat prefills only the image and question.
+    let e = enc.embed_frame(1, &rgb(&a)).unwrap();
+    let never = AtomicBool::new(false);
+    let mut t4 = String::new();
+    let st = engine
+        .chat_with_images(
+            "You describe pictures.",
+            q,
+            "<image>",
+            &[&e],
+            GenOptions::new(16),
+            &mut |s| {
+                t4.push_str(s);
+                true
+            },
+            &never,
+        )
+        .unwrap();
+    assert!(st.reused_tokens > 5, "{st:?}");
+    assert_eq!(t4, t1, "reusing the system turn does not change the answer");
     // The same text without the image also answers differently (the rows are not ignored).
     let never = AtomicBool::new(false);
     let mut plain = String::new();

@@ -2,7 +2,13 @@
 //! `prompt.image_placeholder`, default `<image>`); the chat text is split at them and each
 //! is replaced by one encoded frame ([`super::vision::ImageEmbedding`]: its wrapper tokens
 //! and embedding rows), then the whole is prefilled and answered greedily, streamed, with
-//! cancellation, as text prompts are ([`LmEngine::generate_segments`]).
+//! cancellation, as text prompts are ([`LmEngine::generate_segments`]). A prompt with one
+//! image made of embedding rows alone (LLaVA-style projectors) keeps the text before the
+//! image (the system turn) in the KV cache between requests, so the next request prefills
+//! only the image rows and the question ([`LmEngine::generate_after_embeddings`]).
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
 
 use std::sync::atomic::AtomicBool;
 
@@ -81,6 +87,27 @@ impl LmEngine {
                 needed: positions + 1,
                 n_ctx: self.n_ctx(),
             });
+        }
+        if let [img] = images {
+            if let ([ImagePiece::Embeddings(rows)], Some((head, tail))) =
+                (img.pieces.as_slice(), chat.full.split_once(placeholder))
+            {
+                if !tail.is_empty() {
+                    let mut h = DefaultHasher::new();
+                    "vista image prompt head".hash(&mut h);
+                    head.hash(&mut h);
+                    return self.generate_after_embeddings(
+                        h.finish(),
+                        head,
+                        rows,
+                        img.width,
+                        tail,
+                        opts,
+                        on_text,
+                        cancel,
+                    );
+                }
+            }
         }
         self.generate_segments(&segs, opts, on_text, cancel)
     }

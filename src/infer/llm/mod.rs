@@ -25,6 +25,7 @@ pub mod quantize;
 pub mod raw_ctx;
 pub mod sampling;
 pub mod vision;
+pub mod vision_bench;
 
 use std::path::PathBuf;
 
