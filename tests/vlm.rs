@@ -420,3 +420,111 @@ fn a_jpeg_frame_decodes_and_encodes() {
         .unwrap();
     assert_eq!(e.n_rows(), 16);
 }
+
+#[test]
+fn vista_ask_answers_over_a_jpeg_and_a_session_frame() {
+    let Some(_) = model_path() else { return };
+    let _g = lock();
+    let exe = env!("CARGO_BIN_EXE_vista");
+    let dir = tempfile::tempdir().unwrap();
+    let jpg = dir.path().join("frame.jpg");
+    std::fs::write(
+        &jpg,
+        vista::synth::jpeg::encode_rgb(&picture(1), 48, 40, 90).unwrap(),
+    )
+    .unwrap();
+    let bundle = tiny("bundle.toml");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(exe)
+            .args(args)
+            .output()
+            .expect("run vista");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            err,
+        )
+    };
+    let b = bundle.to_str().unwrap();
+    let j = jpg.to_str().unwrap();
+    let (ok, out, err) = run(&[
+        "ask",
+        "--bundle",
+        b,
+        "--image",
+        j,
+        "--max-tokens",
+        "8",
+        "--threads",
+        "1",
+        "What is this?",
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.trim().is_empty(), "{err}");
+    assert!(err.contains("48 x 40 px -> 16 embeddings"), "{err}");
+    // A session's RGB frame.
+    let sess = dir.path().join("sess");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/read_sign.json");
+    let (ok, _, err) = run(&[
+        "synth",
+        scenario.to_str().unwrap(),
+        "--duration",
+        "2",
+        "--out",
+        sess.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = run(&[
+        "ask",
+        "--bundle",
+        b,
+        "--session",
+        sess.to_str().unwrap(),
+        "--at",
+        "1",
+        "--max-tokens",
+        "8",
+        "--threads",
+        "1",
+        "What is ahead?",
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.trim().is_empty(), "{err}");
+    assert!(err.contains("RGB frame at"), "{err}");
+    // Bad input: a bundle without a projector, a missing image: errors, no crash.
+    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default");
+    let (ok, _, err) = run(&[
+        "ask",
+        "--bundle",
+        default.to_str().unwrap(),
+        "--image",
+        j,
+        "x",
+    ]);
+    assert!(!ok && err.contains("no vision projector"), "{err}");
+    let (ok, _, err) = run(&["ask", "--bundle", b, "--image", "/nonexistent.jpg", "x"]);
+    assert!(!ok && err.contains("nonexistent.jpg"), "{err}");
+    std::fs::write(&jpg, b"not a jpeg").unwrap();
+    let (ok, _, err) = run(&["ask", "--bundle", b, "--image", j, "x"]);
+    assert!(!ok && err.contains("decoding"), "{err}");
+}
+
+#[test]
+fn a_projector_missing_an_attention_weight_is_refused() {
+    let mut bytes = std::fs::read(tiny("mmproj-tiny.gguf")).unwrap();
+    let name = b"v.blk.0.attn_k.weight";
+    let at = bytes
+        .windows(name.len())
+        .position(|w| w == name)
+        .expect("tensor name in the file");
+    bytes[at..at + name.len()].copy_from_slice(b"v.blk.0.attn_K.weight");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("nok.gguf");
+    std::fs::write(&p, &bytes).unwrap();
+    let e = check_mmproj(&p).unwrap_err();
+    assert!(
+        matches!(e, LmError::Mmproj { .. }) && e.to_string().contains("v.blk.0.attn_k.weight"),
+        "{e}"
+    );
+}

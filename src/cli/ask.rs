@@ -1,8 +1,9 @@
-//! `vista ask [--model GGUF | --bundle B] [--image FILE.jpg]… [--threads N] [--max-tokens N]
-//! "question"`: streams the language model's answer to standard output; time to first token
-//! and speed go to standard error. With `--image` (a bundle with a vision projector), each
-//! image goes in at the bundle's image placeholder: where the question has placeholders,
-//! there; else all images before the question.
+//! `vista ask [--model GGUF | --bundle B] [--image FILE.jpg]… [--session S --at SECONDS]
+//! [--threads N] [--max-tokens N] "question"`: streams the language model's answer to
+//! standard output; time to first token and speed go to standard error. With `--image` or
+//! `--session`/`--at` (the RGB frame at that many seconds after the recording's first, a
+//! bundle with a vision projector), each image goes in at the bundle's image placeholder:
+//! where the question has placeholders, there; else all images before the question.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,12 +13,13 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 
 use vista::aria::recording::decode_image;
+use vista::aria::recording::AriaRecording;
 use vista::infer::bundle::Bundle;
 use vista::infer::llm::{
     default_model_path, vision::to_rgb, ContextConfig, GenOptions, ImageEmbedding, LmEngine,
     LmStats, RgbImage, VisionEncoder, DEFAULT_SYSTEM_PROMPT,
 };
-use vista::sample::{ImageEncoding, ImageFrame};
+use vista::sample::{ImageEncoding, ImageFrame, Payload, StreamId};
 
 /// Arguments of `vista ask`.
 #[derive(Debug, clap::Args)]
@@ -35,6 +37,12 @@ pub struct AskArgs {
     /// A JPEG image to ask about (repeatable; needs a bundle with `lm.mmproj`).
     #[arg(long, requires = "bundle")]
     pub image: Vec<PathBuf>,
+    /// A session folder (`recording.vrs`) or `.vrs` file to take an RGB frame from.
+    #[arg(long, requires_all = ["bundle", "at"])]
+    pub session: Option<PathBuf>,
+    /// Seconds after the recording's first RGB frame (with `--session`).
+    #[arg(long, requires = "session")]
+    pub at: Option<f64>,
     /// Threads (no more than free cores: OpenMP waits actively).
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
@@ -64,6 +72,39 @@ pub fn read_jpeg_rgb(path: &Path) -> anyhow::Result<(u32, u32, Vec<u8>)> {
     Ok((img.width, img.height, rgb))
 }
 
+/// The RGB frame at `at_s` seconds after the first one in `session` (the first frame
+/// captured at or after that time, else the last): `(capture_ns, width, height, pixels)`.
+pub fn session_frame_rgb(session: &Path, at_s: f64) -> anyhow::Result<(i64, u32, u32, Vec<u8>)> {
+    if !at_s.is_finite() || at_s < 0.0 {
+        bail!("--at {at_s}: expected seconds >= 0");
+    }
+    let vrs = if session.is_dir() {
+        session.join("recording.vrs")
+    } else {
+        session.to_path_buf()
+    };
+    let rec = AriaRecording::open(&vrs).with_context(|| format!("opening {}", vrs.display()))?;
+    let mut first = None;
+    let mut chosen: Option<(i64, ImageFrame)> = None;
+    for item in rec.stream_samples(StreamId::CameraRgb) {
+        let Ok((_, t, Payload::Image(frame))) = item else {
+            continue;
+        };
+        let t0 = *first.get_or_insert(t.ns());
+        let past = (t.ns() - t0) as f64 / 1e9 >= at_s;
+        chosen = Some((t.ns(), frame));
+        if past {
+            break;
+        }
+    }
+    let Some((capture, frame)) = chosen else {
+        bail!("{}: no RGB camera frame", vrs.display());
+    };
+    let img = decode_image(&frame).context("decoding the RGB frame")?;
+    let rgb = to_rgb(img.channels, &img.pixels)?;
+    Ok((capture, img.width, img.height, rgb))
+}
+
 /// Runs `vista ask`.
 pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let bundle = match &args.bundle {
@@ -90,7 +131,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let mut images: Vec<Arc<ImageEmbedding>> = Vec::new();
     let mut question = args.question.clone();
     let mut placeholder = String::new();
-    if !args.image.is_empty() {
+    if !args.image.is_empty() || args.session.is_some() {
         let Some(b) = &bundle else {
             bail!("--image needs --bundle");
         };
@@ -101,19 +142,27 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
             );
         };
         let mut enc = VisionEncoder::load(mmproj, engine.model(), args.threads, 8)?;
+        let mut frames = Vec::new();
         for (i, file) in args.image.iter().enumerate() {
             let (w, h, rgb) = read_jpeg_rgb(file)?;
+            frames.push((i as i64, file.display().to_string(), w, h, rgb));
+        }
+        if let (Some(s), Some(at)) = (&args.session, args.at) {
+            let (t, w, h, rgb) = session_frame_rgb(s, at)?;
+            frames.push((t, format!("{} RGB frame at {t} ns", s.display()), w, h, rgb));
+        }
+        for (capture, what, w, h, rgb) in &frames {
+            let (w, h) = (*w, *h);
             let e = enc.embed_frame(
-                i as i64,
+                *capture,
                 &RgbImage {
                     width: w,
                     height: h,
-                    pixels: &rgb,
+                    pixels: rgb,
                 },
             )?;
             eprintln!(
-                "{}: {w} x {h} px -> {} embeddings in {:.1} ms",
-                file.display(),
+                "{what}: {w} x {h} px -> {} embeddings in {:.1} ms",
                 e.n_rows(),
                 e.encode_ns as f64 / 1e6
             );

@@ -156,6 +156,29 @@ fn check_llava(path: &Path, h: &GgufSummary, image_size: u32, patch: u32) -> Res
         }
     }
     let n_embd = h.meta_u64("clip.vision.embedding_length").unwrap_or(0) as usize;
+    let n_head = h.meta_u64("clip.vision.attention.head_count").unwrap_or(0) as usize;
+    if n_embd == 0 || n_head == 0 || n_embd % n_head != 0 {
+        return Err(bad(
+            path,
+            format!("embedding length {n_embd} is not a positive multiple of {n_head} heads"),
+        ));
+    }
+    let n_layer = h.meta_u64("clip.vision.block_count").unwrap_or(0);
+    if !(1..=1024).contains(&n_layer) {
+        return Err(bad(path, format!("clip.vision.block_count = {n_layer}")));
+    }
+    // The LLaVA graph multiplies by these without checking (the loader lets them be absent).
+    for il in 0..n_layer {
+        for t in ["attn_q", "attn_k", "attn_v"] {
+            let name = format!("v.blk.{il}.{t}.weight");
+            if h.tensor(&name).is_none() {
+                return Err(bad(
+                    path,
+                    format!("no tensor {name} (needed by the mlp projector)"),
+                ));
+            }
+        }
+    }
     let side = (image_size / patch) as usize;
     let n_pos = side * side + usize::from(h.tensor("v.class_embd").is_some());
     let pos = (
