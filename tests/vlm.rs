@@ -528,3 +528,72 @@ fn a_projector_missing_an_attention_weight_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn camera_frames_are_sampled_and_embedded_as_they_arrive() {
+    use vista::aria::recording::AriaRecording;
+    use vista::infer::llm::frame_embedder::FrameEmbedder;
+    use vista::sample::{Payload, StreamId};
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    let dir = tempfile::tempdir().unwrap();
+    let sess = dir.path().join("sess");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/read_sign.json");
+    let ok = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .args([
+            "synth",
+            scenario.to_str().unwrap(),
+            "--duration",
+            "2",
+            "--out",
+        ])
+        .arg(&sess)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let model = LmModel::load(&path).unwrap();
+    let enc = VisionEncoder::load(&tiny("mmproj-tiny.gguf"), &model, 1, 4).unwrap();
+    let mut emb = FrameEmbedder::new(enc, 500_000_000);
+    let latest = emb.latest();
+    let rec = AriaRecording::open(sess.join("recording.vrs")).unwrap();
+    let mut frames = 0u64;
+    let mut sampled_at = Vec::new();
+    for item in rec.stream_samples(StreamId::CameraRgb) {
+        let (_, t, payload) = item.unwrap();
+        let Payload::Image(frame) = payload else {
+            continue;
+        };
+        frames += 1;
+        if emb.on_frame(t.ns(), &frame).unwrap() {
+            sampled_at.push(t.ns());
+            assert_eq!(
+                latest.get().unwrap().0,
+                t.ns(),
+                "the newest is shared at once"
+            );
+        }
+    }
+    let s = emb.stats();
+    assert!(frames >= 10, "{frames} RGB frames");
+    assert_eq!(s.sampled + s.skipped, frames);
+    assert!(sampled_at.windows(2).all(|w| w[1] - w[0] >= 500_000_000));
+    assert!((3..=5).contains(&s.sampled), "{s:?}");
+    assert_eq!(emb.encoder().cache_stats().misses, s.sampled);
+    assert_eq!(latest.updates(), s.sampled);
+    assert_eq!(latest.get().unwrap().1.n_rows(), 16);
+    // A corrupt frame: counted, typed, the previous embedding stays.
+    let bad = ImageFrame {
+        width: 8,
+        height: 8,
+        encoding: ImageEncoding::Jpeg,
+        data: vec![1u8, 2, 3].into(),
+        frame_number: 0,
+        exposure_s: 0.0,
+        gain: 0.0,
+    };
+    let e = emb.on_frame(i64::MAX / 2, &bad).unwrap_err();
+    assert!(matches!(e, LmError::Image(_)), "{e}");
+    assert_eq!(emb.stats().failures, 1);
+    assert_eq!(latest.get().unwrap().0, *sampled_at.last().unwrap());
+}

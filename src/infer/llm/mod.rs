@@ -5,8 +5,8 @@
 //! cache ([`engine`]), the assistant's `Generator` ([`generator`]), re-quantisation
 //! ([`quantize`]) and the numbers behind `vista bench lm` ([`bench`]). Vision-language
 //! models: the projector file checked before llama.cpp ([`mmproj`]), frames encoded
-//! through mtmd ([`vision`]) once each ([`frame_cache`]) and answered at the prompt's image
-//! placeholders ([`image_prompt`]).
+//! through mtmd ([`vision`]) once each ([`frame_cache`]), sampled as they arrive
+//! ([`frame_embedder`]) and answered at the prompt's image placeholders ([`image_prompt`]).
 
 pub mod answer_check;
 pub mod backend;
@@ -16,6 +16,7 @@ pub mod embd_batch;
 pub mod engine;
 pub mod error;
 pub mod frame_cache;
+pub mod frame_embedder;
 pub mod generator;
 pub mod gguf_check;
 pub mod image_prompt;
