@@ -1,17 +1,22 @@
-//! `vista bench lm [--model GGUF] [--threads N] [--rounds R] [--json] [--compare]`:
+//! `vista bench lm [--model GGUF | --bundle B] [--threads N] [--rounds R] [--json] [--compare]`:
 //! language-model speed (prompt and generation tokens/s, time to first token cold and with
 //! the system turn reused); `--compare` measures the fetched Q4_1 file and its Q4_0
 //! re-quantisation in interleaved rounds and answers ten assistant-style prompts with both
-//! (greedy), counting kept facts, invented numbers and identical first 16 tokens.
+//! (greedy), counting kept facts, invented numbers and identical first 16 tokens. With a
+//! bundle that has a vision projector, image encode time (new frames), a cache hit and time
+//! to first token over one image are measured too (`--frame WxH`, default the Aria RGB
+//! camera's 1408x1408).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 
+use vista::infer::bundle::Bundle;
 use vista::infer::llm::answer_check::{facts_kept, invented_numbers, EVAL_PROMPTS};
 use vista::infer::llm::bench::{median, run_bench, LmBenchConfig, LmBenchReport};
 use vista::infer::llm::generator::{system_turn, user_turn};
+use vista::infer::llm::vision_bench::{run_image_bench, ImageBenchReport};
 use vista::infer::llm::{
     default_model_path, ensure_quantized, fetched_model_path, ContextConfig, GenOptions, LmEngine,
     QuantType, DEFAULT_SYSTEM_PROMPT,
@@ -33,8 +38,17 @@ enum BenchWhat {
 #[derive(Debug, clap::Args)]
 struct LmArgs {
     /// GGUF model file (default: the default model, SmolLM2 Q4_0).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "bundle")]
     model: Option<PathBuf>,
+    /// A model bundle: its language model, and its vision projector when it has one.
+    #[arg(long, conflicts_with = "compare")]
+    bundle: Option<PathBuf>,
+    /// Frame size for the image encode measurement, `WIDTHxHEIGHT`.
+    #[arg(long, default_value = "1408x1408", value_parser = parse_frame)]
+    frame: (u32, u32),
+    /// With `--bundle`: measure only the image path, not the language model's text speed.
+    #[arg(long, requires = "bundle")]
+    image_only: bool,
     /// Threads.
     #[arg(long, default_value_t = 2)]
     threads: u32,
@@ -193,7 +207,55 @@ fn summary(reports: &[LmBenchReport], n: usize, f: fn(&LmBenchReport) -> f64) ->
     (median(&of(0)), median(&of(1)), median(&ratios))
 }
 
-fn run_lm(a: LmArgs) -> anyhow::Result<()> {
+fn parse_frame(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT"))?;
+    let p = |v: &str| v.trim().parse::<u32>().map_err(|e| format!("{v:?}: {e}"));
+    let (w, h) = (p(w)?, p(h)?);
+    if w == 0 || h == 0 {
+        return Err("sides must be positive".into());
+    }
+    Ok((w, h))
+}
+
+fn print_image_report(r: &ImageBenchReport) {
+    println!("projector        {} ({})", r.mmproj, r.projector);
+    println!(
+        "image encode     {:.1} ms median, {:.1} ms fastest ({} x {} px frame -> {} rows, {} new frames)",
+        r.encode_ms, r.encode_min_ms, r.frame.0, r.frame.1, r.rows, r.repeats
+    );
+    println!("image cache hit  {:.0} us median", r.cached_us);
+    println!(
+        "first token      {:.0} ms with one image, empty cache; {:.0} ms median with the \
+         system turn reused ({} image rows + question positions prefilled)",
+        r.ttft_cold_ms, r.ttft_ms, r.prompt_positions
+    );
+}
+
+fn run_lm(mut a: LmArgs) -> anyhow::Result<()> {
+    let mut image = None;
+    if let Some(b) = &a.bundle {
+        let bundle = Bundle::load(b).with_context(|| format!("bundle {}", b.display()))?;
+        a.model = Some(bundle.lm.gguf.clone());
+        if let Some(mm) = &bundle.lm.mmproj {
+            image = Some(
+                run_image_bench(&bundle.lm.gguf, mm, a.threads, a.repeats, a.frame)
+                    .with_context(|| format!("benchmarking {}", mm.display()))?,
+            );
+        }
+    }
+    if let (Some(r), false) = (&image, a.json) {
+        print_image_report(r);
+        println!();
+    }
+    if a.image_only {
+        if a.json {
+            let v = serde_json::json!({ "image": image });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        return Ok(());
+    }
     let paths = if a.compare {
         let q41 = fetched_model_path();
         let q40 = ensure_quantized(&q41, QuantType::Q4_0, a.threads)?;
@@ -259,7 +321,7 @@ fn run_lm(a: LmArgs) -> anyhow::Result<()> {
         comparison = Some(compare_answers(p1, p2, a.threads, a.json)?);
     }
     if a.json {
-        let v = serde_json::json!({ "reports": reports, "comparison": comparison });
+        let v = serde_json::json!({ "reports": reports, "comparison": comparison, "image": image });
         println!("{}", serde_json::to_string_pretty(&v)?);
     }
     Ok(())

@@ -74,6 +74,8 @@ impl GenOptions {
 pub enum Segment<'a> {
     /// Text, tokenised with special tokens parsed.
     Text(&'a str),
+    /// Tokens as they are (e.g. a vision model's image wrapper tokens).
+    Tokens(&'a [i32]),
     /// Row-major embedding rows of `width` floats.
     Embeddings {
         /// The rows.
@@ -511,6 +513,10 @@ impl LmEngine {
                 Segment::Text(t) => {
                     let toks = self.model.tokenize(t)?;
                     self.ctx.decode_tokens(&toks, pos as u32, i == last)?;
+                    pos += toks.len();
+                }
+                Segment::Tokens(toks) => {
+                    self.ctx.decode_tokens(toks, pos as u32, i == last)?;
                     pos += toks.len();
                 }
                 Segment::Embeddings { rows, width } => {

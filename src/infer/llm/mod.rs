@@ -3,7 +3,10 @@
 //! [`model`]), one context driven batch by batch ([`raw_ctx`]), embedding rows as input
 //! ([`embd_batch`]), greedy streaming generation with the system prompt cached in the KV
 //! cache ([`engine`]), the assistant's `Generator` ([`generator`]), re-quantisation
-//! ([`quantize`]) and the numbers behind `vista bench lm` ([`bench`]).
+//! ([`quantize`]) and the numbers behind `vista bench lm` ([`bench`]). Vision-language
+//! models: the projector file checked before llama.cpp ([`mmproj`]), frames encoded
+//! through mtmd ([`vision`]) once each ([`frame_cache`]), sampled as they arrive
+//! ([`frame_embedder`]) and answered at the prompt's image placeholders ([`image_prompt`]).
 
 pub mod answer_check;
 pub mod backend;
@@ -12,20 +15,29 @@ pub mod chat;
 pub mod embd_batch;
 pub mod engine;
 pub mod error;
+pub mod frame_cache;
+pub mod frame_embedder;
 pub mod generator;
 pub mod gguf_check;
+pub mod image_prompt;
+pub mod mmproj;
 pub mod model;
 pub mod quantize;
 pub mod raw_ctx;
 pub mod sampling;
+pub mod vision;
+pub mod vision_bench;
 
 use std::path::PathBuf;
 
 pub use engine::{GenOptions, LmEngine, LmStats, Segment, StopReason};
 pub use error::LmError;
+pub use frame_cache::CacheStats;
+pub use mmproj::{check_mmproj, MmprojSummary};
 pub use model::{check_gguf, LmModel};
 pub use quantize::{ensure_quantized, quantize, quantized_path, QuantType};
 pub use raw_ctx::{ContextConfig, RawContext};
+pub use vision::{ImageEmbedding, ImagePiece, RgbImage, VisionEncoder};
 
 use crate::infer::ModelFile;
 
