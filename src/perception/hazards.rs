@@ -59,6 +59,14 @@ pub struct HazardGate {
     state: HashMap<u32, Armed>,
 }
 
+/// Whether the wearer is closing in at `closing_mps` (their speed along the corridor). An
+/// unknown speed is no approach: at the start of a session (or before the pose has a
+/// velocity) the wearer may be standing, and a standing wearer is not about to walk into
+/// what is in front of them; the alert comes as soon as the speed shows them setting off.
+pub fn is_approaching(closing_mps: Option<f32>) -> bool {
+    closing_mps.is_some_and(|v| v.is_finite() && v >= MIN_CLOSING_MPS)
+}
+
 /// Time to contact at `closing_mps`, s, when closing in.
 pub fn time_to_contact_s(distance_m: f32, closing_mps: Option<f32>) -> Option<f32> {
     let v = closing_mps?;
@@ -93,7 +101,7 @@ impl HazardGate {
                 } else {
                     None
                 },
-                approaching: closing_mps.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS),
+                approaching: is_approaching(closing_mps),
             })
             .collect();
         self.update_approaches(t_ns, things, &approaches)
@@ -221,18 +229,26 @@ mod tests {
         }
         assert_eq!(alerts, 1);
         // Walk away beyond 4.5 m and come back: a second alert.
-        assert!(g.update(1_000, &[thing(7, 5.0, true)], None).is_empty());
-        assert_eq!(g.update(1_010, &[thing(7, 2.5, true)], None).len(), 1);
+        assert!(g
+            .update(1_000, &[thing(7, 5.0, true)], Some(0.0))
+            .is_empty());
+        assert_eq!(g.update(1_010, &[thing(7, 2.5, true)], Some(0.5)).len(), 1);
     }
 
     #[test]
     fn standing_still_is_no_approach_until_the_wearer_sets_off() {
         let mut g = gate();
-        // Standing 2 m from a wall (closing 0): no alert; unknown speed: alert (safer).
+        // Standing 2 m from a wall (closing 0): no alert.
         assert!(g.update(0, &[thing(3, 2.0, true)], Some(0.0)).is_empty());
         assert!(g.update(10, &[thing(3, 2.0, true)], Some(0.05)).is_empty());
         assert_eq!(g.update(20, &[thing(3, 2.0, true)], Some(0.6)).len(), 1);
-        assert_eq!(g.update(30, &[thing(4, 2.0, true)], None).len(), 1);
+        // Speed not known yet (the session's first ticks): no alert, whether by distance
+        // or by time to contact; it comes once the wearer is seen setting off.
+        assert!(g.update(30, &[thing(4, 2.0, true)], None).is_empty());
+        assert!(g
+            .update(40, &[thing(4, 2.0, true)], Some(f32::NAN))
+            .is_empty());
+        assert_eq!(g.update(50, &[thing(4, 2.0, true)], Some(0.4)).len(), 1);
     }
 
     #[test]
