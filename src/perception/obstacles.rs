@@ -289,7 +289,12 @@ impl CorridorAnalyzer {
             let along = i as f32 * BIN_M;
             if let Some(f) = known {
                 if let Some((kind, at, diff, new_level, from_bin)) = pending.take() {
-                    if (f - new_level).abs() <= LEVEL_AGREE_M {
+                    // Confirmed by the next floor-like bin on the new level, or, on stairs,
+                    // one more step on in the same direction.
+                    let on = f - new_level;
+                    let stairs =
+                        on * diff > 0.0 && on.abs() > LEVEL_AGREE_M && on.abs() < MAX_STEP_M;
+                    if on.abs() <= LEVEL_AGREE_M || stairs {
                         // The bins since the edge were already on the new level.
                         for fl in self.floor.iter_mut().skip(from_bin) {
                             *fl = new_level;
@@ -856,6 +861,34 @@ mod tests {
         assert_eq!(edge_along(Some(ThingKind::StepUp), Some(11), 3.0), 3.0);
         assert_eq!(edge_along(None, Some(7), 3.0), 2.5);
         assert_eq!(edge_along(Some(ThingKind::DropOff), None, 1.25), 1.25);
+    }
+
+    #[test]
+    fn stairs_whose_treads_fill_one_bin_each_are_one_step_up_not_an_obstacle() {
+        // Treads 25 cm deep, 15 cm rises, from x = 1 onto a landing 45 cm up: each level is
+        // one floor-like bin, so no level is confirmed by a second bin on it.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 0.92), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (1.02, 1.22), (-1.0, 1.0), (0.15, 0.15), 0.1);
+        grid(&mut pts, (1.27, 1.47), (-1.0, 1.0), (0.3, 0.3), 0.1);
+        grid(&mut pts, (1.52, 8.0), (-1.0, 1.0), (0.45, 0.45), 0.1);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        assert_eq!(v.edges[0].kind, ThingKind::StepUp);
+        assert!((v.edges[0].along_m - 1.0).abs() <= BIN_M, "{:?}", v.edges);
+        assert!((v.edges[0].rise_m - 0.15).abs() < 0.02, "{:?}", v.edges);
+        // The landing is floor, not an obstacle.
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+        // A lone raised bin (a mat, a threshold) between two floor-like bins on the old
+        // level is no step.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 0.92), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (1.02, 1.22), (-1.0, 1.0), (0.1, 0.1), 0.1);
+        grid(&mut pts, (1.27, 8.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert!(v.edges.is_empty(), "{:?}", v.edges);
     }
 
     #[test]
