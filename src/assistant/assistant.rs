@@ -419,6 +419,19 @@ impl PerceptionSink for Assistant {
 
     fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
         self.state = Some(Arc::clone(state));
+        // An alert the rate limit held back is spoken once the gap has passed, where its
+        // thing is now, while it is still in the path (else it is no longer needed).
+        while let Some(mut e) = self.alerter.take_held(now) {
+            let Some(th) = state
+                .things
+                .iter()
+                .find(|t| t.id == e.thing.id && t.in_path)
+            else {
+                continue;
+            };
+            e.thing = th.clone();
+            self.on_hazard(&e);
+        }
         let mut due: Vec<Request> = self.retry.drain(..).collect();
         while let Some(r) = self.scripted.front() {
             let ready = match r.t {

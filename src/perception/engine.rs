@@ -634,7 +634,7 @@ impl Perception {
                 evidence: Evidence::Points,
             }
         };
-        let approaching = closing.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS);
+        let approaching = super::hazards::is_approaching(closing);
         let static_approach = |in_path: bool, ahead: f32| Approach {
             in_path,
             distance_m: ahead,
