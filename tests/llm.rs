@@ -10,40 +10,18 @@
 #![cfg(feature = "llm")]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 use vista::infer::llm::{
     check_gguf, quantize, ContextConfig, GenOptions, LmEngine, LmError, LmModel, QuantType,
     Segment, StopReason, DEFAULT_SYSTEM_PROMPT,
 };
-use vista::infer::ModelFile;
 use vista::state::{Continue, GenerationPrompt, Generator};
 
-/// Model tests run one at a time: two threads each on a 2-core machine, with OpenMP waiting
-/// actively, would otherwise starve each other.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn model_path() -> Option<PathBuf> {
-    let p = ModelFile::SmolLm2.path();
-    if p.is_file() {
-        return Some(p);
-    }
-    let msg = format!(
-        "language model {} is missing: run models/fetch (scripts/setup.sh does)",
-        p.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n*** SKIPPED: {msg} ***\n");
-    None
-}
+#[path = "common/lm.rs"]
+mod lm;
+use lm::{lock, model_path};
 
 fn cfg(n_ctx: u32) -> ContextConfig {
     ContextConfig {

@@ -9,7 +9,6 @@
 
 #![cfg(feature = "llm")]
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -18,34 +17,15 @@ use vista::assistant::lm_prefill::{LmPrefill, PrefillConfig};
 use vista::assistant::Form;
 use vista::infer::llm::generator::{system_turn, user_turn};
 use vista::infer::llm::{ContextConfig, LmEngine, DEFAULT_SYSTEM_PROMPT};
-use vista::infer::ModelFile;
 use vista::state::{
     ClockHour, Continue, EnvironmentState, Evidence, GenerationPrompt, GenerationStats, Generator,
     HazardEvent, PerceptionSink, Thing, ThingKind,
 };
 use vista::time::{DeviceTime, HostTime};
 
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn model_path() -> Option<PathBuf> {
-    let p = ModelFile::SmolLm2.path();
-    if p.is_file() {
-        return Some(p);
-    }
-    let msg = format!(
-        "language model {} is missing: run models/fetch",
-        p.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n*** SKIPPED: {msg} ***\n");
-    None
-}
+#[path = "common/lm.rs"]
+mod lm;
+use lm::{lock, model_path};
 
 fn engine(p: &std::path::Path) -> LmEngine {
     LmEngine::load(

@@ -13,7 +13,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
 
 use vista::aria::recording::decode_image;
 use vista::infer::bundle::Bundle;
@@ -22,30 +21,11 @@ use vista::infer::llm::{
     check_mmproj, ContextConfig, GenOptions, LmEngine, LmError, LmModel, RgbImage, StopReason,
     VisionEncoder,
 };
-use vista::infer::ModelFile;
 use vista::sample::{ImageEncoding, ImageFrame};
 
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn model_path() -> Option<PathBuf> {
-    let p = ModelFile::SmolLm2.path();
-    if p.is_file() {
-        return Some(p);
-    }
-    let msg = format!(
-        "language model {} is missing: run models/fetch (scripts/setup.sh does)",
-        p.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n*** SKIPPED: {msg} ***\n");
-    None
-}
+#[path = "common/lm.rs"]
+mod lm;
+use lm::{lock, model_path};
 
 fn tiny(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
