@@ -154,6 +154,21 @@ struct InFlight {
     request: Request,
 }
 
+impl InFlight {
+    /// Takes the job back from the answer thread: `true` when it had not started (the
+    /// thread will skip it); otherwise it is cancelled mid-generation and `false`.
+    fn take_back(&self) -> bool {
+        let withdrawn = self
+            .phase
+            .compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if !withdrawn {
+            self.cancel.store(true, Ordering::Release);
+        }
+        withdrawn
+    }
+}
+
 fn answer_thread(mut engine: Engine, rx: Receiver<Job>) {
     for job in rx.iter() {
         let took = job
@@ -299,14 +314,8 @@ impl Assistant {
     /// dropped; both are counted as cancelled.
     fn supersede_in_flight(&mut self) {
         for f in self.in_flight.drain(..) {
-            let withdrawn = f
-                .phase
-                .compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok();
-            if withdrawn {
+            if f.take_back() {
                 bump(&self.counters.cancelled);
-            } else {
-                f.cancel.store(true, Ordering::Release);
             }
         }
     }
@@ -316,13 +325,10 @@ impl Assistant {
     /// from the next state (scene updates are dropped: the next one comes anyway).
     fn cancel_in_flight(&mut self) {
         for f in self.in_flight.drain(..) {
-            let withdrawn = f
-                .phase
-                .compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok();
-            if !withdrawn {
-                f.cancel.store(true, Ordering::Release);
-            } else if f.request.form == Form::Ambient {
+            if !f.take_back() {
+                continue;
+            }
+            if f.request.form == Form::Ambient {
                 bump(&self.counters.cancelled);
             } else if self.retry.len() >= self.config.max_pending {
                 bump(&self.counters.dropped_requests);
