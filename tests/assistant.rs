@@ -372,6 +372,8 @@ struct Scripted {
     calls: Arc<AtomicUsize>,
     fail: bool,
     word_delay: Duration,
+    /// Pieces handed to the assistant so far.
+    emitted: Arc<AtomicUsize>,
 }
 
 /// The first-token delay [`Scripted`] reports.
@@ -404,7 +406,9 @@ impl Generator for Scripted {
             stats.generated_tokens += 1;
             // The delay the generator reports (a fixed 40 ms, to check how it is recorded).
             stats.first_token_ns = SCRIPTED_FIRST_TOKEN_NS;
-            if on_text(w) == Continue::Stop {
+            let go_on = on_text(w);
+            self.emitted.fetch_add(1, Ordering::SeqCst);
+            if go_on == Continue::Stop {
                 break;
             }
         }
@@ -589,6 +593,7 @@ fn the_guard_rewrites_a_model_answer_before_it_is_spoken() {
         calls: Arc::clone(&calls),
         fail: false,
         word_delay: Duration::ZERO,
+        emitted: Arc::default(),
     };
     let a = lockstep_run_with(dir.path(), Some(Box::new(g)), true, true);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
@@ -628,6 +633,7 @@ fn a_failing_generator_is_replaced_by_templates() {
         calls: Arc::clone(&calls),
         fail: true,
         word_delay: Duration::ZERO,
+        emitted: Arc::default(),
     };
     let a = lockstep_run_with(dir.path(), Some(Box::new(g)), true, true);
     assert_eq!(
@@ -663,11 +669,13 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
     )
     .unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
+    let emitted = Arc::new(AtomicUsize::new(0));
     let g = Scripted {
         text: "The exit door is at 2 o'clock, about 6 metres. ".repeat(20),
         calls: Arc::clone(&calls),
         fail: false,
         word_delay: Duration::from_millis(20),
+        emitted: Arc::clone(&emitted),
     };
     let queue = RequestQueue::new(4);
     let mut a = Assistant::new(
@@ -686,14 +694,18 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
     });
     let state = Arc::new(door_and_bin(S));
     a.on_state(&state, clock.now());
-    // Once generation has begun (however loaded the machine), let it run a little.
-    for _ in 0..500 {
-        if calls.load(Ordering::SeqCst) > 0 {
+    // Once the first sentence (9 words) went to speech, however loaded the machine: an
+    // answer already heard is cut, not withdrawn.
+    for _ in 0..3000 {
+        if emitted.load(Ordering::SeqCst) >= 10 {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(150));
+    assert!(
+        calls.load(Ordering::SeqCst) > 0,
+        "the model was never called"
+    );
     a.on_hazard(&pole_hazard(S));
     a.finish();
     let c = a.counters();
@@ -795,8 +807,9 @@ fn an_alert_withdraws_a_waiting_request_which_is_answered_from_the_next_state() 
     a.on_state(&Arc::new(door_and_bin(later)), clock.now());
     a.finish();
     let c = a.counters();
-    // The scene: cut (cancelled); the goal: withdrawn by the alert, then answered.
-    assert_eq!((c.alerts, c.answers, c.cancelled), (1, 2, 1), "{c:?}");
+    // The scene: superseded before a word of it was heard (cancelled, no answer); the
+    // goal: withdrawn by the alert, then answered.
+    assert_eq!((c.alerts, c.answers, c.cancelled), (1, 1, 1), "{c:?}");
     assert_eq!(c.dropped_requests, 0, "{c:?}");
     let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
     let goal = d
@@ -808,13 +821,84 @@ fn an_alert_withdraws_a_waiting_request_which_is_answered_from_the_next_state() 
     // Answered from the state after the alert, not the one it was first queued with.
     assert_eq!(goal.state_at_ns, later);
     assert!(goal.text.contains("door"), "{}", goal.text);
-    let scene = d
+    assert!(
+        !d.iter()
+            .any(|d| d.request.as_ref().is_some_and(|r| r.0 == "scene")),
+        "{d:?}"
+    );
+}
+
+/// An alert while the model is still working on an answer of which nothing was spoken:
+/// the answer is withdrawn (the model is stopped, what it produced afterwards is dropped)
+/// and the question is answered again from the state after the alert.
+#[test]
+fn an_alert_before_the_first_word_withdraws_the_answer_being_generated() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let (go, gate) = crossbeam_channel::bounded(2);
+    let entered = Arc::new(AtomicUsize::new(0));
+    let g = Gated {
+        go: gate,
+        entered: Arc::clone(&entered),
+    };
+    let queue = RequestQueue::new(4);
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        speech.speaker,
+        Some(Box::new(g)),
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_live(queue.clone());
+    queue.offer(Request {
+        index: None,
+        form: Form::Scene,
+        text: "What is around me?".into(),
+        t: RequestTime::Arrival(clock.now()),
+    });
+    a.on_state(&Arc::new(door_and_bin(S)), clock.now());
+    for _ in 0..3000 {
+        if entered.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        entered.load(Ordering::SeqCst),
+        1,
+        "the model was never called"
+    );
+    // The model is busy and silent: the alert withdraws its answer.
+    a.on_hazard(&pole_hazard(S + 50_000_000));
+    go.send(()).unwrap();
+    // The next state answers the scene again; the model is let go at once this time.
+    go.send(()).unwrap();
+    let later = S + 100_000_000;
+    a.on_state(&Arc::new(door_and_bin(later)), clock.now());
+    a.finish();
+    let c = a.counters();
+    assert_eq!(entered.load(Ordering::SeqCst), 2, "answered again");
+    assert_eq!((c.alerts, c.answers, c.cancelled), (1, 1, 0), "{c:?}");
+    assert_eq!(c.dropped_requests, 0, "{c:?}");
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let scenes: Vec<_> = d
         .iter()
-        .find(|d| {
-            d.kind == DecisionKind::Answer && d.request.as_ref().is_some_and(|r| r.0 == "scene")
-        })
-        .unwrap();
-    assert!(scene.text.is_empty(), "{}", scene.text);
+        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "scene"))
+        .collect();
+    assert_eq!(
+        scenes.len(),
+        1,
+        "one answer, not the withdrawn attempt: {d:?}"
+    );
+    assert_eq!(scenes[0].state_at_ns, later);
+    assert_eq!(scenes[0].text, "Nothing.");
 }
 
 #[test]
@@ -1135,4 +1219,59 @@ fn answer_cli_shows_the_template_answer_and_the_guard_verdicts() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("state.json"));
+}
+
+/// In real time a live request is answered from the newest state as soon as it arrives:
+/// the request thread does not wait for perception's next state (none comes here).
+#[test]
+fn a_live_request_is_answered_at_once_from_the_newest_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let queue = RequestQueue::new(4);
+    let a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        speech.speaker,
+        None,
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_live(queue.clone());
+    let a = Arc::new(std::sync::Mutex::new(a));
+    a.lock()
+        .unwrap()
+        .on_state(&Arc::new(door_and_bin(S)), clock.now());
+    let mut pump = vista::assistant::request_pump::RequestPump::start(Arc::clone(&a))
+        .unwrap()
+        .expect("an assistant with a live queue gets a pump");
+    queue.offer(Request {
+        index: None,
+        form: Form::Goal,
+        text: "Take me to the exit door.".into(),
+        t: RequestTime::Arrival(clock.now()),
+    });
+    let mut answered = false;
+    for _ in 0..3000 {
+        if a.lock().unwrap().counters().answers == 1 {
+            answered = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    pump.stop();
+    a.lock().unwrap().finish();
+    assert!(answered, "the request waited for a state that never came");
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let goal = d
+        .iter()
+        .find(|d| d.kind == DecisionKind::Answer)
+        .unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!(goal.state_at_ns, S, "from the newest state");
+    assert!(goal.text.contains("door"), "{}", goal.text);
 }

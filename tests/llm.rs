@@ -639,3 +639,69 @@ fn an_interrupted_prefix_prefill_leaves_a_valid_cache() {
     let (got, _) = collect(&mut warm, &b, q, 12);
     assert_eq!(got, want);
 }
+
+/// The cache's backup: a complete prefix kept while another prefill changes the cache and
+/// is cut short, then brought back, answers exactly as a fresh engine over that prefix
+/// does, paying only for the question (the prefix is not prefilled again).
+#[test]
+fn a_backed_up_prefix_survives_an_interrupted_prefill_and_is_restored() {
+    let Some(p) = model_path() else { return };
+    let _g = lock();
+    let a = format!("{DEFAULT_SYSTEM_PROMPT}\n\nSurroundings:\nA metal pole at 12 o'clock, 2.0 m.");
+    let b = format!(
+        "{DEFAULT_SYSTEM_PROMPT}\n\nSurroundings:\nA door at 2 o'clock, 6.0 m; a bin at 10 \
+         o'clock, 1.5 m; a bench at 3 o'clock, 4.0 m; the text \"EXIT\" above the door."
+    );
+    let q = "What is around me?";
+    let mut fresh = LmEngine::load(&p, &cfg(1024)).unwrap();
+    let (want, _) = collect(&mut fresh, &a, q, 12);
+    assert!(!want.is_empty());
+
+    let mut warm = LmEngine::load(&p, &cfg(1024)).unwrap();
+    warm.prepare_prefix(&a).unwrap();
+    let (a_len, a_total) = warm.prompt_lengths(&a, q).unwrap();
+    assert_eq!(warm.cached_tokens(), a_len);
+    warm.backup_cache();
+    assert!(warm.has_cache_backup());
+    // B's prefill changes the working cache: cut short before its first chunk (the cache
+    // is trimmed to what A and B share) and, after that, run to the end.
+    let (_, complete) = warm
+        .prepare_prefix_until(&b, &AtomicBool::new(true))
+        .unwrap();
+    assert!(!complete && warm.cached_tokens() < a_len);
+    let (_, complete) = warm
+        .prepare_prefix_until(&b, &AtomicBool::new(false))
+        .unwrap();
+    assert!(complete && warm.cached_tokens() > a_len);
+    assert!(warm.has_cache_backup(), "prefills keep the backup");
+    assert!(warm.restore_cache(), "the backup was kept");
+    assert!(!warm.has_cache_backup());
+    assert_eq!(
+        warm.cached_tokens(),
+        a_len,
+        "the working cache is A's again"
+    );
+    let never = AtomicBool::new(false);
+    let mut got = String::new();
+    let st = warm
+        .chat(
+            &a,
+            q,
+            GenOptions::new(12),
+            &mut |s| {
+                got.push_str(s);
+                true
+            },
+            &never,
+        )
+        .unwrap();
+    assert_eq!(
+        st.reused_tokens as usize, a_len,
+        "A was not prefilled again"
+    );
+    assert_eq!(st.prefill_tokens as usize, a_total - a_len);
+    assert_eq!(got, want);
+    // Without a backup there is nothing to restore and the cache is left alone.
+    assert!(!warm.restore_cache());
+    assert_eq!(warm.cached_tokens(), a_len);
+}

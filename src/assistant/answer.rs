@@ -31,16 +31,32 @@ pub(crate) struct Job {
     pub(crate) state: Arc<EnvironmentState>,
     pub(crate) decided: HostTime,
     pub(crate) cancel: Arc<AtomicBool>,
-    /// [`QUEUED`], [`STARTED`] or [`WITHDRAWN`]: who owns the job once an alert comes.
+    /// [`QUEUED`], [`STARTED`], [`SPEAKING`] or [`WITHDRAWN`]: who owns the job once an
+    /// alert or a newer request comes.
     pub(crate) phase: Arc<AtomicU8>,
 }
 
 /// The job waits for the answer thread.
 pub(crate) const QUEUED: u8 = 0;
-/// The answer thread took it.
+/// The answer thread took it and is working on it; nothing of it was spoken yet.
 pub(crate) const STARTED: u8 = 1;
-/// Taken back before it started (an alert came): it is answered again from a newer state.
+/// Taken back before anything of it was spoken (an alert came): it is answered again from
+/// a newer state, and whatever the answer thread was still doing with it is discarded.
 pub(crate) const WITHDRAWN: u8 = 2;
+/// Its first sentence went to the speaker: from then on it can only be cancelled (what it
+/// said stays said).
+pub(crate) const SPEAKING: u8 = 3;
+
+/// Claims the right to speak for `phase`'s job: `false` once it was withdrawn. Compare and
+/// swap, so the assistant withdrawing it and the answer thread speaking it never both win.
+fn claim_speech(phase: &AtomicU8) -> bool {
+    phase
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| {
+            (p == QUEUED || p == STARTED).then_some(SPEAKING)
+        })
+        .is_ok()
+        || phase.load(Ordering::Acquire) == SPEAKING
+}
 
 /// Writes decisions; shared by the perception thread (alerts) and the answer thread.
 pub(crate) type SharedDecisions = Arc<Mutex<DecisionWriter>>;
@@ -165,6 +181,11 @@ impl<'a> Speech<'a> {
     }
 
     fn say(&mut self, s: &str) {
+        if self.first_speech.is_none() && !claim_speech(&self.job.phase) {
+            // Withdrawn before its first word: it is answered again, so say nothing.
+            self.full = true;
+            return;
+        }
         let now = self.now();
         if self.first_speech.is_none() {
             self.first_speech = Some(self.clock.now());
@@ -337,6 +358,11 @@ impl Engine {
         let guarded = speech.finish();
         if let Some(t) = lm_timing.as_mut() {
             t.first_speech_ns = first_speech.map(|h| h.ns());
+        }
+        if job.phase.load(Ordering::Acquire) == WITHDRAWN {
+            // Taken back before a word of it was spoken: the assistant answers it again
+            // from a newer state; this attempt leaves no decision.
+            return;
         }
         if cancelled || job.cancel.load(Ordering::Acquire) {
             bump(&self.counters.cancelled);

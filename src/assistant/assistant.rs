@@ -4,9 +4,10 @@
 //! or on an answer thread behind a bounded queue in real time. There, a newer request
 //! supersedes the older ones not yet answered (barge-in: the one being generated is cut,
 //! those still waiting are dropped and counted), as the speech queue cuts an older answer's
-//! audio; a hazard alert cancels the answer being generated and *withdraws* those not yet
-//! started, which are answered again from the next state, after the alert — an alert never
-//! swallows a question. Generated text passes the safety [`Guard`] sentence by sentence
+//! audio; a hazard alert cancels the answer already speaking and *withdraws* those of which
+//! nothing was heard yet (waiting, or being generated but still silent), which are answered
+//! again from the next state, after the alert — an alert never swallows a question.
+//! Generated text passes the safety [`Guard`] sentence by sentence
 //! before it is spoken; every decision goes to `decisions.jsonl`. A generator that fails is
 //! reported once and replaced by templates for the rest of the run.
 
@@ -133,6 +134,8 @@ pub struct Assistant {
     /// Requests taken back from the answer queue by an alert, answered at the next state.
     retry: VecDeque<Request>,
     answering: Answering,
+    /// `finish` ran: requests polled from now on are dropped.
+    finished: bool,
     speaker_report: Option<SpeakerReport>,
     generator_name: String,
     lm_failure: Arc<Mutex<Option<String>>>,
@@ -155,16 +158,19 @@ struct InFlight {
 }
 
 impl InFlight {
-    /// Takes the job back from the answer thread: `true` when it had not started (the
-    /// thread will skip it); otherwise it is cancelled mid-generation and `false`.
+    /// Takes the job back from the answer thread: `true` when nothing of it was spoken yet
+    /// (not started, or generating but silent so far: the thread discards it and it is
+    /// answered again); otherwise it is cancelled mid-speech (what it said stays said) and
+    /// `false`.
     fn take_back(&self) -> bool {
         let withdrawn = self
             .phase
-            .compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| {
+                (p == QUEUED || p == STARTED).then_some(WITHDRAWN)
+            })
             .is_ok();
-        if !withdrawn {
-            self.cancel.store(true, Ordering::Release);
-        }
+        // Either way its generation stops.
+        self.cancel.store(true, Ordering::Release);
         withdrawn
     }
 }
@@ -249,6 +255,7 @@ impl Assistant {
             in_flight: VecDeque::new(),
             retry: VecDeque::new(),
             answering,
+            finished: false,
             speaker_report: None,
             generator_name,
             lm_failure,
@@ -290,6 +297,30 @@ impl Assistant {
         self.lm_failure.lock().ok().and_then(|n| n.clone())
     }
 
+    /// The live request queue, if the assistant takes live requests (for a
+    /// [`super::request_pump::RequestPump`]).
+    pub fn live_queue(&self) -> Option<RequestQueue> {
+        self.live.clone()
+    }
+
+    /// Answers `request` (taken from the live queue by a
+    /// [`super::request_pump::RequestPump`]) at once from the newest state, instead of at
+    /// the next one (or at the first state when there is none yet).
+    pub fn request_now(&mut self, request: Request) {
+        if self.finished {
+            bump(&self.counters.dropped_requests);
+            return;
+        }
+        match self.state.clone() {
+            Some(state) => {
+                let now = self.clock.now();
+                self.dispatch(request, &state, now);
+            }
+            None if self.retry.len() < self.config.max_pending => self.retry.push_back(request),
+            None => bump(&self.counters.dropped_requests),
+        }
+    }
+
     /// Counters so far (live-queue drops included).
     pub fn counters(&self) -> AssistantCounters {
         let mut c = self.counters.snapshot();
@@ -309,8 +340,8 @@ impl Assistant {
         self.config.out_dir.join("decisions.jsonl")
     }
 
-    /// A newer request supersedes every unfinished answer (ambient updates do not): the one
-    /// being generated is cancelled (what it said stays said), those still waiting are
+    /// A newer request supersedes every unfinished answer (ambient updates do not): one
+    /// already speaking is cancelled (what it said stays said), those not yet heard are
     /// dropped; both are counted as cancelled.
     fn supersede_in_flight(&mut self) {
         for f in self.in_flight.drain(..) {
@@ -320,9 +351,11 @@ impl Assistant {
         }
     }
 
-    /// An alert makes every answer in flight stale: the one being generated is cancelled
-    /// (what it said stays said), the ones not yet started are withdrawn and answered again
-    /// from the next state (scene updates are dropped: the next one comes anyway).
+    /// An alert makes every answer in flight stale: one already speaking is cancelled
+    /// (what it said stays said); those of which nothing was heard yet (waiting, or being
+    /// generated but still silent) are withdrawn and answered again from the next state, so
+    /// an alert never swallows a question (scene updates are dropped: the next one comes
+    /// anyway).
     fn cancel_in_flight(&mut self) {
         for f in self.in_flight.drain(..) {
             if !f.take_back() {
@@ -470,6 +503,7 @@ impl PerceptionSink for Assistant {
     }
 
     fn finish(&mut self) {
+        self.finished = true;
         // Requests withdrawn by an alert and not yet answered again end with the run.
         for _ in self.retry.drain(..) {
             bump(&self.counters.dropped_requests);

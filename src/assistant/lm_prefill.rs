@@ -55,7 +55,7 @@ impl Default for PrefillConfig {
         Self {
             every_ns: 200_000_000,
             max_stale_ns: 1_000_000_000,
-            backoff: 4,
+            backoff: 1,
         }
     }
 }
@@ -119,8 +119,11 @@ struct Slot {
     pending: Option<Snapshot>,
     /// When the thread was last woken (device ns).
     last_wake_ns: Option<i64>,
-    /// The state text whose system turn the KV cache holds.
+    /// The state text whose system turn the KV cache holds (or its backup sequence, when
+    /// `cached_in_backup`).
     cached: Option<Snapshot>,
+    /// `cached` lives in the cache's backup: a prefill after it was cut short.
+    cached_in_backup: bool,
 }
 
 struct Shared {
@@ -133,8 +136,9 @@ struct Shared {
     stop: AtomicBool,
     /// llama.cpp threads, chosen per use.
     threads: ThreadPolicy,
-    /// A request is waiting for the model or using it: prefills ahead of requests hold
-    /// back (the request prefills what it needs itself).
+    /// A request is waiting for the model or using it: no new prefill starts, and one
+    /// running stops after its current chunk (the request answers over the last complete
+    /// prefill, kept in the cache's backup, or prefills its own state).
     requesting: AtomicBool,
     /// The model failed on a request: no more prefills (templates answer from then on).
     disabled: AtomicBool,
@@ -201,34 +205,50 @@ impl Shared {
             return;
         }
         engine.set_threads(self.threads.threads());
+        // The last complete prefill stays usable while this one runs: it is kept in the
+        // cache's backup sequence (no copy), unless a cut-short prefill already put it
+        // there.
+        let keep_last = self
+            .slot
+            .lock()
+            .map(|slot| slot.cached.is_some() && !slot.cached_in_backup)
+            .unwrap_or(false);
+        if keep_last {
+            engine.backup_cache();
+        }
         let t0 = std::time::Instant::now();
         let result = engine.prefill_context_until(&text, &self.requesting);
         self.last_cost_ns.store(
             i64::try_from(t0.elapsed().as_nanos()).unwrap_or(i64::MAX),
             Ordering::Relaxed,
         );
+        let Ok(mut slot) = self.slot.lock() else {
+            return;
+        };
         match result {
-            Ok((_, n, complete)) => {
+            Ok((_, n, true)) => {
                 bump(&self.counters.prefill_tokens, u64::from(n));
-                // Cut short by a request: the cache holds only part of the text (and no
-                // longer all of the one before).
-                let cached = if complete {
-                    bump(&self.counters.prefills, 1);
-                    Some((at, text))
-                } else {
-                    bump(&self.counters.interrupted, 1);
-                    None
-                };
-                if let Ok(mut slot) = self.slot.lock() {
-                    slot.cached = cached;
+                bump(&self.counters.prefills, 1);
+                engine.drop_cache_backup();
+                slot.cached = Some((at, text));
+                slot.cached_in_backup = false;
+            }
+            Ok((_, n, false)) => {
+                // Cut short by a request: the cache holds part of this text; the last
+                // complete one (if any) waits in the backup for the request.
+                bump(&self.counters.prefill_tokens, u64::from(n));
+                bump(&self.counters.interrupted, 1);
+                slot.cached_in_backup = slot.cached.is_some() && engine.has_cache_backup();
+                if !slot.cached_in_backup {
+                    slot.cached = None;
                 }
             }
             Err(e) => {
                 bump(&self.counters.failures, 1);
                 log::debug!("lm prefill: {e}");
-                if let Ok(mut slot) = self.slot.lock() {
-                    slot.cached = None;
-                }
+                engine.reset();
+                slot.cached = None;
+                slot.cached_in_backup = false;
             }
         }
     }
@@ -248,7 +268,33 @@ impl Shared {
     }
 }
 
+/// How much lower than the rest of the run the prefill thread is scheduled (a nice value
+/// added to the process's): the prefill is work ahead of need, so perception, alerts,
+/// text reading and speech always come first when cores are short, while a free core is
+/// still used at full speed.
+const PREFILL_NICENESS: i32 = 10;
+
+/// Lowers the calling thread's scheduling priority by [`PREFILL_NICENESS`] (Linux: nice
+/// values are per thread). Best effort: where it fails the thread keeps its priority and
+/// the backoff still bounds its share.
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid and getpriority/setpriority on this thread's own id only read and
+    // change this thread's scheduling priority.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        *libc::__errno_location() = 0;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if *libc::__errno_location() == 0
+            && libc::setpriority(libc::PRIO_PROCESS, tid, (now + PREFILL_NICENESS).min(19)) != 0
+        {
+            log::debug!("lm prefill: could not lower the thread's priority");
+        }
+    }
+}
+
 fn prefill_thread(shared: Weak<Shared>) {
+    lower_this_threads_priority();
     loop {
         let Some(s) = shared.upgrade() else {
             return;
@@ -408,11 +454,6 @@ impl Generator for PrefillGenerator {
         cancel: &AtomicBool,
     ) -> Result<GenerationStats, GeneratorError> {
         let s = &self.shared;
-        let (context, prefilled) = s.context_for(&prompt.context);
-        bump(&s.counters.requests, 1);
-        if prefilled {
-            bump(&s.counters.on_prefilled, 1);
-        }
         let err = |message: String| GeneratorError {
             generator: s.name.clone(),
             message,
@@ -423,6 +464,25 @@ impl Generator for PrefillGenerator {
             s.requesting.store(false, Ordering::Release);
             return Err(err("the language model's lock was poisoned".into()));
         };
+        // Chosen with the engine held (no prefill runs now), so one that just finished
+        // counts.
+        let (context, prefilled) = s.context_for(&prompt.context);
+        if let Ok(mut slot) = s.slot.lock() {
+            if prefilled && slot.cached_in_backup {
+                // A prefill cut short for this request left its partial text in the cache:
+                // bring back the complete one it was working from.
+                if !engine.restore_cache() {
+                    slot.cached = None;
+                }
+            } else {
+                engine.drop_cache_backup();
+            }
+            slot.cached_in_backup = false;
+        }
+        bump(&s.counters.requests, 1);
+        if prefilled {
+            bump(&s.counters.on_prefilled, 1);
+        }
         let wait_ns = i64::try_from(asked.elapsed().as_nanos()).unwrap_or(i64::MAX);
         let threads = s.threads.threads();
         engine.set_threads(threads);

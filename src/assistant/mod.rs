@@ -3,6 +3,8 @@
 //!
 //! * [`requests`]: where requests come from (`requests.jsonl`, standard input, a loopback
 //!   socket, periodic scene updates) and the one bounded queue they share.
+//! * [`request_pump`]: in real time, live requests answered the moment they are made, from
+//!   the newest state (not at the next perception tick).
 //! * [`forms`]: the three response forms with their system prompts and length budgets.
 //! * [`render`]: the environment state as compact, deterministic text for a language model.
 //! * [`phrase`]: how directions, distances and steps are said.
@@ -47,6 +49,7 @@ pub mod lm_threads;
 // --- end language model ---
 pub mod phrase;
 pub mod render;
+pub mod request_pump;
 pub mod requests;
 pub mod session;
 pub mod template;

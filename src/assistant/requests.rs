@@ -228,6 +228,11 @@ impl RequestQueue {
         self.rx.try_iter().collect()
     }
 
+    /// Takes the oldest waiting request, waiting for one up to `timeout`.
+    pub fn take_timeout(&self, timeout: std::time::Duration) -> Option<Request> {
+        self.rx.recv_timeout(timeout).ok()
+    }
+
     /// The counters.
     pub fn stats(&self) -> &RequestStats {
         &self.stats

@@ -195,6 +195,9 @@ pub struct SpeakRun {
     /// The language model's set-up (its prefill thread lives as long as the run and is
     /// joined when the run is finished).
     _lm: vista::assistant::lm_setup::LmSetup,
+    /// Real time: the thread that answers live requests when they are made (stopped when
+    /// the run is finished; the assistant ignores it once it has finished).
+    _pump: Option<vista::assistant::request_pump::RequestPump>,
 }
 
 impl SpeakRun {
@@ -373,6 +376,13 @@ pub fn setup_with(
         started.sink
     );
     let assistant = Arc::new(Mutex::new(started.assistant));
+    // Real time: live requests are answered when made, not at the next perception state.
+    let pump = if clock.is_real_time() {
+        vista::assistant::request_pump::RequestPump::start(Arc::clone(&assistant))
+            .context("starting the request thread")?
+    } else {
+        None
+    };
     let mut consumer =
         PerceptionConsumer::new(engine, lm.wrap_sink(SharedSink(Arc::clone(&assistant))));
 
@@ -479,6 +489,7 @@ pub fn setup_with(
             timeline: trace,
             notes,
             _lm: lm,
+            _pump: pump,
         },
         consumers,
     ))
@@ -609,6 +620,10 @@ pub struct AssistantSummary {
     pub text_reads: Option<TextReadReport>,
     /// The trace's stage spans and counter samples: held and dropped.
     pub trace: TimelineStats,
+    /// The prefill ahead of requests (real time with a language model only): states
+    /// offered, prefills run and cut short, and requests answered over a prefilled state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lm_prefill: Option<vista::assistant::lm_prefill::PrefillCounters>,
 }
 
 /// [`AssistantCounters`] as JSON.
@@ -710,6 +725,7 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         notes,
         text_reads: text_reads.clone(),
         trace: run.timeline.stats(),
+        lm_prefill: run._lm.prefill.as_ref().map(|p| p.counters()),
     };
     let (utterances, card) = if let Some(session) = &run.truth {
         let inputs = vista::eval::load(session, dir)
@@ -789,6 +805,21 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
     let lm_answers = lm_answers(dir);
     if let Some(b) = &lm_answers {
         print!("{}", b.to_table());
+    }
+    if let Some(c) = &summary.lm_prefill {
+        println!(
+            "prefill ahead of requests: {} state(s) offered, {} superseded, {} prefill(s) \
+             ({} token(s)), {} cut short by a request, {} failed; {} of {} request(s) over a \
+             prefilled state",
+            c.offered,
+            c.superseded,
+            c.prefills,
+            c.prefill_tokens,
+            c.interrupted,
+            c.failures,
+            c.on_prefilled,
+            c.requests
+        );
     }
     if let Some(t) = &text_reads {
         print!("{}", t.to_table());

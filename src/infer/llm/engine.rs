@@ -94,6 +94,8 @@ pub struct LmEngine {
     /// When the KV cache holds a prefix decoded from segments (not plain tokens): its key
     /// and length. `cached` is then empty.
     segment_prefix: Option<(u64, usize)>,
+    /// The tokens the KV cache's backup sequence holds ([`Self::backup_cache`]).
+    backup: Option<Vec<i32>>,
 }
 
 impl std::fmt::Debug for LmEngine {
@@ -106,8 +108,9 @@ impl std::fmt::Debug for LmEngine {
 }
 
 /// Tokens decoded between checks of the stop flag in [`LmEngine::prepare_prefix_until`]
-/// (~0.1 s of one core at the prompt speed measured here).
-pub const PREFIX_CHUNK_TOKENS: usize = 32;
+/// (~70 ms of one core at the prompt speed measured here: the longest a request waits for a
+/// prefill to stop).
+pub const PREFIX_CHUNK_TOKENS: usize = 16;
 
 fn ns_since(t0: Instant) -> i64 {
     i64::try_from(t0.elapsed().as_nanos()).unwrap_or(i64::MAX)
@@ -131,6 +134,7 @@ impl LmEngine {
             format,
             cached: Vec::new(),
             segment_prefix: None,
+            backup: None,
         })
     }
 
@@ -164,11 +168,53 @@ impl LmEngine {
         self.ctx.set_threads(threads);
     }
 
-    /// Empties the KV cache.
+    /// Empties the KV cache (and its backup).
     pub fn reset(&mut self) {
         self.ctx.clear();
         self.cached.clear();
         self.segment_prefix = None;
+        self.backup = None;
+    }
+
+    /// Keeps what the cache holds now (plain tokens) so that [`Self::restore_cache`] can
+    /// bring it back after the cache was changed (e.g. by a prefill cut short). Costs no
+    /// tensor copy: the backup shares the cache's cells until they change.
+    pub fn backup_cache(&mut self) {
+        if self.segment_prefix.is_some() {
+            return;
+        }
+        self.ctx.backup();
+        self.backup = Some(self.cached.clone());
+    }
+
+    /// Brings back the cache kept by [`Self::backup_cache`]; `false` when there was none
+    /// (the cache is unchanged) or it could not be restored (the cache is then empty).
+    pub fn restore_cache(&mut self) -> bool {
+        let Some(tokens) = self.backup.take() else {
+            return false;
+        };
+        match self.ctx.restore_backup() {
+            Ok(()) => {
+                self.cached = tokens;
+                true
+            }
+            Err(_) => {
+                self.reset();
+                false
+            }
+        }
+    }
+
+    /// Forgets the backup (its cells are freed).
+    pub fn drop_cache_backup(&mut self) {
+        if self.backup.take().is_some() {
+            self.ctx.drop_backup();
+        }
+    }
+
+    /// Whether a backup is kept.
+    pub fn has_cache_backup(&self) -> bool {
+        self.backup.is_some()
     }
 
     /// Empties the cache when it holds a segment prefix (token requests need plain tokens).
@@ -183,6 +229,7 @@ impl LmEngine {
     pub fn context_mut(&mut self) -> &mut RawContext {
         self.cached.clear();
         self.segment_prefix = None;
+        self.backup = None;
         self.ctx.clear();
         &mut self.ctx
     }
@@ -192,6 +239,7 @@ impl LmEngine {
     pub fn prepare_prefix(&mut self, system: &str) -> Result<u32, LmError> {
         let text = self.format.chat(&self.model, system, "")?.prefix;
         let tokens = self.model.tokenize(&text)?;
+        self.drop_cache_backup();
         let before = common_prefix(&self.cached, &tokens);
         self.sync_cache(&tokens, tokens.len())?;
         Ok((tokens.len() - before) as u32)
@@ -316,6 +364,8 @@ impl LmEngine {
             return Err(LmError::Prompt("empty prompt".into()));
         }
         self.leave_segment_prefix();
+        // A request answers over the working cache: a backup would only hold cells.
+        self.drop_cache_backup();
         let n_ctx = self.ctx.n_ctx() as usize;
         if tokens.len() >= n_ctx {
             return Err(LmError::ContextFull {

@@ -52,7 +52,12 @@ pub(crate) fn model_ptr(model: &LlamaModel) -> *mut sys::llama_model {
     unsafe { *(model as *const LlamaModel).cast::<*mut sys::llama_model>() }
 }
 
-/// A llama.cpp context holding one sequence (id 0).
+/// The sequence every decode writes and reads.
+const WORK_SEQ: i32 = 0;
+/// The sequence that can keep a backup of the working one ([`RawContext::backup`]).
+const BACKUP_SEQ: i32 = 1;
+
+/// A llama.cpp context holding one working sequence (id 0) and optionally its backup (id 1).
 pub struct RawContext {
     ctx: NonNull<sys::llama_context>,
     model: Arc<LlamaModel>,
@@ -89,7 +94,11 @@ impl RawContext {
         p.n_ctx = cfg.n_ctx;
         p.n_batch = n_batch;
         p.n_ubatch = n_batch;
-        p.n_seq_max = 1;
+        // Sequence 0 is the working cache; sequence 1 can hold a backup of it
+        // ([`Self::backup`]), in one unified cache so the two share the cells of their
+        // common prefix instead of each getting half the window.
+        p.n_seq_max = 2;
+        p.kv_unified = true;
         p.n_threads = threads;
         p.n_threads_batch = threads;
         p.no_perf = true;
@@ -230,7 +239,7 @@ impl RawContext {
         // SAFETY: live context; the memory handle belongs to it.
         let ok = unsafe {
             let mem = sys::llama_get_memory(self.ctx.as_ptr());
-            sys::llama_memory_seq_rm(mem, 0, p0, -1)
+            sys::llama_memory_seq_rm(mem, WORK_SEQ, p0, -1)
         };
         if ok {
             Ok(())
@@ -238,6 +247,49 @@ impl RawContext {
             Err(LmError::Prompt(format!(
                 "could not trim the KV cache from position {from}"
             )))
+        }
+    }
+
+    /// Keeps the working sequence's cache as it is now in the backup sequence (replacing
+    /// any earlier backup). The two share their cells until the working sequence changes,
+    /// so this copies no tensors; cells stay held while either sequence uses them.
+    pub fn backup(&mut self) {
+        // SAFETY: live context; sequence ids below `n_seq_max`.
+        unsafe {
+            let mem = sys::llama_get_memory(self.ctx.as_ptr());
+            sys::llama_memory_seq_rm(mem, BACKUP_SEQ, -1, -1);
+            sys::llama_memory_seq_cp(mem, WORK_SEQ, BACKUP_SEQ, -1, -1);
+        }
+    }
+
+    /// Makes the backup the working sequence again (whatever the working sequence held
+    /// since is dropped) and empties the backup.
+    pub fn restore_backup(&mut self) -> Result<(), LmError> {
+        // SAFETY: live context; sequence ids below `n_seq_max`.
+        let ok = unsafe {
+            let mem = sys::llama_get_memory(self.ctx.as_ptr());
+            let ok = sys::llama_memory_seq_rm(mem, WORK_SEQ, -1, -1);
+            if ok {
+                sys::llama_memory_seq_cp(mem, BACKUP_SEQ, WORK_SEQ, -1, -1);
+            }
+            sys::llama_memory_seq_rm(mem, BACKUP_SEQ, -1, -1);
+            ok
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(LmError::Prompt(
+                "could not restore the KV cache's backup".into(),
+            ))
+        }
+    }
+
+    /// Forgets the backup, freeing the cells only it held.
+    pub fn drop_backup(&mut self) {
+        // SAFETY: live context; sequence id below `n_seq_max`.
+        unsafe {
+            let mem = sys::llama_get_memory(self.ctx.as_ptr());
+            sys::llama_memory_seq_rm(mem, BACKUP_SEQ, -1, -1);
         }
     }
 
@@ -255,7 +307,7 @@ impl RawContext {
         // SAFETY: live context.
         unsafe {
             let mem = sys::llama_get_memory(self.ctx.as_ptr());
-            sys::llama_memory_seq_pos_max(mem, 0)
+            sys::llama_memory_seq_pos_max(mem, WORK_SEQ)
         }
     }
 }
