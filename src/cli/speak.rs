@@ -622,6 +622,7 @@ pub struct AssistantSummary {
     pub trace: TimelineStats,
     /// The prefill ahead of requests (real time with a language model only): states
     /// offered, prefills run and cut short, and requests answered over a prefilled state.
+    #[cfg(feature = "llm")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lm_prefill: Option<vista::assistant::lm_prefill::PrefillCounters>,
 }
@@ -725,6 +726,7 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         notes,
         text_reads: text_reads.clone(),
         trace: run.timeline.stats(),
+        #[cfg(feature = "llm")]
         lm_prefill: run._lm.prefill.as_ref().map(|p| p.counters()),
     };
     let (utterances, card) = if let Some(session) = &run.truth {
@@ -806,6 +808,7 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
     if let Some(b) = &lm_answers {
         print!("{}", b.to_table());
     }
+    #[cfg(feature = "llm")]
     if let Some(c) = &summary.lm_prefill {
         println!(
             "prefill ahead of requests: {} state(s) offered, {} superseded, {} prefill(s) \
