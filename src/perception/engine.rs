@@ -20,7 +20,7 @@ use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
 use super::obstacles::{Corridor, CorridorAnalyzer, CorridorView};
 use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
-use super::pose::{HeadPose, PoseTracker, VELOCITY_SPAN_NS};
+use super::pose::{HeadPose, PoseTracker};
 use super::sensors::SensorModels;
 use super::tracker::ThingTracker;
 use crate::sample::{Payload, Sample, StreamId};
@@ -58,17 +58,6 @@ const FAST_EVERY_NS: i64 = 20_000_000;
 const SWAY_SPAN_NS: i64 = 2_000_000_000;
 /// ...by at most this much, m.
 const MAX_SWAY_M: f64 = 0.05;
-/// The head is standing still when it moved less than this over [`FAST_SPAN_NS`], m
-/// (0.12 m/s; walking covers 0.2 m or more). The walking direction and the sway are
-/// measured from the last time it stood still: a turn on the spot starts a new walking
-/// line, and the old one must not bend the corridor after it.
-const STILL_M: f64 = 0.03;
-/// Since standing still, the walking direction needs this much time and distance (less
-/// than the 1 s a walk already under way needs: there is no stride before to average)...
-const SINCE_STILL_NS: i64 = 300_000_000;
-/// ...and this much distance, m (the head's sideways sway, ±3 cm, then bends it by 6° at
-/// most).
-const SINCE_STILL_M: f64 = 0.3;
 
 /// Counters of one engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -98,8 +87,6 @@ pub struct Perception {
     recent: RecentPoints,
     body_yaw: Option<(i64, f64)>,
     head_track: VecDeque<(i64, Vector3<f64>)>,
-    /// The last time the head was standing still (see [`STILL_M`]), ns.
-    still_ns: Option<i64>,
     declared: Option<Vec<StreamId>>,
     seen: [bool; StreamId::COUNT],
     steps: StepDetector,
@@ -144,7 +131,6 @@ impl Perception {
             recent: RecentPoints::default(),
             body_yaw: None,
             head_track: VecDeque::with_capacity(32),
-            still_ns: None,
             declared: None,
             seen: [false; StreamId::COUNT],
             steps: StepDetector::new(),
@@ -291,24 +277,6 @@ impl Perception {
         {
             self.head_track.pop_front();
         }
-        let from = t.saturating_sub(FAST_SPAN_NS);
-        if let Some(&(t0, p0)) = self.head_track.iter().find(|(tt, _)| *tt >= from) {
-            let moved = (p.x - p0.x).hypot(p.y - p0.y);
-            if (t - t0) * 2 >= FAST_SPAN_NS && moved < STILL_M {
-                self.still_ns = Some(t);
-            }
-        }
-    }
-
-    /// The head positions since it last stood still (all of them when it has not in the
-    /// last [`SWAY_SPAN_NS`]), and whether that cut them.
-    fn walking_track(&self) -> (impl Iterator<Item = &(i64, Vector3<f64>)>, bool) {
-        let since = self.still_ns.unwrap_or(i64::MIN);
-        let cut = self.head_track.front().is_some_and(|&(t0, _)| t0 < since);
-        (
-            self.head_track.iter().filter(move |(t, _)| *t >= since),
-            cut,
-        )
     }
 
     /// While walking along `dir`, how far (m, to the left) the walking line is from the
@@ -318,11 +286,13 @@ impl Perception {
             return 0.0;
         };
         let (nx, ny) = (-dir.sin(), dir.cos());
-        let (track, _) = self.walking_track();
-        let (sum, n) = track.fold((0.0, 0usize), |(s, n), (_, p)| {
-            (s + (p.x - now.x) * nx + (p.y - now.y) * ny, n + 1)
-        });
-        let mean = sum / n.max(1) as f64;
+        let n = self.head_track.len() as f64;
+        let mean = self
+            .head_track
+            .iter()
+            .map(|(_, p)| (p.x - now.x) * nx + (p.y - now.y) * ny)
+            .sum::<f64>()
+            / n;
         if mean.is_finite() {
             mean.clamp(-MAX_SWAY_M, MAX_SWAY_M)
         } else {
@@ -331,26 +301,12 @@ impl Perception {
     }
 
     /// The head's mean velocity over the whole head track (up to [`SWAY_SPAN_NS`], at least
-    /// 1 s: the sideways sway of the stride averages out of the direction), or since it
-    /// last stood still (at least [`SINCE_STILL_NS`] and [`SINCE_STILL_M`]).
+    /// 1 s: the sideways sway of the stride averages out of the direction).
     fn track_velocity(&self, t: i64) -> Option<Vector3<f64>> {
         let head = self.pose.head(t)?;
-        let (mut track, cut) = self.walking_track();
-        let &(t0, p0) = track.next()?;
-        let dt_ns = head.t_ns - t0;
-        let d = head.position_m - p0;
-        let enough = if cut {
-            dt_ns >= SINCE_STILL_NS && d.x.hypot(d.y) >= SINCE_STILL_M
-        } else {
-            dt_ns >= 1_000_000_000
-        };
-        enough.then(|| d / (dt_ns as f64 * 1e-9))
-    }
-
-    /// Whether the head stood still within the last `span_ns` before `t`.
-    fn still_within(&self, t: i64, span_ns: i64) -> bool {
-        self.still_ns
-            .is_some_and(|s| t.saturating_sub(s) <= span_ns)
+        let &(t0, p0) = self.head_track.front()?;
+        let dt = (head.t_ns - t0) as f64 * 1e-9;
+        (dt >= 1.0).then(|| (head.position_m - p0) / dt)
     }
 
     /// The head's velocity over the last [`FAST_SPAN_NS`] (at least half of it), m/s.
@@ -502,13 +458,10 @@ impl Perception {
             // closing speed from the short one.
             let fast = self.fast_velocity(t).or(velocity);
             let fast_enough = |v: &Vector3<f64>| v.x.hypot(v.y) >= DIRECTION_FROM_VELOCITY_MPS;
-            // The 1 s velocity is skipped within 1 s of standing still: it may still hold
-            // the walk before a turn on the spot.
-            let steady = velocity.filter(|_| !self.still_within(t, VELOCITY_SPAN_NS));
             let walking_dir = self
                 .track_velocity(t)
                 .filter(fast_enough)
-                .or(steady.filter(fast_enough))
+                .or(velocity.filter(fast_enough))
                 .or(fast.filter(fast_enough))
                 .and_then(|v| yaw_of(&v));
             let dir = self.body_direction(t, walking_dir, h.yaw_rad);
