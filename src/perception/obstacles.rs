@@ -22,8 +22,11 @@ pub const EDGE_M: f32 = 0.08;
 pub const MAX_STEP_M: f32 = 0.45;
 /// Points this far above the local floor are obstacles, m.
 pub const OBSTACLE_MIN_M: f32 = 0.2;
-/// Obstacle points reach this far above the head (eye height), m.
-pub const ABOVE_EYES_M: f32 = 0.45;
+/// Obstacle points reach this far above the eyes, m: the top of the head is about 0.15 m
+/// above the eyes (as the ground truth's `HEAD_TOP_ABOVE_EYES_M`), plus 0.1 m for the head's
+/// rise and fall over a stride and the map's noise. A door lintel 0.45 m above the eyes (a
+/// 2.1 m door for a 1.65 m eye height) clears the head by 0.3 m and is no obstacle.
+pub const ABOVE_EYES_M: f32 = 0.25;
 /// Things are reported within this lateral distance of the corridor's centre line, m.
 pub const NEAR_PATH_M: f32 = 1.2;
 /// Clustering cell, m (world-fixed, so clusters are stable across ticks).
@@ -42,6 +45,12 @@ pub const FLOOR_PERCENTILE: f32 = 0.1;
 pub const UNDER_PERCENTILE: f32 = 0.2;
 /// Slack when comparing a thing's distance ahead with the nearest wall's, m.
 pub const BLOCK_SLACK_M: f32 = 0.05;
+/// The floor underfoot is looked for this close to where the assumed eye height puts it, m
+/// (less than a stair's or a curb's rise, more than the eye height's likely error)...
+pub const EYE_FLOOR_SLACK_M: f32 = 0.1;
+/// ...among at least this share of the points under the wearer (else the low percentile of
+/// all of them, as when the eye height is far from the one assumed).
+pub const EYE_FLOOR_SHARE: f32 = 0.25;
 /// Floor points per bin kept at most.
 const MAX_BIN_POINTS: usize = 256;
 /// Bearing of the left / right clearance directions, degrees (10–11 and 1–2 o'clock).
@@ -225,10 +234,26 @@ impl CorridorAnalyzer {
             }
         });
         // A low percentile, not the median: the feet of walls and things within 1 m are
-        // above the floor, never below it.
-        let (floor_z, floor_seen) = match percentile(&mut self.under, UNDER_PERCENTILE) {
-            Some(z) if self.under.len() >= 5 => (z, true),
-            _ => (hz - c.eye_height_m, false),
+        // above the floor, never below it. Where the eye height says the floor is, when
+        // enough of the points are there: standing at the top of stairs down (or a curb),
+        // the lower levels within 1 m ahead are not the floor underfoot.
+        self.under.sort_by(f32::total_cmp);
+        let expected = hz - c.eye_height_m;
+        let lo = self
+            .under
+            .partition_point(|&z| z < expected - EYE_FLOOR_SLACK_M);
+        let hi = self
+            .under
+            .partition_point(|&z| z <= expected + EYE_FLOOR_SLACK_M);
+        let all = self.under.len();
+        let (floor_z, floor_seen) = match self.under.get_mut(lo..hi) {
+            Some(s) if s.len() >= 5 && s.len() as f32 >= EYE_FLOOR_SHARE * all as f32 => {
+                (percentile(s, UNDER_PERCENTILE).unwrap_or(expected), true)
+            }
+            _ => match percentile(&mut self.under, UNDER_PERCENTILE) {
+                Some(z) if all >= 5 => (z, true),
+                _ => (expected, false),
+            },
         };
         // Points ahead: those in the corridor (floor profile) and, anywhere, those high
         // enough above the wearer's floor to be obstacles (local floors ahead may differ by
@@ -295,9 +320,19 @@ impl CorridorAnalyzer {
                     let stairs =
                         on * diff > 0.0 && on.abs() > LEVEL_AGREE_M && on.abs() < MAX_STEP_M;
                     if on.abs() <= LEVEL_AGREE_M || stairs {
-                        // The bins since the edge were already on the new level.
+                        // The bins since the edge were already on the new level; those
+                        // between a drop-off's edge and its confirmed lower level (the upper
+                        // floor's last strip, the treads of stairs going down) keep the
+                        // upper level as theirs: nothing there standing less than an
+                        // obstacle's height above the upper floor is an obstacle (the floor
+                        // at the top of stairs down is no "obstacle ahead").
+                        let transition = if kind == ThingKind::DropOff {
+                            level
+                        } else {
+                            new_level
+                        };
                         for fl in self.floor.iter_mut().skip(from_bin) {
-                            *fl = new_level;
+                            *fl = transition;
                         }
                         match kind {
                             ThingKind::DropOff => drop_seen = true,
@@ -748,6 +783,70 @@ mod tests {
         assert_eq!(v.edges[0].kind, ThingKind::StepUp);
         assert!((v.edges[0].along_m - 2.0).abs() <= BIN_M);
         assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+    }
+
+    #[test]
+    fn a_lintel_over_the_head_is_no_obstacle_a_branch_at_head_top_is() {
+        // Eyes 1.6 m over the floor: a lintel from 2.05 m (0.45 m above the eyes, 0.3 m
+        // over the head) at x = 3 is walked under; a branch from 1.7 m at x = 3 is not.
+        let floor = |pts: &mut Vec<MapPoint>| grid(pts, (-1.0, 8.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        let mut pts = Vec::new();
+        floor(&mut pts);
+        grid(&mut pts, (2.95, 3.05), (-0.5, 0.5), (2.05, 2.5), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+        let mut pts = Vec::new();
+        floor(&mut pts);
+        grid(&mut pts, (2.95, 3.05), (-0.5, 0.5), (1.7, 1.8), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.clusters.len(), 1, "{:?}", v.clusters);
+        assert!(v.clusters[0].in_path);
+        assert_eq!(v.clusters[0].band, HeightBand::Head);
+    }
+
+    #[test]
+    fn the_top_of_stairs_down_is_a_drop_off_not_an_obstacle() {
+        // stairs_curb_branch: a floor at -0.15 to x = 14, then treads 0.3 m deep 0.17 m
+        // down each (-0.32, -0.49) onto a floor at -0.66; risers face away (unseen).
+        let mut pts = Vec::new();
+        grid(&mut pts, (8.0, 13.98), (-1.0, 1.0), (-0.15, -0.15), 0.05);
+        grid(&mut pts, (14.02, 14.28), (-1.0, 1.0), (-0.32, -0.32), 0.05);
+        grid(&mut pts, (14.32, 14.58), (-1.0, 1.0), (-0.49, -0.49), 0.05);
+        grid(&mut pts, (14.62, 20.0), (-1.0, 1.0), (-0.66, -0.66), 0.05);
+        let map = PointMap::new(pts, false);
+        let mut a = CorridorAnalyzer::new();
+        for i in 0..30 {
+            let x = 10.0 + i as f32 * 0.13;
+            let c = Corridor {
+                head_m: [x, 0.0, -0.15 + 1.65],
+                ..corridor(0.0)
+            };
+            let v = a.analyze(&map, &c, DeviceTime(0));
+            assert!(v.clusters.is_empty(), "x {x}: {:?}", v.clusters);
+            assert_eq!(
+                v.edges.first().map(|e| e.kind),
+                Some(ThingKind::DropOff),
+                "x {x}: {:?}",
+                v.edges
+            );
+        }
+        // Going down them: the head descends 0.51 m over 1 m from x = 13.93.
+        for i in 0..=20 {
+            let x = 13.93 + i as f32 * 0.05;
+            let c = Corridor {
+                head_m: [x, 0.0, -0.15 - 0.51 * (x - 13.93) + 1.65],
+                ..corridor(0.0)
+            };
+            let v = a.analyze(&map, &c, DeviceTime(0));
+            assert!(v.clusters.is_empty(), "x {x}: {:?}", v.clusters);
+            assert!(
+                v.edges.iter().all(|e| e.kind == ThingKind::DropOff),
+                "x {x}: {:?}",
+                v.edges
+            );
+        }
     }
 
     fn corridor_w(x: f32, y: f32, dir_deg: f32) -> Corridor {

@@ -37,14 +37,20 @@
 //! [`TRACK_STEP_S`] over its window, [`TRACK_MARGIN_S`] either side): the scorer compares
 //! an alert with where it was when the alert was decided.
 //!
+//! A thing standing on another inside its footprint (a bottle on a table) is part of what
+//! it stands on ([`rests_on`]): walking into it means walking into that first.
+//!
 //! Each **approach** (a maximal stretch of time in which the rule holds, gaps shorter than
-//! [`MERGE_GAP_S`] bridged) is one [`Hazard`]: `relevant_from_ns` is its start; its
+//! [`MERGE_GAP_S`] bridged; for a static thing, also a stop in front of it from which the
+//! wearer sets off toward it again within [`LAST_ALERT_M`] without walking elsewhere) is one
+//! [`Hazard`]: `relevant_from_ns` is its start; its
 //! `position_m` is the obstacle's centre, the person's position at that time, or, for a wall
 //! or step edge, the point where the corridor's centre line meets it (else the corridor's
 //! nearest point on it); `latest_alert_ns` is, as before, the first time from then on the
-//! head is within [`LAST_ALERT_M`] of that position (for a wall or edge approached
-//! obliquely, the first time it is within [`LAST_ALERT_M`] ahead in the corridor, if
-//! sooner); `None` when the wearer never gets that close. An approach that starts already
+//! head is within [`LAST_ALERT_M`] of that position (for an obstacle, or a wall or edge
+//! approached obliquely, the first time its nearest part is within [`LAST_ALERT_M`] ahead
+//! in the corridor, if sooner: a long thing along the way is reached at its near end);
+//! `None` when the wearer never gets that close. An approach that starts already
 //! inside [`LAST_ALERT_M`] keeps its alert useful until the wearer is within
 //! [`CONTACT_M`] of it (or the approach ends).
 //!
@@ -53,7 +59,8 @@
 //! A scenario's `hazard: true` on an obstacle, step or person is now an **explicit
 //! override**: a flagged thing that the rule never finds in the corridor is still listed,
 //! with the older window (first time within [`AHEAD_M`] and [`OVERRIDE_BEARING_DEG`] of the
-//! head direction; `relevant_from_ns` `None` when never). `hazard: false` no longer hides
+//! head direction, then within [`LAST_ALERT_M`]; for an obstacle, measured to the nearest
+//! point of its footprint; `relevant_from_ns` `None` when never). `hazard: false` no longer hides
 //! anything the rule finds.
 
 pub use super::truth_edges::edge_ends;
@@ -254,11 +261,44 @@ pub fn footprint(o: &Obstacle) -> [[f64; 2]; 4] {
     ]
 }
 
+/// The point of an obstacle's footprint nearest to `p`, `[x, y]` m (`p` itself inside).
+pub fn nearest_on_footprint(o: &Obstacle, p: [f64; 2]) -> [f64; 2] {
+    let c = |k: usize| {
+        let (Some(&centre), Some(&size), Some(&v)) = (o.center_m.get(k), o.size_m.get(k), p.get(k))
+        else {
+            return 0.0;
+        };
+        v.clamp(centre - size / 2.0, centre + size / 2.0)
+    };
+    [c(0), c(1)]
+}
+
 /// Whether an obstacle's height range meets the body of a wearer on `w`'s floor.
 pub fn meets_body(o: &Obstacle, w: &Walker) -> bool {
     let bottom = o.center_m[2] - w.floor_z_m;
     let top = bottom + o.size_m[2];
     bottom < w.eye_height_m + HEAD_TOP_ABOVE_EYES_M && top > 0.0
+}
+
+/// How far a thing may overhang, or float above, what it rests on and still count as
+/// resting on it, m.
+const REST_SLACK_M: f64 = 0.02;
+
+/// Whether `o` stands on top of `base`, inside its footprint (a bottle on a table).
+pub fn rests_on(o: &Obstacle, base: &Obstacle) -> bool {
+    let top = base.center_m[2] + base.size_m[2];
+    let inside = (0..2).all(|k| {
+        let (lo, hi) = (
+            o.center_m[k] - o.size_m[k] / 2.0,
+            o.center_m[k] + o.size_m[k] / 2.0,
+        );
+        let (blo, bhi) = (
+            base.center_m[k] - base.size_m[k] / 2.0,
+            base.center_m[k] + base.size_m[k] / 2.0,
+        );
+        lo >= blo - REST_SLACK_M && hi <= bhi + REST_SLACK_M
+    });
+    inside && (o.center_m[2] - top).abs() <= REST_SLACK_M
 }
 
 fn wall_ends(wall: &Wall) -> [[f64; 2]; 2] {
@@ -400,25 +440,54 @@ struct Approach {
     reversed: bool,
 }
 
+/// Whether a thing's approach survives the wearer stopping in front of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Resume {
+    /// A static thing: setting off again toward it from within [`LAST_ALERT_M`], without
+    /// having walked anywhere in between, continues the approach that brought the wearer
+    /// there (see [`approaches`]).
+    Continues,
+    /// A mover: every stretch in the corridor is its own approach.
+    NewApproach,
+}
+
 /// Approaches of one thing over `[0, duration_s]`.
+///
+/// A static thing's approach is not split by a stop in front of it: when the wearer walks
+/// up to a thing, stands (or turns, or looks around) without walking anywhere, and sets
+/// off toward it again from within [`LAST_ALERT_M`] (a blind walker who stops at the top of
+/// the stairs or at the curb, finds the edge, and then goes down it on purpose), the
+/// warning that brought them to a stop there is the one they needed. A second "new"
+/// approach would open with the thing already at their feet (often within [`CONTACT_M`]:
+/// a window of one scan step, in which no alert can land) and would ask for a warning about
+/// the very edge they have just stopped at and chosen to step over. Setting off from
+/// farther away, or after walking elsewhere in between, is a new approach.
 fn approaches(
     path: &WearerPath,
     eye_height_m: f64,
     duration_s: f64,
     probe: &Probe<'_>,
     dir_sign: impl Fn(&Walker) -> bool,
+    resume: Resume,
 ) -> Vec<Approach> {
     let n = (duration_s / SCAN_STEP_S).floor() as usize;
     let mut out: Vec<Approach> = Vec::new();
+    // Whether the wearer walked (without the thing in the corridor) since its last hit.
+    let mut walked_since_hit = false;
     for i in 0..=n {
         let t = i as f64 * SCAN_STEP_S;
         let w = walker_at(path, eye_height_m, t);
-        let Some((_, point)) = probe(t, &w) else {
+        let Some((ahead_m, point)) = probe(t, &w) else {
+            walked_since_hit |= w.walking;
             continue;
         };
         let reversed = dir_sign(&w);
+        let resumed = resume == Resume::Continues && !walked_since_hit && ahead_m < LAST_ALERT_M;
+        walked_since_hit = false;
         match out.last_mut() {
-            Some(a) if t - a.to_s < MERGE_GAP_S && a.reversed == reversed => a.to_s = t,
+            Some(a) if (t - a.to_s < MERGE_GAP_S || resumed) && a.reversed == reversed => {
+                a.to_s = t
+            }
             _ => out.push(Approach {
                 from_s: t,
                 to_s: t,
@@ -498,6 +567,17 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
         latest
     };
     for o in &world.obstacles {
+        // A thing standing on another, inside its footprint (a bottle on a table), is
+        // reached only by walking into what it stands on, whose nearest part is nearer:
+        // that one's warning is the warning. Listing it too would ask for two alerts about
+        // one collision, the second about something perception cannot tell from the first.
+        if world
+            .obstacles
+            .iter()
+            .any(|base| !std::ptr::eq(base, o) && rests_on(o, base))
+        {
+            continue;
+        }
         let kind = serde_json::to_value(o.kind)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
@@ -512,8 +592,11 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 .filter(|(d, _)| *d <= wall_block(&world.walls, w) + BLOCK_SLACK_M)
                 .map(|(d, _)| (d, centre))
         });
-        let found = approaches(path, eye, duration_s, &probe, |_| false);
-        let ahead_of = |_t: f64| -> Option<f64> { None };
+        let found = approaches(path, eye, duration_s, &probe, |_| false, Resume::Continues);
+        // Close is close to its nearest part, not to its centre: a long thing along the
+        // way (a 1.2 m branch) is reached at its near end.
+        let ahead_of = |t: f64| walking_hit(path, eye, t, &fp);
+        let near_part = |t: f64| nearest_on_footprint(o, head_xy(t));
         for a in &found {
             out.push(Hazard {
                 kind: kind.clone(),
@@ -527,7 +610,7 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
             });
         }
         if found.is_empty() && o.hazard {
-            let (from, latest, _) = override_window(path, duration_s, &|_| centre);
+            let (from, latest, _) = override_window(path, duration_s, &near_part);
             out.push(Hazard {
                 kind,
                 label: o.label.clone(),
@@ -549,7 +632,7 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
             corridor_hit(w, &ends, AHEAD_M)
                 .filter(|(d, _)| *d <= wall_block(&world.walls, w) + BLOCK_SLACK_M)
         });
-        for a in approaches(path, eye, duration_s, &probe, |_| false) {
+        for a in approaches(path, eye, duration_s, &probe, |_| false, Resume::Continues) {
             let ahead_of = |t: f64| walking_hit(path, eye, t, &ends);
             out.push(Hazard {
                 kind: "wall".into(),
@@ -574,7 +657,7 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 .filter(|(d, _)| *d <= wall_block(&world.walls, w) + BLOCK_SLACK_M)
         });
         let reversed = |w: &Walker| w.dir[0] * facing[0] + w.dir[1] * facing[1] < 0.0;
-        let found = approaches(path, eye, duration_s, &probe, reversed);
+        let found = approaches(path, eye, duration_s, &probe, reversed, Resume::Continues);
         let kind_of = |rev: bool| {
             let rise = if rev { -e.rise_m } else { e.rise_m };
             (if rise < 0.0 { "drop_off" } else { "step_up" }).to_string()
@@ -643,7 +726,14 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
             let p = at(t);
             person_conflict(w, p, vel(t), r).then_some((0.0, p))
         });
-        let found = approaches(path, eye, duration_s, &probe, |_| false);
+        let found = approaches(
+            path,
+            eye,
+            duration_s,
+            &probe,
+            |_| false,
+            Resume::NewApproach,
+        );
         for a in &found {
             let latest = first_when(a.from_s, duration_s, |t| dist(t, at(t)) < LAST_ALERT_M);
             out.push(Hazard {
@@ -688,7 +778,14 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
         };
         let probe: Probe<'_> =
             Box::new(move |t, w| vehicle_conflict(w, &fp(t), vel(t)).map(|_| (0.0, pose(t).0)));
-        let found = approaches(path, eye, duration_s, &probe, |_| false);
+        let found = approaches(
+            path,
+            eye,
+            duration_s,
+            &probe,
+            |_| false,
+            Resume::NewApproach,
+        );
         for a in &found {
             // Useful until it is in the corridor, or its nearest part within the last-alert
             // distance of the head.
@@ -803,14 +900,14 @@ mod tests {
         let a = &hz[0];
         let from = a.relevant_from_ns.unwrap();
         let to = a.latest_alert_ns.unwrap();
-        // Its near face (x = 5.8) 5 m ahead, then its centre 1.5 m away.
+        // Its near face (x = 5.8) 5 m ahead, then 1.5 m ahead.
         assert!(
             (head_x(&path, from) - 0.8).abs() < 0.02,
             "{}",
             head_x(&path, from)
         );
         assert!(
-            (head_x(&path, to) - 4.5).abs() < 0.02,
+            (head_x(&path, to) - 4.3).abs() < 0.02,
             "{}",
             head_x(&path, to)
         );
@@ -928,6 +1025,143 @@ mod tests {
         let back = t_s(hz[1].relevant_from_ns.unwrap());
         assert!((back - 8.6).abs() <= 0.011, "{back}");
         assert!((hz[1].position_m[2] + 0.15).abs() < 1e-9);
+    }
+
+    fn curb_at_4_m() -> World {
+        World {
+            steps: vec![HeightStep {
+                label: "curb".into(),
+                edge_m: [4.0, 0.0, 0.0],
+                rise_m: -0.15,
+                hazard: false,
+                facing_deg: 0.0,
+                width_m: 4.0,
+                depth_m: 20.0,
+            }],
+            ..World::default()
+        }
+    }
+
+    fn step_down(d: f64) -> Action {
+        Action::Climb {
+            distance_m: d,
+            rise_m: -0.15,
+            speed_mps: 0.5,
+        }
+    }
+
+    #[test]
+    fn stopping_at_the_curb_and_then_stepping_down_is_one_approach() {
+        // Walk to 0.1 m short of the edge, stand 3 s (longer than the 2 s merge gap), step
+        // down: the warning on the way there is the one that counts; setting off from the
+        // edge opens no second window (it would open 0.1 m from the edge, inside the 0.2 m
+        // contact distance: a window of one scan step).
+        let (sc, path) = scenario(
+            curb_at_4_m(),
+            vec![walk(3.9), Action::Stop { duration_s: 3.0 }, step_down(0.5)],
+        );
+        let hz = hazards(&sc, &path, T0, 14.0);
+        assert_eq!(hz.len(), 1, "{hz:?}");
+        let h = &hz[0];
+        assert_eq!(h.kind, "drop_off");
+        // Relevant from the start (4 m ahead), useful until 1.5 m from the edge (x = 2.5).
+        assert_eq!(h.relevant_from_ns, Some(T0));
+        let to = h.latest_alert_ns.unwrap();
+        assert!(
+            (head_x(&path, to) - 2.5).abs() < 0.02,
+            "{}",
+            head_x(&path, to)
+        );
+    }
+
+    #[test]
+    fn setting_off_from_afar_or_after_walking_elsewhere_is_a_new_approach() {
+        // Stop 2.6 m short of the edge (outside the last-alert distance), stand 3 s, walk
+        // on: a new approach, which needs its own warning.
+        let (sc, path) = scenario(
+            curb_at_4_m(),
+            vec![walk(1.4), Action::Stop { duration_s: 3.0 }, walk(3.0)],
+        );
+        let hz = hazards(&sc, &path, T0, 14.0);
+        assert_eq!(hz.len(), 2, "{hz:?}");
+        // Walk to the edge, turn back and walk 2 m away, turn and come back to the edge: the
+        // walk away (the curb behind, out of the corridor) ends the first approach.
+        let turn = |deg: f64| Action::Turn {
+            angle_deg: deg,
+            duration_s: 1.0,
+        };
+        let (sc, path) = scenario(
+            curb_at_4_m(),
+            vec![
+                walk(3.0),
+                turn(180.0),
+                walk(2.0),
+                turn(180.0),
+                walk(1.9),
+                Action::Stop { duration_s: 3.0 },
+                step_down(0.5),
+            ],
+        );
+        let hz = hazards(&sc, &path, T0, 20.0);
+        let drops = hz.iter().filter(|h| h.kind == "drop_off").count();
+        assert_eq!(drops, 2, "{hz:?}");
+    }
+
+    #[test]
+    fn a_bottle_on_a_table_is_the_table_s_hazard() {
+        let mut bottle = boxed("bottle", [3.0, 0.05], [0.07, 0.07, 0.22], false);
+        bottle.center_m[2] = 0.7;
+        // A bottle on the floor beside the table's far side is its own thing.
+        let floor_bottle = boxed("floor bottle", [3.35, 0.0], [0.07, 0.07, 0.22], false);
+        let world = World {
+            obstacles: vec![
+                boxed("table", [3.0, 0.0], [0.6, 0.6, 0.7], false),
+                bottle,
+                floor_bottle,
+            ],
+            ..World::default()
+        };
+        assert!(rests_on(&world.obstacles[1], &world.obstacles[0]));
+        assert!(!rests_on(&world.obstacles[2], &world.obstacles[0]));
+        assert!(!rests_on(&world.obstacles[0], &world.obstacles[1]));
+        let (sc, path) = scenario(world, vec![walk(1.5)]);
+        let hz = hazards(&sc, &path, T0, 6.0);
+        let labels: Vec<&str> = hz.iter().map(|h| h.label.as_str()).collect();
+        assert_eq!(labels, ["table", "floor bottle"]);
+    }
+
+    #[test]
+    fn a_long_thing_along_the_way_is_close_at_its_near_end() {
+        // A box 1.2 m long along the path, centred at x = 8 (near end x = 7.4), and a
+        // flagged branch of the same shape at x = 16 whose underside (1.9 m) clears the
+        // head top (1.75 m): the rule never finds it, the flag lists it.
+        let mut branch = boxed("branch", [16.0, 0.0], [1.2, 0.1, 0.1], true);
+        branch.center_m[2] = 1.9;
+        let world = World {
+            obstacles: vec![
+                boxed("long box", [8.0, 0.0], [1.2, 0.1, 0.8], false),
+                branch,
+            ],
+            ..World::default()
+        };
+        let (sc, path) = scenario(world, vec![walk(18.0)]);
+        let hz = hazards(&sc, &path, T0, 20.0);
+        let labels: Vec<&str> = hz.iter().map(|h| h.label.as_str()).collect();
+        assert_eq!(labels, ["long box", "branch"]);
+        // The box: relevant 5 m before its near end (x = 2.4), useful until 1.5 m before
+        // it (x = 5.9), not until 1.5 m before its centre (x = 6.5).
+        let b = &hz[0];
+        assert!((head_x(&path, b.relevant_from_ns.unwrap()) - 2.4).abs() < 0.02);
+        let to = head_x(&path, b.latest_alert_ns.unwrap());
+        assert!((to - 5.9).abs() < 0.02, "{to}");
+        // The branch, by the flag's window: its near end (x = 15.4) within 5 m (x = 10.4),
+        // then within 1.5 m (x = 13.9).
+        let br = &hz[1];
+        let from = head_x(&path, br.relevant_from_ns.unwrap());
+        assert!((from - 10.4).abs() < 0.02, "{from}");
+        let to = head_x(&path, br.latest_alert_ns.unwrap());
+        assert!((to - 13.9).abs() < 0.02, "{to}");
+        assert_eq!(br.position_m, [16.0, 0.0, 1.9]);
     }
 
     fn person(path_m: Vec<[f64; 2]>, start_s: f64) -> Person {
