@@ -11,15 +11,26 @@
 //! * `mutex_cursors/K`: the bare ring of vista's design: one buffer per stream (a `Mutex`
 //!   around a `ringbuf` ring, sequence numbers) and K cursors, without the reader layer
 //!   (accounting, subscriptions), to show what that layer costs.
-//! * `shared_cursors/K`: vista's design through its API: `BufferSet` and K `Reader`s.
+//! * `shared_cursors/K`: vista's design through its API: `BufferSet` and K `Reader`s, one
+//!   `push` (one lock) per sample.
+//! * `shared_batch/K`: the same, with the 64 samples pushed by one `push_batch` (one lock
+//!   per batch), as a source that delivers several samples at once does.
 //!
 //! Each iteration pushes a batch of 64 samples, then every consumer takes all new ones
 //! (a consumer woken per batch, as the runtime coalesces wake-ups).
+//!
+//! Instruction counts: `VISTA_RING_COUNT=VARIANT/K cargo bench --bench ring_buffer` runs
+//! only that variant for 2^20 samples outside criterion, in `counted_run`, for
+//! `valgrind --tool=callgrind --toggle-collect='*counted_run*'` (instructions per sample =
+//! the total Ir / 2^20); variants: `mutex_cursors`, `shared_cursors`, `shared_batch`.
+//! `VISTA_RING_N=N` sets the sample count (default 2^20): with a large N (e.g. 2^26), the
+//! run's CPU time (`/usr/bin/time`, user + sys) gives a throughput that depends less on the
+//! machine's load than criterion's wall-clock figures (its setup costs about 1 ms).
 
 use std::hint::black_box;
 use std::sync::{Arc, Mutex};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use ringbuf::traits::{Consumer as _, Observer as _, Producer as _, RingBuffer as _, Split as _};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
 use vista::buffer::{BufferConfig, BufferSet};
@@ -206,6 +217,29 @@ fn bench(c: &mut Criterion) {
         });
     }
 
+    for k in [1usize, 3] {
+        g.bench_with_input(BenchmarkId::new("shared_batch", k), &k, |b, &k| {
+            let set = Arc::new(BufferSet::new(
+                BufferConfig::default().with_capacity(StreamId::ImuRight, CAPACITY),
+            ));
+            let mut readers: Vec<_> = (0..k).map(|i| set.reader(format!("r{i}"))).collect();
+            let mut batch = Vec::with_capacity(BATCH as usize);
+            let mut seq = 0u64;
+            let mut acc = 0u64;
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    batch.push(imu(seq));
+                    seq += 1;
+                }
+                set.push_batch(StreamId::ImuRight, &mut batch);
+                for r in readers.iter_mut() {
+                    r.drain_new(StreamId::ImuRight, |s| consume(s, &mut acc));
+                }
+                black_box(acc)
+            });
+        });
+    }
+
     // Window reads: 200 ms of a 1 kHz IMU (201 samples) out of a full 10 s buffer.
     g.throughput(Throughput::Elements(201));
     g.bench_function("shared_window_200ms", |b| {
@@ -226,5 +260,70 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// One variant for `n` samples, for instruction counts under callgrind (see the module
+/// docs). Returns a checksum so nothing is optimised away.
+#[inline(never)]
+fn counted_run(variant: &str, k: usize, n: u64) -> u64 {
+    let mut acc = 0u64;
+    match variant {
+        "mutex_cursors" => {
+            let ring = MutexRing::new(CAPACITY);
+            let mut cursors = vec![0u64; k];
+            let mut scratch = Vec::with_capacity(CAPACITY);
+            for base in (0..n).step_by(BATCH as usize) {
+                for seq in base..base + BATCH {
+                    ring.push(imu(seq));
+                }
+                for c in cursors.iter_mut() {
+                    scratch.clear();
+                    let (m, next) = ring.read_since(*c, &mut scratch);
+                    acc = acc.wrapping_add(m);
+                    *c = next;
+                    for s in &scratch {
+                        consume(s, &mut acc);
+                    }
+                }
+            }
+        }
+        "shared_cursors" | "shared_batch" => {
+            let set = Arc::new(BufferSet::new(
+                BufferConfig::default().with_capacity(StreamId::ImuRight, CAPACITY),
+            ));
+            let mut readers: Vec<_> = (0..k).map(|i| set.reader(format!("r{i}"))).collect();
+            let mut batch = Vec::with_capacity(BATCH as usize);
+            for base in (0..n).step_by(BATCH as usize) {
+                if variant == "shared_batch" {
+                    batch.extend((base..base + BATCH).map(imu));
+                    set.push_batch(StreamId::ImuRight, &mut batch);
+                } else {
+                    for seq in base..base + BATCH {
+                        set.push(imu(seq));
+                    }
+                }
+                for r in readers.iter_mut() {
+                    r.drain_new(StreamId::ImuRight, |s| consume(s, &mut acc));
+                }
+            }
+        }
+        other => eprintln!("unknown variant {other}"),
+    }
+    acc
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(v) = std::env::var("VISTA_RING_COUNT") {
+        let (variant, k) = v.split_once('/').unwrap_or((v.as_str(), "1"));
+        let k: usize = k.parse().unwrap_or(1);
+        let n = std::env::var("VISTA_RING_N")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1u64 << 20);
+        let acc = counted_run(variant, k, black_box(n));
+        println!("{variant}/{k}: {n} samples, checksum {acc}");
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -320,7 +320,46 @@ pub enum Payload {
     Pose(PoseSample),
 }
 
+// A sample whose payload is plain (`Payload::is_plain`) holds `Copy` data only, so a bitwise
+// copy of it is its clone: the ring buffers' bulk copies rely on this. Adding a field to
+// `Sample` fails to compile here until it is checked too.
+const _: fn(&Sample) = |s| {
+    let Sample {
+        stream,
+        capture,
+        arrival,
+        seq,
+        payload: _,
+    } = s;
+    plain(stream);
+    plain(capture);
+    plain(arrival);
+    plain(seq);
+};
+
+/// `true`, for `Copy` types only (a compile-time check).
+#[inline(always)]
+const fn plain<T: Copy>(_: &T) -> bool {
+    true
+}
+
 impl Payload {
+    /// True when the payload owns no shared buffer (every kind but images and audio): it
+    /// is plain data (`Copy`, checked at compile time for each kind), so cloning it is a
+    /// copy of its bytes and dropping it frees nothing.
+    #[inline]
+    pub fn is_plain(&self) -> bool {
+        match self {
+            Payload::Image(_) | Payload::Audio(_) => false,
+            Payload::Imu(x) => plain(x),
+            Payload::Magnetometer(x) => plain(x),
+            Payload::Barometer(x) => plain(x),
+            Payload::EyeGaze(x) => plain(x),
+            Payload::Hands(x) => plain(x),
+            Payload::Pose(x) => plain(x),
+        }
+    }
+
     /// A short name for the payload kind.
     pub fn kind(&self) -> &'static str {
         match self {

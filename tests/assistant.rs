@@ -23,7 +23,7 @@ use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
 use vista::speech::{Priority, SpeakerConfig};
 use vista::state::{
-    ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GenerationPrompt,
+    ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GazeFact, GenerationPrompt,
     GenerationStats, Generator, GeneratorError, GuardAction, HazardEvent, HeightBand,
     PerceptionSink, TextFact, Thing, ThingKind, Walkable,
 };
@@ -299,6 +299,54 @@ fn templates_give_positions_from_the_state() {
     }
 }
 
+/// "What am I looking at?": a sign under the gaze is named before the wall the gaze ray
+/// meets, unless something stands clearly in front of it.
+#[test]
+fn the_gazed_sign_is_what_is_looked_at() {
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things
+        .push(thing(3, ThingKind::Obstacle, "wall", 12, 2.5, true));
+    s.gaze = Some(GazeFact {
+        clock: ClockHour::new(12),
+        pitch_deg: 10.0,
+        depth_m: None,
+        rgb_pixel: Some([700.0, 500.0]),
+        target: Some(3),
+        at: DeviceTime(0),
+    });
+    s.texts.push(TextFact {
+        text: "Platform 3".into(),
+        confidence: 0.95,
+        clock: ClockHour::new(12),
+        distance_m: Some(2.5),
+        rgb_box: [650.0, 450.0, 750.0, 550.0],
+        gazed: true,
+        at: DeviceTime(0),
+    });
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert_eq!(
+        a.sentences,
+        vec!["You are looking at a sign that says \"Platform 3\", at 12 o'clock, 2.5 metres."]
+    );
+    // A pillar 1.5 m in front of the sign is what the gaze meets first.
+    s.things
+        .push(thing(4, ThingKind::Obstacle, "pillar", 12, 1.0, true));
+    s.gaze.as_mut().unwrap().target = Some(4);
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert_eq!(
+        a.sentences,
+        vec!["You are looking at the pillar, at 12 o'clock, 1 metre."]
+    );
+    // Not gazed: the thing.
+    s.texts[0].gazed = false;
+    s.gaze.as_mut().unwrap().target = Some(3);
+    let a = answer(Form::Question, "What am I looking at?", &s);
+    assert!(
+        a.sentences[0].starts_with("You are looking at the wall"),
+        "{a:?}"
+    );
+}
+
 #[test]
 fn templates_say_when_the_evidence_does_not_answer() {
     let empty = EnvironmentState::empty(DeviceTime(0));
@@ -326,6 +374,9 @@ struct Scripted {
     word_delay: Duration,
 }
 
+/// The first-token delay [`Scripted`] reports.
+const SCRIPTED_FIRST_TOKEN_NS: i64 = 40_000_000;
+
 impl Generator for Scripted {
     fn name(&self) -> &str {
         "scripted"
@@ -351,6 +402,8 @@ impl Generator for Scripted {
             }
             std::thread::sleep(self.word_delay);
             stats.generated_tokens += 1;
+            // The delay the generator reports (a fixed 40 ms, to check how it is recorded).
+            stats.first_token_ns = SCRIPTED_FIRST_TOKEN_NS;
             if on_text(w) == Continue::Stop {
                 break;
             }
@@ -543,6 +596,12 @@ fn the_guard_rewrites_a_model_answer_before_it_is_spoken() {
     assert_eq!(c.guard_interventions, 4, "{c:?}");
     let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
     assert_eq!(d[0].generator, "scripted");
+    // The first token is a time on the session clock (decision + the reported delay; the
+    // virtual clock stands still while the generator runs), as the latency report reads it.
+    assert_eq!(
+        d[0].first_token_ns,
+        Some(d[0].decided_ns + SCRIPTED_FIRST_TOKEN_NS)
+    );
     assert!(!d[0].text.contains("elevator") && !d[0].text.contains("straight"));
     assert!(
         d[0].text.contains("2 o'clock") && d[0].text.contains("6 metres"),
@@ -644,6 +703,118 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
     assert_eq!(answer.request_index, None);
     // Cancelled after about 7 words: far less than the 20 sentences scripted.
     assert!(answer.text.len() < 200, "{}", answer.text);
+}
+
+/// A generator that waits inside `generate` until the test lets it go, then says one word
+/// unless cancelled: the test decides exactly when the answer thread is busy.
+struct Gated {
+    go: crossbeam_channel::Receiver<()>,
+    entered: Arc<AtomicUsize>,
+}
+
+impl Generator for Gated {
+    fn name(&self) -> &str {
+        "gated"
+    }
+    fn generate(
+        &mut self,
+        _prompt: &GenerationPrompt,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, GeneratorError> {
+        self.entered.fetch_add(1, Ordering::SeqCst);
+        let _ = self.go.recv_timeout(Duration::from_secs(30));
+        let mut stats = GenerationStats::default();
+        if cancel.load(Ordering::Acquire) {
+            stats.cancelled = true;
+        } else {
+            stats.generated_tokens = 1;
+            on_text("Nothing. ");
+        }
+        Ok(stats)
+    }
+}
+
+/// A newer request supersedes the answer being generated; an alert then withdraws the
+/// newer one, still waiting behind it, and it is answered again from the next state (the
+/// one after the alert): nothing the user asked is lost to an alert.
+#[test]
+fn an_alert_withdraws_a_waiting_request_which_is_answered_from_the_next_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let (go, gate) = crossbeam_channel::bounded(1);
+    let entered = Arc::new(AtomicUsize::new(0));
+    let g = Gated {
+        go: gate,
+        entered: Arc::clone(&entered),
+    };
+    let queue = RequestQueue::new(4);
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        speech.speaker,
+        Some(Box::new(g)),
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_live(queue.clone());
+    let offer = |form, text: &str| {
+        queue.offer(Request {
+            index: None,
+            form,
+            text: text.into(),
+            t: RequestTime::Arrival(clock.now()),
+        })
+    };
+    // The scene goes to the model, which holds the answer thread until let go.
+    offer(Form::Scene, "What is around me?");
+    a.on_state(&Arc::new(door_and_bin(S)), clock.now());
+    for _ in 0..3000 {
+        if entered.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        entered.load(Ordering::SeqCst),
+        1,
+        "the model was never called"
+    );
+    // A goal (answered by the templates) supersedes the scene and waits behind it.
+    offer(Form::Goal, "Take me to the exit door.");
+    a.on_state(&Arc::new(door_and_bin(S + 50_000_000)), clock.now());
+    a.on_hazard(&pole_hazard(S + 100_000_000));
+    go.send(()).unwrap();
+    let later = S + 200_000_000;
+    a.on_state(&Arc::new(door_and_bin(later)), clock.now());
+    a.finish();
+    let c = a.counters();
+    // The scene: cut (cancelled); the goal: withdrawn by the alert, then answered.
+    assert_eq!((c.alerts, c.answers, c.cancelled), (1, 2, 1), "{c:?}");
+    assert_eq!(c.dropped_requests, 0, "{c:?}");
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let goal = d
+        .iter()
+        .find(|d| {
+            d.kind == DecisionKind::Answer && d.request.as_ref().is_some_and(|r| r.0 == "goal")
+        })
+        .unwrap_or_else(|| panic!("the goal was not answered: {d:?}"));
+    // Answered from the state after the alert, not the one it was first queued with.
+    assert_eq!(goal.state_at_ns, later);
+    assert!(goal.text.contains("door"), "{}", goal.text);
+    let scene = d
+        .iter()
+        .find(|d| {
+            d.kind == DecisionKind::Answer && d.request.as_ref().is_some_and(|r| r.0 == "scene")
+        })
+        .unwrap();
+    assert!(scene.text.is_empty(), "{}", scene.text);
 }
 
 #[test]

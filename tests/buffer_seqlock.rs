@@ -134,6 +134,11 @@ fn evicted_images_are_released() {
 /// sample they get must equal `sample_of(stream, seq)` (a torn read would mix fields of
 /// two samples), sequence numbers only increase, and delivered + dropped == produced.
 fn race(stream: StreamId, n: u64, readers: usize) {
+    race_in_batches(stream, n, readers, 1);
+}
+
+/// [`race`] with the producer pushing `batch` samples per `push_batch` (1: `push`).
+fn race_in_batches(stream: StreamId, n: u64, readers: usize, batch: u64) {
     let set = Arc::new(BufferSet::new(
         BufferConfig::default().with_capacity(stream, 4),
     ));
@@ -167,8 +172,16 @@ fn race(stream: StreamId, n: u64, readers: usize) {
             })
         })
         .collect();
-    for k in 0..n {
-        set.push(sample_of(stream, k));
+    if batch <= 1 {
+        for k in 0..n {
+            set.push(sample_of(stream, k));
+        }
+    } else {
+        let mut v = Vec::with_capacity(batch as usize);
+        for start in (0..n).step_by(batch as usize) {
+            v.extend((start..(start + batch).min(n)).map(|k| sample_of(stream, k)));
+            set.push_batch(stream, &mut v);
+        }
     }
     done.store(true, Ordering::Release);
     let mut outs = Vec::new();
@@ -194,6 +207,14 @@ fn racing_readers_never_see_a_torn_imu_sample() {
 }
 
 #[test]
+fn racing_readers_of_batch_pushes_never_see_a_torn_sample() {
+    for _ in 0..10 {
+        race_in_batches(StreamId::ImuRight, 20_000, 3, 7);
+        race_in_batches(StreamId::CameraSlamRight, 5_000, 2, 3);
+    }
+}
+
+#[test]
 fn racing_readers_never_see_a_torn_pose_or_image() {
     for _ in 0..10 {
         race(StreamId::DevicePose, 10_000, 2);
@@ -205,6 +226,8 @@ fn racing_readers_never_see_a_torn_pose_or_image() {
 #[derive(Clone, Debug)]
 enum Op {
     Push(u8),
+    /// Pushes that many samples with one `push_batch`.
+    PushBatch(u8),
     Drain(usize),
     Window(usize, i64, i64),
 }
@@ -212,6 +235,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         (1u8..6).prop_map(Op::Push),
+        (1u8..16).prop_map(Op::PushBatch),
         (0usize..3).prop_map(Op::Drain),
         (0usize..3, 0i64..60, 0i64..20).prop_map(|(r, a, w)| Op::Window(r, a, a + w)),
     ]
@@ -239,6 +263,18 @@ proptest! {
                     if held.len() > cap { held.pop_front(); }
                     produced += 1;
                 },
+                Op::PushBatch(n) => {
+                    let mut batch: Vec<Sample> =
+                        (produced..produced + u64::from(n)).map(|k| sample_of(stream, k)).collect();
+                    let o = set.push_batch(stream, &mut batch);
+                    prop_assert!(batch.is_empty());
+                    prop_assert_eq!((o.pushed, o.rejected), (u64::from(n), 0));
+                    for _ in 0..n {
+                        held.push_back(produced);
+                        if held.len() > cap { held.pop_front(); }
+                        produced += 1;
+                    }
+                }
                 Op::Drain(j) => {
                     let mut got = Vec::new();
                     readers[j].drain_new(stream, |s| got.push(s.seq));

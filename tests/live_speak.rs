@@ -22,36 +22,17 @@
 //! streams: `--map` merges the session's pose and eye gaze in by capture time, each
 //! delivered with the first live sample captured after it (≤ 1 ms late at the IMU rate).
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Command, Stdio};
+#[path = "common/cli.rs"]
+mod cli;
+
+use std::process::Stdio;
+
+use cli::{assert_trace_is_valid, free_port, gen1_vrs, json, jsonl, synth, vista};
 
 /// Evidence times of paired decisions may differ by this much (5 perception ticks).
 const ALERT_TOLERANCE_NS: i64 = 250_000_000;
 /// Hazards this close in the world are the same thing.
 const SAME_THING_M: f64 = 0.5;
-
-fn vista() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_vista"))
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn jsonl(path: &Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
-        .collect()
-}
-
-fn free_port() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
 
 fn of_kind<'a>(d: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
     d.iter().filter(|x| x["kind"] == kind).collect()
@@ -90,69 +71,15 @@ fn assert_alerts_agree(live: &[&serde_json::Value], replay: &[&serde_json::Value
     }
 }
 
-fn assert_trace_is_valid(path: &Path, live: bool) {
-    let trace = json(path);
-    let events = trace["traceEvents"].as_array().expect("traceEvents");
-    let mut open: std::collections::HashMap<(u64, u64), i64> = Default::default();
-    for e in events {
-        let ph = e["ph"].as_str().expect("ph");
-        assert!(e["pid"].is_u64(), "{e}");
-        match ph {
-            "X" => {
-                assert!(
-                    e["ts"].is_number() && e["dur"].as_f64().unwrap() >= 0.0,
-                    "{e}"
-                );
-            }
-            "B" | "E" => {
-                let k = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
-                *open.entry(k).or_default() += if ph == "B" { 1 } else { -1 };
-                assert!(open[&k] >= 0, "E without B: {e}");
-            }
-            "C" => assert!(e["args"].is_object(), "{e}"),
-            "M" | "i" => {}
-            other => panic!("unexpected phase {other}: {e}"),
-        }
-    }
-    assert!(open.values().all(|&n| n == 0), "unbalanced B/E: {open:?}");
-    let x_named = |n: &str| events.iter().any(|e| e["ph"] == "X" && e["name"] == n);
-    // The runtime's stages, not only utterances.
-    for stage in ["ingest", "perception", "speak"] {
-        assert!(x_named(stage), "no {stage} span");
-    }
-    let counter = |n: &str| events.iter().any(|e| e["ph"] == "C" && e["name"] == n);
-    for c in ["perception queue", "assistant"] {
-        assert!(counter(c), "no {c} counter track");
-    }
-    assert_eq!(counter("link"), live, "the link track is live input's");
-    // A perception span lasts no longer than the whole run.
-    let perception_us: f64 = events
-        .iter()
-        .filter(|e| e["ph"] == "X" && e["name"] == "perception")
-        .map(|e| e["dur"].as_f64().unwrap())
-        .fold(0.0, f64::max);
-    assert!(perception_us < 60e6, "{perception_us}");
-}
-
 #[test]
 fn live_and_replay_of_one_session_alert_and_answer_alike() {
     let tmp = tempfile::tempdir().unwrap();
     let session = tmp.path().join("session");
-    let ok = vista()
-        .args([
-            "synth",
-            "pole_to_door",
-            "--duration",
-            "10",
-            "--rgb-fps",
-            "0",
-        ])
-        .arg("--out")
-        .arg(&session)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    synth(
+        "pole_to_door",
+        &["--duration", "10", "--rgb-fps", "0"],
+        &session,
+    );
 
     // Live: device-sim plays the session in real time into `live --speak`.
     let addr = format!("127.0.0.1:{}", free_port());
@@ -277,42 +204,52 @@ fn live_and_replay_of_one_session_alert_and_answer_alike() {
 
 /// `live --listen` with `device-sim --connect` (the device opens the link): every recorded
 /// sample of the real Aria sample arrives, as many per stream as `replay --recorded-only`
-/// delivers from the file itself, and the spoken run ends cleanly on the goodbye.
+/// delivers from the file itself, and the spoken run ends cleanly on the goodbye. The
+/// assistant's models load before the link is offered (the first second was delivered late
+/// while they loaded after it).
 #[test]
 fn live_listens_and_the_device_connects() {
     let tmp = tempfile::tempdir().unwrap();
-    let vrs = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs"
-    );
+    let vrs = gen1_vrs();
     let sock = format!("unix:{}", tmp.path().join("live.sock").display());
     let out = tmp.path().join("run");
     let profile = tmp.path().join("live.json");
-    let mut live = vista()
+    let live = vista()
         .args(["live", "--listen", &sock, "--no-ocr", "--speak"])
         .arg(&out)
         .arg("--profile")
         .arg(&profile)
+        .env("RUST_LOG", "info")
         .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let sim = vista()
-        .args(["device-sim", vrs, "--connect", &sock])
+        .arg("device-sim")
+        .arg(&vrs)
+        .args(["--connect", &sock])
         .stdout(Stdio::null())
         .status()
         .unwrap();
     assert!(sim.success());
-    assert!(live.wait().unwrap().success());
+    let live = live.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&live.stderr);
+    assert!(live.status.success(), "{log}");
+    // The assistant's models were loaded before the link was offered to the device, so
+    // the first seconds of the stream never wait behind them.
+    let at = |needle: &str| {
+        log.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in the log:\n{log}"))
+    };
+    assert!(
+        at("assistant models loaded") < at("live: waiting for the device"),
+        "{log}"
+    );
     let replay_profile = tmp.path().join("replay.json");
     let ok = vista()
-        .args([
-            "replay",
-            vrs,
-            "--asap",
-            "-q",
-            "--recorded-only",
-            "--profile",
-        ])
+        .arg("replay")
+        .arg(&vrs)
+        .args(["--asap", "-q", "--recorded-only", "--profile"])
         .arg(&replay_profile)
         .stdout(Stdio::null())
         .status()

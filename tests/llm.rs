@@ -10,46 +10,25 @@
 #![cfg(feature = "llm")]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 use vista::infer::llm::{
     check_gguf, quantize, ContextConfig, GenOptions, LmEngine, LmError, LmModel, QuantType,
     Segment, StopReason, DEFAULT_SYSTEM_PROMPT,
 };
-use vista::infer::ModelFile;
 use vista::state::{Continue, GenerationPrompt, Generator};
 
-/// Model tests run one at a time: two threads each on a 2-core machine, with OpenMP waiting
-/// actively, would otherwise starve each other.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn model_path() -> Option<PathBuf> {
-    let p = ModelFile::SmolLm2.path();
-    if p.is_file() {
-        return Some(p);
-    }
-    let msg = format!(
-        "language model {} is missing: run models/fetch (scripts/setup.sh does)",
-        p.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n*** SKIPPED: {msg} ***\n");
-    None
-}
+#[path = "common/lm.rs"]
+mod lm;
+use lm::{lock, model_path};
 
 fn cfg(n_ctx: u32) -> ContextConfig {
     ContextConfig {
         n_ctx,
         n_batch: 512,
         threads: 2,
+        ..ContextConfig::default()
     }
 }
 
@@ -609,4 +588,54 @@ fn q4_0_requantisation_makes_a_working_model() {
     // not on this prompt: see `vista bench lm --compare`).
     eprintln!("Q4_1: {ta:?}\nQ4_0: {tb:?}");
     assert!(!ta.trim().is_empty() && !tb.trim().is_empty());
+}
+
+/// A prefix prefill cut short (a request wants the model) leaves a valid, shorter cache:
+/// stopped before it began, it keeps only what the old and new system turns share; stopped
+/// part-way (by another thread, wherever that lands), it keeps what it decoded; either way
+/// the next answer equals a fresh engine's.
+#[test]
+fn an_interrupted_prefix_prefill_leaves_a_valid_cache() {
+    let Some(p) = model_path() else { return };
+    let _g = lock();
+    let a = format!("{DEFAULT_SYSTEM_PROMPT}\n\nSurroundings:\nA metal pole at 12 o'clock, 2.0 m.");
+    let b = format!(
+        "{DEFAULT_SYSTEM_PROMPT}\n\nSurroundings:\nA door at 2 o'clock, 6.0 m; a bin at 10 \
+         o'clock, 1.5 m; a bench at 3 o'clock, 4.0 m; the text \"EXIT\" above the door."
+    );
+    let q = "What is around me?";
+    let mut fresh = LmEngine::load(&p, &cfg(1024)).unwrap();
+    let (want, _) = collect(&mut fresh, &b, q, 12);
+    assert!(!want.is_empty());
+
+    let mut warm = LmEngine::load(&p, &cfg(1024)).unwrap();
+    assert!(warm.prepare_prefix(&a).unwrap() > 0);
+    let (a_len, _) = warm.prompt_lengths(&a, q).unwrap();
+    let (b_len, _) = warm.prompt_lengths(&b, q).unwrap();
+    // Stopped before the first chunk: nothing decoded, the shared part kept.
+    let stop = AtomicBool::new(true);
+    let (n, complete) = warm.prepare_prefix_until(&b, &stop).unwrap();
+    assert_eq!((n, complete), (0, false));
+    assert!(warm.cached_tokens() < a_len.min(b_len));
+    let (got, _) = collect(&mut warm, &b, q, 12);
+    assert_eq!(got, want);
+
+    // Stopped by another thread part-way (or not at all, on a fast machine).
+    let mut warm = LmEngine::load(&p, &cfg(1024)).unwrap();
+    warm.prepare_prefix(&a).unwrap();
+    let stop = AtomicBool::new(false);
+    let (n, complete) = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            stop.store(true, Ordering::Release);
+        });
+        warm.prepare_prefix_until(&b, &stop).unwrap()
+    });
+    if complete {
+        assert_eq!(warm.cached_tokens(), b_len, "{n} tokens");
+    } else {
+        assert!(warm.cached_tokens() < b_len, "{n} tokens");
+    }
+    let (got, _) = collect(&mut warm, &b, q, 12);
+    assert_eq!(got, want);
 }

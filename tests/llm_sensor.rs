@@ -4,6 +4,9 @@
 //! embedding width), and a request decodes exactly those rows at the sensor placeholder,
 //! checked against a second, independent run of the network on the same window. A second
 //! request over the same state reuses the text before the placeholder from the KV cache.
+//! Through the binary, `replay --speak --bundle DIR` puts the fusion network on the
+//! window updates and every model answer records its 28 sensor tokens; a bundle whose
+//! fusion width is not the model's embedding width fails at load naming both widths.
 //! Needs SmolLM2 in the model cache (`models/fetch`); skips with a message otherwise.
 
 #![cfg(feature = "llm")]
@@ -58,6 +61,7 @@ fn a_request_decodes_the_fusion_output_of_the_newest_window() {
             n_ctx: 1024,
             n_batch: 512,
             threads: 2,
+            ..ContextConfig::default()
         },
     )
     .unwrap();
@@ -128,4 +132,144 @@ fn a_request_decodes_the_fusion_output_of_the_newest_window() {
         "{first:?} {second:?}"
     );
     assert!(second.prefill_tokens < 28 + 80, "{second:?}");
+}
+
+fn vista() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+}
+
+/// A 6 s synthetic walk (no RGB: no text reading needed) and two requests the model
+/// answers, a scene description and an open question.
+fn walk_with_model_requests(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let session = dir.join("walk");
+    let ok = vista()
+        .args(["synth", "mixed_walk", "--duration", "6", "--rgb-fps", "0"])
+        .arg("--out")
+        .arg(&session)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let requests = dir.join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        "{\"t_ns\": 3000000000, \"form\": \"scene\", \"text\": \"What is around me?\"}\n\
+         {\"t_ns\": 4500000000, \"form\": \"question\", \"text\": \"Is this a busy place?\"}\n",
+    )
+    .unwrap();
+    (session, requests)
+}
+
+#[test]
+fn a_bundle_brings_sensor_tokens_into_a_replay_through_the_binary() {
+    if !ModelFile::SmolLm2.path().is_file() {
+        eprintln!("\n*** SKIPPED: SmolLM2 missing (run models/fetch) ***\n");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, requests) = walk_with_model_requests(tmp.path());
+    let out = tmp.path().join("run");
+    let run = vista()
+        .arg("replay")
+        .arg(&session)
+        .args(["--asap", "-q", "--no-ocr", "--speak"])
+        .arg(&out)
+        .arg("--requests")
+        .arg(&requests)
+        .arg("--bundle")
+        .arg(root.join("tests/data/sensor-bundle"))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let decisions =
+        vista::assistant::decisions::read_decisions(&out.join("decisions.jsonl")).unwrap();
+    let answers: Vec<_> = decisions
+        .iter()
+        .filter(|d| d.request_index.is_some())
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:#?}");
+    for d in answers {
+        let lm =
+            d.lm.as_ref()
+                .unwrap_or_else(|| panic!("no model timing: {d:?}"));
+        assert_eq!(lm.sensor_tokens, 28, "{d:?}");
+        // The model was asked with the sensor rows (what it said may still have been
+        // blocked by the guard and answered by the templates: random-weight tokens).
+        assert!(lm.failure.is_none() && lm.threads >= 1, "{d:?}");
+        assert!(lm.generated_tokens >= 1, "{d:?}");
+    }
+    let profile: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).unwrap()).unwrap();
+    let notes = profile["assistant"]["notes"].to_string();
+    assert!(
+        notes.contains("sensor-test") && notes.contains("28 sensor tokens"),
+        "{notes}"
+    );
+    assert_eq!(
+        profile["lm_answers"]["with_sensor_tokens"], 2,
+        "{}",
+        profile["lm_answers"]
+    );
+}
+
+#[test]
+fn a_bundle_whose_fusion_width_is_not_the_models_fails_at_load_naming_both() {
+    if !ModelFile::SmolLm2.path().is_file() {
+        eprintln!("\n*** SKIPPED: SmolLM2 missing (run models/fetch) ***\n");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, requests) = walk_with_model_requests(tmp.path());
+    // The test bundle, declaring 512-wide tokens and leaving the model's width unstated:
+    // the mismatch is found against the GGUF when the bundle loads.
+    let bundle = tmp.path().join("bad-bundle");
+    std::fs::create_dir_all(&bundle).unwrap();
+    let text = std::fs::read_to_string(root.join("tests/data/sensor-bundle/bundle.toml"))
+        .unwrap()
+        .replace("embedding_width = 576\n", "")
+        .replace("width = 576", "width = 512")
+        .replace(
+            "../../../models/fusion-tiny/fusion.onnx",
+            &root
+                .join("models/fusion-tiny/fusion.onnx")
+                .display()
+                .to_string(),
+        )
+        .replace(
+            "\"norm_stats.json\"",
+            &format!(
+                "{:?}",
+                root.join("tests/data/sensor-bundle/norm_stats.json")
+                    .display()
+                    .to_string()
+            ),
+        );
+    assert!(text.contains("width = 512") && !text.contains("embedding_width"));
+    std::fs::write(bundle.join("bundle.toml"), text).unwrap();
+    let out = tmp.path().join("run");
+    let run = vista()
+        .arg("replay")
+        .arg(&session)
+        .args(["--asap", "-q", "--no-ocr", "--speak"])
+        .arg(&out)
+        .arg("--requests")
+        .arg(&requests)
+        .arg("--bundle")
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains("512") && err.contains("576") && err.contains("bundle.toml"),
+        "{err}"
+    );
+    // Nothing ran: no decisions were written.
+    assert!(!out.join("decisions.jsonl").exists());
 }

@@ -4,42 +4,18 @@
 //! and against the throttle's rule (at most one read per second of device time), and every
 //! read appears as an `ocr read` span in `trace.json`.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+#[path = "common/cli.rs"]
+mod cli;
 
-fn vista() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_vista"))
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use cli::{json, replay_speak, synth};
 
 #[test]
 fn text_reads_are_counted_timed_and_traced() {
     let tmp = tempfile::tempdir().unwrap();
     let session = tmp.path().join("session");
-    let ok = vista()
-        .args(["synth", "read_sign", "--duration", "3", "--out"])
-        .arg(&session)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    synth("read_sign", &["--duration", "3"], &session);
     let dir = tmp.path().join("run");
-    let out = vista()
-        .arg("replay")
-        .arg(&session)
-        .args(["--asap", "-q", "--speak"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = replay_speak(&session, &dir, &[]);
     let profile = json(&dir.join("profile.json"));
     let t = &profile["assistant"]["text_reads"];
     assert!(

@@ -2,33 +2,16 @@
 //! ground truth: transcript, decisions, profile and trace, and the missing streams named) and
 //! on a short synthetic session (with ground truth: score, picture, and the pole alerted).
 
-use std::path::Path;
-use std::process::Command;
+#[path = "common/cli.rs"]
+mod cli;
 
-fn vista() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_vista"))
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use cli::{gen1_vrs, json, replay_speak, synth};
 
 #[test]
 fn a_real_recording_is_replayed_with_the_assistant_and_its_outputs_are_written() {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("run");
-    let status = vista()
-        .args([
-            "replay",
-            "tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs",
-        ])
-        .args(["--asap", "-q", "--no-ocr", "--speak"])
-        .arg(&dir)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    replay_speak(&gen1_vrs(), &dir, &["--no-ocr"]);
     for f in [
         "speech.wav",
         "transcript.jsonl",
@@ -57,29 +40,13 @@ fn a_real_recording_is_replayed_with_the_assistant_and_its_outputs_are_written()
 fn a_synthetic_session_is_alerted_answered_and_scored() {
     let out = tempfile::tempdir().unwrap();
     let session = out.path().join("session");
-    let status = vista()
-        .args([
-            "synth",
-            "pole_to_door",
-            "--duration",
-            "10",
-            "--rgb-fps",
-            "0",
-            "--out",
-        ])
-        .arg(&session)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    synth(
+        "pole_to_door",
+        &["--duration", "10", "--rgb-fps", "0"],
+        &session,
+    );
     let dir = out.path().join("run");
-    let status = vista()
-        .arg("replay")
-        .arg(&session)
-        .args(["--asap", "-q", "--speak"])
-        .arg(&dir)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    replay_speak(&session, &dir, &[]);
     let score = json(&dir.join("score.json"));
     // The pole is the scenario's hazard; perception must catch it in its useful window.
     let hazards = score["hazards"].as_array().unwrap();
@@ -95,4 +62,263 @@ fn a_synthetic_session_is_alerted_answered_and_scored() {
     let decisions = std::fs::read_to_string(dir.join("decisions.jsonl")).unwrap();
     assert!(decisions.lines().any(|l| l.contains("\"kind\":\"answer\"")));
     assert!(decisions.lines().any(|l| l.contains("\"kind\":\"alert\"")));
+}
+
+/// The answers of a run: `(request_index, form, request text, answer text)`.
+fn answers(dir: &std::path::Path) -> Vec<(Option<u64>, String, String, String)> {
+    cli::jsonl(&dir.join("decisions.jsonl"))
+        .into_iter()
+        .filter(|d| d["kind"] == "answer")
+        .map(|d| {
+            (
+                d["request_index"].as_u64(),
+                d["request"][0].as_str().unwrap_or_default().to_string(),
+                d["request"][1].as_str().unwrap_or_default().to_string(),
+                d["text"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A session without ground truth still gets the latency picture and a trace with
+/// utterance, hazard, runtime-stage and queue tracks; scene updates are off by default.
+#[test]
+fn a_run_without_ground_truth_gets_its_picture_and_every_trace_track() {
+    let out = tempfile::tempdir().unwrap();
+    let session = out.path().join("session");
+    synth(
+        "pole_to_door",
+        &["--duration", "10", "--rgb-fps", "0"],
+        &session,
+    );
+    std::fs::remove_file(session.join("ground_truth.json")).unwrap();
+    let dir = out.path().join("run");
+    replay_speak(&session, &dir, &["--no-lm"]);
+    assert!(!dir.join("score.json").exists());
+    let svg = std::fs::read_to_string(dir.join("latency.svg")).unwrap();
+    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"));
+    assert!(
+        svg.contains("alert: capture_to_first_audio"),
+        "no alert row"
+    );
+    assert!(svg.contains("stage: perception"), "no runtime stage row");
+    // The answered requests are ticks on its timeline.
+    let a = answers(&dir);
+    assert!(!a.is_empty());
+    assert!(
+        svg.contains(&a[0].2),
+        "request {:?} not on the timeline",
+        a[0].2
+    );
+    let trace_path = dir.join("trace.json");
+    cli::assert_trace_is_valid(&trace_path, false);
+    let trace = json(&trace_path);
+    let names = cli::thread_names(&trace);
+    for t in ["alert", "answer", "hazards (evidence → first alert audio)"] {
+        assert!(names.iter().any(|n| n == t), "no {t} track: {names:?}");
+    }
+    let events = trace["traceEvents"].as_array().unwrap();
+    let alerts = cli::jsonl(&dir.join("decisions.jsonl"))
+        .into_iter()
+        .filter(|d| d["kind"] == "alert")
+        .count();
+    let hazard_spans = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "hazard")
+        .count();
+    assert!(alerts >= 1 && hazard_spans >= 1 && hazard_spans <= alerts);
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "C" && e["name"] == "speech"));
+    let ambient = cli::jsonl(&dir.join("decisions.jsonl"))
+        .into_iter()
+        .filter(|d| d["kind"] == "ambient")
+        .count();
+    assert_eq!(ambient, 0, "scene updates are off by default");
+}
+
+/// Requests typed on standard input and sent to the local socket while the run goes on in
+/// real time are answered, and `--scene-every` adds periodic scene updates.
+#[test]
+fn live_requests_from_stdin_and_the_socket_are_answered_in_real_time() {
+    use std::io::Write;
+    let out = tempfile::tempdir().unwrap();
+    let session = out.path().join("session");
+    synth(
+        "pole_to_door",
+        &["--duration", "5", "--rgb-fps", "0"],
+        &session,
+    );
+    let none = out.path().join("none.jsonl");
+    std::fs::write(&none, "").unwrap();
+    let dir = out.path().join("run");
+    let port = cli::free_port();
+    let mut child = cli::vista()
+        .arg("replay")
+        .arg(&session)
+        .args(["-q", "--no-lm", "--stdin-requests", "--scene-every", "1.5"])
+        .arg("--requests")
+        .arg(&none)
+        .args(["--requests-listen", &format!("127.0.0.1:{port}")])
+        .arg("--speak")
+        .arg(&dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "Is the path clear?").unwrap();
+    // A newer request supersedes one not yet answered (barge-in): send the next only once
+    // the typed one is answered (decisions are flushed line by line).
+    let decisions = dir.join("decisions.jsonl");
+    for _ in 0..1000 {
+        let text = std::fs::read_to_string(&decisions).unwrap_or_default();
+        if text.contains("Is the path clear?") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // The socket opens once the run is set up.
+    let mut sock = None;
+    for _ in 0..100 {
+        if let Ok(s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+            sock = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut sock = sock.expect("the request socket never opened");
+    writeln!(sock, "goal: take me to the door").unwrap();
+    drop(sock);
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert!(status.success());
+    let a = answers(&dir);
+    let typed = a
+        .iter()
+        .find(|x| x.2 == "Is the path clear?")
+        .unwrap_or_else(|| panic!("stdin request not answered: {a:?}"));
+    assert_eq!((typed.0, typed.1.as_str()), (None, "question"));
+    assert!(!typed.3.is_empty());
+    let socket = a
+        .iter()
+        .find(|x| x.2 == "take me to the door")
+        .unwrap_or_else(|| panic!("socket request not answered: {a:?}"));
+    assert_eq!((socket.0, socket.1.as_str()), (None, "goal"));
+    let ambient = cli::jsonl(&dir.join("decisions.jsonl"))
+        .into_iter()
+        .filter(|d| d["kind"] == "ambient")
+        .count();
+    // 5 s at one update per 1.5 s: 2 or 3 (an update with nothing to say is not written).
+    assert!((1..=4).contains(&ambient), "{ambient} scene updates");
+}
+
+/// A session with no RGB camera and no MPS runs with what it has, writes what it cannot
+/// do in the run's notes, and says so when asked.
+#[test]
+fn a_session_without_rgb_or_mps_says_what_it_cannot_do() {
+    let out = tempfile::tempdir().unwrap();
+    let session = out.path().join("session");
+    synth(
+        "read_sign",
+        &["--duration", "4", "--rgb-fps", "0"],
+        &session,
+    );
+    std::fs::remove_dir_all(session.join("mps")).unwrap();
+    let requests = out.path().join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        concat!(
+            "{\"t_ns\": 0, \"form\": \"question\", \"text\": \"What does the sign say?\"}\n",
+            "{\"t_ns\": 0, \"form\": \"question\", \"text\": \"Is the path clear?\"}\n",
+        ),
+    )
+    .unwrap();
+    // Request times are device ns: put them 2 s into the session.
+    let t0 = json(&out.path().join("session/ground_truth.json"))["t0_ns"]
+        .as_i64()
+        .unwrap();
+    let text = std::fs::read_to_string(&requests)
+        .unwrap()
+        .replace("\"t_ns\": 0", &format!("\"t_ns\": {}", t0 + 2_000_000_000));
+    std::fs::write(&requests, text).unwrap();
+    let dir = out.path().join("run");
+    replay_speak(
+        &session,
+        &dir,
+        &["--no-lm", "--requests", requests.to_str().unwrap()],
+    );
+    // Still scored, saying what the scoring lacked.
+    let score = json(&dir.join("score.json"));
+    assert!(
+        score["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.contains("no wearer track")),
+        "{}",
+        score["notes"]
+    );
+    let profile = json(&dir.join("profile.json"));
+    let notes: Vec<String> = profile["assistant"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("no RGB camera")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("semi-dense") || n.contains("MPS")),
+        "{notes:?}"
+    );
+    let a = answers(&dir);
+    assert_eq!(a.len(), 2, "{a:?}");
+    let sign = &a
+        .iter()
+        .find(|x| x.2 == "What does the sign say?")
+        .unwrap()
+        .3;
+    assert!(
+        sign.contains("can't") && sign.contains("no RGB camera"),
+        "{sign}"
+    );
+    let path = &a.iter().find(|x| x.2 == "Is the path clear?").unwrap().3;
+    assert!(
+        path.contains("can't") || path.contains("cannot"),
+        "the path question has no evidence without points: {path}"
+    );
+    assert!(
+        profile["assistant"]["counters"]["unanswerable"]
+            .as_u64()
+            .unwrap()
+            >= 2,
+        "{}",
+        profile["assistant"]["counters"]
+    );
+}
+
+/// A sign read with PP-OCR gets a distance from the point map behind it: the answer to
+/// "what does the sign say?" quotes it with its clock direction and metres, and the scorer
+/// finds it placed where the ground truth has it (read_sign: "Platform 3" on the wall
+/// about 2.5 m ahead once the wearer has walked 1.5 m). The wearer looks at it, so the
+/// answer also names the gaze target.
+#[test]
+fn a_sign_is_read_with_its_direction_and_distance_and_scored() {
+    let out = tempfile::tempdir().unwrap();
+    let session = out.path().join("session");
+    synth("read_sign", &["--duration", "5"], &session);
+    let dir = out.path().join("run");
+    replay_speak(&session, &dir, &["--no-lm"]);
+    let score = json(&dir.join("score.json"));
+    let r = &score["requests"][0];
+    assert_eq!(r["text"], "What does the sign say?", "{r}");
+    let answer = r["answer"].as_str().unwrap();
+    assert!(answer.contains("Platform 3"), "{answer}");
+    assert!(answer.contains("metre"), "no distance in {answer:?}");
+    assert_eq!(r["texts"][0]["placed"], true, "{r}");
+    assert_eq!(r["gaze_named"], true, "{r}");
+    assert_eq!(score["summary"]["texts_placed"], 1, "{}", score["summary"]);
 }

@@ -373,38 +373,68 @@ fn null_sink_is_paced_in_real_time() {
     );
 }
 
+/// A real-time sink whose writes wait until the test opens the gate: the speaker thread
+/// is stuck inside the sink, as it would be behind a stalled audio device.
+struct GatedSink(crossbeam_channel::Receiver<()>);
+
+impl AudioSink for GatedSink {
+    fn name(&self) -> &str {
+        "gated"
+    }
+    fn pacing(&self) -> Pacing {
+        Pacing::RealTime
+    }
+    fn write(&mut self, _start_index: u64, _samples: &[i16]) -> Result<(), SinkError> {
+        // Ok(()) or the gate dropped: either way the sink goes on.
+        let _ = self.0.recv();
+        Ok(())
+    }
+    fn finish(&mut self, _end_index: Option<u64>) -> Result<(), SinkError> {
+        Ok(())
+    }
+}
+
 #[test]
 fn say_never_blocks_and_alerts_always_get_through() {
-    let rec = Recorder::default();
+    // The sink never returns while these calls are made, so a `say` that waited for the
+    // speaker thread would never return. Behaviour, not timing: the calls run on their own
+    // thread and must all come back while the sink is still stuck (the 60 s limit only
+    // turns a hang into a failure).
+    let (gate, gate_rx) = crossbeam_channel::unbounded::<()>();
     let speaker = Speaker::start(
         SpeakerConfig {
             capacity: 3,
             ..SpeakerConfig::default()
         },
-        Box::new(rec),
+        Box::new(GatedSink(gate_rx)),
         Arc::new(WallClock),
     )
     .unwrap();
-    let t0 = Instant::now();
-    let mut full = 0;
-    for i in 0..200 {
-        match speaker.say(utt(Priority::Ambient, 0, &format!("update {i}"), 0)) {
-            Ok(()) => {}
-            Err(SayError::Full) => full += 1,
-            Err(e) => panic!("{e}"),
+    let (done_tx, done) = crossbeam_channel::bounded(1);
+    let caller = std::thread::spawn(move || {
+        let mut full = 0;
+        for i in 0..200 {
+            match speaker.say(utt(Priority::Ambient, 0, &format!("update {i}"), 0)) {
+                Ok(()) => {}
+                Err(SayError::Full) => full += 1,
+                Err(e) => panic!("{e}"),
+            }
         }
-    }
-    for _ in 0..50 {
-        speaker.say(utt(Priority::Alert, 0, "Stop.", 0)).unwrap();
-    }
-    // 250 calls return at once (generously: well under the length of one utterance).
-    assert!(
-        t0.elapsed() < Duration::from_millis(100),
-        "{:?}",
-        t0.elapsed()
-    );
-    assert!(full > 0);
-    drop(speaker);
+        let mut alerts_refused = 0;
+        for _ in 0..50 {
+            if speaker.say(utt(Priority::Alert, 0, "Stop.", 0)).is_err() {
+                alerts_refused += 1;
+            }
+        }
+        let _ = done_tx.send((full, alerts_refused));
+        speaker
+    });
+    let got = done.recv_timeout(Duration::from_secs(60));
+    drop(gate); // opens the sink for good, whatever happened
+    let (full, alerts_refused) = got.expect("`say` blocked behind a stuck sink");
+    assert!(full > 0, "a capacity of 3 must refuse some of 200 updates");
+    assert_eq!(alerts_refused, 0, "alerts are never refused");
+    drop(caller.join().unwrap());
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 pub mod calib;
 pub mod mps;
+pub mod nominal_calib;
 pub mod recorded_calib;
 pub mod recording;
 pub mod vrs;

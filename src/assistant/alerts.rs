@@ -3,9 +3,12 @@
 //! alert priority, with an earcon for the urgent ones. No model involved; it returns at once.
 //! The same thing is not alerted twice within [`AlerterConfig::repeat_after_ns`] (unless it
 //! has become urgent since), and alerts are spaced at least [`AlerterConfig::min_gap_ns`]
-//! apart; what is held back is counted.
+//! apart; what is held back is counted. An event held back by that spacing is not lost:
+//! the perception gate raises each approach once, so the alerter keeps it
+//! ([`Alerter::take_held`]) and the assistant speaks it as soon as the gap has passed, if
+//! its thing is still in the path.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use super::phrase::{clock, metres};
 use crate::speech::{Earcon, Priority, Utterance};
@@ -15,7 +18,11 @@ use crate::time::HostTime;
 /// Alerter settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AlerterConfig {
-    /// A thing already alerted is not alerted again for this long (ns).
+    /// A thing already alerted is not alerted again for this long (ns). Perception's gate
+    /// raises one event per approach and starts a new approach only after 3 s away, out of
+    /// the path, unseen or not approached (`PerceptionConfig::rearm_after_ns`); this is a
+    /// guard against flapping within that time, and no longer than it, or it would silence
+    /// the next approach (a curb alerted, the wearer stops, turns and walks to it again).
     pub repeat_after_ns: i64,
     /// Any two alerts are at least this far apart (ns).
     pub min_gap_ns: i64,
@@ -31,7 +38,7 @@ pub struct AlerterConfig {
 impl Default for AlerterConfig {
     fn default() -> Self {
         Self {
-            repeat_after_ns: 10_000_000_000,
+            repeat_after_ns: 3_000_000_000,
             min_gap_ns: 700_000_000,
             urgent_m: 2.5,
             urgent_ttc_s: 2.5,
@@ -60,6 +67,9 @@ pub struct AlerterCounts {
     pub rate_limited: u64,
 }
 
+/// Rate-limited events held for later at most (one per thing; the oldest beyond go).
+pub const MAX_HELD: usize = 4;
+
 /// Turns hazard events into alert utterances.
 #[derive(Debug, Default)]
 pub struct Alerter {
@@ -68,6 +78,8 @@ pub struct Alerter {
     last: HashMap<u32, (HostTime, bool)>,
     last_any: Option<HostTime>,
     counts: AlerterCounts,
+    /// Events held back by the rate limit, oldest first.
+    held: VecDeque<HazardEvent>,
 }
 
 fn is_ahead(t: &Thing) -> bool {
@@ -132,6 +144,24 @@ impl Alerter {
         (text, earcon)
     }
 
+    /// Events held back by the rate limit.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The oldest event held back by the rate limit, once the gap after the last alert has
+    /// passed at `now` (the caller refreshes its thing and passes it to [`Self::alert`]).
+    pub fn take_held(&mut self, now: HostTime) -> Option<HazardEvent> {
+        let gap_over = self
+            .last_any
+            .is_none_or(|at| now.since(at) >= self.config.min_gap_ns);
+        if gap_over {
+            self.held.pop_front()
+        } else {
+            None
+        }
+    }
+
     /// Decides whether `e`, raised at `now`, is alerted; returns the utterance, or why not.
     pub fn alert(&mut self, e: &HazardEvent, now: HostTime) -> Result<Utterance, Suppressed> {
         let urgent = self.is_urgent(e);
@@ -146,6 +176,11 @@ impl Alerter {
             let new_and_urgent = urgent && !self.last.contains_key(&e.thing.id);
             if now.since(at) < self.config.min_gap_ns && !new_and_urgent {
                 self.counts.rate_limited += 1;
+                self.held.retain(|h| h.thing.id != e.thing.id);
+                if self.held.len() >= MAX_HELD {
+                    self.held.pop_front();
+                }
+                self.held.push_back(e.clone());
                 return Err(Suppressed::RateLimited);
             }
         }
@@ -232,25 +267,52 @@ mod tests {
         assert!(a.alert(&far, ms(0)).is_ok());
         assert_eq!(a.alert(&far, ms(2_000)), Err(Suppressed::Duplicate));
         // Escalation to urgent is said once.
-        let u = a.alert(&near, ms(3_000)).unwrap();
+        let u = a.alert(&near, ms(2_500)).unwrap();
         assert!(u.text.starts_with("Stop."));
         assert_eq!(u.priority, Priority::Alert);
         assert_eq!(u.capture, DeviceTime(5));
-        assert_eq!(a.alert(&near, ms(4_000)), Err(Suppressed::Duplicate));
+        assert_eq!(a.alert(&near, ms(2_800)), Err(Suppressed::Duplicate));
         // Another thing right after: rate limited unless urgent and new.
         assert_eq!(
-            a.alert(&event(2, ThingKind::Obstacle, 2, 4.0), ms(3_300)),
+            a.alert(&event(2, ThingKind::Obstacle, 2, 4.0), ms(2_600)),
             Err(Suppressed::RateLimited)
         );
-        // After the repeat window the same thing may be alerted again.
-        assert!(a.alert(&near, ms(14_000)).is_ok());
+        // The rate-limited event is held and comes back once the gap has passed.
+        assert_eq!(a.held(), 1);
+        assert_eq!(a.take_held(ms(3_000)), None);
+        let held = a.take_held(ms(3_200)).unwrap();
+        assert_eq!(held.thing.id, 2);
+        assert_eq!(a.held(), 0);
+        assert!(a.alert(&held, ms(3_200)).is_ok());
+        // After the repeat window the same thing may be alerted again (a new approach).
+        assert!(a.alert(&near, ms(5_600)).is_ok());
         assert_eq!(
             a.counts(),
             AlerterCounts {
-                alerted: 3,
+                alerted: 4,
                 duplicates: 2,
                 rate_limited: 1
             }
         );
+    }
+
+    #[test]
+    fn held_events_are_bounded_one_per_thing() {
+        let mut a = Alerter::default();
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        assert!(a
+            .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
+            .is_ok());
+        for id in 2..10 {
+            let e = event(id, ThingKind::Obstacle, 12, 4.0);
+            assert_eq!(a.alert(&e, ms(10)), Err(Suppressed::RateLimited));
+            // The same thing again replaces its held event.
+            assert_eq!(a.alert(&e, ms(20)), Err(Suppressed::RateLimited));
+        }
+        assert_eq!(a.held(), MAX_HELD);
+        let ids: Vec<u32> = std::iter::from_fn(|| a.take_held(ms(1_000)))
+            .map(|e| e.thing.id)
+            .collect();
+        assert_eq!(ids, vec![6, 7, 8, 9]);
     }
 }

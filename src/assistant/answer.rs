@@ -4,7 +4,7 @@
 //! utterance); the decision is written to `decisions.jsonl`.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::counters::{bump, Counters};
@@ -14,13 +14,13 @@ use super::goal::find_goal;
 use super::guard::claims::complete_sentences;
 use super::guard::{action_of, Guard, Guarded};
 use super::intent::{classify, resolve, Intent};
-use super::render::render_state;
-use super::requests::Request;
+use super::requests::{Request, RequestTime};
 use super::template::answer as template_answer;
 use crate::speech::chunker::ChunkerConfig;
 use crate::speech::{AnswerStream, Priority, Speaker, Utterance};
 use crate::state::{
-    Continue, Decision, DecisionKind, EnvironmentState, GenerationPrompt, Generator, Thing,
+    Continue, Decision, DecisionKind, EnvironmentState, GenerationPrompt, Generator, LmTiming,
+    Thing,
 };
 use crate::time::{Clock, HostTime};
 
@@ -31,7 +31,16 @@ pub(crate) struct Job {
     pub(crate) state: Arc<EnvironmentState>,
     pub(crate) decided: HostTime,
     pub(crate) cancel: Arc<AtomicBool>,
+    /// [`QUEUED`], [`STARTED`] or [`WITHDRAWN`]: who owns the job once an alert comes.
+    pub(crate) phase: Arc<AtomicU8>,
 }
+
+/// The job waits for the answer thread.
+pub(crate) const QUEUED: u8 = 0;
+/// The answer thread took it.
+pub(crate) const STARTED: u8 = 1;
+/// Taken back before it started (an alert came): it is answered again from a newer state.
+pub(crate) const WITHDRAWN: u8 = 2;
 
 /// Writes decisions; shared by the perception thread (alerts) and the answer thread.
 pub(crate) type SharedDecisions = Arc<Mutex<DecisionWriter>>;
@@ -46,6 +55,12 @@ pub(crate) fn write_decision(w: &SharedDecisions, d: &Decision) {
         }
         Err(_) => log::error!("assistant: decision writer poisoned; decision lost"),
     }
+}
+
+/// The session-clock time (host ns) of a first token that came `since_call_ns` after the
+/// generator was called at `called` (generators report the delay, decisions the time).
+fn first_token_at(called: HostTime, since_call_ns: i64) -> i64 {
+    called.ns().saturating_add(since_call_ns.max(0))
 }
 
 /// The thing a request is about (goal target, "where is X").
@@ -71,6 +86,8 @@ pub(crate) struct Engine {
     pub(crate) decisions: SharedDecisions,
     pub(crate) counters: Arc<Counters>,
     pub(crate) clock: Arc<dyn Clock>,
+    /// Why the model was given up, once it failed (the run's one warning, for its notes).
+    pub(crate) lm_failure: Arc<Mutex<Option<String>>>,
 }
 
 /// Speaks guarded sentences within the form's budget.
@@ -87,6 +104,8 @@ struct Speech<'a> {
     spoken: usize,
     words: usize,
     full: bool,
+    /// When the first sentence went to the speaker.
+    first_speech: Option<HostTime>,
 }
 
 impl<'a> Speech<'a> {
@@ -147,6 +166,9 @@ impl<'a> Speech<'a> {
 
     fn say(&mut self, s: &str) {
         let now = self.now();
+        if self.first_speech.is_none() {
+            self.first_speech = Some(self.clock.now());
+        }
         if self.job.request.form == Form::Ambient {
             let _ = self.speaker.say(Utterance {
                 text: s.to_string(),
@@ -158,6 +180,14 @@ impl<'a> Speech<'a> {
             });
         } else if let Some(st) = self.stream.as_mut() {
             st.push(&format!("{s} "), now);
+        }
+    }
+
+    /// Speaks what is left of the text as a last sentence (through the guard).
+    fn flush(&mut self) {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.trim().is_empty() {
+            self.sentence(rest.trim());
         }
     }
 
@@ -194,6 +224,7 @@ impl Engine {
             spoken: 0,
             words: 0,
             full: false,
+            first_speech: None,
         };
         let mut name = "template".to_string();
         let mut unanswerable = false;
@@ -201,51 +232,100 @@ impl Engine {
         let mut use_template = true;
         // --- language model (h-llm): only scenes and open questions go to the model ---
         let mut first_token_ns = None;
+        let mut lm_timing = None;
         let lm_route = super::lm_route::route(job.request.form, &job.request.text);
         let generator = self
             .generator
             .as_mut()
             .filter(|_| lm_route == super::lm_route::Route::Lm);
-        // --- end language model ---
         if let (Some(g), false) = (generator, self.failed) {
             use_template = false;
+            let started = self.clock.now();
             let spec = job.request.form.spec();
             let prompt = GenerationPrompt {
                 system: spec.system.to_string(),
-                context: render_state(&state),
+                context: {
+                    let c = super::lm_context::model_context(&state);
+                    log::trace!("lm view for request {}:\n{c}", job.request_id);
+                    c
+                },
                 request: job.request.text.clone(),
                 form: job.request.form.name().to_string(),
                 max_tokens: spec.max_tokens,
             };
             name = g.name().to_string();
-            let mut any = false;
-            let result = g.generate(
-                &prompt,
-                &mut |piece| {
-                    any |= !piece.trim().is_empty();
-                    speech.push(piece)
+            // First-token times are recorded on the session clock (like `decided_ns`), so
+            // the latency report can take decision → first token → first audio.
+            // (On a virtual clock the call is at the decision time, as every clause is.)
+            let called = if self.clock.is_real_time() {
+                self.clock.now()
+            } else {
+                job.decided
+            };
+            let result = g.generate(&prompt, &mut |piece| speech.push(piece), &job.cancel);
+            let ended = self.clock.now();
+            let mut timing = LmTiming {
+                asked_ns: match job.request.t {
+                    RequestTime::Device(t) => self.clock.due(t).ns(),
+                    RequestTime::Arrival(h) => h.ns(),
                 },
-                &job.cancel,
-            );
+                started_ns: started.ns(),
+                generate_ns: called.ns(),
+                end_ns: ended.ns(),
+                ..LmTiming::default()
+            };
             match result {
                 Ok(stats) => {
                     cancelled = stats.cancelled || job.cancel.load(Ordering::Acquire);
-                    first_token_ns = (stats.generated_tokens > 0).then_some(stats.first_token_ns);
+                    if cancelled {
+                        // An alert cut the answer: its unfinished
+                        // sentence is not spoken.
+                        speech.pending.clear();
+                    } else {
+                        speech.flush();
+                        if speech.spoken == 0 {
+                            // Nothing the model said passed the guard (or it said
+                            // nothing): the templates answer, so a question is never
+                            // met with silence.
+                            use_template = true;
+                            name = "template".to_string();
+                            timing.template_fallback = true;
+                        }
+                    }
+                    first_token_ns = (stats.generated_tokens > 0)
+                        .then(|| first_token_at(called, stats.first_token_ns));
+                    timing.wait_ns = stats.wait_ns;
+                    timing.prefill_tokens = stats.prefill_tokens;
+                    timing.prefill_ns = stats.prefill_ns;
+                    timing.on_prefilled = stats.on_prefilled;
+                    timing.generated_tokens = stats.generated_tokens;
+                    timing.threads = stats.threads;
+                    timing.sensor_tokens = stats.sensor_tokens;
                 }
                 Err(e) => {
                     bump(&self.counters.generator_failures);
-                    log::warn!(
-                        "assistant: generator {name} failed ({e}); templates answer for the \
-                         rest of the run"
+                    let note = format!(
+                        "language model {name} failed mid-run ({e}); templates answered from \
+                         then on"
                     );
+                    log::warn!("assistant: {note}");
+                    if let Ok(mut n) = self.lm_failure.lock() {
+                        n.get_or_insert(note);
+                    }
+                    timing.failure = Some(e.to_string());
                     self.failed = true;
-                    if !any {
+                    // A sentence cut by the failure is not spoken; when nothing was, the
+                    // templates answer this request.
+                    speech.pending.clear();
+                    if speech.spoken == 0 {
                         use_template = true;
                         name = "template".to_string();
                     }
                 }
             }
+            lm_timing = Some(timing);
         }
+        // --- end language model ---
         if use_template && !job.cancel.load(Ordering::Acquire) {
             let a = template_answer(job.request.form, &job.request.text, &state);
             unanswerable = a.unanswerable;
@@ -253,7 +333,11 @@ impl Engine {
                 speech.push(&format!("{s} "));
             }
         }
+        let first_speech = speech.first_speech;
         let guarded = speech.finish();
+        if let Some(t) = lm_timing.as_mut() {
+            t.first_speech_ns = first_speech.map(|h| h.ns());
+        }
         if cancelled || job.cancel.load(Ordering::Acquire) {
             bump(&self.counters.cancelled);
         }
@@ -298,6 +382,7 @@ impl Engine {
             generator: name,
             guard: action_of(&guarded.interventions),
             first_token_ns,
+            lm: lm_timing,
         };
         write_decision(&self.decisions, &d);
     }

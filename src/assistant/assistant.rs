@@ -1,22 +1,25 @@
 //! The [`Assistant`]: perception's sink. A hazard event becomes an alert at once (no model on
 //! that path); each state snapshot is kept, and the requests that are due are answered from
 //! it — synchronously inside `on_state` on a virtual clock (lock-step replay, deterministic),
-//! or on an answer thread behind a bounded queue in real time, where a newer request or a
-//! hazard alert cancels the answer being generated. Generated text passes the safety
-//! [`Guard`] sentence by sentence before it is spoken; every decision goes to
-//! `decisions.jsonl`. A generator that fails is reported once and replaced by templates for
-//! the rest of the run.
+//! or on an answer thread behind a bounded queue in real time. There, a newer request
+//! supersedes the older ones not yet answered (barge-in: the one being generated is cut,
+//! those still waiting are dropped and counted), as the speech queue cuts an older answer's
+//! audio; a hazard alert cancels the answer being generated and *withdraws* those not yet
+//! started, which are answered again from the next state, after the alert — an alert never
+//! swallows a question. Generated text passes the safety [`Guard`] sentence by sentence
+//! before it is spoken; every decision goes to `decisions.jsonl`. A generator that fails is
+//! reported once and replaced by templates for the rest of the run.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 
 use super::alerts::{Alerter, AlerterConfig};
-use super::answer::{write_decision, Engine, Job, SharedDecisions};
+use super::answer::{write_decision, Engine, Job, SharedDecisions, QUEUED, STARTED, WITHDRAWN};
 use super::counters::{bump, Counters};
 use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
@@ -126,10 +129,13 @@ pub struct Assistant {
     periodic: Option<PeriodicScene>,
     state: Option<Arc<EnvironmentState>>,
     next_id: u64,
-    in_flight: VecDeque<Arc<AtomicBool>>,
+    in_flight: VecDeque<InFlight>,
+    /// Requests taken back from the answer queue by an alert, answered at the next state.
+    retry: VecDeque<Request>,
     answering: Answering,
     speaker_report: Option<SpeakerReport>,
     generator_name: String,
+    lm_failure: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Assistant {
@@ -141,8 +147,37 @@ impl std::fmt::Debug for Assistant {
     }
 }
 
+/// A job handed to the answer thread, as the assistant still sees it.
+struct InFlight {
+    cancel: Arc<AtomicBool>,
+    phase: Arc<AtomicU8>,
+    request: Request,
+}
+
+impl InFlight {
+    /// Takes the job back from the answer thread: `true` when it had not started (the
+    /// thread will skip it); otherwise it is cancelled mid-generation and `false`.
+    fn take_back(&self) -> bool {
+        let withdrawn = self
+            .phase
+            .compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if !withdrawn {
+            self.cancel.store(true, Ordering::Release);
+        }
+        withdrawn
+    }
+}
+
 fn answer_thread(mut engine: Engine, rx: Receiver<Job>) {
     for job in rx.iter() {
+        let took = job
+            .phase
+            .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire);
+        if took.is_err() {
+            // Withdrawn by an alert: the assistant answers it again.
+            continue;
+        }
         if job.cancel.load(Ordering::Acquire) {
             bump(&engine.counters.cancelled);
             continue;
@@ -169,6 +204,7 @@ impl Assistant {
         )?));
         let speaker = Arc::new(speaker);
         let counters = Arc::new(Counters::default());
+        let lm_failure = Arc::new(Mutex::new(None));
         let generator_name = generator
             .as_ref()
             .map(|g| g.name().to_string())
@@ -182,6 +218,7 @@ impl Assistant {
             decisions: Arc::clone(&decisions),
             counters: Arc::clone(&counters),
             clock: Arc::clone(&clock),
+            lm_failure: Arc::clone(&lm_failure),
         };
         let answering = match config.mode {
             AssistantMode::LockStep => Answering::Inline(Box::new(engine)),
@@ -210,9 +247,11 @@ impl Assistant {
             state: None,
             next_id: 1,
             in_flight: VecDeque::new(),
+            retry: VecDeque::new(),
             answering,
             speaker_report: None,
             generator_name,
+            lm_failure,
         })
     }
 
@@ -245,6 +284,12 @@ impl Assistant {
         &self.generator_name
     }
 
+    /// The warning given when the language model failed mid-run (templates answered from
+    /// then on), if it did: one per run, for the run's notes.
+    pub fn lm_failure(&self) -> Option<String> {
+        self.lm_failure.lock().ok().and_then(|n| n.clone())
+    }
+
     /// Counters so far (live-queue drops included).
     pub fn counters(&self) -> AssistantCounters {
         let mut c = self.counters.snapshot();
@@ -264,32 +309,61 @@ impl Assistant {
         self.config.out_dir.join("decisions.jsonl")
     }
 
+    /// A newer request supersedes every unfinished answer (ambient updates do not): the one
+    /// being generated is cancelled (what it said stays said), those still waiting are
+    /// dropped; both are counted as cancelled.
+    fn supersede_in_flight(&mut self) {
+        for f in self.in_flight.drain(..) {
+            if f.take_back() {
+                bump(&self.counters.cancelled);
+            }
+        }
+    }
+
+    /// An alert makes every answer in flight stale: the one being generated is cancelled
+    /// (what it said stays said), the ones not yet started are withdrawn and answered again
+    /// from the next state (scene updates are dropped: the next one comes anyway).
     fn cancel_in_flight(&mut self) {
-        for c in self.in_flight.drain(..) {
-            c.store(true, Ordering::Release);
+        for f in self.in_flight.drain(..) {
+            if !f.take_back() {
+                continue;
+            }
+            if f.request.form == Form::Ambient {
+                bump(&self.counters.cancelled);
+            } else if self.retry.len() >= self.config.max_pending {
+                bump(&self.counters.dropped_requests);
+            } else {
+                self.retry.push_back(f.request);
+            }
         }
     }
 
     fn dispatch(&mut self, request: Request, state: &Arc<EnvironmentState>, now: HostTime) {
         let request_id = self.next_id;
         self.next_id += 1;
-        // A newer request cancels the answer being generated (ambient updates do not).
         if request.form != Form::Ambient {
-            self.cancel_in_flight();
+            self.supersede_in_flight();
         }
         let cancel = Arc::new(AtomicBool::new(false));
+        let phase = Arc::new(AtomicU8::new(QUEUED));
+        let kept = request.clone();
         let job = Job {
             request,
             request_id,
             state: Arc::clone(state),
             decided: now,
             cancel: Arc::clone(&cancel),
+            phase: Arc::clone(&phase),
         };
         match &mut self.answering {
             Answering::Inline(engine) => engine.answer(&job),
             Answering::Thread { tx: Some(tx), .. } => match tx.try_send(job) {
                 Ok(()) => {
-                    self.in_flight.push_back(cancel);
+                    self.in_flight.push_back(InFlight {
+                        cancel,
+                        phase,
+                        request: kept,
+                    });
                     while self.in_flight.len() > self.config.answer_queue.max(1) + 1 {
                         self.in_flight.pop_front();
                     }
@@ -341,6 +415,7 @@ impl PerceptionSink for Assistant {
                     generator: "alerter".into(),
                     guard: crate::state::GuardAction::Passed,
                     first_token_ns: None,
+                    lm: None,
                 };
                 write_decision(&self.decisions, &d);
             }
@@ -350,7 +425,20 @@ impl PerceptionSink for Assistant {
 
     fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
         self.state = Some(Arc::clone(state));
-        let mut due = Vec::new();
+        // An alert the rate limit held back is spoken once the gap has passed, where its
+        // thing is now, while it is still in the path (else it is no longer needed).
+        while let Some(mut e) = self.alerter.take_held(now) {
+            let Some(th) = state
+                .things
+                .iter()
+                .find(|t| t.id == e.thing.id && t.in_path)
+            else {
+                continue;
+            };
+            e.thing = th.clone();
+            self.on_hazard(&e);
+        }
+        let mut due: Vec<Request> = self.retry.drain(..).collect();
         while let Some(r) = self.scripted.front() {
             let ready = match r.t {
                 RequestTime::Device(t) => t <= state.at,
@@ -382,6 +470,10 @@ impl PerceptionSink for Assistant {
     }
 
     fn finish(&mut self) {
+        // Requests withdrawn by an alert and not yet answered again end with the run.
+        for _ in self.retry.drain(..) {
+            bump(&self.counters.dropped_requests);
+        }
         if let Answering::Thread { tx, handle } = &mut self.answering {
             tx.take();
             if let Some(h) = handle.take() {

@@ -44,43 +44,25 @@ impl Form {
     pub fn spec(self) -> FormSpec {
         match self {
             Form::Scene => FormSpec {
-                system: concat!(
-                    "You describe the surroundings to a blind person who is walking. ",
-                    "Use only the facts given. Give hazards in the path first, then doors, ",
-                    "text and other things. Say directions as clock hours (12 is straight ",
-                    "ahead) and distances in metres. At most three short sentences."
-                ),
+                system: "Describe the surroundings.",
                 max_words: 40,
                 max_sentences: 3,
                 max_tokens: 80,
             },
             Form::Question => FormSpec {
-                system: concat!(
-                    "You answer a blind person's question about their surroundings. Use only ",
-                    "the facts given; if they do not answer the question, say you can't tell. ",
-                    "Say directions as clock hours and distances in metres. Quote text ",
-                    "exactly. At most two short sentences."
-                ),
+                system: "Answer the question.",
                 max_words: 30,
                 max_sentences: 2,
                 max_tokens: 60,
             },
             Form::Goal => FormSpec {
-                system: concat!(
-                    "You guide a blind person to a goal. Use only the facts given. Say where ",
-                    "the goal is (clock hour, metres), then one action in steps, and any ",
-                    "obstacle on the way with how to pass it. Never send the person toward ",
-                    "an obstacle or a drop-off. At most three short sentences."
-                ),
+                system: "Guide me to the goal.",
                 max_words: 35,
                 max_sentences: 3,
                 max_tokens: 80,
             },
             Form::Ambient => FormSpec {
-                system: concat!(
-                    "You give a blind person a one-sentence update about the nearest ",
-                    "important thing. Use only the facts given."
-                ),
+                system: "Give a one-sentence update.",
                 max_words: 15,
                 max_sentences: 1,
                 max_tokens: 30,
@@ -92,7 +74,9 @@ impl Form {
 /// A form's system prompt and length budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FormSpec {
-    /// The standing system prompt (a stable cache prefix for a language model).
+    /// The instruction that opens the user turn (a few tokens: how to answer each form is
+    /// in the standing system prompt, [`crate::infer::llm::DEFAULT_SYSTEM_PROMPT`], which
+    /// stays in the model's cache, so a request prefills only its own words).
     pub system: &'static str,
     /// Most words spoken.
     pub max_words: usize,

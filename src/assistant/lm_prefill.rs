@@ -5,11 +5,17 @@
 //! assistant renders every state snapshot (microseconds) and, at most every
 //! [`PrefillConfig::every_ns`] of device time, hands the newest one to a background thread
 //! that brings the KV cache up to date (only the tokens after the first difference are
-//! recomputed). A request then pays only for its own tokens: when the request's state is
-//! the newest one seen and the prefilled state is at most [`PrefillConfig::max_stale_ns`]
-//! older, the model answers over the prefilled state text; the guard still checks every
-//! sentence against the request's own state (its distance tolerance, 30 % or 1 m, covers
-//! the few decimetres a walker moves in that time). Otherwise the request's own state text
+//! recomputed). A request then pays only for its own tokens: when the prefilled state is at
+//! most [`PrefillConfig::max_stale_ns`] older than the request's (or newer; the request's
+//! state is placed in time among the last states seen by its text), the model answers over
+//! the prefilled state text; the guard still checks every
+//! sentence against the request's own state, so a distance that moved more than its
+//! tolerance (30 % or 1 m; a walker covers ~1.4 m in the 1 s allowed) is replaced by the
+//! template's, never spoken stale. Safety questions and goals never reach the model. A
+//! prefill costs ~150 tokens of view (the things seen change often) and comes at most every
+//! four times its duration, so on a 2-core machine the prefilled state is often ~1 s old;
+//! over it a request pays only its own ~20 tokens (first token ~125–175 ms measured here at
+//! load 5–6) instead of ~150–200 (~500 ms). Otherwise the request's own state text
 //! is used and its changed tokens are prefilled then.
 //!
 //! Bounded: one pending snapshot (a newer one replaces it, counted as superseded), one
@@ -17,11 +23,12 @@
 //! sink are gone. In lock-step replay, use the engine directly (no prefill) so answers are
 //! deterministic.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
-use super::render::render_state;
+use super::lm_context::model_context;
+use super::lm_threads::ThreadPolicy;
 use crate::infer::llm::generator::port_stats;
 use crate::infer::llm::LmEngine;
 use crate::state::{
@@ -37,13 +44,18 @@ pub struct PrefillConfig {
     pub every_ns: i64,
     /// A request may use a prefilled state this much older than its own, device ns.
     pub max_stale_ns: i64,
+    /// Prefills are also at least this many times the last one's duration apart (host
+    /// ns, compared with device ns: real time), so a slow or busy machine spends at most a
+    /// fraction of a core on them; 0 turns this off.
+    pub backoff: i64,
 }
 
 impl Default for PrefillConfig {
     fn default() -> Self {
         Self {
             every_ns: 200_000_000,
-            max_stale_ns: 250_000_000,
+            max_stale_ns: 1_000_000_000,
+            backoff: 4,
         }
     }
 }
@@ -55,8 +67,10 @@ pub struct PrefillCounters {
     pub offered: u64,
     /// Snapshots replaced by a newer one before the thread took them (dropped).
     pub superseded: u64,
-    /// Prefills run.
+    /// Prefills run to the end.
     pub prefills: u64,
+    /// Prefills cut short because a request wanted the model.
+    pub interrupted: u64,
     /// Tokens prefilled by them.
     pub prefill_tokens: u64,
     /// Prefills that failed (the cache is then rebuilt by the next request).
@@ -72,19 +86,35 @@ struct Counters {
     offered: AtomicU64,
     superseded: AtomicU64,
     prefills: AtomicU64,
+    interrupted: AtomicU64,
     prefill_tokens: AtomicU64,
     failures: AtomicU64,
     requests: AtomicU64,
     on_prefilled: AtomicU64,
 }
 
+/// States remembered so a request can be placed in time by its text (1.6 s of 50 ms ticks).
+const RECENT_STATES: usize = 32;
+
 /// A state's text and its device time (ns).
 type Snapshot = (i64, Arc<str>);
 
+impl Slot {
+    /// The device time of the newest remembered state whose text is `text`.
+    fn time_of(&self, text: &str) -> Option<i64> {
+        self.recent
+            .iter()
+            .rev()
+            .find(|(_, t)| &**t == text)
+            .map(|(at, _)| *at)
+    }
+}
+
 #[derive(Default)]
 struct Slot {
-    /// The newest state seen.
-    latest: Option<Snapshot>,
+    /// The newest states seen (at most [`RECENT_STATES`]), oldest first: a request finds
+    /// its own state's time here by its text.
+    recent: std::collections::VecDeque<Snapshot>,
     /// Waiting for the thread.
     pending: Option<Snapshot>,
     /// When the thread was last woken (device ns).
@@ -101,6 +131,15 @@ struct Shared {
     config: PrefillConfig,
     name: String,
     stop: AtomicBool,
+    /// llama.cpp threads, chosen per use.
+    threads: ThreadPolicy,
+    /// A request is waiting for the model or using it: prefills ahead of requests hold
+    /// back (the request prefills what it needs itself).
+    requesting: AtomicBool,
+    /// The model failed on a request: no more prefills (templates answer from then on).
+    disabled: AtomicBool,
+    /// How long the last prefill took, host ns (see [`PrefillConfig::backoff`]).
+    last_cost_ns: AtomicI64,
 }
 
 fn bump(c: &AtomicU64, n: u64) {
@@ -109,15 +148,26 @@ fn bump(c: &AtomicU64, n: u64) {
 
 impl Shared {
     fn offer(&self, state: &EnvironmentState) {
+        if self.disabled.load(Ordering::Relaxed) {
+            return;
+        }
         let at = state.at.ns();
-        let text: Arc<str> = Arc::from(render_state(state));
+        let text: Arc<str> = Arc::from(model_context(state));
         let Ok(mut slot) = self.slot.lock() else {
             return;
         };
-        slot.latest = Some((at, Arc::clone(&text)));
+        if slot.recent.len() >= RECENT_STATES {
+            slot.recent.pop_front();
+        }
+        slot.recent.push_back((at, Arc::clone(&text)));
+        let every = self.config.every_ns.max(
+            self.last_cost_ns
+                .load(Ordering::Relaxed)
+                .saturating_mul(self.config.backoff.max(0)),
+        );
         let due = slot
             .last_wake_ns
-            .is_none_or(|w| at.saturating_sub(w) >= self.config.every_ns);
+            .is_none_or(|w| at.saturating_sub(w) >= every);
         let unchanged = slot.cached.as_ref().is_some_and(|(_, c)| *c == text);
         if !due || unchanged {
             return;
@@ -141,15 +191,36 @@ impl Shared {
     }
 
     fn prefill(&self, (at, text): Snapshot) {
+        if self.requesting.load(Ordering::Acquire) {
+            return;
+        }
         let Ok(mut engine) = self.engine.lock() else {
             return;
         };
-        match engine.prefill_context(&text) {
-            Ok((_, n)) => {
-                bump(&self.counters.prefills, 1);
+        if self.requesting.load(Ordering::Acquire) {
+            return;
+        }
+        engine.set_threads(self.threads.threads());
+        let t0 = std::time::Instant::now();
+        let result = engine.prefill_context_until(&text, &self.requesting);
+        self.last_cost_ns.store(
+            i64::try_from(t0.elapsed().as_nanos()).unwrap_or(i64::MAX),
+            Ordering::Relaxed,
+        );
+        match result {
+            Ok((_, n, complete)) => {
                 bump(&self.counters.prefill_tokens, u64::from(n));
+                // Cut short by a request: the cache holds only part of the text (and no
+                // longer all of the one before).
+                let cached = if complete {
+                    bump(&self.counters.prefills, 1);
+                    Some((at, text))
+                } else {
+                    bump(&self.counters.interrupted, 1);
+                    None
+                };
                 if let Ok(mut slot) = self.slot.lock() {
-                    slot.cached = Some((at, text));
+                    slot.cached = cached;
                 }
             }
             Err(e) => {
@@ -163,11 +234,12 @@ impl Shared {
     }
 
     /// The state text a request over `context` should use: the prefilled one when the
-    /// request's state is the newest and the prefilled one is recent enough.
+    /// prefilled one is recent enough against the request's own.
     fn context_for(&self, context: &str) -> (Arc<str>, bool) {
         if let Ok(slot) = self.slot.lock() {
-            if let (Some((lat, ltext)), Some((cat, ctext))) = (&slot.latest, &slot.cached) {
-                if &**ltext == context && lat.saturating_sub(*cat) <= self.config.max_stale_ns {
+            if let (Some(at), Some((cat, ctext))) = (slot.time_of(context), &slot.cached) {
+                // The prefilled state may also be newer than the request's own (better).
+                if at.saturating_sub(*cat) <= self.config.max_stale_ns {
                     return (Arc::clone(ctext), true);
                 }
             }
@@ -208,8 +280,17 @@ impl std::fmt::Debug for LmPrefill {
 }
 
 impl LmPrefill {
-    /// Starts the prefill thread over `engine`.
+    /// Starts the prefill thread over `engine` (threads chosen automatically).
     pub fn start(engine: LmEngine, config: PrefillConfig) -> std::io::Result<Self> {
+        Self::start_with(engine, config, ThreadPolicy::Auto)
+    }
+
+    /// Starts the prefill thread over `engine`, choosing llama.cpp threads by `threads`.
+    pub fn start_with(
+        engine: LmEngine,
+        config: PrefillConfig,
+        threads: ThreadPolicy,
+    ) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             name: engine.name().to_string(),
             engine: Mutex::new(engine),
@@ -218,6 +299,10 @@ impl LmPrefill {
             counters: Counters::default(),
             config,
             stop: AtomicBool::new(false),
+            threads,
+            requesting: AtomicBool::new(false),
+            disabled: AtomicBool::new(false),
+            last_cost_ns: AtomicI64::new(0),
         });
         let weak = Arc::downgrade(&shared);
         let handle = std::thread::Builder::new()
@@ -287,6 +372,7 @@ impl LmPrefill {
             failures: g(&c.failures),
             requests: g(&c.requests),
             on_prefilled: g(&c.on_prefilled),
+            interrupted: g(&c.interrupted),
         }
     }
 }
@@ -331,25 +417,36 @@ impl Generator for PrefillGenerator {
             generator: s.name.clone(),
             message,
         };
-        let mut engine = s
-            .engine
-            .lock()
-            .map_err(|_| err("the language model's lock was poisoned".into()))?;
+        s.requesting.store(true, Ordering::Release);
+        let asked = std::time::Instant::now();
+        let Ok(mut engine) = s.engine.lock() else {
+            s.requesting.store(false, Ordering::Release);
+            return Err(err("the language model's lock was poisoned".into()));
+        };
+        let wait_ns = i64::try_from(asked.elapsed().as_nanos()).unwrap_or(i64::MAX);
+        let threads = s.threads.threads();
+        engine.set_threads(threads);
         let result = engine.generate_with_context(prompt, &context, on_text, cancel);
         drop(engine);
+        s.requesting.store(false, Ordering::Release);
+        if result.is_err() {
+            s.disabled.store(true, Ordering::Relaxed);
+        }
         if let Ok(mut slot) = s.slot.lock() {
             // The cache now holds the system turn of `context` (or nothing, after an error).
             slot.cached = match (&result, prefilled) {
                 (Err(_), _) => None,
                 (Ok(_), true) => slot.cached.take(),
-                (Ok(_), false) => match &slot.latest {
-                    Some((at, t)) if **t == *context => Some((*at, Arc::clone(t))),
-                    _ => None,
-                },
+                (Ok(_), false) => slot.time_of(&context).map(|at| (at, Arc::clone(&context))),
             };
         }
         result
-            .map(|st| port_stats(&st))
+            .map(|st| GenerationStats {
+                wait_ns,
+                threads,
+                on_prefilled: prefilled,
+                ..port_stats(&st)
+            })
             .map_err(|e| err(e.to_string()))
     }
 }

@@ -13,6 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::lm_threads::ThreadPolicy;
 use crate::infer::fusion::{FusionError, FusionModel, SensorTokens};
 use crate::infer::llm::generator::{port_stats, system_turn, user_turn};
 use crate::infer::llm::{GenOptions, LmEngine, LmError, DEFAULT_SYSTEM_PROMPT};
@@ -137,6 +138,7 @@ pub struct SensorGenerator {
     cache: SensorTokenCache,
     placeholder: String,
     last_fed: Option<FedRows>,
+    threads: ThreadPolicy,
 }
 
 impl std::fmt::Debug for SensorGenerator {
@@ -163,7 +165,14 @@ impl SensorGenerator {
             cache,
             placeholder: placeholder.to_string(),
             last_fed: None,
+            threads: ThreadPolicy::Auto,
         }
+    }
+
+    /// Chooses llama.cpp threads by `threads` (automatic by default).
+    pub fn with_threads(mut self, threads: ThreadPolicy) -> Self {
+        self.threads = threads;
+        self
     }
 
     /// The engine.
@@ -205,11 +214,16 @@ impl SensorGenerator {
         on_text: &mut dyn FnMut(&str) -> Continue,
         cancel: &std::sync::atomic::AtomicBool,
     ) -> Result<GenerationStats, LmError> {
+        let threads = self.threads.threads();
+        self.engine.set_threads(threads);
         let Some(frame) = self.cache.latest() else {
             return self
                 .engine
                 .generate_with_context(prompt, &prompt.context, on_text, cancel)
-                .map(|st| port_stats(&st));
+                .map(|st| GenerationStats {
+                    threads,
+                    ..port_stats(&st)
+                });
         };
         let (before, after) = self.split_prompt(prompt)?;
         let mut forward = |s: &str| on_text(s) == Continue::Yes;
@@ -227,7 +241,11 @@ impl SensorGenerator {
             at_ns: frame.at_ns,
             rows: frame.tokens.data.clone(),
         });
-        Ok(port_stats(&st))
+        Ok(GenerationStats {
+            threads,
+            sensor_tokens: u32::try_from(frame.tokens.n_tokens).unwrap_or(u32::MAX),
+            ..port_stats(&st)
+        })
     }
 }
 

@@ -1,11 +1,14 @@
 //! Choosing the assistant's language model for a run: SmolLM2 from the model cache by
 //! default (when vista is built with the cargo feature `llm` and the file is there), a GGUF
-//! named on the command line, or none (`--no-lm`). A default model that is missing or
-//! corrupt leaves the run on the grounded templates with one clear warning; a model the
-//! user named explicitly that fails to load is an error.
+//! named on the command line, a model bundle (`--bundle DIR`: its GGUF and, when it has
+//! one, its sensor-fusion network, see [`super::lm_bundle`]), or none (`--no-lm`). A default
+//! model that is missing or corrupt leaves the run on the grounded templates with one clear
+//! warning; a model or bundle the user named explicitly that fails to load is an error.
+//! llama.cpp's thread count follows [`ThreadPolicy`] (from the load by default).
 
 use std::path::PathBuf;
 
+use super::lm_threads::ThreadPolicy;
 use crate::state::{Generator, PerceptionSink};
 
 /// Which language model answers.
@@ -17,6 +20,8 @@ pub enum LmChoice {
     Default,
     /// This GGUF file.
     Path(PathBuf),
+    /// This model bundle (folder with `bundle.toml`, or the manifest).
+    Bundle(PathBuf),
 }
 
 impl LmChoice {
@@ -26,6 +31,15 @@ impl LmChoice {
             (true, _) => LmChoice::Off,
             (false, None) | (false, Some("default")) => LmChoice::Default,
             (false, Some(p)) => LmChoice::Path(PathBuf::from(p)),
+        }
+    }
+
+    /// [`Self::from_args`] with `--bundle DIR`, which replaces `--lm` (`--no-lm` still
+    /// wins).
+    pub fn from_args_with_bundle(lm: Option<&str>, no_lm: bool, bundle: Option<&str>) -> Self {
+        match (no_lm, bundle) {
+            (false, Some(b)) => LmChoice::Bundle(PathBuf::from(b)),
+            _ => Self::from_args(lm, no_lm),
         }
     }
 }
@@ -47,6 +61,10 @@ pub enum LmSetupError {
         /// The file asked for.
         path: PathBuf,
     },
+    /// A bundle could not be used.
+    #[cfg(feature = "llm")]
+    #[error(transparent)]
+    Bundle(#[from] super::lm_bundle::BundleLmError),
 }
 
 /// The language model of a run.
@@ -56,8 +74,14 @@ pub struct LmSetup {
     /// The prefill ahead of requests (real time only; `None` in lock-step replay).
     #[cfg(feature = "llm")]
     pub prefill: Option<super::lm_prefill::LmPrefill>,
+    /// With a bundle's fusion network: the window that runs it (make it a consumer of the
+    /// run with [`super::lm_bundle::FusionWindow::into_consumer`]).
+    #[cfg(feature = "llm")]
+    pub window: Option<super::lm_bundle::FusionWindow>,
     /// Why the run has no model although one was wanted (warned once), if so.
     pub note: Option<String>,
+    /// What the run's notes should say about the model (threads, bundle).
+    pub notes: Vec<String>,
 }
 
 impl std::fmt::Debug for LmSetup {
@@ -78,7 +102,10 @@ impl LmSetup {
             generator: None,
             #[cfg(feature = "llm")]
             prefill: None,
+            #[cfg(feature = "llm")]
+            window: None,
             note,
+            notes: Vec::new(),
         }
     }
 
@@ -93,40 +120,108 @@ impl LmSetup {
     }
 }
 
-/// Loads the model `choice` names; `real_time` turns on the prefill ahead of requests (in
-/// lock-step replay the engine answers directly, deterministically).
+/// Loads the model `choice` names with automatic threads; `real_time` turns on the prefill
+/// ahead of requests (in lock-step replay the engine answers directly, deterministically).
 pub fn load_lm(choice: &LmChoice, real_time: bool) -> Result<LmSetup, LmSetupError> {
-    match choice {
-        LmChoice::Off => Ok(LmSetup::none(None)),
-        LmChoice::Default => Ok(load_default(real_time)),
-        LmChoice::Path(p) => load_path(p, real_time),
+    load_lm_with(choice, real_time, ThreadPolicy::Auto)
+}
+
+/// [`load_lm`] with llama.cpp threads chosen by `threads`.
+pub fn load_lm_with(
+    choice: &LmChoice,
+    real_time: bool,
+    threads: ThreadPolicy,
+) -> Result<LmSetup, LmSetupError> {
+    let mut setup = match choice {
+        LmChoice::Off => return Ok(LmSetup::none(None)),
+        LmChoice::Default => load_default(real_time, threads),
+        LmChoice::Path(p) => load_path(p, real_time, threads)?,
+        LmChoice::Bundle(b) => load_bundle_choice(b, real_time, threads)?,
+    };
+    if setup.generator.is_some() {
+        setup.notes.push(format!(
+            "language model threads: {} (each decision records its count)",
+            threads.describe()
+        ));
     }
+    Ok(setup)
 }
 
 #[cfg(feature = "llm")]
-fn start(path: &std::path::Path, real_time: bool) -> Result<LmSetup, String> {
-    use crate::infer::llm::{ContextConfig, LmEngine};
-    let engine = LmEngine::load(path, &ContextConfig::default()).map_err(|e| e.to_string())?;
-    log::info!("language model: {}", path.display());
+fn with_engine(
+    engine: crate::infer::llm::LmEngine,
+    real_time: bool,
+    threads: ThreadPolicy,
+) -> Result<LmSetup, String> {
     if real_time {
-        let p = super::lm_prefill::LmPrefill::start(engine, Default::default())
+        let p = super::lm_prefill::LmPrefill::start_with(engine, Default::default(), threads)
             .map_err(|e| format!("starting the prefill thread: {e}"))?;
         Ok(LmSetup {
             generator: Some(p.generator()),
             prefill: Some(p),
-            note: None,
+            ..LmSetup::none(None)
         })
     } else {
+        let mut engine = engine;
+        engine.set_threads(threads.threads());
         Ok(LmSetup {
             generator: Some(Box::new(engine)),
-            prefill: None,
-            note: None,
+            ..LmSetup::none(None)
         })
     }
 }
 
 #[cfg(feature = "llm")]
-fn load_default(real_time: bool) -> LmSetup {
+fn start(
+    path: &std::path::Path,
+    real_time: bool,
+    threads: ThreadPolicy,
+) -> Result<LmSetup, String> {
+    use crate::infer::llm::{ContextConfig, LmEngine};
+    let engine = LmEngine::load(path, &ContextConfig::default()).map_err(|e| e.to_string())?;
+    log::info!("language model: {}", path.display());
+    with_engine(engine, real_time, threads)
+}
+
+#[cfg(feature = "llm")]
+fn load_bundle_choice(
+    dir: &std::path::Path,
+    real_time: bool,
+    threads: ThreadPolicy,
+) -> Result<LmSetup, LmSetupError> {
+    let b = super::lm_bundle::load_bundle(dir, threads)?;
+    let gguf = b.bundle.lm.gguf.clone();
+    let mut setup = match (b.engine, b.sensor) {
+        (_, Some(sensor)) => LmSetup {
+            generator: Some(Box::new(sensor.generator)),
+            window: Some(sensor.window),
+            ..LmSetup::none(None)
+        },
+        (Some(engine), None) => {
+            with_engine(engine, real_time, threads).map_err(|message| LmSetupError::Load {
+                path: gguf,
+                message,
+            })?
+        }
+        (None, None) => LmSetup::none(None),
+    };
+    setup.notes.extend(b.notes);
+    Ok(setup)
+}
+
+#[cfg(not(feature = "llm"))]
+fn load_bundle_choice(
+    dir: &std::path::Path,
+    _real_time: bool,
+    _threads: ThreadPolicy,
+) -> Result<LmSetup, LmSetupError> {
+    Err(LmSetupError::NotBuilt {
+        path: dir.to_path_buf(),
+    })
+}
+
+#[cfg(feature = "llm")]
+fn load_default(real_time: bool, threads: ThreadPolicy) -> LmSetup {
     let path = crate::infer::llm::fetched_model_path();
     if !path.is_file() {
         let note = format!(
@@ -136,7 +231,7 @@ fn load_default(real_time: bool) -> LmSetup {
         log::warn!("{note}");
         return LmSetup::none(Some(note));
     }
-    match start(&path, real_time) {
+    match start(&path, real_time, threads) {
         Ok(s) => s,
         Err(e) => {
             let note = format!("language model unusable ({e}); answering with templates");
@@ -147,21 +242,29 @@ fn load_default(real_time: bool) -> LmSetup {
 }
 
 #[cfg(feature = "llm")]
-fn load_path(path: &std::path::Path, real_time: bool) -> Result<LmSetup, LmSetupError> {
-    start(path, real_time).map_err(|message| LmSetupError::Load {
+fn load_path(
+    path: &std::path::Path,
+    real_time: bool,
+    threads: ThreadPolicy,
+) -> Result<LmSetup, LmSetupError> {
+    start(path, real_time, threads).map_err(|message| LmSetupError::Load {
         path: path.to_path_buf(),
         message,
     })
 }
 
 #[cfg(not(feature = "llm"))]
-fn load_default(_real_time: bool) -> LmSetup {
+fn load_default(_real_time: bool, _threads: ThreadPolicy) -> LmSetup {
     log::info!("built without the language model (cargo feature `llm`): templates answer");
     LmSetup::none(None)
 }
 
 #[cfg(not(feature = "llm"))]
-fn load_path(path: &std::path::Path, _real_time: bool) -> Result<LmSetup, LmSetupError> {
+fn load_path(
+    path: &std::path::Path,
+    _real_time: bool,
+    _threads: ThreadPolicy,
+) -> Result<LmSetup, LmSetupError> {
     Err(LmSetupError::NotBuilt {
         path: path.to_path_buf(),
     })
@@ -184,6 +287,28 @@ mod tests {
         );
         assert_eq!(LmChoice::from_args(Some("/m/x.gguf"), true), LmChoice::Off);
         assert_eq!(LmChoice::from_args(None, true), LmChoice::Off);
+        assert_eq!(
+            LmChoice::from_args_with_bundle(None, false, Some("models/x")),
+            LmChoice::Bundle(PathBuf::from("models/x"))
+        );
+        assert_eq!(
+            LmChoice::from_args_with_bundle(None, true, Some("models/x")),
+            LmChoice::Off
+        );
+        assert_eq!(
+            LmChoice::from_args_with_bundle(Some("a.gguf"), false, None),
+            LmChoice::Path(PathBuf::from("a.gguf"))
+        );
+    }
+
+    #[test]
+    fn a_missing_bundle_is_an_error_naming_it() {
+        let r = load_lm(
+            &LmChoice::Bundle(PathBuf::from("/nonexistent/bundle")),
+            false,
+        );
+        let e = r.expect_err("no bundle there").to_string();
+        assert!(e.contains("/nonexistent/bundle"), "{e}");
     }
 
     #[test]

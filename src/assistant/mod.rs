@@ -15,8 +15,9 @@
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`decisions`]: the `decisions.jsonl` writer.
 //! * [`session`]: one call that starts the speaker and the assistant for a run.
-//! * [`lm_route`], [`lm_setup`] (and `lm_prefill` with the feature `llm`): which requests
-//!   the language model answers, which model a run uses, its prompt prefilled ahead.
+//! * [`lm_route`], [`lm_setup`], [`lm_threads`] (and `lm_prefill`, `lm_sensor` with the
+//!   feature `llm`): which requests the language model answers, which model a run uses
+//!   (a GGUF or a bundle), how many threads it gets, its prompt prefilled ahead.
 //! * [`assistant`]: the [`Assistant`], which implements [`crate::state::PerceptionSink`]
 //!   (answers are produced in the private `answer` module, counted in `counters`).
 
@@ -34,11 +35,15 @@ pub mod intent;
 pub mod lexicon;
 // --- language model (h-llm): routing, model choice, prefill, sensor tokens ---
 #[cfg(feature = "llm")]
+pub mod lm_bundle;
+pub mod lm_context;
+#[cfg(feature = "llm")]
 pub mod lm_prefill;
 pub mod lm_route;
 #[cfg(feature = "llm")]
 pub mod lm_sensor;
 pub mod lm_setup;
+pub mod lm_threads;
 // --- end language model ---
 pub mod phrase;
 pub mod render;

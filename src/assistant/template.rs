@@ -183,9 +183,11 @@ fn scene(state: &EnvironmentState) -> TemplateAnswer {
 
 fn read_text(state: &EnvironmentState) -> TemplateAnswer {
     match best_text(state) {
-        Some(x) if x.confidence >= 0.5 => TemplateAnswer::known(vec![text_sentence(x, "It says")]),
+        Some(x) if x.confidence >= 0.5 => {
+            TemplateAnswer::known(vec![text_sentence(x, "The sign says")])
+        }
         Some(x) => TemplateAnswer::known(vec![
-            text_sentence(x, "It may say"),
+            text_sentence(x, "The sign may say"),
             "I'm not sure of that reading.".into(),
         ]),
         None => {
@@ -242,16 +244,25 @@ fn looking_at(state: &EnvironmentState) -> TemplateAnswer {
             "I can't tell what you are looking at: eye gaze is not available.".into(),
         );
     };
-    if let Some(t) = g.target.and_then(|id| state.thing(id)) {
+    let thing = g.target.and_then(|id| state.thing(id));
+    let text = state.texts.iter().find(|x| x.gazed);
+    // Text under the gaze is what is looked at (a sign on the wall the gaze ray meets),
+    // unless the thing the ray meets stands clearly in front of it (> 1 m nearer).
+    let thing_in_front =
+        |x: &TextFact| thing.is_some_and(|t| x.distance_m.is_some_and(|d| t.distance_m + 1.0 < d));
+    if let Some(x) = text.filter(|x| !thing_in_front(x)) {
+        return TemplateAnswer::known(vec![text_sentence(
+            x,
+            "You are looking at a sign that says",
+        )]);
+    }
+    if let Some(t) = thing {
         return TemplateAnswer::known(vec![format!(
             "You are looking at the {}, at {}, {}.",
             t.label,
             clock(t.clock),
             about_metres(t.distance_m)
         )]);
-    }
-    if let Some(x) = state.texts.iter().find(|x| x.gazed) {
-        return TemplateAnswer::known(vec![text_sentence(x, "You are looking at text that says")]);
     }
     TemplateAnswer::cannot(
         "I can't tell what you are looking at: nothing is detected there.".into(),

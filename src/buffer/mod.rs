@@ -19,15 +19,26 @@
 //! these semantics: its producer cannot evict the oldest sample (only the consumer pops),
 //! so per-consumer SPSC rings drop the newest, or need a lock anyway.
 //!
-//! Each stream's ring is a `ringbuf` ring behind a short mutex per push and per read: the
-//! lock is never held while a consumer works (readers clone what they need into reused
-//! scratch storage; image and audio bytes are reference counted). A lock-free
-//! single-producer multi-reader ring (a seqlock per slot over atomic words) was built in
-//! session 3 and measured in `benches/ring_buffer.rs` against the same baseline, the bare
-//! mutex ring without the reader layer (`mutex_cursors/K`): through `Reader` it reached
-//! 0.55× the baseline with one reader and with three, where this design reaches 0.70× and
-//! 0.69× (release builds, load 8–11, two runs). Its per-slot encode/decode cost more than
-//! the uncontended mutex it saved, so the simpler, faster design stays.
+//! Each stream's ring is a hand-written ring of inline samples (`stream.rs`) behind a
+//! short mutex per push and per read: the lock is never held while a consumer works
+//! (readers clone what they need into reused scratch storage; image and audio bytes are
+//! reference counted). A source that delivers several samples at once pushes them with
+//! one lock ([`StreamBuffer::push_batch`], [`BufferSet::push_batch`]); readers always take
+//! every new sample of a stream in one locked copy, and account per batch.
+//!
+//! A lock-free single-producer multi-reader ring (a seqlock per slot over atomic words)
+//! was built in session 3 and measured in `benches/ring_buffer.rs` against the same
+//! baseline, the bare mutex ring without the reader layer (`mutex_cursors/K`): through
+//! `Reader` it reached 0.55× the baseline with one reader and with three, where the mutex
+//! design then reached 0.70× and 0.69× (release builds, load 8–11, two runs). Its per-slot
+//! encode/decode cost more than the uncontended mutex it saved. Session 4 replaced the
+//! `ringbuf` ring inside the mutex (whose index arithmetic divides by the capacity
+//! several times per push) with a `Vec` filled once and then overwritten in place from a head index,
+//! the producer's and the readers' words on separate cache lines. Plain samples (no image
+//! or audio bytes) are then moved straight over evicted plain ones by a batch push and
+//! copied out by a read with one `memcpy` per run, instead of a swap and a `clone` per
+//! sample (1.7× fewer CPU-seconds per sample with one reader, 2.6× with three); the
+//! figures are in the README's Performance table.
 //!
 //! Each reader accounts only for the streams it reads ([`Reader::subscribe_only`], set by
 //! the runtime from [`crate::runtime::Consumer::wants`], plus any stream it drains), so a
@@ -43,7 +54,7 @@ pub use config::{BufferConfig, MAX_CAPACITY};
 pub use reader::{ConsumerStreamStats, Reader};
 pub use set::BufferSet;
 pub use stats::{AccountingError, BufferStats};
-pub use stream::{PushOutcome, ReadSince, StreamBuffer, StreamBufferStats};
+pub use stream::{BatchOutcome, PushOutcome, ReadSince, StreamBuffer, StreamBufferStats};
 
 /// The name the task brief uses for a consumer's view of the buffers.
 pub type ConsumerHandle = Reader;

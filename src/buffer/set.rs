@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::buffer::config::BufferConfig;
 use crate::buffer::reader::Reader;
-use crate::buffer::stream::{PushOutcome, StreamBuffer, StreamBufferStats};
+use crate::buffer::stream::{BatchOutcome, PushOutcome, StreamBuffer, StreamBufferStats};
 use crate::sample::{Sample, StreamId};
 
 /// One bounded, drop-oldest buffer per stream. Shared (`Arc`) between the ingest stage,
@@ -48,6 +48,13 @@ impl BufferSet {
     /// Pushes `sample` into its stream's buffer; never blocks on consumers, never allocates.
     pub fn push(&self, sample: Sample) -> PushOutcome {
         self.stream(sample.stream).push(sample)
+    }
+
+    /// Pushes a batch of samples of `stream` under one lock ([`StreamBuffer::push_batch`]):
+    /// for a source that delivers several samples at once. `samples` is empty on return
+    /// and keeps its allocation.
+    pub fn push_batch(&self, stream: StreamId, samples: &mut Vec<Sample>) -> BatchOutcome {
+        self.stream(stream).push_batch(samples)
     }
 
     /// A new consumer view named `name`, starting at the first sample ever pushed (samples

@@ -223,3 +223,181 @@ fn stats_cover_only_subscribed_or_drained_streams() {
     let left = stats[1].1;
     assert_eq!((left.delivered, left.dropped, left.pending), (2, 3, 0));
 }
+
+#[test]
+fn a_batch_push_matches_single_pushes() {
+    // The same 23 samples pushed one by one into one buffer and in batches of 1..=9 into
+    // another (some batches longer than the ring, one out of order, one of another
+    // stream): same contents, same counters.
+    let single = StreamBuffer::new(StreamId::ImuRight, 5);
+    let batched = StreamBuffer::new(StreamId::ImuRight, 5);
+    let mut all: Vec<Sample> = (0..23u64).map(|i| imu(i, 10 * i as i64)).collect();
+    all[11].capture = DeviceTime(-1); // goes backwards: refused
+    let mut other = imu(99, 1_000);
+    other.stream = StreamId::ImuLeft;
+    for s in &all {
+        single.push(s.clone());
+    }
+    let mut batch = Vec::new();
+    let mut outcomes = BatchOutcome::default();
+    let mut rest = all.as_slice();
+    let mut size = 1;
+    while !rest.is_empty() {
+        let (now, later) = rest.split_at(size.min(rest.len()));
+        batch.extend_from_slice(now);
+        if size == 3 {
+            batch.push(other.clone());
+        }
+        let o = batched.push_batch(&mut batch);
+        assert!(batch.is_empty());
+        outcomes.pushed += o.pushed;
+        outcomes.evicted += o.evicted;
+        outcomes.rejected += o.rejected;
+        outcomes.wrong_stream += o.wrong_stream;
+        rest = later;
+        size = size % 9 + 1;
+    }
+    assert_eq!(
+        (
+            outcomes.pushed,
+            outcomes.evicted,
+            outcomes.rejected,
+            outcomes.wrong_stream
+        ),
+        (22, 17, 1, 1)
+    );
+    assert_eq!(single.stats(), batched.stats());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    assert_eq!(single.read_since(3, &mut a), batched.read_since(3, &mut b));
+    assert_eq!(a, b);
+    assert_eq!(
+        a.iter().map(|s| s.seq).collect::<Vec<_>>(),
+        [18, 19, 20, 21, 22]
+    );
+    assert_eq!(single.time_range(), batched.time_range());
+    assert_eq!(
+        batched.time_range(),
+        Some((DeviceTime(180), DeviceTime(220)))
+    );
+}
+
+#[test]
+fn a_batch_longer_than_the_ring_keeps_its_newest() {
+    let b = StreamBuffer::new(StreamId::ImuRight, 3);
+    b.push(imu(0, 0));
+    let mut batch: Vec<Sample> = (1..9u64).map(|i| imu(i, i as i64)).collect();
+    let o = b.push_batch(&mut batch);
+    assert_eq!((o.pushed, o.evicted, o.rejected), (8, 6, 0));
+    let mut out = Vec::new();
+    let r = b.read_since(0, &mut out);
+    assert_eq!((r.missed, r.copied, r.next), (6, 3, 9));
+    assert_eq!(out.iter().map(|s| s.seq).collect::<Vec<_>>(), [6, 7, 8]);
+    let st = b.stats();
+    assert_eq!(
+        (st.produced, st.evicted, st.len, st.high_water),
+        (9, 6, 3, 3)
+    );
+}
+
+#[test]
+fn a_batch_releases_evicted_images() {
+    let b = StreamBuffer::new(StreamId::CameraRgb, 2);
+    let data = bytes::Bytes::from(vec![7u8; 64]);
+    let frame = |seq: u64| Sample {
+        stream: StreamId::CameraRgb,
+        capture: DeviceTime(seq as i64),
+        arrival: HostTime(0),
+        seq,
+        payload: Payload::Image(crate::sample::ImageFrame {
+            width: 8,
+            height: 8,
+            encoding: crate::sample::ImageEncoding::Jpeg,
+            data: if seq == 0 {
+                data.clone()
+            } else {
+                bytes::Bytes::new()
+            },
+            frame_number: seq,
+            exposure_s: 0.0,
+            gain: 0.0,
+        }),
+    };
+    let mut batch = vec![frame(0), frame(1)];
+    b.push_batch(&mut batch);
+    assert!(!data.is_unique());
+    batch.extend([frame(2), frame(3)]);
+    b.push_batch(&mut batch);
+    assert!(data.is_unique(), "the evicted frame's bytes are released");
+}
+
+#[test]
+fn a_ring_of_mixed_payloads_batches_like_single_pushes_and_releases_images() {
+    // Plain samples are overwritten in place and copied out in bulk; images are swapped out
+    // and cloned. A ring holding both, fed in batches of 1..=9 (wrapping, some longer than
+    // the ring), must match single pushes and still release every evicted image.
+    let data = bytes::Bytes::from(vec![7u8; 64]);
+    let sample = |seq: u64| Sample {
+        stream: StreamId::CameraRgb,
+        capture: DeviceTime(10 * seq as i64),
+        arrival: HostTime(0),
+        seq,
+        payload: if seq % 3 == 0 {
+            Payload::Image(crate::sample::ImageFrame {
+                width: 8,
+                height: 8,
+                encoding: crate::sample::ImageEncoding::Jpeg,
+                data: data.clone(),
+                frame_number: seq,
+                exposure_s: 0.0,
+                gain: 0.0,
+            })
+        } else {
+            Payload::Imu(ImuSample {
+                temperature_c: seq as f32,
+                ..ImuSample::default()
+            })
+        },
+    };
+    let single = StreamBuffer::new(StreamId::CameraRgb, 5);
+    let batched = StreamBuffer::new(StreamId::CameraRgb, 5);
+    let all: Vec<Sample> = (0..40u64).map(sample).collect();
+    for s in &all {
+        single.push(s.clone());
+    }
+    let (mut rest, mut size, mut batch) = (all.as_slice(), 1, Vec::new());
+    let (mut cursor, mut seen) = (0, Vec::new());
+    while !rest.is_empty() {
+        let (now, later) = rest.split_at(size.min(rest.len()));
+        batch.extend_from_slice(now);
+        batched.push_batch(&mut batch);
+        cursor = batched.read_since(cursor, &mut seen).next;
+        rest = later;
+        size = size % 9 + 1;
+    }
+    assert_eq!(single.stats(), batched.stats());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    assert_eq!(single.read_since(0, &mut a), batched.read_since(0, &mut b));
+    assert_eq!(a, b);
+    assert_eq!(
+        a.iter().map(|s| s.seq).collect::<Vec<_>>(),
+        (35..40).collect::<Vec<_>>()
+    );
+    // What a reader copied out is what was pushed (the sequence numbers it did not miss).
+    assert!(seen.iter().all(|s| all[s.seq as usize] == *s));
+    // Evict everything with plain samples: no image bytes may stay referenced.
+    for buf in [&single, &batched] {
+        let mut plain: Vec<Sample> = (40..45u64)
+            .map(|i| {
+                let mut s = sample(i);
+                s.payload = Payload::Imu(ImuSample::default());
+                s
+            })
+            .collect();
+        buf.push_batch(&mut plain);
+    }
+    drop((all, a, b, seen));
+    assert!(
+        data.is_unique(),
+        "every evicted or copied image was released"
+    );
+}

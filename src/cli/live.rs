@@ -111,6 +111,12 @@ pub fn run(mut args: LiveArgs) -> anyhow::Result<()> {
     if args.speak.speak.is_none() && (args.map.is_some() || args.truth.is_some()) {
         anyhow::bail!("--map and --truth need --speak DIR");
     }
+    // The assistant's models (language model, PP-OCR) load before the link is opened or
+    // accepted, so the first seconds of the stream are not held up behind them.
+    let pre = match &args.speak.speak {
+        Some(_) => Some(super::speak::preload(&args.speak, true)?),
+        None => None,
+    };
     let mut source = LiveSource::new(live_config);
     let hello = source
         .connect()
@@ -118,9 +124,9 @@ pub fn run(mut args: LiveArgs) -> anyhow::Result<()> {
         .with_context(|| format!("connecting to {}", args.connect))?
         .clone();
     let stats = source.stats();
-    match args.speak.speak.clone() {
-        Some(dir) => run_spoken(&args, &dir, source, &hello, stats, config),
-        None => {
+    match (args.speak.speak.clone(), pre) {
+        (Some(dir), Some(pre)) => run_spoken(&args, &dir, source, &hello, stats, config, pre),
+        _ => {
             let report = vista::runtime::run(Box::new(source), config, Vec::new())
                 .context("live run failed")?;
             let profile = live_profile(&args, &report, &stats);
@@ -179,6 +185,7 @@ fn run_spoken(
     hello: &Hello,
     stats: LinkStats,
     mut config: RuntimeConfig,
+    pre: super::speak::Preloaded,
 ) -> anyhow::Result<()> {
     let offset = source.offset_cell();
     // The socket is read on its own thread from here on, so that setting the assistant up
@@ -204,7 +211,7 @@ fn run_spoken(
     inputs.streams = source.streams();
     let clock: Arc<dyn vista::time::Clock> = Arc::new(LiveClock::new(offset.clone()));
     config.clock = Some((first, Arc::clone(&clock)));
-    let (mut run, consumer) = super::speak::setup_with(
+    let (mut run, consumers) = super::speak::setup_with(
         &args.speak,
         dir,
         inputs,
@@ -212,8 +219,9 @@ fn run_spoken(
         first,
         1.0,
         Some(stats.clone()),
+        pre,
     )?;
-    let report = vista::runtime::run(source, config, vec![consumer]).context("live run failed")?;
+    let report = vista::runtime::run(source, config, consumers).context("live run failed")?;
     run.set_session_clock(session_clock(first.ns(), &offset));
     let profile = live_profile(args, &report, &stats);
     print!("{}", render(&profile));
@@ -306,6 +314,10 @@ fn live_inputs(
             points,
             notes,
         },
+        nominal_calibration: calibration
+            .is_none()
+            .then(|| super::speak::nominal_for(sizes))
+            .flatten(),
         calibration,
         default_requests,
         truth,

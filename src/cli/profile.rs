@@ -39,6 +39,16 @@ pub struct ProfileArgs {
     /// Templates only, no language model.
     #[arg(long, conflicts_with = "lm")]
     pub no_lm: bool,
+    /// A model bundle: its language model and, when it has one, its fusion network's
+    /// sensor tokens in the prompts.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["lm", "no_lm"])]
+    pub bundle: Option<String>,
+    /// llama.cpp threads (default: from the cores and the load, per request).
+    #[arg(long, value_name = "N")]
+    pub lm_threads: Option<u32>,
+    /// Scripted requests (default: the session's `requests.jsonl`).
+    #[arg(long, value_name = "FILE")]
+    pub requests: Option<PathBuf>,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -64,7 +74,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         speak: SpeakArgs {
             speak: Some(args.out),
             audio: args.audio,
-            requests: None,
+            requests: args.requests,
             stdin_requests: false,
             requests_listen: None,
             scene_every: None,
@@ -73,6 +83,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             depth: args.depth,
             lm: args.lm,
             no_lm: args.no_lm,
+            bundle: args.bundle,
+            lm_threads: args.lm_threads,
         },
     };
     super::replay::run(replay)

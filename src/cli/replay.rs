@@ -169,8 +169,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let spoken = match args.speak.speak.clone() {
         Some(dir) => {
             let origin = source.start_time();
+            // Models load before the clock starts, so loading never delays the first samples.
+            let pre = super::speak::preload(&args.speak, !args.asap)?;
             let clock = super::speak::replay_clock(origin, args.asap, args.rate);
-            let (run, consumer) = super::speak::setup(
+            let (run, speak_consumers) = super::speak::setup(
                 &args.speak,
                 &dir,
                 &args.session,
@@ -178,9 +180,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 Arc::clone(&clock),
                 origin,
                 args.rate,
+                pre,
             )?;
             config.clock = Some((origin, clock));
-            consumers.push(consumer);
+            consumers.extend(speak_consumers);
             Some(run)
         }
         None => None,

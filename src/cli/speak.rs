@@ -16,7 +16,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use vista::aria::calib::DeviceCalibration;
-use vista::aria::recorded_calib::recording_calibration;
+use vista::aria::recorded_calib::{recorded_camera_sizes, recording_calibration};
 use vista::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
 use vista::assistant::session::{start_assistant, SessionOptions};
 use vista::assistant::{Assistant, AssistantCounters};
@@ -79,6 +79,16 @@ pub struct SpeakArgs {
     /// Answer with the grounded templates only (no language model).
     #[arg(long, conflicts_with = "lm")]
     pub no_lm: bool,
+    /// A model bundle (`models/<name>/`, a folder with `bundle.toml`): its language model
+    /// and, when it has one, its sensor-fusion network, whose tokens go into the prompts.
+    /// Checked before the run starts (a fusion width that is not the model's embedding
+    /// width is an error).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["lm", "no_lm"])]
+    pub bundle: Option<String>,
+    /// llama.cpp threads for the language model (default: from the cores and the load
+    /// average, per request, at most cores − 1; recorded in every decision).
+    #[arg(long, value_name = "N")]
+    pub lm_threads: Option<u32>,
     // --- end language model ---
 }
 
@@ -113,6 +123,9 @@ pub struct SpeakInputs {
     pub perception: PerceptionInputs,
     /// The device calibration at the streamed image sizes (for text directions), if known.
     pub calibration: Option<DeviceCalibration>,
+    /// Without one: the nominal Gen1 calibration at the streamed sizes, for text directions
+    /// only (never for depth or sensor axes).
+    pub nominal_calibration: Option<DeviceCalibration>,
     /// The requests file used when `--requests` is not given.
     pub default_requests: Option<PathBuf>,
     /// A session folder with `ground_truth.json` to score against, if any.
@@ -128,6 +141,10 @@ impl SpeakInputs {
             .with_context(|| format!("loading perception inputs of {}", session.display()))?;
         let calibration = recording_calibration(source.recording())
             .with_context(|| format!("reading the calibration of {}", session.display()))?;
+        let nominal_calibration = match calibration {
+            Some(_) => None,
+            None => nominal_for(&recorded_camera_sizes(source.recording())),
+        };
         let root = source.files().root.clone();
         let requests = root.join("requests.jsonl");
         let truth = root
@@ -138,10 +155,23 @@ impl SpeakInputs {
             streams: source.streams(),
             perception,
             calibration,
+            nominal_calibration,
             default_requests: requests.is_file().then_some(requests),
             truth,
             label: format!("session {}", root.display()),
         })
+    }
+}
+
+/// The nominal Gen1 calibration at the streamed camera sizes (`None`, logged, if a size
+/// cannot be applied).
+pub fn nominal_for(sizes: &[(String, u32, u32)]) -> Option<DeviceCalibration> {
+    match vista::aria::nominal_calib::nominal_gen1(sizes) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            log::warn!("the nominal calibration does not fit these streams: {e}");
+            None
+        }
     }
 }
 
@@ -178,6 +208,48 @@ impl SpeakRun {
     }
 }
 
+/// What a run loads before it starts (the language model, PP-OCR's engines), so that
+/// loading never delays the first samples: a replay's clock starts after it, a live run
+/// accepts its link after it.
+pub struct Preloaded {
+    lm: vista::assistant::lm_setup::LmSetup,
+    /// PP-OCR's engines, unless text reading is off (`Err`: why they did not load).
+    ocr: Option<Result<OcrEngine, String>>,
+}
+
+impl std::fmt::Debug for Preloaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Preloaded")
+            .field("lm", &self.lm)
+            .field("ocr", &self.ocr.as_ref().map(|r| r.is_ok()))
+            .finish()
+    }
+}
+
+/// Loads the language model and PP-OCR for a run (`real_time`: with the prefill thread).
+pub fn preload(args: &SpeakArgs, real_time: bool) -> anyhow::Result<Preloaded> {
+    let t0 = std::time::Instant::now();
+    let choice = vista::assistant::lm_setup::LmChoice::from_args_with_bundle(
+        args.lm.as_deref(),
+        args.no_lm,
+        args.bundle.as_deref(),
+    );
+    let threads = vista::assistant::lm_threads::ThreadPolicy::from_arg(args.lm_threads);
+    let lm = vista::assistant::lm_setup::load_lm_with(&choice, real_time, threads)?;
+    let ocr = (!args.no_ocr).then(|| {
+        OcrEngine::new(OcrConfig {
+            det_limit: vista::ocr::DetLimit::Max(960),
+            ..OcrConfig::default()
+        })
+        .map_err(|e| format!("{e:#}"))
+    });
+    log::info!(
+        "assistant models loaded in {:.0} ms",
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(Preloaded { lm, ocr })
+}
+
 /// The clock of a replay, made before the run so the speaker shares it.
 pub fn replay_clock(origin: DeviceTime, asap: bool, rate: f64) -> Arc<dyn Clock> {
     if asap {
@@ -188,7 +260,9 @@ pub fn replay_clock(origin: DeviceTime, asap: bool, rate: f64) -> Arc<dyn Clock>
 }
 
 /// Sets up perception and the assistant for a replay of `source` (before the source is
-/// wrapped for read-ahead); returns the perception consumer to add to the run.
+/// wrapped for read-ahead) with the models `pre` loaded; returns the consumers to add to
+/// the run (perception, and the fusion network's window with a bundle that has one).
+#[allow(clippy::too_many_arguments)]
 pub fn setup(
     args: &SpeakArgs,
     dir: &Path,
@@ -197,9 +271,10 @@ pub fn setup(
     clock: Arc<dyn Clock>,
     origin: DeviceTime,
     rate: f64,
-) -> anyhow::Result<(SpeakRun, Box<dyn vista::runtime::Consumer>)> {
+    pre: Preloaded,
+) -> anyhow::Result<(SpeakRun, Vec<Box<dyn vista::runtime::Consumer>>)> {
     let inputs = SpeakInputs::from_replay(session, source)?;
-    setup_with(args, dir, inputs, clock, origin, rate, None)
+    setup_with(args, dir, inputs, clock, origin, rate, None, pre)
 }
 
 /// Spans and counter samples kept for `trace.json` (≈ 40 B each: ≈ 5 MiB; at ~2,500
@@ -211,8 +286,9 @@ const TRACE_COUNTERS: usize = 16_384;
 const COUNTER_EVERY_NS: i64 = 100_000_000;
 
 /// Sets up perception and the assistant for a run with `inputs` on `clock` (whose device
-/// time `origin` starts the session); `link` adds the live link's counters to the trace.
-/// Returns the perception consumer to add to the run.
+/// time `origin` starts the session) with the models `pre` loaded; `link` adds the live
+/// link's counters to the trace. Returns the consumers to add to the run.
+#[allow(clippy::too_many_arguments)]
 pub fn setup_with(
     args: &SpeakArgs,
     dir: &Path,
@@ -221,10 +297,21 @@ pub fn setup_with(
     origin: DeviceTime,
     rate: f64,
     link: Option<LinkStats>,
-) -> anyhow::Result<(SpeakRun, Box<dyn vista::runtime::Consumer>)> {
+    pre: Preloaded,
+) -> anyhow::Result<(SpeakRun, Vec<Box<dyn vista::runtime::Consumer>>)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let streams = inputs.streams.clone();
     let mut notes = inputs.perception.notes.clone();
+    // (audit) What the session cannot do, as the state will say it, in the run's notes too.
+    for l in vista::perception::limits::limitations(
+        &inputs.perception.models,
+        inputs.perception.points.as_deref(),
+        |s| streams.contains(&s),
+    ) {
+        if !notes.contains(&l) {
+            notes.push(l);
+        }
+    }
     for n in &notes {
         log::warn!("perception: {n}");
     }
@@ -257,9 +344,16 @@ pub fn setup_with(
         .filter(|s| s.is_finite() && *s > 0.0)
         .map(|s| (s * 1e9) as i64);
     // --- language model (h-llm) ---
-    let choice = vista::assistant::lm_setup::LmChoice::from_args(args.lm.as_deref(), args.no_lm);
-    let mut lm = vista::assistant::lm_setup::load_lm(&choice, clock.is_real_time())?;
+    let Preloaded { mut lm, ocr } = pre;
     notes.extend(lm.note.clone());
+    notes.extend(lm.notes.iter().cloned());
+    let mut consumers: Vec<Box<dyn vista::runtime::Consumer>> = Vec::new();
+    #[cfg(feature = "llm")]
+    if let Some(w) = lm.window.take() {
+        let (consumer, note) = w.into_consumer(inputs.calibration.as_ref());
+        notes.extend(note);
+        consumers.push(Box::new(consumer));
+    }
     // --- end language model ---
     let started = start_assistant(
         SessionOptions {
@@ -289,14 +383,40 @@ pub fn setup_with(
     if args.no_ocr {
         notes.push("text reading off (--no-ocr)".into());
     } else if !streams.contains(&StreamId::CameraRgb) {
-        notes.push("no RGB camera: cannot read text".into());
+        let n = "no RGB camera: cannot read text".to_string();
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
     } else {
         let stats = Arc::new(TextReadStats::new());
-        match text_reader(
-            inputs.calibration.as_ref(),
-            clock.is_real_time(),
-            Arc::clone(&stats),
-        ) {
+        let engine = match ocr {
+            Some(Ok(e)) => Ok(e),
+            Some(Err(e)) => Err(anyhow::anyhow!(e)),
+            None => Err(anyhow::anyhow!("PP-OCR was not loaded")),
+        };
+        let text_calibration = match (&inputs.calibration, &inputs.nominal_calibration) {
+            (Some(c), _) => Some(c),
+            (None, Some(n)) => {
+                notes.push(
+                    "no calibration: text directions from a nominal Gen1 calibration (within \
+                     about a clock hour)"
+                        .into(),
+                );
+                Some(n)
+            }
+            (None, None) => {
+                notes.push("no calibration: text is placed straight ahead (12 o'clock)".into());
+                None
+            }
+        };
+        match engine.and_then(|e| {
+            text_reader(
+                e,
+                text_calibration,
+                clock.is_real_time(),
+                Arc::clone(&stats),
+            )
+        }) {
             Ok(r) => {
                 consumer = consumer.with_text_reader(r);
                 text_stats = Some(stats);
@@ -349,6 +469,7 @@ pub fn setup_with(
         text: text_stats.clone(),
         link,
     };
+    consumers.insert(0, Box::new(monitor));
     Ok((
         SpeakRun {
             dir: dir.to_path_buf(),
@@ -362,21 +483,18 @@ pub fn setup_with(
             notes,
             _lm: lm,
         },
-        Box::new(monitor),
+        consumers,
     ))
 }
 
-/// PP-OCR, read synchronously inside a [`ProfiledReader`] (throttled, timed; on its own
-/// thread in real time).
+/// PP-OCR (`engine`), read synchronously inside a [`ProfiledReader`] (throttled, timed; on
+/// its own thread in real time).
 fn text_reader(
+    engine: OcrEngine,
     calibration: Option<&DeviceCalibration>,
     threaded: bool,
     stats: Arc<TextReadStats>,
 ) -> anyhow::Result<Box<dyn TextReader>> {
-    let engine = OcrEngine::new(OcrConfig {
-        det_limit: vista::ocr::DetLimit::Max(960),
-        ..OcrConfig::default()
-    })?;
     let geometry = calibration.and_then(|c| RgbGeometry::from_device(c, "camera-rgb"));
     let cfg = ReaderConfig {
         mode: ReadMode::Synchronous,
@@ -545,8 +663,25 @@ struct SpokenProfile<'a, R: Serialize> {
     replay: &'a R,
     assistant: AssistantSummary,
     utterances: vista::profile::utterance::UtteranceReport,
+    /// The language model's answers, stage by stage (absent when it answered none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lm_answers: Option<vista::profile::utterance_lm::LmBreakdownReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<&'a vista::eval::Scorecard>,
+}
+
+/// The language model's answers in `dir`'s decisions and transcript (logged, not fatal,
+/// when they cannot be read).
+fn lm_answers(dir: &Path) -> Option<vista::profile::utterance_lm::LmBreakdownReport> {
+    let read = || -> anyhow::Result<_> {
+        let d = vista::assistant::decisions::read_decisions(&dir.join("decisions.jsonl"))?;
+        let t = vista::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
+        Ok(vista::profile::utterance_lm::lm_breakdown(&d, &t))
+    };
+    read().unwrap_or_else(|e| {
+        log::warn!("language model breakdown: {e:#}");
+        None
+    })
 }
 
 /// After the run: writes `session_clock.json`, the latency report, `trace.json`,
@@ -565,13 +700,17 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         .lock()
         .map(|a| a.counters())
         .unwrap_or_default();
+    let mut notes = run.notes.clone();
+    if let Some(n) = run.assistant.lock().ok().and_then(|a| a.lm_failure()) {
+        notes.push(n);
+    }
     // The run is over: stop copying spans (the trace is written from `run.timeline`).
     let _ = timeline::uninstall();
     let text_reads = run.text_stats.as_ref().map(|t| t.report());
     let summary = AssistantSummary {
         counters: counters.into(),
         ocr: run.ocr,
-        notes: run.notes.clone(),
+        notes,
         text_reads: text_reads.clone(),
         trace: run.timeline.stats(),
     };
@@ -584,8 +723,13 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
             &vista::eval::Targets::default(),
         );
         let lat = vista::eval::latency::run_latency(&inputs, &card);
-        let svg =
-            vista::profile::plot::render_svg(&vista::eval::latency::picture(&inputs, &card, &lat));
+        let mut picture = vista::eval::latency::picture(&inputs, &card, &lat);
+        picture
+            .stages
+            .extend(vista::profile::run_view::runtime_distributions(
+                &run.timeline.spans(),
+            ));
+        let svg = vista::profile::plot::render_svg(&picture);
         let svg_path = dir.join("latency.svg");
         std::fs::write(&svg_path, svg)
             .with_context(|| format!("writing {}", svg_path.display()))?;
@@ -617,14 +761,38 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         let mut w = vista::profile::trace::TraceWriter::new(BufWriter::new(file))
             .with_context(|| format!("writing {}", trace_path.display()))?;
         vista::profile::utterance::write_timings_trace(&mut w, &run.label, &timings);
+        // (audit) The hazard and speech-queue tracks and the picture, without ground truth too.
+        vista::profile::run_view::write_alert_spans(&mut w, 1, 1, &decisions, &timings);
+        vista::profile::run_view::write_speech_counters(&mut w, 1, &transcript);
         run.timeline
             .write_trace(&mut w, STAGES_PID, &format!("runtime: {}", run.label));
         w.finish()
             .with_context(|| format!("writing {}", trace_path.display()))?;
-        log::info!("no ground truth for {}: no score or picture", run.label);
+        let to_s =
+            |h: i64| clock.to_device_ns(h).saturating_sub(clock.origin_device_ns) as f64 / 1e9;
+        let mut picture = vista::profile::run_view::picture_without_truth(
+            &format!("{} (no ground truth)", run.label),
+            &decisions,
+            &timings,
+            &lat,
+            &to_s,
+        );
+        picture
+            .stages
+            .extend(vista::profile::run_view::runtime_distributions(
+                &run.timeline.spans(),
+            ));
+        let svg_path = dir.join("latency.svg");
+        std::fs::write(&svg_path, vista::profile::plot::render_svg(&picture))
+            .with_context(|| format!("writing {}", svg_path.display()))?;
+        log::info!("no ground truth for {}: no score", run.label);
         (lat.report(), None)
     };
     print!("{}", utterances.to_table());
+    let lm_answers = lm_answers(dir);
+    if let Some(b) = &lm_answers {
+        print!("{}", b.to_table());
+    }
     if let Some(t) = &text_reads {
         print!("{}", t.to_table());
     }
@@ -635,6 +803,7 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         replay,
         assistant: summary,
         utterances,
+        lm_answers,
         score: card.as_ref(),
     };
     let path = dir.join("profile.json");

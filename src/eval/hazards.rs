@@ -146,14 +146,25 @@ pub fn match_alert(
     tol: &HazardTolerances,
 ) -> Option<MatchKind> {
     let said = alert.hazard.as_ref()?;
+    let t = alert.decided_device_ns;
     if let Some(w) = said.world_m {
-        let d =
-            (f64::from(w[0]) - hazard.position_m[0]).hypot(f64::from(w[1]) - hazard.position_m[1]);
+        let (wx, wy) = (f64::from(w[0]), f64::from(w[1]));
+        let p = hazard.nearest_at(t, [wx, wy]);
+        let d = (wx - p[0]).hypot(wy - p[1]);
         if d.is_finite() && d <= tol.world_m {
             return Some(MatchKind::World);
         }
     }
-    let (clock, dist) = head.relative(alert.decided_device_ns, hazard.position_m)?;
+    // A moving hazard is where it was when the alert was decided (a vehicle: the part of
+    // its footprint nearest the wearer's head).
+    let target = match head.at(t) {
+        Some(h) if !hazard.track.is_empty() => {
+            let p = hazard.nearest_at(t, [h.position_m[0], h.position_m[1]]);
+            [p[0], p[1], hazard.position_m[2]]
+        }
+        _ => hazard.position_m,
+    };
+    let (clock, dist) = head.relative(t, target)?;
     let said_d = f64::from(said.distance_m);
     let clock_ok = clock_difference(said.clock.get(), clock.get()) <= tol.clock_hours;
     let dist_ok = said_d.is_finite() && (said_d - dist).abs() <= tol.distance_rel * dist;
@@ -269,5 +280,109 @@ pub fn score_hazards(
         lead_time_min_ms: leads.iter().copied().reduce(f64::min),
         hazards: results,
         alerts: alert_results,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::truth::TruthTrackSample;
+    use crate::state::{ClockHour, ThingKind};
+    use nalgebra::{Isometry3, Translation3, UnitQuaternion};
+
+    const S: i64 = 1_000_000_000;
+
+    /// A head standing at the origin facing +x (the CPF's +z), 0–10 s.
+    fn head() -> HeadTrack {
+        // The CPF looks along its +z: turn it so +z is world +x.
+        let cpf = Isometry3::from_parts(
+            Translation3::identity(),
+            UnitQuaternion::from_euler_angles(0.0, std::f64::consts::FRAC_PI_2, 0.0),
+        );
+        let mut h = HeadTrack::new();
+        for i in 0..=100 {
+            h.push(i * S / 10, &Isometry3::identity(), &cpf);
+        }
+        h
+    }
+
+    fn alert(t_ns: i64, world: Option<[f32; 3]>, clock: u8, d: f32) -> AlertInput {
+        AlertInput {
+            request_id: 1,
+            line: 1,
+            text: "car".into(),
+            hazard: Some(DecisionHazard {
+                thing_id: 1,
+                kind: ThingKind::Person,
+                clock: ClockHour::new(clock),
+                distance_m: d,
+                world_m: world,
+            }),
+            decided_device_ns: t_ns,
+            first_audio_device_ns: Some(t_ns),
+        }
+    }
+
+    /// A car driving south along x = 5 at 8 m/s, passing y = 0 at 5 s (heading −y: half
+    /// length 2 m along y, half width 1 m along x); its window starts at 2 s, where it is
+    /// at y = 24.
+    fn car(track: bool) -> TruthHazard {
+        let at = |t: f64| [5.0, 8.0 * (5.0 - t)];
+        TruthHazard {
+            kind: "vehicle".into(),
+            label: "car".into(),
+            position_m: [5.0, 24.0, 0.0],
+            relevant_from_ns: Some(2 * S),
+            latest_alert_ns: Some(5 * S),
+            track: if track {
+                (0..=80)
+                    .map(|i| TruthTrackSample {
+                        t_ns: i * S / 10,
+                        position_m: at(i as f64 / 10.0),
+                        yaw_rad: -std::f64::consts::FRAC_PI_2,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            half_extent_m: Some([2.0, 1.0]),
+        }
+    }
+
+    #[test]
+    fn a_moving_hazard_is_matched_where_it_was_when_the_alert_was_decided() {
+        let h = head();
+        let tol = HazardTolerances::default();
+        // At 4.5 s the car's centre is at (5, 4); its footprint spans x 4–6, y 2–6. An alert
+        // placing it at (4.2, 2.5) is on the footprint's near side.
+        let a = alert(45 * S / 10, Some([4.2, 2.5, 0.0]), 1, 3.2);
+        assert_eq!(
+            match_alert(&a, &car(true), &h, &tol),
+            Some(MatchKind::World)
+        );
+        // Without the track the car is where its window began (5, 24): no match by place,
+        // and none by clock and distance (24.5 m away at 12 o'clock).
+        assert_eq!(match_alert(&a, &car(false), &h, &tol), None);
+        // By clock and distance alone: the footprint's point nearest the head is (4, 2),
+        // 4.47 m away and 26.6° to the left: 11 o'clock.
+        let near = alert(45 * S / 10, None, 11, 4.4);
+        assert_eq!(
+            match_alert(&near, &car(true), &h, &tol),
+            Some(MatchKind::ClockDistance)
+        );
+        // 2 m beyond the footprint: no match.
+        let off = alert(45 * S / 10, Some([2.0, 2.5, 0.0]), 3, 9.0);
+        assert_eq!(match_alert(&off, &car(true), &h, &tol), None);
+    }
+
+    #[test]
+    fn a_track_is_read_at_its_nearest_sample_and_clamped_at_its_ends() {
+        let c = car(true);
+        assert_eq!(c.pose_at(45 * S / 10).0, [5.0, 4.0]);
+        assert_eq!(c.pose_at(-S).0, [5.0, 40.0]);
+        assert_eq!(c.pose_at(20 * S).0, [5.0, -24.0]);
+        // Nearest point of the footprint at 5 s (centre (5, 0)) from (0, 0): (4, 0).
+        let p = c.nearest_at(5 * S, [0.0, 0.0]);
+        assert!((p[0] - 4.0).abs() < 1e-9 && p[1].abs() < 1e-9, "{p:?}");
     }
 }

@@ -8,10 +8,11 @@ use std::io::Write;
 use super::hazards::HazardOutcome;
 use super::load::EvalInputs;
 use super::scorecard::Scorecard;
-use crate::profile::plot::{Distribution, Picture, Tick, UtteranceBar, Window};
+use crate::profile::plot::{Picture, Tick, Window};
+use crate::profile::run_view::{stage_distributions, utterance_bars, write_speech_counters};
 use crate::profile::trace::{InstantScope, TraceWriter};
 use crate::profile::utterance::{
-    join_utterances, kind_name, timings, UtteranceLatency, UtteranceTiming, UTTERANCE_STAGES,
+    join_utterances, kind_name, timings, UtteranceLatency, UtteranceTiming,
 };
 use crate::state::{Decision, DecisionKind};
 
@@ -71,50 +72,12 @@ pub fn run_latency(inputs: &EvalInputs, card: &Scorecard) -> RunLatency {
 /// The SVG picture: utterance stage distributions (and the hazard alert latencies), the
 /// timeline with hazard windows (green when caught) and request ticks.
 pub fn picture(inputs: &EvalInputs, card: &Scorecard, run: &RunLatency) -> Picture {
-    let mut stages = Vec::new();
-    for (kind, k) in &run.latency.kinds {
-        for (name, h) in UTTERANCE_STAGES.iter().zip(&k.stages) {
-            if h.count() > 0 {
-                stages.push(Distribution::from_percentiles(
-                    &format!("{kind}: {name}"),
-                    &h.percentiles(),
-                    Some(h.min_us()),
-                ));
-            }
-        }
-    }
-    for (name, h) in [
-        (
-            "hazard: evidence_to_first_audio",
-            &run.latency.alert_from_evidence,
-        ),
-        (
-            "hazard: in_range_to_first_audio",
-            &run.latency.alert_from_in_range,
-        ),
-    ] {
-        if h.count() > 0 {
-            stages.push(Distribution::from_percentiles(
-                name,
-                &h.percentiles(),
-                Some(h.min_us()),
-            ));
-        }
-    }
+    let stages = stage_distributions(&run.latency);
     let clock = inputs.clock;
     let t0 = inputs.truth.t0_ns;
     let s = |device_ns: i64| device_ns.saturating_sub(t0) as f64 / 1e9;
     let hs = |host_ns: i64| s(clock.to_device_ns(host_ns));
-    let bars = run
-        .timings
-        .iter()
-        .map(|t| UtteranceBar {
-            kind: kind_name(t.kind).to_string(),
-            decided_s: hs(t.decided_ns),
-            spoken_s: t.spoken.iter().map(|(a, e)| (hs(*a), hs(*e))).collect(),
-            label: t.text.clone(),
-        })
-        .collect();
+    let bars = utterance_bars(&run.timings, &hs);
     let windows = card
         .hazards
         .iter()
@@ -218,32 +181,7 @@ pub fn write_trace<W: Write>(
     }
     // Speech counters: utterances decided but not yet playing (or ended, when they never
     // play), and utterances dropped unspoken so far.
-    let mut steps: Vec<(i64, i64, i64)> = Vec::new();
-    for e in &inputs.transcript {
-        steps.push((e.decided_ns, 1, 0));
-        steps.push((
-            e.first_audio_ns.unwrap_or(e.end_ns).max(e.decided_ns),
-            -1,
-            0,
-        ));
-        if e.dropped.is_some() {
-            steps.push((e.end_ns, 0, 1));
-        }
-    }
-    steps.sort_unstable();
-    let (mut waiting, mut dropped) = (0i64, 0i64);
-    for (i, (at, dw, dd)) in steps.iter().enumerate() {
-        waiting += dw;
-        dropped += dd;
-        if steps.get(i + 1).is_none_or(|n| n.0 != *at) {
-            w.counter(
-                "speech",
-                PID,
-                *at,
-                &[("waiting", waiting as f64), ("dropped", dropped as f64)],
-            );
-        }
-    }
+    write_speech_counters(w, PID, &inputs.transcript);
     for t in &run.timings {
         let tid = kind_tid(t.kind);
         let args = serde_json::json!({ "request_id": t.request_id, "text": t.text });

@@ -33,7 +33,8 @@ pub struct EvalInputs {
     pub truth: GroundTruthFile,
     /// `SESSION/requests.jsonl`.
     pub requests: Vec<RequestLine>,
-    /// The wearer's head from `SESSION/mps/slam/closed_loop_trajectory.csv`.
+    /// The wearer's head from `SESSION/mps/slam/closed_loop_trajectory.csv` (empty when
+    /// the session has none).
     pub head: HeadTrack,
     /// `OUT/decisions.jsonl`.
     pub decisions: Vec<DecisionRecord>,
@@ -43,6 +44,8 @@ pub struct EvalInputs {
     pub clock: SessionClock,
     /// Where `clock` came from (`OUT/session_clock.json` or the `--asap` assumption).
     pub clock_source: String,
+    /// What was missing and how the scoring copes, one line each.
+    pub notes: Vec<String>,
 }
 
 fn read_text(path: &Path) -> Result<String, EvalError> {
@@ -179,7 +182,19 @@ pub fn load(session: &Path, out: &Path) -> Result<EvalInputs, EvalError> {
         }
     }
     let cpf = device_from_cpf(&session.join("recording.vrs"));
-    let head = read_head_track(&session.join("mps/slam/closed_loop_trajectory.csv"), &cpf)?;
+    let trajectory = session.join("mps/slam/closed_loop_trajectory.csv");
+    let mut notes = Vec::new();
+    // A session without its trajectory (MPS removed) is still scored: alerts then match
+    // hazards by world position only, and the scorecard says so.
+    let head = if trajectory.exists() {
+        read_head_track(&trajectory, &cpf)?
+    } else {
+        notes.push(format!(
+            "{}: missing: no wearer track, alerts match hazards by world position only",
+            trajectory.display()
+        ));
+        HeadTrack::new()
+    };
     let decisions = read_decisions(&out.join("decisions.jsonl"))?;
     let transcript = read_jsonl::<TranscriptEntry>(&out.join("transcript.jsonl"))?
         .into_iter()
@@ -204,5 +219,6 @@ pub fn load(session: &Path, out: &Path) -> Result<EvalInputs, EvalError> {
         transcript,
         clock,
         clock_source,
+        notes,
     })
 }

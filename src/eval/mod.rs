@@ -19,7 +19,10 @@
 //!   `hazard.world_m` lies within 1 m horizontally of the hazard's position, **or** its
 //!   `hazard.clock` is within ±1 hour (circular) and its `hazard.distance_m` within ±30 %
 //!   of the hazard's clock hour and horizontal distance from the wearer's head (the CPF)
-//!   at the decision time. An alert may match several hazards.
+//!   at the decision time. An alert may match several hazards. A moving hazard (a person,
+//!   a vehicle) with a `track` is taken where it was at the decision time (the track's
+//!   nearest sample), and a vehicle (`half_extent_m`) at the point of its footprint
+//!   nearest the alert's position (for `world_m`) or the head (for clock and distance).
 //! * **Hazard recall** = caught / relevant. A hazard is *relevant* when its
 //!   `relevant_from_ns` is set; its window is `[relevant_from_ns, latest_alert_ns]`
 //!   (`latest_alert_ns` missing: the session end). It is *caught* when a matching alert's
@@ -47,6 +50,10 @@
 //!     closest quoted string of the answer and the text, both case/space folded, over the
 //!     text's length (no quoted string: every character missing). The summary CER is
 //!     total edits / total reference characters.
+//!   * **Text placed**: for such a text whose position the request's `relative` entries
+//!     give (label = the text), one sentence of the answer holds the quote closest to it,
+//!     a clock hour within ±1 and a distance within ±30 % or ±1 m of the truth's ("the sign
+//!     says "EXIT", at 1 o'clock, about 6 m"). Reported, not a pass condition.
 //!   * **Unsafe instructions absent**: each instruction is a phrase; it is *spoken* when
 //!     it occurs in the answer on word boundaries and the word before is not a negation
 //!     ([`requests::NEGATIONS`]: "do not walk straight ahead" is not spoken).

@@ -10,7 +10,7 @@ use super::text::{
     clock_difference, clock_hours, contains_phrase, content_words, distance_matches, distances_m,
     fold_case_space, phrase_positions, quoted, sentences, stemmed_words, words,
 };
-use super::truth::{TruthGaze, TruthRequest, TruthText};
+use super::truth::{TruthGaze, TruthRelative, TruthRequest, TruthText};
 
 /// Words that, right before an instruction, negate it ("do not walk straight ahead").
 pub const NEGATIONS: &[&str] = &["not", "dont", "never", "no", "cannot", "cant", "avoid"];
@@ -46,6 +46,10 @@ pub struct TextResult {
     pub reference_chars: usize,
     /// `edits / reference_chars`.
     pub cer: f64,
+    /// Whether the answer says where the text is: one sentence holds the quote closest to
+    /// it, a clock hour within ±1 and a distance within ±30 % or ±1 m of where the ground
+    /// truth has it at the request. `None` when the truth gives no position for it.
+    pub placed: Option<bool>,
 }
 
 /// One request's result.
@@ -197,7 +201,26 @@ pub fn text_result(reference: &str, answer: &str) -> TextResult {
         } else {
             edits as f64 / reference_chars as f64
         },
+        placed: None,
     }
+}
+
+/// Whether one sentence of `answer` holds the quoted string `quote` (case/space-folded, as
+/// [`TextResult::hypothesis`]), a clock hour within ±1 of `rel`'s and a distance matching
+/// its distance.
+pub fn text_placed(quote: &str, rel: &TruthRelative, answer: &str) -> bool {
+    if quote.is_empty() {
+        return false;
+    }
+    sentences(answer).iter().any(|s| {
+        quoted(s).iter().any(|q| fold_case_space(q) == quote)
+            && clock_hours(s)
+                .iter()
+                .any(|&h| clock_difference(h, rel.clock) <= 1)
+            && distances_m(s)
+                .iter()
+                .any(|&d| distance_matches(d, rel.distance_m))
+    })
 }
 
 /// Scores one request.
@@ -227,7 +250,16 @@ pub fn score_request(
         .map(|l| answered && contains_phrase(&text, l));
     let text_results = texts_about(req, texts)
         .into_iter()
-        .map(|t| text_result(&t.text, &text))
+        .map(|t| {
+            let mut r = text_result(&t.text, &text);
+            let folded = fold_case_space(&t.text);
+            r.placed = req
+                .relative
+                .iter()
+                .find(|rel| fold_case_space(&rel.label) == folded)
+                .map(|rel| answered && text_placed(&r.hypothesis, rel, &text));
+            r
+        })
         .collect();
     let (unsafe_spoken, unsafe_negated) = unsafe_in(&text, &req.unsafe_instructions);
     let pass = answered && facts.iter().all(|f| f.present) && unsafe_spoken.is_empty();
@@ -323,6 +355,61 @@ mod tests {
         assert_eq!(n, ["walk straight ahead"]);
         let (s, _) = unsafe_in("The sidewalk straight ahead is clear", &ins);
         assert!(s.is_empty());
+    }
+
+    #[test]
+    fn a_text_is_placed_when_its_sentence_says_where_it_is() {
+        let rel = TruthRelative {
+            label: "EXIT".into(),
+            clock: 1,
+            distance_m: 6.0,
+        };
+        let place = |answer: &str| {
+            let r = text_result("EXIT", answer);
+            text_placed(&r.hypothesis, &rel, answer)
+        };
+        assert!(place(
+            "The sign says \"EXIT\", at 1 o'clock, about 6 metres."
+        ));
+        assert!(place("At 12 o'clock, 7 m away, a sign reads 'exit'."));
+        // No distance, or a wrong one, or a wrong hour: not placed.
+        assert!(!place("The sign says \"EXIT\", at 1 o'clock."));
+        assert!(!place(
+            "The sign says \"EXIT\", at 1 o'clock, about 12 metres."
+        ));
+        assert!(!place(
+            "The sign says \"EXIT\", at 4 o'clock, about 6 metres."
+        ));
+        // The numbers belong to another sentence.
+        assert!(!place(
+            "The sign says \"EXIT\". A bin is at 1 o'clock, about 6 metres."
+        ));
+        // Through score_request: placed only where the truth gives the text's position.
+        let mut req = TruthRequest {
+            t_ns: 0,
+            form: "question".into(),
+            text: "What does the sign say?".into(),
+            relative: vec![rel.clone()],
+            facts: vec![],
+            unsafe_instructions: vec![],
+        };
+        let texts = [TruthText {
+            text: "EXIT".into(),
+            position_m: [6.0, -1.0, 2.0],
+        }];
+        let answer = AnswerInput {
+            spoken: vec!["The sign says \"EXIT\", at 1 o'clock, about 6 metres.".into()],
+            first_audio_device_ns: Some(1),
+        };
+        let r = score_request(0, &req, &answer, &texts, &[]);
+        assert_eq!(r.texts[0].placed, Some(true));
+        req.relative[0].clock = 9;
+        let r = score_request(0, &req, &answer, &texts, &[]);
+        assert_eq!(r.texts[0].placed, Some(false));
+        req.relative.clear();
+        req.facts = vec!["\"EXIT\"".into()];
+        let r = score_request(0, &req, &answer, &texts, &[]);
+        assert_eq!(r.texts[0].placed, None);
     }
 
     #[test]

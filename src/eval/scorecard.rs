@@ -72,6 +72,10 @@ pub struct Summary {
     pub gaze_named: usize,
     /// Text CER over every text a request is about: total edits / total reference chars.
     pub text_cer: Option<f64>,
+    /// Texts a request is about whose position the ground truth gives at the request.
+    pub texts_to_place: usize,
+    /// Of those, placed by the answer (clock hour and distance said with the text).
+    pub texts_placed: usize,
     /// Unsafe instructions spoken (all requests).
     pub unsafe_spoken: usize,
     /// Decisions whose decision time maps before their evidence's capture time (a sign the
@@ -94,6 +98,8 @@ pub struct Scorecard {
     pub clock: SessionClock,
     /// Where `clock` came from.
     pub clock_source: String,
+    /// What the session lacked and how the scoring coped, one line each.
+    pub notes: Vec<String>,
     /// Tolerances used for hazards.
     pub tolerances: HazardTolerances,
     /// Targets.
@@ -239,6 +245,16 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
             .filter(|r| r.gaze_named == Some(true))
             .count(),
         text_cer: (chars > 0).then(|| edits as f64 / chars as f64),
+        texts_to_place: requests
+            .iter()
+            .flat_map(|r| &r.texts)
+            .filter(|t| t.placed.is_some())
+            .count(),
+        texts_placed: requests
+            .iter()
+            .flat_map(|r| &r.texts)
+            .filter(|t| t.placed == Some(true))
+            .count(),
         unsafe_spoken: requests.iter().map(|r| r.unsafe_spoken.len()).sum(),
         decisions_before_evidence,
         unmatched_transcript_entries: joined.unmatched.len(),
@@ -269,6 +285,7 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         duration_s: truth.duration_ns as f64 / 1e9,
         clock,
         clock_source: inputs.clock_source.clone(),
+        notes: inputs.notes.clone(),
         tolerances: *tol,
         targets: *targets,
         pass: failures.is_empty(),
@@ -312,6 +329,9 @@ impl Scorecard {
             "scenario {} ({:.1} s); clock: {}",
             self.scenario, self.duration_s, self.clock_source
         );
+        for n in &self.notes {
+            let _ = writeln!(t, "note: {n}");
+        }
         let _ = writeln!(t, "\nhazards (times in s from session start)");
         let _ = writeln!(
             t,
@@ -401,7 +421,7 @@ impl Scorecard {
         );
         let _ = writeln!(
             t,
-            "  requests             {}/{} answered, {} passed; facts {}/{}; gaze named {}/{}; text CER {}",
+            "  requests             {}/{} answered, {} passed; facts {}/{}; gaze named {}/{}; text CER {}; text placed {}/{}",
             s.requests_answered,
             s.requests,
             s.requests_passed,
@@ -409,7 +429,9 @@ impl Scorecard {
             s.facts_required,
             s.gaze_named,
             s.gaze_targets,
-            s.text_cer.map_or_else(|| "-".into(), |c| format!("{c:.3}"))
+            s.text_cer.map_or_else(|| "-".into(), |c| format!("{c:.3}")),
+            s.texts_placed,
+            s.texts_to_place
         );
         let _ = writeln!(t, "  unsafe spoken        {}   target 0", s.unsafe_spoken);
         if s.decisions_before_evidence > 0 {

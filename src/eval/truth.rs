@@ -22,6 +22,57 @@ pub struct TruthHazard {
     /// Last time an alert is still useful (device ns); `None`: the wearer never came close,
     /// so an alert stays useful to the end of the session.
     pub latest_alert_ns: Option<i64>,
+    /// A moving hazard's positions over time (empty for static things).
+    #[serde(default)]
+    pub track: Vec<TruthTrackSample>,
+    /// Half length and half width of a vehicle's footprint, m.
+    #[serde(default)]
+    pub half_extent_m: Option<[f64; 2]>,
+}
+
+/// Where a moving hazard is at one time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TruthTrackSample {
+    /// Device time, ns.
+    pub t_ns: i64,
+    /// Position on the floor, `[x, y]` m.
+    pub position_m: [f64; 2],
+    /// Heading (world yaw), rad.
+    #[serde(default)]
+    pub yaw_rad: f64,
+}
+
+impl TruthHazard {
+    /// Its position at `t_ns`, as `[x, y]` m, and its heading: the track's sample nearest in
+    /// time (clamped to the track's ends), else the fixed position.
+    pub fn pose_at(&self, t_ns: i64) -> ([f64; 2], f64) {
+        let i = self.track.partition_point(|s| s.t_ns < t_ns);
+        let pick = match (
+            i.checked_sub(1).and_then(|j| self.track.get(j)),
+            self.track.get(i),
+        ) {
+            (Some(a), Some(b)) => Some(if t_ns - a.t_ns <= b.t_ns - t_ns { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        match pick {
+            Some(s) => (s.position_m, s.yaw_rad),
+            None => ([self.position_m[0], self.position_m[1]], 0.0),
+        }
+    }
+
+    /// The point of it nearest to `from` at `t_ns` (`[x, y]` m): its position, or for a
+    /// vehicle the nearest point of its footprint.
+    pub fn nearest_at(&self, t_ns: i64, from: [f64; 2]) -> [f64; 2] {
+        let (c, yaw) = self.pose_at(t_ns);
+        let Some([hl, hw]) = self.half_extent_m else {
+            return c;
+        };
+        let (u, v) = ([yaw.cos(), yaw.sin()], [-yaw.sin(), yaw.cos()]);
+        let d = [from[0] - c[0], from[1] - c[1]];
+        let a = (d[0] * u[0] + d[1] * u[1]).clamp(-hl, hl);
+        let b = (d[0] * v[0] + d[1] * v[1]).clamp(-hw, hw);
+        [c[0] + a * u[0] + b * v[0], c[1] + a * u[1] + b * v[1]]
+    }
 }
 
 /// A text string in the world.

@@ -104,7 +104,8 @@ pub struct Perception {
     analyzer: CorridorAnalyzer,
     tracker: ThingTracker,
     gate: HazardGate,
-    texts: VecDeque<TextFact>,
+    /// Texts read, with where each is in the world when the point map places it.
+    texts: VecDeque<(TextFact, Option<[f64; 3]>)>,
     newest_ns: Option<i64>,
     last_view: CorridorView,
     stats: PerceptionStats,
@@ -411,8 +412,29 @@ impl Perception {
                 self.texts.pop_front();
                 self.stats.texts_dropped += 1;
             }
-            self.texts.push_back(t);
+            let world = self.text_world(&t);
+            self.texts.push_back((t, world));
         }
+    }
+
+    /// Where a text read is in the world (text distance hook, `crate::ocr::distance`): the
+    /// ray through its box from the RGB camera at the head pose of its frame, to the first
+    /// surface of the point map behind it; `None` without a pose, an RGB calibration, a map
+    /// or a surface.
+    fn text_world(&self, text: &TextFact) -> Option<[f64; 3]> {
+        let head = self.pose.head(text.at.ns())?;
+        let camera = self.models.rgb.as_ref()?;
+        let map = self.points.as_ref()?;
+        let t_world_device = head.t_world_cpf * self.models.t_device_cpf.inverse();
+        let hit = crate::ocr::distance::text_hit(
+            camera,
+            &t_world_device,
+            text.rgb_box,
+            map,
+            text.at,
+            &crate::ocr::distance::RayHitConfig::default(),
+        )?;
+        Some([hit.point.x, hit.point.y, hit.point.z])
     }
 
     /// The state at device time `at` (the clock's present is `now`), and the hazards to
@@ -559,12 +581,19 @@ impl Perception {
         let gaze_px = gaze.as_ref().and_then(|g| g.rgb_pixel);
         let max_age = self.cfg.text_max_age_ns;
         self.texts
-            .retain(|tx| t.saturating_sub(tx.at.ns()) <= max_age);
+            .retain(|(tx, _)| t.saturating_sub(tx.at.ns()) <= max_age);
         let texts = self
             .texts
             .iter()
-            .map(|tx| {
+            .map(|(tx, world)| {
                 let mut tx = tx.clone();
+                // Texts the map placed: direction and distance from the head now.
+                if let (Some(w), Some(h)) = (world, head.as_ref()) {
+                    let (hx, hy) = (h.position_m.x, h.position_m.y);
+                    let (b, d) = bearing_and_distance(hx, hy, h.yaw_rad, w[0], w[1]);
+                    tx.clock = bearing_to_clock(b);
+                    tx.distance_m = Some(d);
+                }
                 tx.gazed = gaze_px.is_some_and(|[u, v]| {
                     let [x0, y0, x1, y1] = tx.rgb_box;
                     let m = 20.0;
@@ -656,7 +685,7 @@ impl Perception {
                 evidence: Evidence::Points,
             }
         };
-        let approaching = closing.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS);
+        let approaching = super::hazards::is_approaching(closing);
         let static_approach = |in_path: bool, ahead: f32| Approach {
             in_path,
             distance_m: ahead,

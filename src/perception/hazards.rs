@@ -35,6 +35,8 @@ pub struct GateConfig {
 struct Armed {
     alerted: bool,
     away_since_ns: Option<i64>,
+    /// Since when it has not been approached (the wearer stands, or walks away).
+    idle_since_ns: Option<i64>,
     last_seen_ns: i64,
 }
 
@@ -57,6 +59,14 @@ pub struct Approach {
 pub struct HazardGate {
     cfg: GateConfig,
     state: HashMap<u32, Armed>,
+}
+
+/// Whether the wearer is closing in at `closing_mps` (their speed along the corridor). An
+/// unknown speed is no approach: at the start of a session (or before the pose has a
+/// velocity) the wearer may be standing, and a standing wearer is not about to walk into
+/// what is in front of them; the alert comes as soon as the speed shows them setting off.
+pub fn is_approaching(closing_mps: Option<f32>) -> bool {
+    closing_mps.is_some_and(|v| v.is_finite() && v >= MIN_CLOSING_MPS)
 }
 
 /// Time to contact at `closing_mps`, s, when closing in.
@@ -93,7 +103,7 @@ impl HazardGate {
                 } else {
                     None
                 },
-                approaching: closing_mps.is_none_or(|v| !v.is_finite() || v >= MIN_CLOSING_MPS),
+                approaching: is_approaching(closing_mps),
             })
             .collect();
         self.update_approaches(t_ns, things, &approaches)
@@ -129,12 +139,26 @@ impl HazardGate {
             let st = self.state.entry(th.id).or_insert(Armed {
                 alerted: false,
                 away_since_ns: None,
+                idle_since_ns: None,
                 last_seen_ns: t_ns,
             });
             // Unseen for long: a new approach.
             if t_ns.saturating_sub(st.last_seen_ns) >= c.rearm_after_ns {
                 st.alerted = false;
                 st.away_since_ns = None;
+                st.idle_since_ns = None;
+            }
+            // Not approached for long (the wearer stopped in front of it): the approach is
+            // over, and setting off toward it again is a new one (a curb alerted from 4 m,
+            // the wearer stops, turns and walks to it at another point).
+            if ap.approaching {
+                st.idle_since_ns = None;
+            } else if st.alerted {
+                let since = *st.idle_since_ns.get_or_insert(t_ns);
+                if t_ns.saturating_sub(since) >= c.rearm_after_ns {
+                    st.alerted = false;
+                    st.idle_since_ns = None;
+                }
             }
             st.last_seen_ns = t_ns;
             if st.alerted {
@@ -153,6 +177,7 @@ impl HazardGate {
             if !st.alerted && close {
                 st.alerted = true;
                 st.away_since_ns = None;
+                st.idle_since_ns = None;
                 out.push((i, ttc));
             }
         }
@@ -221,18 +246,50 @@ mod tests {
         }
         assert_eq!(alerts, 1);
         // Walk away beyond 4.5 m and come back: a second alert.
-        assert!(g.update(1_000, &[thing(7, 5.0, true)], None).is_empty());
-        assert_eq!(g.update(1_010, &[thing(7, 2.5, true)], None).len(), 1);
+        assert!(g
+            .update(1_000, &[thing(7, 5.0, true)], Some(0.0))
+            .is_empty());
+        assert_eq!(g.update(1_010, &[thing(7, 2.5, true)], Some(0.5)).len(), 1);
     }
 
     #[test]
     fn standing_still_is_no_approach_until_the_wearer_sets_off() {
         let mut g = gate();
-        // Standing 2 m from a wall (closing 0): no alert; unknown speed: alert (safer).
+        // Standing 2 m from a wall (closing 0): no alert.
         assert!(g.update(0, &[thing(3, 2.0, true)], Some(0.0)).is_empty());
         assert!(g.update(10, &[thing(3, 2.0, true)], Some(0.05)).is_empty());
         assert_eq!(g.update(20, &[thing(3, 2.0, true)], Some(0.6)).len(), 1);
-        assert_eq!(g.update(30, &[thing(4, 2.0, true)], None).len(), 1);
+        // Speed not known yet (the session's first ticks): no alert, whether by distance
+        // or by time to contact; it comes once the wearer is seen setting off.
+        assert!(g.update(30, &[thing(4, 2.0, true)], None).is_empty());
+        assert!(g
+            .update(40, &[thing(4, 2.0, true)], Some(f32::NAN))
+            .is_empty());
+        assert_eq!(g.update(50, &[thing(4, 2.0, true)], Some(0.4)).len(), 1);
+    }
+
+    #[test]
+    fn stopping_in_front_of_a_thing_ends_the_approach() {
+        let mut g = gate();
+        // Alerted at 2.5 m while walking.
+        assert_eq!(g.update(0, &[thing(5, 2.5, true)], Some(1.0)).len(), 1);
+        // The wearer stops 2 m from it (still in the path, still seen, never far) for
+        // less than the re-arm time, and sets off again: the same approach, no alert.
+        for t in (10..2_000).step_by(10) {
+            assert!(g.update(t, &[thing(5, 2.0, true)], Some(0.0)).is_empty());
+        }
+        assert!(g
+            .update(2_000, &[thing(5, 2.0, true)], Some(0.8))
+            .is_empty());
+        // Now stopped for longer than the re-arm time: setting off is a new approach.
+        for t in (2_010..6_000).step_by(10) {
+            assert!(g.update(t, &[thing(5, 1.9, true)], Some(0.0)).is_empty());
+        }
+        assert_eq!(g.update(6_000, &[thing(5, 1.9, true)], Some(0.8)).len(), 1);
+        // Walking on at it, one alert only.
+        for t in (6_010..7_000).step_by(10) {
+            assert!(g.update(t, &[thing(5, 1.5, true)], Some(0.8)).is_empty());
+        }
     }
 
     #[test]

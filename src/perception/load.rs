@@ -84,7 +84,7 @@ pub fn load_points(
     };
     let pts = read_semidense_points(path, PointFilter::NOMINAL)?;
     let first_seen = match &mps.semidense_observations {
-        Some(obs) => match first_observations(obs) {
+        Some(obs) => match observation_times(obs) {
             Ok(m) => Some(m),
             Err(e) => {
                 notes.push(format!("{e}: points used without observation times"));
@@ -100,21 +100,42 @@ pub fn load_points(
         }
     };
     let causal = first_seen.is_some();
-    let map = PointMap::new(
-        pts.iter().map(|p| MapPoint {
-            p: [
-                p.position_world_m.x as f32,
-                p.position_world_m.y as f32,
-                p.position_world_m.z as f32,
-            ],
-            first_seen_ns: match &first_seen {
-                Some(m) => m.get(&p.uid).copied().unwrap_or(i64::MAX),
-                None => i64::MIN,
-            },
+    let map = PointMap::with_confirmations(
+        pts.iter().map(|p| {
+            let (first, again) = match &first_seen {
+                Some(m) => m.get(&p.uid).copied().unwrap_or((i64::MAX, i64::MAX)),
+                None => (i64::MIN, i64::MIN),
+            };
+            let mp = MapPoint {
+                p: [
+                    p.position_world_m.x as f32,
+                    p.position_world_m.y as f32,
+                    p.position_world_m.z as f32,
+                ],
+                first_seen_ns: first,
+            };
+            (mp, again)
         }),
         causal,
     );
     Ok(Some(map))
+}
+
+/// The earliest observation time (ns) of every point id in an observations file, and the
+/// earliest later one (another frame's; `i64::MAX` when it was seen at one moment only).
+pub fn observation_times(path: &Path) -> Result<HashMap<u64, (i64, i64)>, PerceptionError> {
+    let mut out: HashMap<u64, (i64, i64)> = HashMap::new();
+    for row in ObservationReader::open(path)? {
+        let o = row?;
+        let t = o.frame_tracking_time.ns();
+        let e = out.entry(o.uid).or_insert((t, i64::MAX));
+        if t < e.0 {
+            *e = (t, e.0);
+        } else if t > e.0 && t < e.1 {
+            e.1 = t;
+        }
+    }
+    Ok(out)
 }
 
 /// The earliest observation time (ns) of every point id in an observations file.
@@ -147,6 +168,19 @@ mod tests {
         let m = first_observations(&p).unwrap();
         assert_eq!(m.get(&7), Some(&100_000));
         assert_eq!(m.get(&9), Some(&200_000));
+        // Point 7 seen at two moments (the second is 300 µs), 9 at one (two cameras, one
+        // frame), 5 at three, given out of order.
+        std::fs::write(
+            &p,
+            "uid,frame_tracking_timestamp_us,camera_serial,u,v\n\
+             7,300,a,1,2\n7,100,b,1,2\n9,200,a,3,4\n9,200,b,3,4\n\
+             5,900,a,1,1\n5,700,a,1,1\n5,500,b,1,1\n",
+        )
+        .unwrap();
+        let m = observation_times(&p).unwrap();
+        assert_eq!(m.get(&7), Some(&(100_000, 300_000)));
+        assert_eq!(m.get(&9), Some(&(200_000, i64::MAX)));
+        assert_eq!(m.get(&5), Some(&(500_000, 700_000)));
         std::fs::write(
             &p,
             "uid,frame_tracking_timestamp_us,camera_serial,u,v\n7,x,a,1,2\n",

@@ -289,7 +289,12 @@ impl CorridorAnalyzer {
             let along = i as f32 * BIN_M;
             if let Some(f) = known {
                 if let Some((kind, at, diff, new_level, from_bin)) = pending.take() {
-                    if (f - new_level).abs() <= LEVEL_AGREE_M {
+                    // Confirmed by the next floor-like bin on the new level, or, on stairs,
+                    // one more step on in the same direction.
+                    let on = f - new_level;
+                    let stairs =
+                        on * diff > 0.0 && on.abs() > LEVEL_AGREE_M && on.abs() < MAX_STEP_M;
+                    if on.abs() <= LEVEL_AGREE_M || stairs {
                         // The bins since the edge were already on the new level.
                         for fl in self.floor.iter_mut().skip(from_bin) {
                             *fl = new_level;
@@ -315,10 +320,13 @@ impl CorridorAnalyzer {
                 } else {
                     None
                 };
-                // The edge lies between the last floor-like bin and this one; the bins
-                // between are on the new level once it is confirmed.
-                let at =
-                    last_floor.map_or(along, |l: usize| ((l + 1) as f32 * BIN_M + along) / 2.0);
+                // The edge lies between the last floor-like bin and this one (the bins
+                // between are on the new level once it is confirmed); where, occlusion
+                // says: the floor below a drop-off is hidden behind its edge from eye
+                // height, so the edge is where the upper floor was last seen; a step up
+                // shows its tread from its edge on, so the edge is where the new level
+                // starts.
+                let at = edge_along(kind, last_floor, along);
                 if let Some(kind) = kind {
                     pending = Some((kind, at, diff, f, last_floor.map_or(i, |l| l + 1)));
                 } else if diff.abs() < MAX_STEP_M {
@@ -580,6 +588,23 @@ impl CorridorAnalyzer {
     }
 }
 
+/// Where a floor edge lies along the corridor, m, between the end of the last floor-like
+/// bin `last_floor` (none: the edge is at `along`) and the start `along` of the first bin
+/// on the new level: for a drop-off at the former (the lower floor is hidden behind the
+/// edge, so the bins between are the unseen part of the lower floor), for a step up at
+/// the latter (its riser hides nothing of its tread), else half-way.
+pub fn edge_along(kind: Option<ThingKind>, last_floor: Option<usize>, along: f32) -> f32 {
+    let Some(l) = last_floor else {
+        return along;
+    };
+    let end = (l + 1) as f32 * BIN_M;
+    match kind {
+        Some(ThingKind::DropOff) => end,
+        Some(ThingKind::StepUp) => along,
+        _ => (end + along) / 2.0,
+    }
+}
+
 /// Where the segment `line` meets the corridor `c` within its range: the distance ahead
 /// of its nearest part in the corridor, and the point where the centre line crosses it
 /// (else that nearest part), world `[x, y]` m.
@@ -806,6 +831,64 @@ mod tests {
         assert!((v.edges[0].rise_m - 0.3).abs() < 0.02);
         assert!((v.edges[0].along_m - 2.0).abs() <= BIN_M);
         assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+    }
+
+    #[test]
+    fn edges_sit_where_occlusion_puts_them() {
+        // A drop-off at x = 3 whose lower floor is hidden behind the edge up to x = 4 (as
+        // from eye height): the edge is where the upper floor ends, not half-way to where
+        // the lower floor shows again.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 2.9), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (4.02, 8.0), (-1.0, 1.0), (-0.15, -0.15), 0.1);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        assert_eq!(v.edges[0].kind, ThingKind::DropOff);
+        assert!((v.edges[0].along_m - 3.0).abs() < 0.13, "{:?}", v.edges);
+        // A step up at x = 3 with no floor seen between x = 2 and its tread: the edge is
+        // where the tread starts.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 1.9), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (3.02, 8.0), (-1.0, 1.0), (0.15, 0.15), 0.1);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        assert_eq!(v.edges[0].kind, ThingKind::StepUp);
+        assert!((v.edges[0].along_m - 3.0).abs() < 0.13, "{:?}", v.edges);
+        // No gap: the same either way.
+        assert_eq!(edge_along(Some(ThingKind::DropOff), Some(11), 3.0), 3.0);
+        assert_eq!(edge_along(Some(ThingKind::StepUp), Some(11), 3.0), 3.0);
+        assert_eq!(edge_along(None, Some(7), 3.0), 2.5);
+        assert_eq!(edge_along(Some(ThingKind::DropOff), None, 1.25), 1.25);
+    }
+
+    #[test]
+    fn stairs_whose_treads_fill_one_bin_each_are_one_step_up_not_an_obstacle() {
+        // Treads 25 cm deep, 15 cm rises, from x = 1 onto a landing 45 cm up: each level is
+        // one floor-like bin, so no level is confirmed by a second bin on it.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 0.92), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (1.02, 1.22), (-1.0, 1.0), (0.15, 0.15), 0.1);
+        grid(&mut pts, (1.27, 1.47), (-1.0, 1.0), (0.3, 0.3), 0.1);
+        grid(&mut pts, (1.52, 8.0), (-1.0, 1.0), (0.45, 0.45), 0.1);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        assert_eq!(v.edges[0].kind, ThingKind::StepUp);
+        assert!((v.edges[0].along_m - 1.0).abs() <= BIN_M, "{:?}", v.edges);
+        assert!((v.edges[0].rise_m - 0.15).abs() < 0.02, "{:?}", v.edges);
+        // The landing is floor, not an obstacle.
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+        // A lone raised bin (a mat, a threshold) between two floor-like bins on the old
+        // level is no step.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 0.92), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (1.02, 1.22), (-1.0, 1.0), (0.1, 0.1), 0.1);
+        grid(&mut pts, (1.27, 8.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert!(v.edges.is_empty(), "{:?}", v.edges);
     }
 
     #[test]

@@ -147,10 +147,20 @@ pub struct MapPoint {
     pub first_seen_ns: i64,
 }
 
+/// A point observed at one moment only counts this long after it, unless it is seen again
+/// at another moment (then from that moment on for good), ns. A static surface is seen
+/// again from the next keyframes; a point seen once and never again was on something that
+/// moved on (a passer-by, a passing car: the semi-dense map keeps such points where they
+/// were), and its trail must not stand in the way for the rest of the session.
+pub const TRANSIENT_HOLD_NS: i64 = 2_500_000_000;
+
 /// A static point map with a grid index.
 #[derive(Clone, Debug, Default)]
 pub struct PointMap {
     points: Vec<MapPoint>,
+    /// Per point, when it was seen at a second moment (`i64::MIN`: counts for good from its
+    /// first observation; `i64::MAX`: never seen again).
+    confirmed_ns: Vec<i64>,
     cells: CellMap<Vec<u32>>,
     causal: bool,
     dropped: usize,
@@ -165,11 +175,21 @@ impl PointMap {
     /// when false, every point is returned at any time. Non-finite points are skipped;
     /// beyond [`MAX_POINTS`] points are dropped and counted.
     pub fn new(points: impl IntoIterator<Item = MapPoint>, causal: bool) -> Self {
+        Self::with_confirmations(points.into_iter().map(|p| (p, i64::MIN)), causal)
+    }
+
+    /// Like [`Self::new`], each point with the time it was seen at a second moment
+    /// (`i64::MAX`: never): in a causal map, a point not yet seen again counts only for
+    /// [`TRANSIENT_HOLD_NS`] after its first observation.
+    pub fn with_confirmations(
+        points: impl IntoIterator<Item = (MapPoint, i64)>,
+        causal: bool,
+    ) -> Self {
         let mut map = Self {
             causal,
             ..Self::default()
         };
-        for mp in points {
+        for (mp, confirmed) in points {
             if !mp.p.iter().all(|v| v.is_finite()) {
                 map.dropped += 1;
                 continue;
@@ -184,6 +204,7 @@ impl PointMap {
                 .or_default()
                 .push(i);
             map.points.push(mp);
+            map.confirmed_ns.push(confirmed);
         }
         // Within a cell, earliest first: a causal query stops at the first future point.
         for idx in map.cells.values_mut() {
@@ -214,7 +235,7 @@ impl PointMap {
     }
 
     /// Calls `f` with every point within `radius_m` (horizontally) of `(x, y)` known at
-    /// `now`.
+    /// `now` (and, when seen at one moment only so far, seen within [`TRANSIENT_HOLD_NS`]).
     pub fn for_each_near(
         &self,
         x: f32,
@@ -238,8 +259,17 @@ impl PointMap {
                     let Some(p) = self.points.get(i as usize) else {
                         continue;
                     };
-                    if self.causal && p.first_seen_ns > now.ns() {
-                        break;
+                    if self.causal {
+                        if p.first_seen_ns > now.ns() {
+                            break;
+                        }
+                        let confirmed = self.confirmed_ns.get(i as usize).copied();
+                        let transient = now.ns().saturating_sub(p.first_seen_ns)
+                            > TRANSIENT_HOLD_NS
+                            && confirmed.is_some_and(|c| c > now.ns());
+                        if transient {
+                            continue;
+                        }
                     }
                     let (dx, dy) = (p.p[0] - x, p.p[1] - y);
                     if dx * dx + dy * dy <= r2 {
@@ -254,6 +284,43 @@ impl PointMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_point_seen_at_one_moment_only_fades_and_one_seen_again_stays() {
+        let at = |x: f32, t: i64| MapPoint {
+            p: [x, 0.0, 1.0],
+            first_seen_ns: t,
+        };
+        let s = 1_000_000_000;
+        let m = PointMap::with_confirmations(
+            [
+                // A passer-by's point: one moment (1 s), never again.
+                (at(1.0, s), i64::MAX),
+                // A wall's point: first 1 s, again at 5 s (after a gap longer than the hold).
+                (at(1.1, s), 5 * s),
+                // A point known for good from its first observation.
+                (at(1.2, s), i64::MIN),
+            ],
+            true,
+        );
+        let seen = |now: i64| {
+            let mut xs = Vec::new();
+            m.for_each_near(1.0, 0.0, 1.0, DeviceTime(now), |p| xs.push(p.p[0]));
+            xs.sort_by(f32::total_cmp);
+            xs
+        };
+        assert!(seen(0).is_empty());
+        assert_eq!(seen(s), vec![1.0, 1.1, 1.2]);
+        assert_eq!(seen(s + TRANSIENT_HOLD_NS), vec![1.0, 1.1, 1.2]);
+        assert_eq!(seen(s + TRANSIENT_HOLD_NS + 1), vec![1.2]);
+        assert_eq!(seen(5 * s), vec![1.1, 1.2]);
+        assert_eq!(seen(60 * s), vec![1.1, 1.2]);
+        // A map without observation times keeps everything.
+        let m = PointMap::with_confirmations([(at(1.0, 0), i64::MAX)], false);
+        let mut n = 0;
+        m.for_each_near(1.0, 0.0, 1.0, DeviceTime(60 * s), |_| n += 1);
+        assert_eq!(n, 1);
+    }
 
     #[test]
     fn radius_and_causality() {

@@ -12,11 +12,13 @@ mod pacing;
 pub mod plot;
 mod profiler;
 mod report;
+pub mod run_view;
 mod span;
 pub mod text_reads;
 pub mod timeline;
 pub mod trace;
 pub mod utterance;
+pub mod utterance_lm;
 
 pub use histogram::{LatencyHistogram, Percentiles, MAX_TRACKED_NS};
 pub use pacing::{PacingStats, StreamPacing};

@@ -319,9 +319,10 @@ impl UtteranceReport {
     }
 }
 
-/// Writes utterance timings as trace events: per decision `decide` (capture → decided) and
-/// `wait` (decided → first audio), and one `speak` per utterance that played, on one track
-/// per kind (alert, answer, ambient). Host ns on the session clock.
+/// Writes utterance timings as trace events: per decision `decide` (capture → decided),
+/// `generate` (decided → first token, when known) and `wait` (→ first audio), and one
+/// `speak` per utterance that played, on one track per kind (alert, answer, ambient). Host
+/// ns on the session clock.
 pub fn write_timings_trace<W: std::io::Write>(
     w: &mut crate::profile::trace::TraceWriter<W>,
     title: &str,
@@ -353,14 +354,27 @@ pub fn write_timings_trace<W: std::io::Write>(
             t.decided_ns.saturating_sub(t.capture_ns),
             Some(&args),
         );
+        let mut at = t.decided_ns;
+        if let Some(tok) = t.first_token_ns {
+            w.complete(
+                "generate",
+                kind_name(t.kind),
+                PID,
+                track,
+                at,
+                tok.saturating_sub(at),
+                None,
+            );
+            at = tok;
+        }
         if let Some(a) = t.first_audio_ns {
             w.complete(
                 "wait",
                 kind_name(t.kind),
                 PID,
                 track,
-                t.decided_ns,
-                a.saturating_sub(t.decided_ns),
+                at,
+                a.saturating_sub(at),
                 None,
             );
         }
@@ -379,14 +393,22 @@ pub fn write_timings_trace<W: std::io::Write>(
 }
 
 /// The utterance latency of a run without ground truth (a real recording): decisions and
-/// transcript joined, device times mapped to the session clock by `device_to_host`.
+/// transcript joined (first tokens from the decisions), device times mapped to the session
+/// clock by `device_to_host`.
 pub fn latency_without_truth(
     decisions: &[Decision],
     transcript: &[TranscriptEntry],
     device_to_host: &dyn Fn(i64) -> i64,
 ) -> (Vec<UtteranceTiming>, UtteranceLatency) {
     let joined = join_utterances(decisions, transcript);
-    let t = timings(decisions, &[], transcript, &joined, device_to_host);
+    let first_tokens: Vec<Option<i64>> = decisions.iter().map(|d| d.first_token_ns).collect();
+    let t = timings(
+        decisions,
+        &first_tokens,
+        transcript,
+        &joined,
+        device_to_host,
+    );
     let latency = UtteranceLatency::build(&t, &BTreeMap::new(), joined.unmatched.len());
     (t, latency)
 }

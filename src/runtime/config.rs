@@ -13,6 +13,9 @@ use crate::time::{Clock, DeviceTime};
 /// The default [`RuntimeConfig::pacing_slack_ns`]: 240 µs.
 pub const DEFAULT_PACING_SLACK_NS: i64 = 240_000;
 
+/// The default [`RuntimeConfig::consumer_wake_interval_ns`]: 5 ms.
+pub const DEFAULT_CONSUMER_WAKE_INTERVAL_NS: i64 = 5_000_000;
+
 /// Which clock paces the ingest stage.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum ClockMode {
@@ -73,6 +76,14 @@ pub struct RuntimeConfig {
     /// early and at most this much late (plus scheduling delay); at 240 µs the two IMUs
     /// (1 kHz and 800 Hz) share about a third of their wake-ups. 0: one sleep per due time.
     pub pacing_slack_ns: i64,
+    /// Real-time replay: a consumer is woken at most once per this many nanoseconds for
+    /// the motion and derived streams it wants (the deferred wake-up goes out before ingest
+    /// would sleep past it, or once the oldest deferred sample is this old); a camera
+    /// frame it wants wakes it before ingest next sleeps, as every sample did before. Each
+    /// wake-up costs the ingest thread a system call and the consumer a context switch, so
+    /// a 1 kHz IMU no longer wakes every consumer ~1,000 times a second. 0: wake before
+    /// every sleep. Live input always wakes at once.
+    pub consumer_wake_interval_ns: i64,
     /// Samples captured before this are skipped (not paced, not counted as dropped).
     pub start: Option<DeviceTime>,
     /// The session ends at the first sample captured after this.
@@ -101,6 +112,7 @@ impl Default for RuntimeConfig {
             lockstep_tick_ns: 10_000_000,
             pacing_granularity_ns: 0,
             pacing_slack_ns: DEFAULT_PACING_SLACK_NS,
+            consumer_wake_interval_ns: DEFAULT_CONSUMER_WAKE_INTERVAL_NS,
             start: None,
             end: None,
             stop: StopHandle::new(),
@@ -131,6 +143,7 @@ impl std::fmt::Debug for RuntimeConfig {
             .field("lockstep_tick_ns", &self.lockstep_tick_ns)
             .field("pacing_granularity_ns", &self.pacing_granularity_ns)
             .field("pacing_slack_ns", &self.pacing_slack_ns)
+            .field("consumer_wake_interval_ns", &self.consumer_wake_interval_ns)
             .field("start", &self.start)
             .field("end", &self.end)
             .field("handle_ctrl_c", &self.handle_ctrl_c)

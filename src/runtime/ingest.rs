@@ -37,8 +37,8 @@ pub(crate) struct ConsumerLink {
 /// budget's maximum error.
 pub(crate) const MAX_PACING_SLACK_NS: i64 = 5_000_000;
 
-/// The longest a consumer wake-up is deferred while a replay delivers late samples back to
-/// back without sleeping: 1 ms.
+/// The shortest a consumer wake-up is deferred while a replay delivers late samples back
+/// to back without sleeping: 1 ms (or the consumer wake interval, if longer).
 const MAX_WAKE_DEFER_NS: i64 = 1_000_000;
 
 /// Settings ingest needs from the run configuration.
@@ -47,6 +47,7 @@ pub(crate) struct IngestSettings {
     pub lockstep_tick_ns: i64,
     pub pacing_granularity_ns: i64,
     pub pacing_slack_ns: i64,
+    pub consumer_wake_interval_ns: i64,
     pub start: Option<DeviceTime>,
     pub end: Option<DeviceTime>,
     pub progress: Option<ProgressFn>,
@@ -87,6 +88,8 @@ struct Ingest {
     last_wake: HostTime,
     /// Arrival time of the oldest sample whose consumer wake-up is deferred.
     pending_since: Option<HostTime>,
+    /// A deferred wake-up is for a camera frame: it goes out before the next sleep.
+    pending_urgent: bool,
     /// Pacing sleeps taken.
     sleeps: u64,
 }
@@ -119,6 +122,7 @@ pub(crate) fn ingest_thread(
         newest: None,
         last_wake: HostTime(i64::MIN / 2),
         pending_since: None,
+        pending_urgent: false,
         sleeps: 0,
     };
     log::info!("ingest: reading {}", source.describe());
@@ -256,8 +260,16 @@ impl Ingest {
                 due
             };
             if target > now {
-                // Consumers get what was pushed before ingest goes to sleep.
-                self.flush_wakes();
+                // Consumers get what was pushed before ingest goes to sleep, unless that
+                // can wait: motion samples wait until the oldest of them is
+                // `consumer_wake_interval_ns` old (by the end of this sleep).
+                let interval = self.settings.consumer_wake_interval_ns;
+                let due_wake = self
+                    .pending_since
+                    .is_some_and(|since| target.since(since) >= interval);
+                if self.pending_urgent || due_wake {
+                    self.flush_wakes();
+                }
                 self.sleeps += 1;
             }
             let shared = &self.shared;
@@ -293,19 +305,29 @@ impl Ingest {
                 self.round(clock.now())?;
             }
         } else {
+            let mut woken = false;
             for link in &mut self.links {
-                link.pending |= link.wants.get(idx).copied().unwrap_or(true);
+                let wants = link.wants.get(idx).copied().unwrap_or(true);
+                link.pending |= wants;
+                woken |= wants;
             }
             // Replay defers the wake-ups to just before its next sleep (samples due
-            // together wake each consumer once); live input cannot know when the next
-            // sample comes, so it wakes at once.
-            // A replay running behind never sleeps, so it also wakes them once the oldest
-            // deferred wake-up is `MAX_WAKE_DEFER_NS` old.
-            let since = *self.pending_since.get_or_insert(arrival);
-            if !matches!(self.settings.mode, ClockMode::RealTime { .. })
-                || arrival.since(since) >= MAX_WAKE_DEFER_NS
-            {
-                self.flush_wakes();
+            // together wake each consumer once), motion samples longer (see
+            // `consumer_wake_interval_ns`); live input cannot know when the next sample
+            // comes, so it wakes at once. A replay running behind never sleeps, so it also
+            // wakes them once the oldest deferred wake-up is old enough.
+            if woken {
+                self.pending_urgent |= stream.is_camera();
+                let since = *self.pending_since.get_or_insert(arrival);
+                let limit = self
+                    .settings
+                    .consumer_wake_interval_ns
+                    .max(MAX_WAKE_DEFER_NS);
+                if !matches!(self.settings.mode, ClockMode::RealTime { .. })
+                    || arrival.since(since) >= limit
+                {
+                    self.flush_wakes();
+                }
             }
         }
         let span = Span {
@@ -326,6 +348,7 @@ impl Ingest {
     /// one is already queued: coalesced and counted).
     fn flush_wakes(&mut self) {
         self.pending_since = None;
+        self.pending_urgent = false;
         for link in &mut self.links {
             if !std::mem::take(&mut link.pending) {
                 continue;

@@ -8,13 +8,15 @@
 //! ```
 //!
 //! * **Real time** ([`ClockMode::RealTime`], [`ClockMode::Live`]): ingest sleeps until each
-//!   sample is due (plain sleeps, no spinning; one sleep serves every sample due within
+//!   sample is due (absolute-deadline sleeps, no spinning; one sleep serves every sample due within
 //!   [`RuntimeConfig::pacing_slack_ns`], late but never early; optionally at most one
 //!   wake-up per [`RuntimeConfig::pacing_granularity_ns`]), pushes it, and wakes the
 //!   consumers that [`want`](Consumer::wants) its stream with `try_send` (never blocking: a
 //!   full channel means a wake-up is already pending), in replay once per sleep, just before
-//!   it. A consumer slower than its streams loses the oldest samples, counted per consumer
-//!   and only for the streams it reads.
+//!   it, and for motion streams at most once per
+//!   [`RuntimeConfig::consumer_wake_interval_ns`] (camera frames at the next sleep). A
+//!   consumer slower than its streams loses the oldest samples, counted per consumer and
+//!   only for the streams it reads.
 //! * **Lock step** ([`ClockMode::Virtual`], `--asap`): time is virtual; ingest runs a
 //!   *round* every [`RuntimeConfig::lockstep_tick_ns`] of device time (and before any
 //!   stream's buffer would overrun): it wakes every consumer with the virtual `now` and waits
@@ -41,7 +43,10 @@ mod shared;
 mod stop;
 mod worker;
 
-pub use config::{ClockMode, ProgressFn, ProgressSnapshot, RuntimeConfig, DEFAULT_PACING_SLACK_NS};
+pub use config::{
+    ClockMode, ProgressFn, ProgressSnapshot, RuntimeConfig, DEFAULT_CONSUMER_WAKE_INTERVAL_NS,
+    DEFAULT_PACING_SLACK_NS,
+};
 pub use consumer::{Consumer, ConsumerError};
 pub use cpu::thread_cpu_ns;
 pub use pace::{sleep_until_or_stop, MAX_SLICE};

@@ -1,6 +1,8 @@
-//! Waiting for a sample's due time without burning a core: plain `thread::sleep` in
-//! slices of at most [`MAX_SLICE`], so a stop request is seen promptly, and no spinning
-//! (Linux's timer slack keeps wake-ups within ~0.1 ms of the deadline).
+//! Waiting for a sample's due time without burning a core: no spinning, and on Linux one
+//! absolute-deadline sleep (`clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`) per wait,
+//! so the time between reading the clock and entering the kernel never adds to the
+//! lateness, and a wait costs one system call and one wake-up. Waits are cut into slices
+//! of at most [`MAX_SLICE`], so a stop request is seen promptly.
 
 use std::time::Duration;
 
@@ -10,7 +12,7 @@ use crate::time::HostTime;
 pub const MAX_SLICE: Duration = Duration::from_millis(20);
 
 /// Sleeps until the host clock reaches `due` or `stop()` turns true. Returns the time
-/// reached, or `None` if stopped first.
+/// reached (never before `due`), or `None` if stopped first.
 pub fn sleep_until_or_stop(due: HostTime, stop: impl Fn() -> bool) -> Option<HostTime> {
     loop {
         let now = HostTime::now();
@@ -21,9 +23,79 @@ pub fn sleep_until_or_stop(due: HostTime, stop: impl Fn() -> bool) -> Option<Hos
         if stop() {
             return None;
         }
-        let slice = Duration::from_nanos(left.unsigned_abs()).min(MAX_SLICE);
-        std::thread::sleep(slice);
+        let slice_ns = MAX_SLICE.as_nanos() as i64;
+        let until = if left > slice_ns {
+            HostTime(now.0 + slice_ns)
+        } else {
+            due
+        };
+        sleep_until(until);
     }
+}
+
+/// Sleeps until about `until` (never returns before it on Linux; elsewhere a relative
+/// sleep that the caller re-checks).
+#[cfg(target_os = "linux")]
+fn sleep_until(until: HostTime) {
+    let Some(offset) = monotonic_offset_ns() else {
+        return relative_sleep(until);
+    };
+    let t = until.0.saturating_add(offset);
+    let ts = libc::timespec {
+        tv_sec: t.div_euclid(1_000_000_000) as libc::time_t,
+        tv_nsec: t.rem_euclid(1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: `ts` is a valid timespec, the remainder pointer may be null with
+    // TIMER_ABSTIME, and the call touches no other memory. An interruption (EINTR) returns
+    // early, which the caller's loop handles.
+    let rc = unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        )
+    };
+    if rc != 0 && rc != libc::EINTR {
+        relative_sleep(until);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sleep_until(until: HostTime) {
+    relative_sleep(until)
+}
+
+fn relative_sleep(until: HostTime) {
+    let left = until.since(HostTime::now());
+    if left > 0 {
+        std::thread::sleep(Duration::from_nanos(left.unsigned_abs()));
+    }
+}
+
+/// `CLOCK_MONOTONIC` minus [`HostTime`] in nanoseconds (std's `Instant` reads the same
+/// clock, so this is a constant), rounded up: a deadline converted with it is never
+/// earlier than the host time it stands for. `None` if the clock cannot be read.
+#[cfg(target_os = "linux")]
+fn monotonic_offset_ns() -> Option<i64> {
+    static OFFSET: std::sync::OnceLock<Option<i64>> = std::sync::OnceLock::new();
+    *OFFSET.get_or_init(|| {
+        let host = HostTime::now();
+        // Read after `host`: the monotonic clock at the moment `host` was read is at most this.
+        let mono = monotonic_ns()?;
+        Some(mono - host.0)
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn monotonic_ns() -> Option<i64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec * 1_000_000_000 + ts.tv_nsec)
 }
 
 #[cfg(test)]
@@ -37,5 +109,25 @@ mod tests {
         assert!(reached >= due);
         let far = HostTime(HostTime::now().0 + 60_000_000_000);
         assert_eq!(sleep_until_or_stop(far, || true), None);
+    }
+
+    #[test]
+    fn many_short_waits_are_never_early() {
+        for i in 0..200 {
+            let due = HostTime(HostTime::now().0 + 50_000 + i * 1_000);
+            let reached = sleep_until_or_stop(due, || false).unwrap();
+            assert!(reached >= due, "{i}: {reached:?} < {due:?}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn one_absolute_sleep_reaches_the_deadline() {
+        // Converted deadlines are never early, so one sleep is enough (no second slice).
+        for _ in 0..50 {
+            let due = HostTime(HostTime::now().0 + 200_000);
+            sleep_until(due);
+            assert!(HostTime::now() >= due);
+        }
     }
 }

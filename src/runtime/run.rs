@@ -163,6 +163,7 @@ pub fn run(
         lockstep_tick_ns: config.lockstep_tick_ns,
         pacing_granularity_ns: config.pacing_granularity_ns.max(0),
         pacing_slack_ns: config.pacing_slack_ns.clamp(0, MAX_PACING_SLACK_NS),
+        consumer_wake_interval_ns: config.consumer_wake_interval_ns.max(0),
         start: config.start,
         end: config.end,
         progress: config.progress,

@@ -60,9 +60,50 @@ pub struct Decision {
     pub generator: String,
     /// What the guard did.
     pub guard: GuardAction,
-    /// For generated answers: host ns from the generator call to its first token.
+    /// For generated answers: when the first token came (host ns, session clock, like
+    /// `decided_ns`; on a virtual clock, the decision time plus the measured delay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_token_ns: Option<i64>,
+    /// For answers the language model was asked for: where the time went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lm: Option<LmTiming>,
+}
+
+/// Where a language-model answer's time went (host ns on the session clock unless named a
+/// duration), for the profile's question → first audio breakdown.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LmTiming {
+    /// When the request was asked (a scripted request's device time on the session clock,
+    /// or a live request's arrival).
+    pub asked_ns: i64,
+    /// When the answer thread took the request (after the queue).
+    pub started_ns: i64,
+    /// When the model was called (the state text rendered).
+    pub generate_ns: i64,
+    /// Waiting for the model (a prefill ahead of requests in flight), duration ns.
+    pub wait_ns: i64,
+    /// Prompt tokens prefilled for this request.
+    pub prefill_tokens: u32,
+    /// Their prefill time, duration ns.
+    pub prefill_ns: i64,
+    /// Whether the request answered over a state prefilled ahead of it.
+    pub on_prefilled: bool,
+    /// Tokens generated.
+    pub generated_tokens: u32,
+    /// When the first sentence passed the guard and went to the speaker.
+    pub first_speech_ns: Option<i64>,
+    /// When generation ended.
+    pub end_ns: i64,
+    /// llama.cpp threads used.
+    pub threads: u32,
+    /// Sensor-token rows decoded into the prompt (0: none).
+    pub sensor_tokens: u32,
+    /// Why the model did not finish the answer, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// Whether nothing the model said passed the guard, so the templates answered.
+    #[serde(default)]
+    pub template_fallback: bool,
 }
 
 /// The hazard an alert is about.

@@ -17,7 +17,7 @@ pub mod ports;
 pub use clock::{
     bearing_to_clock, clock_to_bearing_deg, metres_to_steps, ClockHour, STEP_LENGTH_M,
 };
-pub use decision::{Decision, DecisionHazard, DecisionKind, GuardAction};
+pub use decision::{Decision, DecisionHazard, DecisionKind, GuardAction, LmTiming};
 pub use environment::{
     EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, TextFact, Thing,
     ThingKind, Walkable,

@@ -68,6 +68,17 @@ pub struct GenerationStats {
     pub total_ns: i64,
     /// Whether it was cancelled.
     pub cancelled: bool,
+    /// Time prefilling this request's prompt tokens, ns (host; 0 when unknown).
+    pub prefill_ns: i64,
+    /// Time waiting for the model before the request could start (a prefill ahead of
+    /// requests in flight), ns (host).
+    pub wait_ns: i64,
+    /// Threads the model ran with (0 when not applicable).
+    pub threads: u32,
+    /// Whether the request answered over a state prefilled ahead of it.
+    pub on_prefilled: bool,
+    /// Sensor-token rows decoded into the prompt (0: none).
+    pub sensor_tokens: u32,
 }
 
 /// A generation failed (the assistant then falls back to templates).

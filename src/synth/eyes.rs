@@ -6,6 +6,13 @@
 //! vergence: each eye sits half the interpupillary distance from the CPF), seen from in
 //! front of the face, so looking to the wearer's left moves the pupil toward the image's
 //! right and looking up moves it up.
+//!
+//! Which half shows which eye: projectaria_tools splits the image in two halves named
+//! `camera-et-left` then `camera-et-right` (each half takes that camera's calibration), and
+//! projectaria_eyetracking feeds the left half as it is and the right half mirrored. The
+//! real Gen1 sample (`tests/data/gen1`, stream 211-1) shows the two halves as mirror
+//! images, each eye seen from below on the nose side. The drawn opening is symmetric, so
+//! the mirroring does not change where the pupil is drawn.
 
 use super::gaze::Gaze;
 

@@ -1,8 +1,7 @@
-//! Camera frames of a session, rendered and JPEG-encoded in parallel batches: each frame
-//! depends only on the static scene, the moving bodies at its time and the camera pose, so
-//! a batch of upcoming frames is split over worker threads (each with its own copy of the
-//! scene) and the encoded frames come back in order. The bytes do not depend on the number
-//! of threads; memory is bounded by the batch size.
+//! Camera frames of a session, rendered and JPEG-encoded: each frame depends only on the
+//! static scene, the moving bodies at its time and the camera pose, so frames can be made
+//! on any thread in any order ([`super::pipeline`] renders them ahead of the writer) and
+//! the bytes do not depend on the number of threads.
 
 use nalgebra::Isometry3;
 
@@ -105,45 +104,5 @@ impl FrameWorld<'_> {
             }
             _ => None,
         }
-    }
-
-    /// Renders and encodes `jobs` (`(camera index, t_ns)`) on up to `threads` threads, one
-    /// frame per thread at a time (frames are split into contiguous runs, one per thread);
-    /// results in the order of `jobs`, `None` for an unknown camera or a refused image.
-    pub fn batch(
-        &self,
-        cams: &[FrameCamera],
-        jobs: &[(usize, i64)],
-        scene: &Scene,
-        threads: usize,
-    ) -> Vec<Option<Vec<u8>>> {
-        let run = |jobs: &[(usize, i64)]| -> Vec<Option<Vec<u8>>> {
-            let mut scene = scene.clone();
-            let mut pixels = Vec::new();
-            jobs.iter()
-                .map(|&(c, t_ns)| {
-                    let cam = cams.get(c)?;
-                    self.frame(cam, t_ns, &mut scene, &mut pixels, 1)
-                })
-                .collect()
-        };
-        let threads = threads.max(1).min(jobs.len().max(1));
-        if threads == 1 {
-            return run(jobs);
-        }
-        let per = jobs.len().div_ceil(threads);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = jobs
-                .chunks(per)
-                .map(|c| (c.len(), s.spawn(move || run(c))))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|(n, h)| {
-                    // A panicking worker yields no frames (reported as encoding failures).
-                    h.join().unwrap_or_else(|_| vec![None; n])
-                })
-                .collect()
-        })
     }
 }

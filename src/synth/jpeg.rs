@@ -117,63 +117,119 @@ fn scaled_table(base: &[u16; 64], quality: u8) -> [u16; 64] {
     out
 }
 
-/// Entropy coder state of one scan: bit writer, Huffman codes, DCT basis, per-component DC
-/// predictors.
+/// AAN scale factors of the 1-D float DCT (`1` for `k = 0`, `√2·cos(kπ/16)` otherwise):
+/// [`fdct_aan`] leaves coefficient `(u, v)` multiplied by `8 · AAN[u] · AAN[v]`.
+const AAN: [f32; 8] = [
+    1.0,
+    1.387_039_8,
+    1.306_563,
+    1.175_875_6,
+    1.0,
+    0.785_694_96,
+    0.541_196_1,
+    0.275_899_38,
+];
+
+/// The reciprocal divisors of a quantisation table for [`fdct_aan`]'s output, natural
+/// order: `1 / (q · 8 · AAN[u] · AAN[v])` (the IJG float method).
+fn aan_divisors(qt: &[u16; 64]) -> [f32; 64] {
+    let mut out = [0f32; 64];
+    for (i, o) in out.iter_mut().enumerate() {
+        let (v, u) = (i / 8, i % 8);
+        *o = 1.0 / (f32::from(qt[i]) * 8.0 * AAN[u] * AAN[v]);
+    }
+    out
+}
+
+/// One 8-point AAN forward DCT (Arai, Agui, Nakajima; the IJG `jfdctflt` flow graph) on
+/// `d[0], d[s], …, d[7s]`, in place, unscaled (see [`AAN`]).
+#[inline(always)]
+fn dct8(d: &mut [f32; 64], o: usize, s: usize) {
+    let at = |k: usize| o + k * s;
+    let (d0, d1, d2, d3) = (d[at(0)], d[at(1)], d[at(2)], d[at(3)]);
+    let (d4, d5, d6, d7) = (d[at(4)], d[at(5)], d[at(6)], d[at(7)]);
+    let (t0, t7) = (d0 + d7, d0 - d7);
+    let (t1, t6) = (d1 + d6, d1 - d6);
+    let (t2, t5) = (d2 + d5, d2 - d5);
+    let (t3, t4) = (d3 + d4, d3 - d4);
+    // Even part.
+    let (t10, t13) = (t0 + t3, t0 - t3);
+    let (t11, t12) = (t1 + t2, t1 - t2);
+    d[at(0)] = t10 + t11;
+    d[at(4)] = t10 - t11;
+    let z1 = (t12 + t13) * std::f32::consts::FRAC_1_SQRT_2;
+    d[at(2)] = t13 + z1;
+    d[at(6)] = t13 - z1;
+    // Odd part.
+    let (t10, t11, t12) = (t4 + t5, t5 + t6, t6 + t7);
+    let z5 = (t10 - t12) * 0.382_683_43;
+    let z2 = 0.541_196_1 * t10 + z5;
+    let z4 = 1.306_563 * t12 + z5;
+    let z3 = t11 * std::f32::consts::FRAC_1_SQRT_2;
+    let (z11, z13) = (t7 + z3, t7 - z3);
+    d[at(5)] = z13 + z2;
+    d[at(3)] = z13 - z2;
+    d[at(1)] = z11 + z4;
+    d[at(7)] = z11 - z4;
+}
+
+/// The forward DCT of an 8×8 block (natural order, in place), each coefficient scaled by
+/// `8 · AAN[u] · AAN[v]` ([`aan_divisors`] undoes it while quantising).
+fn fdct_aan(block: &mut [f32; 64]) {
+    for row in 0..8 {
+        dct8(block, row * 8, 1);
+    }
+    for col in 0..8 {
+        dct8(block, col, 8);
+    }
+}
+
+/// A quantisation table ready for encoding: the table (for the DQT segment) and the
+/// divisors of [`fdct_aan`]'s output.
+struct Quant {
+    table: [u16; 64],
+    div: [f32; 64],
+}
+
+impl Quant {
+    fn new(base: &[u16; 64], quality: u8) -> Self {
+        let table = scaled_table(base, quality);
+        Self {
+            div: aan_divisors(&table),
+            table,
+        }
+    }
+}
+
+/// Entropy coder state of one scan: bit writer and Huffman codes.
 struct Coder {
     bits: Bits,
     dc: [(u16, u8); 256],
     ac: [(u16, u8); 256],
-    cos: [[f32; 8]; 8],
 }
 
 impl Coder {
     fn new(out: Vec<u8>) -> Self {
-        let mut cos = [[0f32; 8]; 8];
-        for (x, row) in cos.iter_mut().enumerate() {
-            for (u, c) in row.iter_mut().enumerate() {
-                let cu = if u == 0 {
-                    std::f32::consts::FRAC_1_SQRT_2
-                } else {
-                    1.0
-                };
-                *c = 0.5 * cu * (((2 * x + 1) * u) as f32 * std::f32::consts::PI / 16.0).cos();
-            }
-        }
         Self {
             bits: Bits { out, acc: 0, n: 0 },
             dc: huffman_codes(&DC_BITS, &DC_VALS),
             ac: huffman_codes(&AC_BITS, &AC_VALS),
-            cos,
         }
     }
 
     /// Transforms, quantises and entropy-codes one 8×8 block of level-shifted samples
     /// (`block`, natural order; overwritten), updating the DC predictor `prev_dc`.
-    fn block(&mut self, block: &mut [f32; 64], qt: &[u16; 64], prev_dc: &mut i32) {
-        let mut tmp = [0f32; 64];
-        // Rows, then columns.
-        for y in 0..8 {
-            for u in 0..8 {
-                let mut acc = 0f32;
-                for x in 0..8 {
-                    acc += block[y * 8 + x] * self.cos[x][u];
-                }
-                tmp[y * 8 + u] = acc;
-            }
-        }
-        for u in 0..8 {
-            for v in 0..8 {
-                let mut acc = 0f32;
-                for y in 0..8 {
-                    acc += tmp[y * 8 + u] * self.cos[y][v];
-                }
-                block[v * 8 + u] = acc;
-            }
-        }
+    fn block(&mut self, block: &mut [f32; 64], q: &Quant, prev_dc: &mut i32) {
+        fdct_aan(block);
         let mut coef = [0i32; 64];
         for (c, &i) in coef.iter_mut().zip(ZIGZAG.iter()) {
-            *c = (block[i] / qt[i] as f32).round() as i32;
+            *c = (block[i] * q.div[i]).round_ties_even() as i32;
         }
+        self.code(&coef, prev_dc);
+    }
+
+    /// Entropy-codes one block of quantised coefficients (zigzag order).
+    fn code(&mut self, coef: &[i32; 64], prev_dc: &mut i32) {
         let diff = coef[0] - *prev_dc;
         *prev_dc = coef[0];
         let s = category(diff);
@@ -265,21 +321,21 @@ pub fn encode_grey(pixels: &[u8], width: usize, height: usize, quality: u8) -> O
     if !size_ok(width, height) || pixels.len() < width * height {
         return None;
     }
-    let qt = scaled_table(&LUMA_Q, quality);
-    let mut coder = Coder::new(headers(width, height, &[&qt], &[(1, 0x11, 0)]));
+    let q = Quant::new(&LUMA_Q, quality);
+    let mut coder = Coder::new(headers(width, height, &[&q.table], &[(1, 0x11, 0)]));
     let mut prev_dc = 0i32;
     let mut block = [0f32; 64];
     for by in (0..height).step_by(8) {
         for bx in (0..width).step_by(8) {
-            for y in 0..8 {
+            for (y, dst) in block.chunks_exact_mut(8).enumerate() {
                 let sy = (by + y).min(height - 1);
-                for x in 0..8 {
+                let row = pixels.get(sy * width..(sy + 1) * width).unwrap_or(&[]);
+                for (x, d) in dst.iter_mut().enumerate() {
                     let sx = (bx + x).min(width - 1);
-                    block[y * 8 + x] =
-                        pixels.get(sy * width + sx).copied().unwrap_or(0) as f32 - 128.0;
+                    *d = f32::from(row.get(sx).copied().unwrap_or(0)) - 128.0;
                 }
             }
-            coder.block(&mut block, &qt, &mut prev_dc);
+            coder.block(&mut block, &q, &mut prev_dc);
         }
     }
     Some(coder.finish())
@@ -293,21 +349,14 @@ pub fn encode_rgb(rgb: &[u8], width: usize, height: usize, quality: u8) -> Optio
     if !size_ok(width, height) || rgb.len() < 3 * width * height {
         return None;
     }
-    let qy = scaled_table(&LUMA_Q, quality);
-    let qc = scaled_table(&CHROMA_Q, quality);
+    let qy = Quant::new(&LUMA_Q, quality);
+    let qc = Quant::new(&CHROMA_Q, quality);
     let mut coder = Coder::new(headers(
         width,
         height,
-        &[&qy, &qc],
+        &[&qy.table, &qc.table],
         &[(1, 0x22, 0), (2, 0x11, 1), (3, 0x11, 1)],
     ));
-    let px = |x: usize, y: usize| -> [f32; 3] {
-        let i = 3 * (y.min(height - 1) * width + x.min(width - 1));
-        match rgb.get(i..i + 3) {
-            Some(p) => [p[0] as f32, p[1] as f32, p[2] as f32],
-            None => [0.0; 3],
-        }
-    };
     let (mut dc_y, mut dc_cb, mut dc_cr) = (0i32, 0i32, 0i32);
     let mut block = [0f32; 64];
     // One MCU: 16×16 pixels as YCbCr, chroma averaged over 2×2.
@@ -318,20 +367,26 @@ pub fn encode_rgb(rgb: &[u8], width: usize, height: usize, quality: u8) -> Optio
         for mx in (0..width).step_by(16) {
             cb.fill(0.0);
             cr.fill(0.0);
-            for y in 0..16 {
-                for x in 0..16 {
-                    let [r, g, b] = px(mx + x, my + y);
-                    luma[y * 16 + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
-                    let c = (y / 2) * 8 + x / 2;
+            for (y, lrow) in luma.chunks_exact_mut(16).enumerate() {
+                let sy = (my + y).min(height - 1);
+                let row = rgb.get(3 * sy * width..3 * (sy + 1) * width).unwrap_or(&[]);
+                let c0 = (y / 2) * 8;
+                for (x, l) in lrow.iter_mut().enumerate() {
+                    let sx = 3 * (mx + x).min(width - 1);
+                    let [r, g, b] = match row.get(sx..sx + 3) {
+                        Some(p) => [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])],
+                        None => [0.0; 3],
+                    };
+                    *l = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
+                    let c = c0 + x / 2;
                     cb[c] += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
                     cr[c] += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);
                 }
             }
             for (oy, ox) in [(0, 0), (0, 8), (8, 0), (8, 8)] {
-                for y in 0..8 {
-                    for x in 0..8 {
-                        block[y * 8 + x] = luma[(oy + y) * 16 + ox + x];
-                    }
+                for (y, dst) in block.chunks_exact_mut(8).enumerate() {
+                    let src = (oy + y) * 16 + ox;
+                    dst.copy_from_slice(&luma[src..src + 8]);
                 }
                 coder.block(&mut block, &qy, &mut dc_y);
             }
@@ -363,6 +418,55 @@ mod tests {
             .sum::<f64>()
             / a.len() as f64;
         10.0 * (255.0f64.powi(2) / mse.max(1e-12)).log10()
+    }
+
+    /// The textbook 2-D DCT of T.81 (A.3.3) of a level-shifted block, natural order.
+    fn reference_dct(block: &[f32; 64]) -> [f64; 64] {
+        let c = |k: usize| {
+            if k == 0 {
+                std::f64::consts::FRAC_1_SQRT_2
+            } else {
+                1.0
+            }
+        };
+        let mut out = [0f64; 64];
+        for v in 0..8 {
+            for u in 0..8 {
+                let mut acc = 0.0;
+                for y in 0..8 {
+                    for x in 0..8 {
+                        acc += f64::from(block[y * 8 + x])
+                            * (((2 * x + 1) * u) as f64 * std::f64::consts::PI / 16.0).cos()
+                            * (((2 * y + 1) * v) as f64 * std::f64::consts::PI / 16.0).cos();
+                    }
+                }
+                out[v * 8 + u] = 0.25 * c(u) * c(v) * acc;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_fast_dct_matches_the_textbook_dct() {
+        let mut rng = crate::synth::SplitMix64::new(7);
+        let ones = [1u16; 64];
+        let q = aan_divisors(&ones);
+        for _ in 0..50 {
+            let mut block = [0f32; 64];
+            for v in block.iter_mut() {
+                *v = (rng.uniform() * 255.0 - 128.0) as f32;
+            }
+            let want = reference_dct(&block);
+            fdct_aan(&mut block);
+            for i in 0..64 {
+                let got = f64::from(block[i] * q[i]);
+                assert!(
+                    (got - want[i]).abs() < 2e-3,
+                    "coefficient {i}: {got} vs {}",
+                    want[i]
+                );
+            }
+        }
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! targets, requests), [`trajectory`] the wearer's kinematics, [`sensors`] the physically
 //! derived IMU, magnetometer and barometer signals, [`render`] the ray-cast SLAM (grey) and
 //! RGB (colour) frames through the real calibration, [`eyes`] the eye-tracking camera's
-//! image of both eyes, [`frames`] every camera's frames rendered and encoded in parallel
-//! batches, [`text`] sign text from a real font, [`jpeg`] the frames' JPEG encoding,
+//! image of both eyes, [`frames`] every camera's frames rendered and encoded
+//! ([`pipeline`]: ahead of the writer on worker threads; [`rays`] and [`tile_cull`]: per-pixel
+//! rays and per-tile culling), [`text`] sign text from a real font, [`jpeg`] the frames' JPEG encoding,
 //! [`semidense`] the MPS semi-dense points seen by the SLAM cameras, [`people`] moving
 //! bodies, [`hands`] wrist and palm poses of reaches, [`gaze`] the eye gaze toward scripted
 //! targets, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
@@ -21,6 +22,8 @@ pub mod hands;
 pub mod jpeg;
 pub mod mps_out;
 pub mod people;
+pub mod pipeline;
+pub mod rays;
 pub mod render;
 pub mod rng;
 pub mod scenario;
@@ -28,6 +31,7 @@ pub mod semidense;
 pub mod sensors;
 pub mod session;
 pub mod text;
+pub mod tile_cull;
 pub mod trajectory;
 pub mod truth;
 pub mod truth_people;

@@ -7,11 +7,15 @@
 //! camera), [`render_grey_into`] the luminance (the SLAM cameras); both reuse the caller's
 //! buffer and allocate nothing per pixel.
 
-use nalgebra::{Isometry3, Point2, Point3, Vector3};
+use nalgebra::{Isometry3, Point3, Vector3};
 
+pub use super::rays::RayTable;
+use super::rays::TILE_PX;
 use super::scenario::{ObstacleKind, World};
 use super::text::Texture;
-use crate::aria::calib::CameraCalibration;
+use super::tile_cull::{
+    box_bounds, parallelogram_bounds, Bounds, Kind, Sphere, TileCuller, TileLists,
+};
 
 /// Direction toward the light (world, z up), not normalised.
 const LIGHT_DIR: [f64; 3] = [0.3, 0.5, 1.0];
@@ -243,52 +247,9 @@ impl Scene {
         axis: &Vector3<f64>,
         half_angle_rad: f64,
     ) -> View<'_> {
-        let visible = |c: Vector3<f64>, r: f64| -> bool {
-            if half_angle_rad >= std::f64::consts::PI {
-                return true;
-            }
-            let v = c - o;
-            let n = v.norm();
-            if n <= r * (1.0 + 1e-9) + 1e-9 {
-                return true;
-            }
-            let angle = (v.dot(axis) / n).clamp(-1.0, 1.0).acos();
-            angle - (r / n).clamp(0.0, 1.0).asin() <= half_angle_rad + CULL_MARGIN_RAD
-        };
-        let quad_idx = self
-            .quads
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| {
-                let (u, v) = (v3(q.u_m), v3(q.v_m));
-                visible(
-                    v3(q.origin_m) + (u + v) / 2.0,
-                    (u + v).norm() / 2.0 + (u - v).norm() / 2.0,
-                )
-            })
-            .map(|(i, _)| i)
-            .collect();
-        let box_idx = self
-            .boxes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| {
-                let (lo, hi) = (v3(b.min_m), v3(b.max_m));
-                visible((lo + hi) / 2.0, (hi - lo).norm() / 2.0)
-            })
-            .map(|(i, _)| i)
-            .collect();
-        let cyl_idx = self
-            .cylinders
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                let h = c.height_m / 2.0;
-                let centre = v3(c.base_m) + Vector3::new(0.0, 0.0, h);
-                visible(centre, c.radius_m.hypot(h))
-            })
-            .map(|(i, _)| i)
-            .collect();
+        let culler = TileCuller::new(o, self.floor_z_m, self.bounds());
+        let mut lists = TileLists::default();
+        culler.cull(axis, half_angle_rad, &mut lists);
         let quads = self
             .quads
             .iter()
@@ -310,16 +271,36 @@ impl Scene {
             scene: self,
             o: *o,
             quads,
-            quad_idx,
-            box_idx,
-            cyl_idx,
+            lists,
         }
     }
-}
 
-/// Extra angle allowed when culling against a camera's cone, rad (covers the f32 rays'
-/// rounding).
-const CULL_MARGIN_RAD: f64 = 0.01;
+    /// Every object's bounds.
+    fn bounds(&self) -> impl Iterator<Item = (Kind, usize, Bounds)> + '_ {
+        let quads = self.quads.iter().enumerate().map(|(i, q)| {
+            let b = parallelogram_bounds(v3(q.origin_m), v3(q.u_m), v3(q.v_m));
+            (Kind::Quad, i, b)
+        });
+        let boxes = self
+            .boxes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (Kind::Box, i, box_bounds(v3(b.min_m), v3(b.max_m))));
+        let cylinders = self.cylinders.iter().enumerate().map(|(i, c)| {
+            let h = c.height_m / 2.0;
+            let s = Sphere {
+                centre: v3(c.base_m) + Vector3::new(0.0, 0.0, h),
+                radius: c.radius_m.hypot(h),
+            };
+            let b = Bounds {
+                whole: Some(s),
+                pieces: Vec::new(),
+            };
+            (Kind::Cylinder, i, b)
+        });
+        quads.chain(boxes).chain(cylinders)
+    }
+}
 
 /// Per-quad terms for one ray origin.
 #[derive(Debug, Clone, Copy)]
@@ -343,15 +324,61 @@ pub struct View<'a> {
     scene: &'a Scene,
     o: Vector3<f64>,
     quads: Vec<PreparedQuad>,
-    /// Quads, boxes and cylinders that rays of the view can hit, by index.
-    quad_idx: Vec<usize>,
-    box_idx: Vec<usize>,
-    cyl_idx: Vec<usize>,
+    /// What rays of the view can hit.
+    lists: TileLists,
 }
 
 impl View<'_> {
     /// Nearest hit of the ray from the view's origin along the unit `d` (`0 < t < FAR_M`).
     pub fn hit(&self, d: &Vector3<f64>) -> Option<Hit> {
+        self.hit_among(d, &self.lists)
+    }
+
+    /// Per-tile culling of the view's objects ([`TileCuller::cull`] gives the lists for
+    /// [`View::hit_among`]).
+    pub fn tile_culler(&self) -> TileCuller {
+        let l = &self.lists;
+        let objects = self.scene.bounds().filter(|(kind, i, _)| match kind {
+            Kind::Quad => l.quads.contains(i),
+            Kind::Box => l.boxes.contains(i),
+            Kind::Cylinder => l.cylinders.contains(i),
+        });
+        TileCuller::new(&self.o, self.scene.floor_z_m, objects)
+    }
+
+    /// The hit of the ray along the unit `d` with the floor plane (`0 < t < FAR_M`), if it
+    /// meets the floor outside its holes.
+    #[inline(always)]
+    fn floor_hit(&self, d: &Vector3<f64>) -> Option<Hit> {
+        let sc = self.scene;
+        let o = &self.o;
+        if d.z.abs() <= 1e-12 {
+            return None;
+        }
+        let t = (sc.floor_z_m - o.z) / d.z;
+        if !(t > 1e-6 && t < FAR_M) {
+            return None;
+        }
+        let (x, y) = (o.x + d.x * t, o.y + d.y * t);
+        let in_hole = sc
+            .holes
+            .iter()
+            .any(|h| x >= h[0] && x <= h[2] && y >= h[1] && y <= h[3]);
+        if in_hole {
+            return None;
+        }
+        let checker = ((x.floor() + y.floor()) as i64).rem_euclid(2) as usize;
+        Some(Hit {
+            t_m: t,
+            normal: Vector3::z(),
+            rgb: sc.floor_rgb[checker.min(1)],
+            surface: Surface::Floor,
+        })
+    }
+
+    /// [`View::hit`] among the objects of `lists` only (the floor only if `lists.floor`):
+    /// the same hit when `lists` holds every object the ray can hit.
+    pub fn hit_among(&self, d: &Vector3<f64>, lists: &TileLists) -> Option<Hit> {
         let sc = self.scene;
         let o = &self.o;
         let mut best: Option<Hit> = None;
@@ -365,25 +392,10 @@ impl View<'_> {
                 });
             }
         };
-        if d.z.abs() > 1e-12 {
-            let t = (sc.floor_z_m - o.z) / d.z;
-            let (x, y) = (o.x + d.x * t, o.y + d.y * t);
-            let in_hole = sc
-                .holes
-                .iter()
-                .any(|h| x >= h[0] && x <= h[2] && y >= h[1] && y <= h[3]);
-            if t > 0.0 && !in_hole {
-                let checker = ((x.floor() + y.floor()) as i64).rem_euclid(2) as usize;
-                take(
-                    &mut best,
-                    t,
-                    Vector3::z(),
-                    sc.floor_rgb[checker.min(1)],
-                    Surface::Floor,
-                );
-            }
+        if lists.floor {
+            best = self.floor_hit(d);
         }
-        for &i in &self.quad_idx {
+        for &i in &lists.quads {
             let (Some(q), Some(p)) = (sc.quads.get(i), self.quads.get(i)) else {
                 continue;
             };
@@ -412,7 +424,7 @@ impl View<'_> {
             }
         }
         let inv = Vector3::new(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
-        for &i in &self.box_idx {
+        for &i in &lists.boxes {
             let Some(bx) = sc.boxes.get(i) else {
                 continue;
             };
@@ -439,7 +451,7 @@ impl View<'_> {
                 take(&mut best, t0, n, bx.rgb, Surface::Box(i));
             }
         }
-        for &i in &self.cyl_idx {
+        for &i in &lists.cylinders {
             let Some(c) = sc.cylinders.get(i) else {
                 continue;
             };
@@ -533,64 +545,6 @@ fn hit_cylinder(c: &Cylinder, o: &Vector3<f64>, d: &Vector3<f64>) -> Option<(f64
     best
 }
 
-/// Unit rays (camera frame) of every pixel, row-major; invalid pixels (outside the
-/// calibrated region) are marked with NaN.
-#[derive(Debug, Clone)]
-pub struct RayTable {
-    /// Width, pixels.
-    pub width: u32,
-    /// Height, pixels.
-    pub height: u32,
-    rays: Vec<[f32; 3]>,
-    /// Largest angle of a valid ray from the optical axis (+z), rad.
-    pub max_angle_rad: f64,
-}
-
-impl RayTable {
-    /// Unprojects the centre of every pixel of `cam`.
-    pub fn new(cam: &CameraCalibration) -> Self {
-        let (w, h) = (cam.image_width, cam.image_height);
-        let rays = (0..h)
-            .flat_map(|y| (0..w).map(move |x| Point2::new(x as f64, y as f64)))
-            .map(|uv| {
-                if !cam.is_visible(&uv) {
-                    return [f32::NAN; 3];
-                }
-                match cam.unproject(&uv).map(|r| r.normalize()) {
-                    Some(r) => [r.x as f32, r.y as f32, r.z as f32],
-                    None => [f32::NAN; 3],
-                }
-            })
-            .collect::<Vec<_>>();
-        let max_angle_rad = rays
-            .iter()
-            .filter(|r| !r[0].is_nan())
-            .map(|r| (r[2] as f64).clamp(-1.0, 1.0).acos())
-            .fold(0.0, f64::max);
-        Self {
-            width: w,
-            height: h,
-            rays,
-            max_angle_rad,
-        }
-    }
-
-    /// The unit ray of pixel `(x, y)` (camera frame), `None` outside the image or the
-    /// calibrated region.
-    pub fn ray(&self, x: u32, y: u32) -> Option<Vector3<f64>> {
-        if x >= self.width || y >= self.height {
-            return None;
-        }
-        let r = self
-            .rays
-            .get(y as usize * self.width as usize + x as usize)?;
-        if r[0].is_nan() {
-            return None;
-        }
-        Some(Vector3::new(r[0] as f64, r[1] as f64, r[2] as f64))
-    }
-}
-
 /// Shaded colour of a hit seen along the unit ray `d`: ambient, a sun from `light` and a
 /// diffuse fill that lights surfaces facing the viewer (indoor light from everywhere),
 /// dimmed with distance.
@@ -603,7 +557,8 @@ pub fn shade(hit: &Hit, light: &Vector3<f64>, d: &Vector3<f64>) -> Rgb {
 }
 
 fn to_u8(v: f32) -> u8 {
-    (v * 255.0).round().clamp(1.0, 255.0) as u8
+    // Ties to even: one instruction (`round` is a library call), and an exact tie is rare.
+    (v * 255.0).clamp(1.0, 255.0).round_ties_even() as u8
 }
 
 /// What one pixel sees.
@@ -617,18 +572,42 @@ enum Px {
     Lit(Rgb),
 }
 
+/// What a tile's rays can hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Nothing (sky).
+    Nothing,
+    /// Only the floor.
+    Floor,
+    /// Objects.
+    Objects,
+}
+
+impl Reach {
+    fn of(l: &TileLists) -> Self {
+        match (
+            l.quads.is_empty() && l.boxes.is_empty() && l.cylinders.is_empty(),
+            l.floor,
+        ) {
+            (true, false) => Reach::Nothing,
+            (true, true) => Reach::Floor,
+            _ => Reach::Objects,
+        }
+    }
+}
+
 /// Pixels per image below which rendering stays on the calling thread.
 const PARALLEL_MIN_PIXELS: usize = 100_000;
 
 /// Colours every pixel of `rays` seen from `t_world_camera` into `out` (`N` bytes per
 /// pixel, `out.len() = N · pixels`) through `px`, splitting the rows over the available
 /// cores for large images (the result does not depend on the split).
-fn trace<const N: usize>(
+fn trace<const N: usize, F: Fn(Px) -> [u8; N] + Sync>(
     scene: &Scene,
     rays: &RayTable,
     t_world_camera: &Isometry3<f64>,
     out: &mut [u8],
-    px: fn(Px) -> [u8; N],
+    px: F,
     threads: usize,
 ) {
     let light = v3(LIGHT_DIR).normalize();
@@ -636,26 +615,71 @@ fn trace<const N: usize>(
     let r = t_world_camera.rotation.to_rotation_matrix();
     let axis = r * Vector3::z();
     let view = scene.view_in_cone(&o, &axis, rays.max_angle_rad);
-    let run = |rays: &[[f32; 3]], out: &mut [u8]| {
-        for (ray, dst) in rays.iter().zip(out.chunks_exact_mut(N)) {
-            let p = if ray[0].is_nan() {
-                Px::Invalid
-            } else {
-                let d = r * Vector3::new(ray[0] as f64, ray[1] as f64, ray[2] as f64);
-                view.hit(&d)
-                    .map_or(Px::Sky, |h| Px::Lit(shade(&h, &light, &d)))
-            };
-            dst.copy_from_slice(&px(p));
+    let culler = view.tile_culler();
+    let w = rays.width as usize;
+    let tile = TILE_PX as usize;
+    // One band of tiles (`TILE_PX` rows): each tile's rays meet only the objects in its
+    // cone.
+    let px = &px;
+    let band = |ty: u32, band_rays: &[[f32; 3]], out: &mut [u8], lists: &mut TileLists| {
+        for tx in 0..rays.tiles_x() {
+            match rays.tile(tx, ty) {
+                Some(c) => culler.cull(&(r * c.axis), c.half_angle_rad, lists),
+                // No valid pixel.
+                None => lists.clear(),
+            }
+            let reach = Reach::of(lists);
+            let x0 = tx as usize * tile;
+            let x1 = (x0 + tile).min(w);
+            for (row_rays, row_out) in band_rays.chunks_exact(w).zip(out.chunks_exact_mut(w * N)) {
+                let (Some(row_rays), Some(row_out)) =
+                    (row_rays.get(x0..x1), row_out.get_mut(x0 * N..x1 * N))
+                else {
+                    continue;
+                };
+                for (ray, dst) in row_rays.iter().zip(row_out.chunks_exact_mut(N)) {
+                    let p = if ray[0].is_nan() {
+                        Px::Invalid
+                    } else if reach == Reach::Nothing {
+                        Px::Sky
+                    } else {
+                        let d = r * Vector3::new(ray[0] as f64, ray[1] as f64, ray[2] as f64);
+                        let hit = if reach == Reach::Floor {
+                            view.floor_hit(&d)
+                        } else {
+                            view.hit_among(&d, lists)
+                        };
+                        hit.map_or(Px::Sky, |h| Px::Lit(shade(&h, &light, &d)))
+                    };
+                    dst.copy_from_slice(&px(p));
+                }
+            }
         }
     };
-    if threads <= 1 || rays.rays.len() < PARALLEL_MIN_PIXELS {
-        run(&rays.rays, out);
+    let band_px = tile * w;
+    let run = |first_band: usize, rays: &[[f32; 3]], out: &mut [u8]| {
+        let mut lists = TileLists::default();
+        for (k, (r, o)) in rays
+            .chunks(band_px)
+            .zip(out.chunks_mut(band_px * N))
+            .enumerate()
+        {
+            band((first_band + k) as u32, r, o, &mut lists);
+        }
+    };
+    let all = rays.rays();
+    if threads <= 1 || all.len() < PARALLEL_MIN_PIXELS || band_px == 0 {
+        run(0, all, out);
         return;
     }
-    let per = rays.rays.len().div_ceil(threads);
+    let per = all.len().div_ceil(band_px).div_ceil(threads);
     std::thread::scope(|s| {
-        for (rays, out) in rays.rays.chunks(per).zip(out.chunks_mut(per * N)) {
-            s.spawn(move || run(rays, out));
+        for (k, (r, o)) in all
+            .chunks(per * band_px)
+            .zip(out.chunks_mut(per * band_px * N))
+            .enumerate()
+        {
+            s.spawn(move || run(k * per, r, o));
         }
     });
 }
@@ -704,7 +728,7 @@ pub fn render_rgb_threads(
     out: &mut Vec<u8>,
     threads: usize,
 ) {
-    out.resize(rays.rays.len() * 3, 0);
+    out.resize(rays.rays().len() * 3, 0);
     trace(scene, rays, t_world_camera, out, rgb_px, threads);
 }
 
@@ -729,7 +753,7 @@ pub fn render_grey_threads(
     out: &mut Vec<u8>,
     threads: usize,
 ) {
-    out.resize(rays.rays.len(), 0);
+    out.resize(rays.rays().len(), 0);
     trace(scene, rays, t_world_camera, out, grey_px, threads);
 }
 

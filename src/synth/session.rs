@@ -13,7 +13,8 @@
 //! ([`super::text`]); people and vehicles move ([`super::people`]). The eye-tracking
 //! camera (`211-1`, 640×240, both eyes side by side) is drawn from the scripted gaze
 //! ([`super::eyes`]) at [`ET_FPS`] by default. Frames are rendered ahead in parallel
-//! batches ([`super::frames`]); the bytes do not depend on the number of threads.
+//! ([`super::pipeline`]) while the writer encodes the rest; the bytes do not depend on the
+//! number of threads.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,7 @@ use nalgebra::Isometry3;
 use super::frames::{FrameCamera, FrameKind, FrameWorld};
 use super::hands::{reaches as script_reaches, wrist_palm_csv};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
+use super::pipeline::FramePipeline;
 use super::render::{default_threads, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
@@ -68,6 +70,8 @@ const ET: VrsStreamId = VrsStreamId::new(211, 1);
 pub const ET_FPS: f64 = 10.0;
 /// JPEG quality of rendered frames.
 pub const JPEG_QUALITY: u8 = 90;
+/// Frames rendered ahead of the writer per rendering thread.
+const PIPELINE_AHEAD_PER_THREAD: usize = 4;
 
 /// Errors writing a synthetic session.
 #[derive(Debug, thiserror::Error)]
@@ -405,100 +409,106 @@ pub fn write_session(
         quality: JPEG_QUALITY,
     };
     let threads = opts.threads.unwrap_or_else(default_threads).max(1);
-    let batch_len = if threads > 1 { 2 * threads } else { 1 };
-    let mut next_job = 0usize;
-    let mut ready: std::collections::VecDeque<Option<Vec<u8>>> = Default::default();
     let mut semidense = opts.semidense.clone().map(SemidenseMap::new);
-    for rec in &recs {
-        let id = match rec {
-            Rec::Imu(id, _) => *id,
-            Rec::Mag(..) => MAG,
-            Rec::Baro(..) => BARO,
-            Rec::Frame(id, ..) => *id,
-        };
-        let Some((_, ver, dl)) = layouts.iter().find(|l| l.0 == id) else {
-            continue;
-        };
-        let enc_err = |reason: String| SynthError::Encode {
-            path: vrs_path.clone(),
-            stream: id,
-            reason,
-        };
-        let mut e = DataLayoutEncoder::new(dl);
-        let t_ns = rec.key().0;
-        match rec {
-            Rec::Imu(_, r) => {
-                e.set::<bool>("accelerometer_valid", true)
-                    .and_then(|e| e.set::<bool>("gyroscope_valid", true))
-                    .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
-                    .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
-                    .and_then(|e| e.set_array::<f32>("accelerometer", &r.accel_mps2))
-                    .and_then(|e| e.set_array::<f32>("gyroscope", &r.gyro_radps))
-                    .map_err(enc_err)?;
-            }
-            Rec::Mag(_, m) => {
-                e.set::<bool>("magnetometer_valid", true)
-                    .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
-                    .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
-                    .and_then(|e| e.set_array::<f32>("magnetometer", m))
-                    .map_err(enc_err)?;
-            }
-            Rec::Baro(_, p) => {
-                e.set::<i64>("capture_timestamp_ns", t_ns)
-                    .and_then(|e| e.set::<f64>("temperature", 25.0))
-                    .and_then(|e| e.set::<f64>("pressure", *p))
-                    .map_err(enc_err)?;
-            }
-            Rec::Frame(_, k, _) => {
-                e.set::<i64>("capture_timestamp_ns", t_ns)
-                    .and_then(|e| e.set::<u64>("frame_number", *k))
-                    .and_then(|e| e.set::<f64>("exposure_duration_s", 0.004))
-                    .and_then(|e| e.set::<f64>("gain", 1.0))
-                    .map_err(enc_err)?;
-            }
-        }
-        buf.clear();
-        e.encode_into(&mut buf);
-        if let Rec::Frame(_, k, _) = rec {
-            let Some((i, (_, cam, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id) else {
+    // The workers' scene (each clones it); the writer dresses `scene` for the semi-dense map.
+    let frame_scene = scene.clone();
+    std::thread::scope(|s| -> Result<(), SynthError> {
+        let mut pipeline = FramePipeline::start(
+            s,
+            fw,
+            &frame_cams,
+            &frame_jobs,
+            &frame_scene,
+            threads,
+            PIPELINE_AHEAD_PER_THREAD * threads,
+        );
+        for rec in &recs {
+            let id = match rec {
+                Rec::Imu(id, _) => *id,
+                Rec::Mag(..) => MAG,
+                Rec::Baro(..) => BARO,
+                Rec::Frame(id, ..) => *id,
+            };
+            let Some((_, ver, dl)) = layouts.iter().find(|l| l.0 == id) else {
                 continue;
             };
-            let t_s = (t_ns - T0_NS) as f64 * 1e-9;
-            if let (Some(map), Some(c), Some(rays)) =
-                (semidense.as_mut(), cam.calib.as_ref(), cam.rays.as_ref())
-            {
-                let every = map.spec().keyframe_every.max(1) as u64;
-                if id != RGB && k % every == 0 {
-                    fw.dress(&mut scene, t_s);
-                    map.observe(&scene, c, rays, &fw.camera_pose(c, t_s), t_ns);
+            let enc_err = |reason: String| SynthError::Encode {
+                path: vrs_path.clone(),
+                stream: id,
+                reason,
+            };
+            let mut e = DataLayoutEncoder::new(dl);
+            let t_ns = rec.key().0;
+            match rec {
+                Rec::Imu(_, r) => {
+                    e.set::<bool>("accelerometer_valid", true)
+                        .and_then(|e| e.set::<bool>("gyroscope_valid", true))
+                        .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
+                        .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
+                        .and_then(|e| e.set_array::<f32>("accelerometer", &r.accel_mps2))
+                        .and_then(|e| e.set_array::<f32>("gyroscope", &r.gyro_radps))
+                        .map_err(enc_err)?;
+                }
+                Rec::Mag(_, m) => {
+                    e.set::<bool>("magnetometer_valid", true)
+                        .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
+                        .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
+                        .and_then(|e| e.set_array::<f32>("magnetometer", m))
+                        .map_err(enc_err)?;
+                }
+                Rec::Baro(_, p) => {
+                    e.set::<i64>("capture_timestamp_ns", t_ns)
+                        .and_then(|e| e.set::<f64>("temperature", 25.0))
+                        .and_then(|e| e.set::<f64>("pressure", *p))
+                        .map_err(enc_err)?;
+                }
+                Rec::Frame(_, k, _) => {
+                    e.set::<i64>("capture_timestamp_ns", t_ns)
+                        .and_then(|e| e.set::<u64>("frame_number", *k))
+                        .and_then(|e| e.set::<f64>("exposure_duration_s", 0.004))
+                        .and_then(|e| e.set::<f64>("gain", 1.0))
+                        .map_err(enc_err)?;
                 }
             }
-            if ready.is_empty() {
-                let end = (next_job + batch_len).min(frame_jobs.len());
-                let jobs = frame_jobs.get(next_job..end).unwrap_or(&[]);
-                ready.extend(fw.batch(&frame_cams, jobs, &scene, threads));
-                next_job = end;
+            buf.clear();
+            e.encode_into(&mut buf);
+            if let Rec::Frame(_, k, _) = rec {
+                let Some((i, (_, cam, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id)
+                else {
+                    continue;
+                };
+                let t_s = (t_ns - T0_NS) as f64 * 1e-9;
+                if let (Some(map), Some(c), Some(rays)) =
+                    (semidense.as_mut(), cam.calib.as_ref(), cam.rays.as_ref())
+                {
+                    let every = map.spec().keyframe_every.max(1) as u64;
+                    if id != RGB && k % every == 0 {
+                        fw.dress(&mut scene, t_s);
+                        map.observe(&scene, c, rays, &fw.camera_pose(c, t_s), t_ns);
+                    }
+                }
+                let jpg = pipeline.next_frame().flatten().ok_or_else(|| {
+                    enc_err(format!(
+                        "cannot render or JPEG-encode a {}×{} frame",
+                        cam.width, cam.height
+                    ))
+                })?;
+                buf.extend_from_slice(&jpg);
+                if let Some(n) = frames.get_mut(i) {
+                    *n += 1;
+                }
             }
-            let jpg = ready.pop_front().flatten().ok_or_else(|| {
-                enc_err(format!(
-                    "cannot render or JPEG-encode a {}×{} frame",
-                    cam.width, cam.height
-                ))
-            })?;
-            buf.extend_from_slice(&jpg);
-            if let Some(n) = frames.get_mut(i) {
-                *n += 1;
-            }
+            w.write_record(
+                id,
+                RecordType::Data,
+                *ver,
+                t_ns as f64 * 1e-9,
+                &buf,
+                Compression::None,
+            )?;
         }
-        w.write_record(
-            id,
-            RecordType::Data,
-            *ver,
-            t_ns as f64 * 1e-9,
-            &buf,
-            Compression::None,
-        )?;
-    }
+        Ok(())
+    })?;
     let recording = w.finish()?;
 
     // MPS, requests, ground truth.

@@ -9,6 +9,8 @@ use serde::Serialize;
 use super::scenario::{RequestForm, Scenario};
 use super::trajectory::WearerPath;
 
+#[path = "truth_edges.rs"]
+pub mod truth_edges;
 #[path = "truth_hazards.rs"]
 pub mod truth_hazards;
 
@@ -39,6 +41,26 @@ pub struct Hazard {
     pub relevant_from_ns: Option<i64>,
     /// Last time an alert is still useful (the wearer gets within 1.5 m), device ns.
     pub latest_alert_ns: Option<i64>,
+    /// A moving hazard's positions over its window (and a little around it), every
+    /// [`truth_hazards::TRACK_STEP_S`], so an alert is compared with where it was when the
+    /// alert was decided; empty for static things.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub track: Vec<TrackSample>,
+    /// Half length (along its heading) and half width of a vehicle's footprint, m: an
+    /// alert is compared with the footprint's nearest point, not its centre.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub half_extent_m: Option<[f64; 2]>,
+}
+
+/// Where a moving hazard is at one time.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct TrackSample {
+    /// Device time, ns.
+    pub t_ns: i64,
+    /// Position on the floor, `[x, y]` m.
+    pub position_m: [f64; 2],
+    /// Heading (world yaw), rad.
+    pub yaw_rad: f64,
 }
 
 /// A text string in the world.

@@ -11,16 +11,31 @@
 //! * **Static things** — every obstacle box (whose height range overlaps the body, floor
 //!   to the top of the head), every wall segment, every floor step or drop-off edge — are
 //!   hazards while the wearer **walks** (a walk or climb action) and the thing overlaps the
-//!   corridor within [`AHEAD_M`] (for an obstacle, also its centre within [`AHEAD_M`] of the
-//!   head). Standing, turning or looking around is no approach. A wall the wearer walks
+//!   corridor within [`AHEAD_M`] (its nearest part in the corridor: an obstacle's centre
+//!   no longer has to be within [`AHEAD_M`] too, which made a long thing along the way —
+//!   the 1.2 m low branch of `mixed_walk` — relevant only once its near end was 4.4 m
+//!   ahead). Standing, turning or looking around is no approach. A wall the wearer walks
 //!   along, or a wall beside the door they walk through, is no hazard unless the corridor
-//!   reaches it. A step crossed toward its new level is its own kind (`step_up` /
+//!   reaches it. Floor edges are every level change of the floor as rendered
+//!   ([`super::truth_edges`]): a step's declared edge, and the far end or sides of its
+//!   slab where the level beyond differs (the end of a raised landing, the far side of a
+//!   pit). A step crossed toward its new level is its own kind (`step_up` /
 //!   `drop_off` by the sign of its rise); crossed the other way the rise is reversed.
 //!   Nothing farther than the nearest wall in the corridor counts (it is behind that wall).
 //! * **People** are hazards while they are within [`AHEAD_M`] of the head and, moving at
 //!   their current velocity relative to the wearer's current velocity, are in the corridor
 //!   now or enter it within [`PERSON_PREDICT_S`] (their path crosses the corridor); while
 //!   the wearer stands, only a person closing in counts.
+//! * **Vehicles** are hazards while their footprint (a rectangle along their heading),
+//!   moving at their current velocity relative to the wearer's, is in the corridor now or
+//!   enters it within [`PERSON_PREDICT_S`], at any distance (a car covers 24 m in that
+//!   time; what matters is when it reaches the path); while the wearer stands, only a
+//!   moving vehicle closing in counts. An alert is useful until the vehicle is in the
+//!   corridor or its nearest part within [`LAST_ALERT_M`] of the head.
+//!
+//! A moving hazard (person, vehicle) carries its **track** (positions every
+//! [`TRACK_STEP_S`] over its window, [`TRACK_MARGIN_S`] either side): the scorer compares
+//! an alert with where it was when the alert was decided.
 //!
 //! Each **approach** (a maximal stretch of time in which the rule holds, gaps shorter than
 //! [`MERGE_GAP_S`] bridged) is one [`Hazard`]: `relevant_from_ns` is its start; its
@@ -41,8 +56,10 @@
 //! head direction; `relevant_from_ns` `None` when never). `hazard: false` no longer hides
 //! anything the rule finds.
 
-use super::Hazard;
-use crate::synth::scenario::{Action, HeightStep, Obstacle, Scenario, Wall};
+pub use super::truth_edges::edge_ends;
+use super::truth_edges::floor_edges;
+use super::{Hazard, TrackSample};
+use crate::synth::scenario::{Action, Obstacle, Scenario, Wall};
 use crate::synth::trajectory::WearerPath;
 
 /// Half the width of the wearer's body, m.
@@ -69,6 +86,10 @@ pub const MERGE_GAP_S: f64 = 2.0;
 pub const OVERRIDE_BEARING_DEG: f64 = 45.0;
 /// Sampling step of the time scan, s.
 pub const SCAN_STEP_S: f64 = 0.01;
+/// Step of a moving hazard's track, s.
+pub const TRACK_STEP_S: f64 = 0.1;
+/// A moving hazard's track reaches this far before and after its window, s.
+pub const TRACK_MARGIN_S: f64 = 2.0;
 
 /// Where the wearer's body is and where it goes at one moment.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -240,17 +261,6 @@ pub fn meets_body(o: &Obstacle, w: &Walker) -> bool {
     bottom < w.eye_height_m + HEAD_TOP_ABOVE_EYES_M && top > 0.0
 }
 
-/// The ends of a step's edge, `[x, y]` m.
-pub fn edge_ends(s: &HeightStep) -> [[f64; 2]; 2] {
-    let f = s.facing_deg.to_radians();
-    // Along the edge: perpendicular to the facing direction.
-    let (ex, ey) = (-f.sin() * s.width_m / 2.0, f.cos() * s.width_m / 2.0);
-    [
-        [s.edge_m[0] - ex, s.edge_m[1] - ey],
-        [s.edge_m[0] + ex, s.edge_m[1] + ey],
-    ]
-}
-
 fn wall_ends(wall: &Wall) -> [[f64; 2]; 2] {
     [wall.from_m, wall.to_m]
 }
@@ -306,6 +316,80 @@ pub fn person_conflict(w: &Walker, p: [f64; 2], v: [f64; 2], r_m: f64) -> bool {
         let q = [p[0] + rel[0] * dt, p[1] + rel[1] * dt];
         let (along, lat) = to_corridor(w, q);
         lat.abs() <= CORRIDOR_HALF_WIDTH_M + r_m && along > 0.0 && along - r_m <= AHEAD_M
+    })
+}
+
+/// The footprint corners of a vehicle centred at `c` heading `yaw_rad` with half length
+/// and half width `half_m`, `[x, y]` m.
+pub fn vehicle_footprint(c: [f64; 2], yaw_rad: f64, half_m: [f64; 2]) -> [[f64; 2]; 4] {
+    let (u, v) = (
+        [yaw_rad.cos(), yaw_rad.sin()],
+        [-yaw_rad.sin(), yaw_rad.cos()],
+    );
+    let corner = |a: f64, b: f64| {
+        [
+            c[0] + a * half_m[0] * u[0] + b * half_m[1] * v[0],
+            c[1] + a * half_m[0] * u[1] + b * half_m[1] * v[1],
+        ]
+    };
+    [
+        corner(1.0, 1.0),
+        corner(-1.0, 1.0),
+        corner(-1.0, -1.0),
+        corner(1.0, -1.0),
+    ]
+}
+
+/// Horizontal distance from `p` to a convex footprint (0 inside), m.
+pub fn footprint_distance(fp: &[[f64; 2]; 4], p: [f64; 2]) -> f64 {
+    let mut inside = true;
+    let mut best = f64::INFINITY;
+    for i in 0..4 {
+        let (Some(a), Some(b)) = (fp.get(i), fp.get((i + 1) % 4)) else {
+            continue;
+        };
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let (px, py) = (p[0] - a[0], p[1] - a[1]);
+        let len2 = ex * ex + ey * ey;
+        let t = if len2 > 0.0 {
+            ((px * ex + py * ey) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        best = best.min((px - t * ex).hypot(py - t * ey));
+        // Corners run counter-clockwise: inside is to the left of every edge.
+        if ex * py - ey * px < 0.0 {
+            inside = false;
+        }
+    }
+    if inside {
+        0.0
+    } else {
+        best
+    }
+}
+
+/// When a vehicle with footprint `fp` (world corners now) moving at `v_mps` enters `w`'s
+/// corridor (within [`AHEAD_M`]), within [`PERSON_PREDICT_S`] at its velocity relative to
+/// the wearer's: seconds from now (0: in it now). Like a person, except that no distance
+/// gate applies: a car at 8 m/s covers 24 m in that time, and what matters is when it
+/// reaches the path. While the wearer stands, only a moving vehicle closing in counts.
+pub fn vehicle_conflict(w: &Walker, fp: &[[f64; 2]; 4], v_mps: [f64; 2]) -> Option<f64> {
+    let rel = [v_mps[0] - w.velocity_mps[0], v_mps[1] - w.velocity_mps[1]];
+    let c = fp
+        .iter()
+        .fold([0.0, 0.0], |s, p| [s[0] + p[0] / 4.0, s[1] + p[1] / 4.0]);
+    if !w.walking {
+        let closing = rel[0] * (c[0] - w.origin_m[0]) + rel[1] * (c[1] - w.origin_m[1]) < 0.0;
+        if !(closing && v_mps[0].hypot(v_mps[1]) > 0.1) {
+            return None;
+        }
+    }
+    let steps = (PERSON_PREDICT_S / PREDICT_STEP_S).round() as usize;
+    (0..=steps).find_map(|i| {
+        let dt = i as f64 * PREDICT_STEP_S;
+        let moved = fp.map(|p| [p[0] + rel[0] * dt, p[1] + rel[1] * dt]);
+        corridor_hit(w, &moved, AHEAD_M).map(|_| dt)
     })
 }
 
@@ -420,8 +504,8 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
             .unwrap_or_default();
         let fp = footprint(o);
         let centre = [o.center_m[0], o.center_m[1]];
-        let probe: Probe<'_> = Box::new(move |t, w| {
-            if !w.walking || !meets_body(o, w) || dist(t, centre) >= AHEAD_M {
+        let probe: Probe<'_> = Box::new(move |_, w| {
+            if !w.walking || !meets_body(o, w) {
                 return None;
             }
             corridor_hit(w, &fp, AHEAD_M)
@@ -438,6 +522,8 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 moving: false,
                 relevant_from_ns: Some(ns(a.from_s)),
                 latest_alert_ns: static_window(a, &ahead_of).map(ns),
+                track: Vec::new(),
+                half_extent_m: None,
             });
         }
         if found.is_empty() && o.hazard {
@@ -449,6 +535,8 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 moving: false,
                 relevant_from_ns: from.map(ns),
                 latest_alert_ns: latest.map(ns),
+                track: Vec::new(),
+                half_extent_m: None,
             });
         }
     }
@@ -470,15 +558,14 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 moving: false,
                 relevant_from_ns: Some(ns(a.from_s)),
                 latest_alert_ns: static_window(&a, &ahead_of).map(ns),
+                track: Vec::new(),
+                half_extent_m: None,
             });
         }
     }
-    for s in &world.steps {
-        let ends = edge_ends(s);
-        let facing = [
-            s.facing_deg.to_radians().cos(),
-            s.facing_deg.to_radians().sin(),
-        ];
+    for e in floor_edges(world) {
+        let ends = e.ends_m;
+        let facing = e.facing;
         let probe: Probe<'_> = Box::new(move |_, w| {
             if !w.walking {
                 return None;
@@ -489,26 +576,28 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
         let reversed = |w: &Walker| w.dir[0] * facing[0] + w.dir[1] * facing[1] < 0.0;
         let found = approaches(path, eye, duration_s, &probe, reversed);
         let kind_of = |rev: bool| {
-            let rise = if rev { -s.rise_m } else { s.rise_m };
+            let rise = if rev { -e.rise_m } else { e.rise_m };
             (if rise < 0.0 { "drop_off" } else { "step_up" }).to_string()
         };
         for a in &found {
             let ahead_of = |t: f64| walking_hit(path, eye, t, &ends);
-            let z = if a.reversed {
-                s.edge_m[2] + s.rise_m
-            } else {
-                s.edge_m[2]
-            };
+            let z = if a.reversed { e.z_m + e.rise_m } else { e.z_m };
             out.push(Hazard {
                 kind: kind_of(a.reversed),
-                label: s.label.clone(),
+                label: e.label.clone(),
                 position_m: [a.position[0], a.position[1], z],
                 moving: false,
                 relevant_from_ns: Some(ns(a.from_s)),
                 latest_alert_ns: static_window(a, &ahead_of).map(ns),
+                track: Vec::new(),
+                half_extent_m: None,
             });
         }
-        if found.is_empty() && s.hazard {
+        let flagged = e
+            .declared
+            .and_then(|i| world.steps.get(i))
+            .filter(|s| s.hazard);
+        if let (true, Some(s)) = (found.is_empty(), flagged) {
             let c = [s.edge_m[0], s.edge_m[1]];
             let (from, latest, _) = override_window(path, duration_s, &|_| c);
             out.push(Hazard {
@@ -518,15 +607,37 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 moving: false,
                 relevant_from_ns: from.map(ns),
                 latest_alert_ns: latest.map(ns),
+                track: Vec::new(),
+                half_extent_m: None,
             });
         }
     }
+    // A mover's positions around its window, for the scorer.
+    let track_of = |from_s: f64, to_s: f64, at: &dyn Fn(f64) -> ([f64; 2], f64)| {
+        let (a, b) = (
+            (from_s - TRACK_MARGIN_S).max(0.0),
+            (to_s + TRACK_MARGIN_S).min(duration_s),
+        );
+        let n = ((b - a) / TRACK_STEP_S).floor().max(0.0) as usize;
+        (0..=n)
+            .map(|i| {
+                let t = a + i as f64 * TRACK_STEP_S;
+                let (p, yaw) = at(t);
+                TrackSample {
+                    t_ns: ns(t),
+                    position_m: p,
+                    yaw_rad: yaw,
+                }
+            })
+            .collect::<Vec<_>>()
+    };
     for person in &world.people {
         let at = |t: f64| person.position_at(t);
         let vel = |t: f64| {
             let (a, b) = (at(t - 0.05), at(t + 0.05));
             [(b[0] - a[0]) / 0.1, (b[1] - a[1]) / 0.1]
         };
+        let pose = |t: f64| (person.position_at(t), person.facing_at(t));
         let r = person.radius_m;
         let probe: Probe<'_> = Box::new(move |t, w| {
             let p = at(t);
@@ -542,10 +653,16 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 moving: true,
                 relevant_from_ns: Some(ns(a.from_s)),
                 latest_alert_ns: latest.map(ns),
+                track: track_of(a.from_s, latest.unwrap_or(a.to_s), &pose),
+                half_extent_m: None,
             });
         }
         if found.is_empty() && person.hazard {
             let (from, latest, p) = override_window(path, duration_s, &at);
+            let track = match from {
+                Some(f) => track_of(f, latest.unwrap_or(duration_s), &pose),
+                None => Vec::new(),
+            };
             out.push(Hazard {
                 kind: "person".into(),
                 label: person.label.clone(),
@@ -553,6 +670,43 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
                 moving: true,
                 relevant_from_ns: from.map(ns),
                 latest_alert_ns: latest.map(ns),
+                track,
+                half_extent_m: None,
+            });
+        }
+    }
+    for vehicle in &world.vehicles {
+        let half = [vehicle.size_m[0] / 2.0, vehicle.size_m[1] / 2.0];
+        let pose = |t: f64| (vehicle.position_at(t), vehicle.heading_at(t));
+        let fp = |t: f64| {
+            let (c, yaw) = pose(t);
+            vehicle_footprint(c, yaw, half)
+        };
+        let vel = |t: f64| {
+            let (a, b) = (vehicle.position_at(t - 0.05), vehicle.position_at(t + 0.05));
+            [(b[0] - a[0]) / 0.1, (b[1] - a[1]) / 0.1]
+        };
+        let probe: Probe<'_> =
+            Box::new(move |t, w| vehicle_conflict(w, &fp(t), vel(t)).map(|_| (0.0, pose(t).0)));
+        let found = approaches(path, eye, duration_s, &probe, |_| false);
+        for a in &found {
+            // Useful until it is in the corridor, or its nearest part within the last-alert
+            // distance of the head.
+            let latest = first_when(a.from_s, duration_s, |t| {
+                let w = walker_at(path, eye, t);
+                let f = fp(t);
+                corridor_hit(&w, &f, AHEAD_M).is_some()
+                    || footprint_distance(&f, head_xy(t)) < LAST_ALERT_M
+            });
+            out.push(Hazard {
+                kind: "vehicle".into(),
+                label: vehicle.label.clone(),
+                position_m: [a.position[0], a.position[1], world.floor_z_m],
+                moving: true,
+                relevant_from_ns: Some(ns(a.from_s)),
+                latest_alert_ns: latest.map(ns),
+                track: track_of(a.from_s, latest.unwrap_or(a.to_s), &pose),
+                half_extent_m: Some(half),
             });
         }
     }
@@ -562,7 +716,7 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::scenario::{ObstacleKind, Person, Wearer, World};
+    use crate::synth::scenario::{HeightStep, ObstacleKind, Person, Vehicle, Wearer, World};
     use nalgebra::Isometry3;
 
     const T0: i64 = 1_000_000_000;
@@ -649,8 +803,9 @@ mod tests {
         let a = &hz[0];
         let from = a.relevant_from_ns.unwrap();
         let to = a.latest_alert_ns.unwrap();
+        // Its near face (x = 5.8) 5 m ahead, then its centre 1.5 m away.
         assert!(
-            (head_x(&path, from) - 1.0).abs() < 0.02,
+            (head_x(&path, from) - 0.8).abs() < 0.02,
             "{}",
             head_x(&path, from)
         );
@@ -661,10 +816,9 @@ mod tests {
         );
         assert_eq!(a.kind, "box");
         assert_eq!(a.position_m, [6.0, 0.0, 0.0]);
-        // The grazing box: its centre (9, -0.5) is 5 m away at x = 9 - √(25 - 0.25).
+        // The grazing box: its near face (x = 8.8) is 5 m ahead at x = 3.8.
         let g = &hz[1];
-        let want = 9.0 - (25.0f64 - 0.25).sqrt();
-        assert!((head_x(&path, g.relevant_from_ns.unwrap()) - want).abs() < 0.02);
+        assert!((head_x(&path, g.relevant_from_ns.unwrap()) - 3.8).abs() < 0.02);
     }
 
     #[test]
@@ -736,6 +890,8 @@ mod tests {
 
     #[test]
     fn a_curb_is_a_drop_off_one_way_and_a_step_up_the_other() {
+        // The road beyond the curb runs 20 m on: its far side (a step up) is never within
+        // reach (`truth_edges` makes it an edge of its own).
         let world = World {
             steps: vec![HeightStep {
                 label: "curb".into(),
@@ -744,7 +900,7 @@ mod tests {
                 hazard: false,
                 facing_deg: 0.0,
                 width_m: 4.0,
-                depth_m: 4.0,
+                depth_m: 20.0,
             }],
             ..World::default()
         };
@@ -835,6 +991,85 @@ mod tests {
         let from = t_s(hz[0].relevant_from_ns.unwrap());
         assert!((from - 1.0).abs() < 0.02, "{from}");
         assert_eq!(hz[0].position_m[1], 0.0);
+    }
+
+    fn car(path_m: Vec<[f64; 2]>, speed_mps: f64) -> Vehicle {
+        Vehicle {
+            label: "car".into(),
+            path_m,
+            speed_mps,
+            start_s: 0.0,
+            size_m: [4.2, 1.8, 1.5],
+            hazard: false,
+        }
+    }
+
+    #[test]
+    fn a_car_crossing_the_path_is_a_hazard_one_alongside_is_not() {
+        // The wearer walks east from (0, 0); a car drives south along x = 6 at 8 m/s from
+        // y = 30 (its front end, 2.1 m ahead of its centre, at y = 27.9 − 8t). Its
+        // footprint (x 5.1–6.9) is within the corridor's 5 m once the wearer is past
+        // x = 0.1. With 3 s of prediction it counts once 27.9 − 8t − 24 ≤ 0.35, i.e. from
+        // t = 0.444 s, at 26 m: no distance gate. Useful until the front end is in the
+        // corridor (27.9 − 8t ≤ 0.35: t = 3.444 s). A second car drives east alongside at
+        // y = −3, a third stands parked at y = 3: neither enters the corridor.
+        let world = World {
+            vehicles: vec![
+                car(vec![[6.0, 30.0], [6.0, -30.0]], 8.0),
+                car(vec![[-5.0, -3.0], [40.0, -3.0]], 3.0),
+                car(vec![[8.0, 3.0]], 1.0),
+            ],
+            ..World::default()
+        };
+        let (sc, path) = scenario(world, vec![walk(10.0)]);
+        let hz = hazards(&sc, &path, T0, 12.0);
+        assert_eq!(hz.len(), 1, "{hz:?}");
+        let h = &hz[0];
+        assert_eq!((h.kind.as_str(), h.label.as_str()), ("vehicle", "car"));
+        assert!(h.moving);
+        let from = t_s(h.relevant_from_ns.unwrap());
+        assert!((from - 0.444).abs() <= 0.011, "{from}");
+        let to = t_s(h.latest_alert_ns.unwrap());
+        assert!((to - 3.444).abs() <= 0.011, "{to}");
+        assert_eq!(h.half_extent_m, Some([2.1, 0.9]));
+        // The track covers the window with 2 s either side, every 0.1 s, and follows the car.
+        let first = h.track.first().unwrap();
+        let last = h.track.last().unwrap();
+        assert_eq!(first.t_ns, T0);
+        assert!((t_s(last.t_ns) - (to + 2.0)).abs() <= 0.1, "{last:?}");
+        for s in &h.track {
+            let want = sc.world.vehicles[0].position_at(t_s(s.t_ns));
+            assert!((s.position_m[0] - want[0]).abs() < 1e-9);
+            assert!((s.position_m[1] - want[1]).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn standing_at_the_curb_only_an_approaching_car_counts() {
+        // Standing at the origin facing +x; a car passes 3 m ahead along x = 4 (footprint
+        // x 3.1–4.9), driving south from y = 20 at 8 m/s. It counts while it closes in:
+        // from when its front end (17.9 − 8t) is 24 m from the corridor (|y| ≤ 0.35), i.e.
+        // at once, until it is in the corridor (t = 2.194 s).
+        let world = World {
+            vehicles: vec![car(vec![[4.0, 20.0], [4.0, -20.0]], 8.0)],
+            ..World::default()
+        };
+        let (sc, path) = scenario(world, vec![Action::Stop { duration_s: 8.0 }]);
+        let hz = hazards(&sc, &path, T0, 8.0);
+        assert_eq!(hz.len(), 1, "{hz:?}");
+        let to = t_s(hz[0].latest_alert_ns.unwrap());
+        assert!((to - 2.194).abs() <= 0.011, "{to}");
+        assert!(t_s(hz[0].relevant_from_ns.unwrap()) <= 0.06);
+    }
+
+    #[test]
+    fn footprint_distance_and_corners() {
+        let fp = vehicle_footprint([1.0, 2.0], std::f64::consts::FRAC_PI_2, [2.0, 1.0]);
+        // Heading +y: 2 m half length along y, 1 m half width along x.
+        assert!(footprint_distance(&fp, [1.0, 2.0]) == 0.0);
+        assert!((footprint_distance(&fp, [4.0, 2.0]) - 2.0).abs() < 1e-9);
+        assert!((footprint_distance(&fp, [1.0, -1.0]) - 1.0).abs() < 1e-9);
+        assert!((footprint_distance(&fp, [5.0, 7.0]) - 3f64.hypot(3.0)).abs() < 1e-9);
     }
 
     #[test]

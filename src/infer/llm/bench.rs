@@ -1,6 +1,7 @@
 //! Measurements behind `vista bench lm`: prompt speed (a ~325-token prompt), generation
-//! speed (64 greedy tokens), time to first token from an empty cache, and for a short
-//! question with the system prompt already in the KV cache. Medians over repeats.
+//! speed (64 greedy tokens after it), and time to first token for a ~15-token question after
+//! the assistant's system turn (standing prompt + surroundings, ~325 tokens): from an empty
+//! cache, and with that system turn already in the KV cache. Medians over repeats.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -8,6 +9,7 @@ use std::time::Instant;
 
 use super::engine::{GenOptions, LmEngine};
 use super::error::LmError;
+use super::generator::{system_turn, user_turn};
 use super::raw_ctx::ContextConfig;
 use super::DEFAULT_SYSTEM_PROMPT;
 
@@ -22,6 +24,8 @@ pub struct LmBenchConfig {
     pub gen_tokens: u32,
     /// Repeats per measurement (the median is reported).
     pub repeats: usize,
+    /// llama.cpp's flash attention ([`ContextConfig::flash_attention`]).
+    pub flash_attention: bool,
 }
 
 impl Default for LmBenchConfig {
@@ -31,6 +35,7 @@ impl Default for LmBenchConfig {
             prompt_tokens: 325,
             gen_tokens: 64,
             repeats: 5,
+            flash_attention: ContextConfig::default().flash_attention,
         }
     }
 }
@@ -42,6 +47,8 @@ pub struct LmBenchReport {
     pub model: String,
     /// Threads.
     pub threads: u32,
+    /// Flash attention on.
+    pub flash_attention: bool,
     /// Model load time, ms.
     pub load_ms: f64,
     /// Prompt length, tokens.
@@ -52,13 +59,13 @@ pub struct LmBenchReport {
     pub gen_tokens: u32,
     /// Generation after the prompt, tokens/s.
     pub gen_tok_per_s: f64,
-    /// System prompt (the cached prefix), tokens.
+    /// System turn (standing prompt + surroundings: the cached prefix), tokens.
     pub system_tokens: usize,
     /// Question (everything after the prefix), tokens.
     pub question_tokens: usize,
-    /// Time to first token, system prompt and question from an empty cache, ms.
+    /// Time to first token, system turn and question from an empty cache, ms.
     pub ttft_cold_ms: f64,
-    /// Time to first token for the question with the system prompt reused, ms.
+    /// Time to first token for the question with the system turn reused, ms.
     pub ttft_prefix_ms: f64,
     /// Repeats per measurement.
     pub repeats: usize,
@@ -83,6 +90,25 @@ const FILLER: &str = "The wearer walks along a corridor with doors on both sides
 A pole stands near the middle of the hallway, about two metres ahead and slightly left. \
 A sign above the third door reads Exit, and a staircase begins behind the fourth door. ";
 
+/// Surroundings as the assistant renders them (`assistant::render_state`) for a busy
+/// hallway; with [`DEFAULT_SYSTEM_PROMPT`] the system turn is ~325 tokens.
+pub const BENCH_SURROUNDINGS: &str = "Wearer: walking for 6.4 s, 1.1 m/s.
+Things (nearest first):
+- #3 metal pole (obstacle, in path): 12 o'clock, 2.0 m (3 steps), ground level, seen 0.5 s ago, confidence 0.90
+- #12 bench (obstacle): 10 o'clock, 2.6 m (4 steps), body height, seen 0.8 s ago, confidence 0.75
+- #7 door (door): 9 o'clock, 3.5 m (5 steps), seen 1.2 s ago, confidence 0.70
+- #21 person (person): 1 o'clock, 4.2 m (6 steps), body height, seen 0.1 s ago, confidence 0.70
+- #9 door (door): 3 o'clock, 5.0 m (7 steps), seen 2.0 s ago, confidence 0.65
+- #14 stairs (drop-off): 12 o'clock, 9.5 m (13 steps), ground level, seen 3.1 s ago, confidence 0.55
+Text:
+- \"EXIT\": 2 o'clock, 6.0 m, looked at, read 1.0 s ago, confidence 0.80
+- \"Room 214\": 9 o'clock, 3.6 m, read 1.4 s ago, confidence 0.82
+- \"Mind the step\": 12 o'clock, 9.0 m, read 3.0 s ago, confidence 0.61
+Gaze: 2 o'clock, pitch 5 deg, on #9.
+Clear space: 1.8 m ahead, 3.0 m left, 0.5 m right.
+Cannot: read text in the dark.
+";
+
 /// Questions of about 15 tokens each (with the chat template's user-turn tokens).
 pub const BENCH_QUESTIONS: &[&str] = &[
     "Is there anything in front of me right now?",
@@ -104,6 +130,7 @@ pub fn run_bench(path: &Path, cfg: &LmBenchConfig) -> Result<LmBenchReport, LmEr
         path,
         &ContextConfig {
             threads: cfg.threads,
+            flash_attention: cfg.flash_attention,
             ..ContextConfig::default()
         },
     )?;
@@ -111,30 +138,26 @@ pub fn run_bench(path: &Path, cfg: &LmBenchConfig) -> Result<LmBenchReport, LmEr
     let never = AtomicBool::new(false);
     let mut sink = |_: &str| true;
 
-    // Cold: system prompt and question from an empty cache (first request after load).
-    let question = BENCH_QUESTIONS.first().copied().unwrap_or("Hello?");
-    let (system_tokens, total) = engine.prompt_lengths(DEFAULT_SYSTEM_PROMPT, question)?;
-    let cold = engine.chat(
-        DEFAULT_SYSTEM_PROMPT,
-        question,
-        GenOptions::new(1),
-        &mut sink,
-        &never,
-    )?;
-    let ttft_cold_ms = ms(cold.first_token_ns);
-
-    // Prefix reused: the cache now holds the system prompt.
+    // The assistant's system turn (standing prompt + surroundings) and user turns.
+    let system = system_turn(DEFAULT_SYSTEM_PROMPT, BENCH_SURROUNDINGS);
+    let question = |i: usize| user_turn("", BENCH_QUESTIONS[i % BENCH_QUESTIONS.len()]);
+    let (system_tokens, total) = engine.prompt_lengths(&system, &question(0))?;
+    // Interleaved: cold (empty cache: system turn and question), then warm (the system turn
+    // left in the cache by the cold request, another question).
+    let mut cold_ms = Vec::new();
     let mut prefix_ms = Vec::new();
     for i in 0..repeats {
-        let q = BENCH_QUESTIONS[i % BENCH_QUESTIONS.len()];
-        let st = engine.chat(
-            DEFAULT_SYSTEM_PROMPT,
-            q,
+        engine.reset();
+        let cold = engine.chat(&system, &question(i), GenOptions::new(1), &mut sink, &never)?;
+        cold_ms.push(ms(cold.first_token_ns));
+        let warm = engine.chat(
+            &system,
+            &question(i + 1),
             GenOptions::new(1),
             &mut sink,
             &never,
         )?;
-        prefix_ms.push(ms(st.first_token_ns));
+        prefix_ms.push(ms(warm.first_token_ns));
     }
 
     // Prompt and generation speed on a ~325-token raw prompt (cache emptied each time).
@@ -175,6 +198,7 @@ pub fn run_bench(path: &Path, cfg: &LmBenchConfig) -> Result<LmBenchReport, LmEr
     Ok(LmBenchReport {
         model: path.display().to_string(),
         threads: cfg.threads,
+        flash_attention: cfg.flash_attention,
         load_ms,
         prompt_tokens,
         prompt_tok_per_s: median(&pp),
@@ -182,7 +206,7 @@ pub fn run_bench(path: &Path, cfg: &LmBenchConfig) -> Result<LmBenchReport, LmEr
         gen_tok_per_s: median(&tg),
         system_tokens,
         question_tokens: total - system_tokens,
-        ttft_cold_ms,
+        ttft_cold_ms: median(&cold_ms),
         ttft_prefix_ms: median(&prefix_ms),
         repeats,
     })

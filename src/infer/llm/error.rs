@@ -90,4 +90,36 @@ pub enum LmError {
         /// What failed.
         reason: String,
     },
+    /// The vision projector (`mmproj`) file is not there.
+    #[error("vision projector {path} not found")]
+    MmprojNotFound {
+        /// The file looked for.
+        path: PathBuf,
+    },
+    /// The vision projector file is not one this runtime can hand to llama.cpp (not a GGUF,
+    /// not a CLIP projector, no vision encoder, missing tensors, inconsistent sizes), or
+    /// llama.cpp refused it.
+    #[error("vision projector {path}: {reason}")]
+    Mmproj {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The projector's output width differs from the language model's embedding width.
+    #[error(
+        "vision projector {path} outputs embeddings of width {projector}, but the language \
+         model's embedding width is {lm}"
+    )]
+    ProjectorWidth {
+        /// The projector file.
+        path: PathBuf,
+        /// Its output width.
+        projector: usize,
+        /// The language model's `n_embd`.
+        lm: usize,
+    },
+    /// An image could not be used (size, pixel count, decoding).
+    #[error("image: {0}")]
+    Image(String),
 }

@@ -107,6 +107,20 @@ impl LmEngine {
         Ok((fitted, n))
     }
 
+    /// As [`Self::prefill_context`], stopping early (between chunks of
+    /// [`super::engine::PREFIX_CHUNK_TOKENS`]) once `stop` is set. Returns the fitted context,
+    /// the tokens prefilled and whether the whole system turn is now in the cache.
+    pub fn prefill_context_until(
+        &mut self,
+        context: &str,
+        stop: &AtomicBool,
+    ) -> Result<(String, u32, bool), LmError> {
+        let fitted = self.fitted_context(context)?;
+        let (n, complete) =
+            self.prepare_prefix_until(&system_turn(DEFAULT_SYSTEM_PROMPT, &fitted), stop)?;
+        Ok((fitted, n, complete))
+    }
+
     /// Answers `prompt` with `context` as the surroundings (the prompt's own context, or a
     /// slightly older one already prefilled), streaming text to `on_text`.
     pub fn generate_with_context(
@@ -156,6 +170,8 @@ pub fn port_stats(st: &LmStats) -> GenerationStats {
         first_token_ns: st.first_token_ns,
         total_ns: st.total_ns,
         cancelled: st.stop == StopReason::Cancelled,
+        prefill_ns: st.prefill_ns,
+        ..GenerationStats::default()
     }
 }
 

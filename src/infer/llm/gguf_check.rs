@@ -5,6 +5,7 @@
 //! The parser reads from any [`Read`] with bounded allocations (string, array and count
 //! limits), so a hostile header cannot make it allocate gigabytes.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 
 /// GGUF file magic, `GGUF` in file order.
@@ -33,6 +34,19 @@ pub struct TensorInfo {
     pub offset: u64,
 }
 
+/// A scalar metadata value (arrays and floats are not kept).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MetaValue {
+    /// A string.
+    Str(String),
+    /// An unsigned integer (u8 … u64).
+    UInt(u64),
+    /// A signed integer (i8 … i64).
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+}
+
 /// What the header says, after validation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GgufSummary {
@@ -46,6 +60,8 @@ pub struct GgufSummary {
     pub basename: Option<String>,
     /// Number of metadata entries.
     pub n_kv: u64,
+    /// The scalar metadata entries (strings, integers, booleans), by key.
+    pub meta: BTreeMap<String, MetaValue>,
     /// The tensor table.
     pub tensors: Vec<TensorInfo>,
     /// Start of the data section in the file, bytes.
@@ -53,6 +69,38 @@ pub struct GgufSummary {
     /// End of the last tensor's data relative to the data section, bytes (only tensors of
     /// known type counted).
     pub data_end: u64,
+}
+
+impl GgufSummary {
+    /// A string metadata entry.
+    pub fn meta_str(&self, key: &str) -> Option<&str> {
+        match self.meta.get(key) {
+            Some(MetaValue::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A non-negative integer metadata entry.
+    pub fn meta_u64(&self, key: &str) -> Option<u64> {
+        match self.meta.get(key) {
+            Some(MetaValue::UInt(v)) => Some(*v),
+            Some(MetaValue::Int(v)) => u64::try_from(*v).ok(),
+            _ => None,
+        }
+    }
+
+    /// A boolean metadata entry.
+    pub fn meta_bool(&self, key: &str) -> Option<bool> {
+        match self.meta.get(key) {
+            Some(MetaValue::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The tensor called `name`.
+    pub fn tensor(&self, name: &str) -> Option<&TensorInfo> {
+        self.tensors.iter().find(|t| t.name == name)
+    }
 }
 
 /// Why a header was rejected, with the byte offset where it was found.
@@ -158,14 +206,36 @@ impl<R: Read> Cursor<R> {
         String::from_utf8(buf).map_err(|_| self.err("string is not UTF-8"))
     }
 
-    /// Reads a value of type `ty`; returns it when it is a string (the only kind kept).
-    fn value(&mut self, ty: u32, depth: u32) -> Result<Option<String>, GgufError> {
-        match ty {
-            0 | 1 | 7 => self.skip(1).map(|_| None),
-            2 | 3 => self.skip(2).map(|_| None),
-            4..=6 => self.skip(4).map(|_| None),
-            10..=12 => self.skip(8).map(|_| None),
-            8 => self.string().map(Some),
+    fn le<const N: usize>(&mut self) -> Result<[u8; N], GgufError> {
+        self.bytes::<N>()
+    }
+
+    /// Reads a value of type `ty`; returns it when it is a scalar kept in
+    /// [`GgufSummary::meta`] (strings, integers, booleans).
+    fn value(&mut self, ty: u32, depth: u32) -> Result<Option<MetaValue>, GgufError> {
+        Ok(match ty {
+            0 => Some(MetaValue::UInt(u64::from(self.le::<1>()?[0]))),
+            1 => Some(MetaValue::Int(i64::from(i8::from_le_bytes(
+                self.le::<1>()?,
+            )))),
+            7 => Some(MetaValue::Bool(self.le::<1>()?[0] != 0)),
+            2 => Some(MetaValue::UInt(u64::from(u16::from_le_bytes(
+                self.le::<2>()?,
+            )))),
+            3 => Some(MetaValue::Int(i64::from(i16::from_le_bytes(
+                self.le::<2>()?,
+            )))),
+            4 => Some(MetaValue::UInt(u64::from(u32::from_le_bytes(
+                self.le::<4>()?,
+            )))),
+            5 => Some(MetaValue::Int(i64::from(i32::from_le_bytes(
+                self.le::<4>()?,
+            )))),
+            6 => self.skip(4).map(|_| None)?,
+            10 => Some(MetaValue::UInt(u64::from_le_bytes(self.le::<8>()?))),
+            11 => Some(MetaValue::Int(i64::from_le_bytes(self.le::<8>()?))),
+            12 => self.skip(8).map(|_| None)?,
+            8 => Some(MetaValue::Str(self.string()?)),
             9 => {
                 if depth > 0 {
                     return Err(self.err("nested array"));
@@ -190,10 +260,10 @@ impl<R: Read> Cursor<R> {
                         }
                     }
                 }
-                Ok(None)
+                None
             }
-            _ => Err(self.err(format!("unknown value type {ty}"))),
-        }
+            _ => return Err(self.err(format!("unknown value type {ty}"))),
+        })
     }
 }
 
@@ -225,6 +295,7 @@ pub fn parse_header<R: Read>(r: R, file_len: u64) -> Result<GgufSummary, GgufErr
     let mut name = None;
     let mut basename = None;
     let mut alignment = DEFAULT_ALIGNMENT;
+    let mut meta = BTreeMap::new();
     for _ in 0..n_kv {
         let key = c.string()?;
         let ty = c.u32()?;
@@ -240,11 +311,18 @@ pub fn parse_header<R: Read>(r: R, file_len: u64) -> Result<GgufSummary, GgufErr
             continue;
         }
         let v = c.value(ty, 0)?;
+        let text = match &v {
+            Some(MetaValue::Str(s)) => Some(s.clone()),
+            _ => None,
+        };
         match key.as_str() {
-            "general.architecture" => architecture = v,
-            "general.name" => name = v,
-            "general.basename" => basename = v,
+            "general.architecture" => architecture = text,
+            "general.name" => name = text,
+            "general.basename" => basename = text,
             _ => {}
+        }
+        if let Some(v) = v {
+            meta.insert(key, v);
         }
     }
     let architecture = architecture.ok_or_else(|| c.err("no general.architecture"))?;
@@ -305,6 +383,7 @@ pub fn parse_header<R: Read>(r: R, file_len: u64) -> Result<GgufSummary, GgufErr
         name,
         basename,
         n_kv,
+        meta,
         tensors,
         data_offset,
         data_end,

@@ -20,6 +20,13 @@ pub struct ContextConfig {
     /// Threads for generation and prompt processing (OpenMP keeps its default active
     /// waiting: do not run more threads than free cores).
     pub threads: u32,
+    /// llama.cpp's flash attention (its default, `auto`, turns it on for the CPU). Off by
+    /// default here: on this AVX2 CPU with SmolLM2-135M it made every decode after a few
+    /// hundred cached tokens slower — one token at depth 325 about 1.9x, a 16-token question
+    /// after a 325-token system turn about 6x — and only an empty-cache prompt faster
+    /// (~1.3x); the assistant always decodes after its system turn (`benches/llama_bench.sh`,
+    /// `vista bench lm --flash-attn`).
+    pub flash_attention: bool,
 }
 
 impl Default for ContextConfig {
@@ -28,6 +35,7 @@ impl Default for ContextConfig {
             n_ctx: 2048,
             n_batch: 512,
             threads: 2,
+            flash_attention: false,
         }
     }
 }
@@ -85,6 +93,11 @@ impl RawContext {
         p.n_threads = threads;
         p.n_threads_batch = threads;
         p.no_perf = true;
+        p.flash_attn_type = if cfg.flash_attention {
+            sys::LLAMA_FLASH_ATTN_TYPE_ENABLED
+        } else {
+            sys::LLAMA_FLASH_ATTN_TYPE_DISABLED
+        };
         let mp = model_ptr(&model);
         // SAFETY: `mp` is a live model (kept alive by the Arc stored below).
         let raw = unsafe { sys::llama_init_from_model(mp, p) };
