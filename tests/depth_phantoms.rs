@@ -100,7 +100,10 @@ fn stereo_run(
     let cal = calib();
     let (l, r) = slam(&cal);
     let sc = find_scenario(&std::path::Path::new(ROOT).join("scenarios"), name).unwrap();
-    let models = SensorModels::default();
+    // The recording calibration's T_device_CPF, as `vista synth` places the device (the
+    // nominal default one turns the SLAM pair 90° about the optical axis: the right camera
+    // would look at the sky).
+    let models = SensorModels::from_calibration(&cal);
     let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, models.t_device_cpf);
     let hazards = ground_truth(&sc, &path, 0, T0, duration_s).hazards;
     let map = static_map(&sc, hall.0, hall.1);
@@ -251,16 +254,30 @@ fn report(name: &str, r: &StereoRun) -> (usize, usize, usize) {
     (caught, relevant, false_n)
 }
 
-const POLE: (&str, f64, ((f64, f64), (f64, f64))) =
-    ("pole_to_door", 24.0, ((-1.0, 12.0), (-1.5, 1.5)));
-const EXIT: (&str, f64, ((f64, f64), (f64, f64))) =
-    ("find_exit", 34.0, ((-1.0, 16.0), (-2.0, 2.0)));
+/// A scenario, the seconds run and the static map's extent (x and y ranges, m).
+type Case = (&'static str, f64, ((f64, f64), (f64, f64)));
+
+const POLE: Case = ("pole_to_door", 24.0, ((-1.0, 12.0), (-1.5, 1.5)));
+const EXIT: Case = ("find_exit", 34.0, ((-1.0, 16.0), (-2.0, 2.0)));
 
 #[test]
 #[ignore = "diagnostic: prints where the points behind each false alert come from"]
 fn diagnose_unfiltered_and_filtered() {
+    // DEPTH_DIAG=find_exit (or pole_to_door) runs one scenario only.
+    let only = std::env::var("DEPTH_DIAG").ok();
+    let none = DepthFilterConfig {
+        band: BandConfig {
+            min_range_m: f32::INFINITY,
+            ..BandConfig::default()
+        },
+        ..DepthFilterConfig::default()
+    };
     for (name, d, hall) in [POLE, EXIT] {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         for (tag, cfg) in [
+            ("no depth points", none),
             ("unfiltered", DepthFilterConfig::passthrough()),
             ("filtered", DepthFilterConfig::default()),
         ] {
