@@ -21,8 +21,12 @@ use crate::perception::points::PointMap;
 use crate::time::DeviceTime;
 
 pub use band::{band_verdict, BandConfig, BandVerdict};
-pub use explained::{explained, VoxelSet};
+pub use explained::{depth_tolerance_m, explained, explained_along_ray, VoxelSet};
 pub use persist::{PersistConfig, Persistence};
+
+/// The Gen1 SLAM pair as [`super::StereoConfig::default`] rectifies it: 180 px focal
+/// length, 0.138 m baseline.
+pub const GEN1_SLAM_FOCAL_BASELINE_PX_M: f32 = 24.8;
 
 /// Settings of the whole filter.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,6 +42,12 @@ pub struct DepthFilterConfig {
     pub map_min_age_ns: i64,
     /// Map points are looked at within this horizontal radius of the cameras, m.
     pub map_radius_m: f32,
+    /// Disparity error, px, whose depth error along the viewing ray a map surface may
+    /// still explain a stereo point across (see [`explained_along_ray`]; 0: the fixed
+    /// reach only).
+    pub map_disparity_err_px: f32,
+    /// The stereo pair's rectified focal length, px, times its baseline, m.
+    pub focal_baseline_px_m: f32,
     /// Temporal consistency.
     pub persist: PersistConfig,
 }
@@ -50,6 +60,8 @@ impl Default for DepthFilterConfig {
             map_reach: 1,
             map_min_age_ns: 1_000_000_000,
             map_radius_m: 9.0,
+            map_disparity_err_px: 1.0,
+            focal_baseline_px_m: GEN1_SLAM_FOCAL_BASELINE_PX_M,
             persist: PersistConfig::default(),
         }
     }
@@ -188,7 +200,18 @@ impl DepthFilter {
                     continue;
                 }
             }
-            if self.cfg.map_reach >= 0 && explained(p, &self.map_voxels, self.cfg.map_reach) {
+            let range = {
+                let d = [p[0] - origin[0], p[1] - origin[1], p[2] - origin[2]];
+                (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+            };
+            let tol = depth_tolerance_m(
+                range,
+                self.cfg.map_disparity_err_px,
+                self.cfg.focal_baseline_px_m,
+            );
+            if self.cfg.map_reach >= 0
+                && explained_along_ray(p, &origin, &self.map_voxels, self.cfg.map_reach, tol)
+            {
                 st.explained += 1;
                 continue;
             }
@@ -279,5 +302,40 @@ mod tests {
                 + s.transient
                 + s.kept
         );
+    }
+
+    #[test]
+    fn a_mapped_obstacle_seen_short_by_far_stereo_is_no_new_obstacle() {
+        // A trolley's front face at x = 4.7 m in the map, known from the start.
+        let mut face = Vec::new();
+        for j in 0..6 {
+            for k in 0..8 {
+                face.push(MapPoint {
+                    p: [4.7, -0.1 + 0.1 * j as f32, 0.2 + 0.1 * k as f32],
+                    first_seen_ns: i64::MIN,
+                });
+            }
+        }
+        let map = PointMap::new(face, true);
+        let origin = [0.6, 0.1, 1.6];
+        // Stereo sees the face 4.1 m away and, in two frames running, 0.6 m short of
+        // it (under one pixel of disparity at that range): a dense, persistent patch
+        // that the fixed reach alone would let through as a phantom obstacle in front of
+        // the trolley.
+        let frame: Vec<[f32; 3]> = (0..40)
+            .map(|i| [4.1, -0.05 + 0.005 * i as f32, 0.3 + 0.015 * i as f32])
+            .collect();
+        let mut reach_only = DepthFilter::new(DepthFilterConfig {
+            map_disparity_err_px: 0.0,
+            ..DepthFilterConfig::default()
+        });
+        reach_only.apply(0, origin, 0.0, Some(&map), &frame);
+        let leaked = reach_only.apply(200_000_000, origin, 0.0, Some(&map), &frame);
+        assert!(!leaked.is_empty(), "the case needs the ray");
+        let mut f = DepthFilter::default();
+        f.apply(0, origin, 0.0, Some(&map), &frame);
+        let kept = f.apply(200_000_000, origin, 0.0, Some(&map), &frame);
+        assert!(kept.is_empty(), "{kept:?}");
+        assert_eq!(f.stats().explained, 80);
     }
 }
