@@ -26,8 +26,11 @@ pub struct ProfileArgs {
     /// Do not read text.
     #[arg(long)]
     pub no_ocr: bool,
-    /// Also compute stereo depth from the SLAM cameras (experimental).
+    /// Do not compute stereo depth from the SLAM cameras (on by default).
     #[arg(long)]
+    pub no_depth: bool,
+    /// Stereo depth is on by default; `--depth` is still accepted (no effect).
+    #[arg(long, hide = true, conflicts_with = "no_depth")]
     pub depth: bool,
     /// The language model for scenes and open questions (GGUF path; default: SmolLM2 from
     /// the model cache when present).
@@ -76,6 +79,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             requests_listen: None,
             scene_every: None,
             no_ocr: args.no_ocr,
+            no_depth: args.no_depth,
             depth: args.depth,
             lm: args.lm,
             no_lm: args.no_lm,

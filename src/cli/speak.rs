@@ -61,10 +61,13 @@ pub struct SpeakArgs {
     /// Do not read text (skip PP-OCR even when its models are present).
     #[arg(long)]
     pub no_ocr: bool,
-    /// Also compute stereo depth from the two SLAM cameras (people and things the static
-    /// map does not hold). Off by default: on synthetic sessions its points still raise
-    /// phantom alerts (18 false alerts/min on pole_to_door vs 0 without); see the README.
+    /// Do not compute stereo depth from the two SLAM cameras. It is on by default: it is
+    /// what shows people and other things the static map does not hold (its points are
+    /// filtered first: band, static map, temporal consistency; see the README).
     #[arg(long)]
+    pub no_depth: bool,
+    /// Stereo depth is on by default; `--depth` is still accepted (no effect).
+    #[arg(long, hide = true, conflicts_with = "no_depth")]
     pub depth: bool,
     // --- language model (h-llm) ---
     /// The language model for scene descriptions and open questions: SmolLM2 from the model
@@ -435,8 +438,8 @@ pub fn setup_with(
             }
         }
     }
-    if !args.depth {
-        notes.push("stereo depth off (--depth turns it on)".into());
+    if args.no_depth {
+        notes.push("stereo depth off (--no-depth)".into());
     } else if !(streams.contains(&StreamId::CameraSlamLeft)
         && streams.contains(&StreamId::CameraSlamRight))
     {

@@ -95,8 +95,9 @@ impl PerceptionConsumer {
             self.engine.add_texts(texts);
         }
         if let Some(d) = self.depth.as_mut() {
-            for (capture_ns, points) in d.poll() {
-                self.engine.on_depth_points(capture_ns, &points);
+            for f in d.poll() {
+                self.engine
+                    .on_depth_frame(f.capture_ns, f.origin_m, &f.points_world);
             }
         }
         let (state, events) = self.engine.tick(DeviceTime(at_ns), now);
@@ -169,6 +170,10 @@ impl Consumer for PerceptionConsumer {
     fn finish(&mut self) {
         if let Some(d) = self.depth.as_ref() {
             log::info!("stereo depth: {:?}", d.stats());
+            log::info!(
+                "stereo depth filter: {:?}",
+                self.engine.depth_filter_stats()
+            );
         }
         self.sink.finish();
     }

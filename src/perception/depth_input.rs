@@ -1,8 +1,10 @@
 //! [`DepthInput`]: stereo depth from the SLAM pair as an input to perception. It pairs the
 //! left and right SLAM frames, runs [`StereoDepth`] on them (inline for deterministic
 //! lock-step runs, or on its own thread where only the newest pair waits, in real time),
-//! and places each depth frame in the world with the device pose nearest its capture time
-//! (from the `device-pose` samples it is shown). World points then go to
+//! and places each depth frame in the world with the device pose at its capture time,
+//! interpolated between the `device-pose` samples around it (a frame waits for the pose
+//! after it, however late the worker delivers it: the pose is always the pair's capture
+//! pose, never the newest). World points then go to
 //! [`super::Perception::on_depth_points`], where the corridor analysis sees people and
 //! other things the static semi-dense map cannot hold.
 //!
@@ -22,7 +24,8 @@ use crate::sample::{ImageFrame, Payload, Sample, StreamId};
 
 use super::stereo::{DepthFrame, StereoDepth, StereoPair, StereoPairer};
 
-/// A pose farther than this from a depth frame's capture time does not place it, ns.
+/// A pose farther than this from a depth frame's capture time does not place it, ns; two
+/// poses around it farther apart than twice this are not interpolated.
 pub const POSE_MATCH_NS: i64 = 60_000_000;
 /// Poses kept for placing frames (the worker lags by at most a few frames), s of history.
 pub const POSE_HISTORY_NS: i64 = 2_000_000_000;
@@ -50,6 +53,9 @@ pub struct DepthInputStats {
     pub placed: u64,
     /// Frames without a pose near their capture time.
     pub unplaced: u64,
+    /// Of the placed frames, those placed with a pose interpolated between two around
+    /// their capture time (the others: the nearest pose, within [`POSE_MATCH_NS`]).
+    pub interpolated: u64,
     /// World points handed to perception.
     pub points: u64,
 }
@@ -70,6 +76,8 @@ pub struct DepthInput {
     pairer: StereoPairer<ImageFrame>,
     results: Arc<Mutex<VecDeque<DepthFrame>>>,
     poses: VecDeque<(i64, Isometry3<f64>)>,
+    waiting: VecDeque<DepthFrame>,
+    newest_ns: Option<i64>,
     period_ns: i64,
     last_pair_ns: Option<i64>,
     stats: DepthInputStats,
@@ -130,6 +138,8 @@ impl DepthInput {
             ),
             results,
             poses: VecDeque::with_capacity(256),
+            waiting: VecDeque::with_capacity(RESULTS_CAP),
+            newest_ns: None,
             period_ns: DEFAULT_PERIOD_NS,
             last_pair_ns: None,
             stats: DepthInputStats::default(),
@@ -155,6 +165,8 @@ impl DepthInput {
     /// Folds in one sample: SLAM frames are paired and (rate permitting) sent to stereo;
     /// device poses are kept for placing the results.
     pub fn on_sample(&mut self, s: &Sample) {
+        let t = s.capture.ns();
+        self.newest_ns = Some(self.newest_ns.map_or(t, |n| n.max(t)));
         if let Payload::Pose(p) = &s.payload {
             self.push_pose(s.capture.ns(), p.t_world_device);
             return;
@@ -225,32 +237,62 @@ impl DepthInput {
         }
     }
 
-    /// The pose nearest `t_ns` within [`POSE_MATCH_NS`].
-    pub fn pose_at(&self, t_ns: i64) -> Option<Isometry3<f64>> {
-        self.poses
-            .iter()
-            .filter(|(t, _)| (t - t_ns).abs() <= POSE_MATCH_NS)
-            .min_by_key(|(t, _)| (t - t_ns).abs())
-            .map(|&(_, p)| p)
+    /// The device pose at `t_ns`; see [`pose_at_time`].
+    pub fn pose_at(&self, t_ns: i64) -> PoseAt {
+        pose_at_time(&self.poses, t_ns)
     }
 
-    /// Finished depth frames placed in the world: `(capture_ns, world points)`, oldest
-    /// first. Frames that cannot be placed yet (no pose at or after their capture time)
-    /// wait while the pose stream may still catch up, then count as unplaced.
-    pub fn poll(&mut self) -> Vec<(i64, Vec<[f32; 3]>)> {
+    /// Finished depth frames placed in the world, oldest first. A frame whose capture
+    /// time is past the newest pose waits (bounded) for the next one, so that its pose is
+    /// interpolated; once the session's newest sample is [`POSE_MATCH_NS`] past it with
+    /// no later pose, the nearest pose within [`POSE_MATCH_NS`] places it, or it counts
+    /// as unplaced.
+    pub fn poll(&mut self) -> Vec<PlacedDepth> {
         let frames: Vec<DepthFrame> = match self.results.lock() {
             Ok(mut q) => q.drain(..).collect(),
             Err(_) => Vec::new(),
         };
-        let mut out = Vec::with_capacity(frames.len());
         for f in frames {
             self.stats.processed += 1;
-            match self.pose_at(f.capture_ns) {
+            if self.waiting.len() >= RESULTS_CAP {
+                self.waiting.pop_front();
+                self.stats.unplaced += 1;
+            }
+            self.waiting.push_back(f);
+        }
+        let mut out = Vec::with_capacity(self.waiting.len());
+        while let Some(f) = self.waiting.front() {
+            let placed = match self.pose_at(f.capture_ns) {
+                PoseAt::Interpolated(p) => {
+                    self.stats.interpolated += 1;
+                    Some(p)
+                }
+                PoseAt::Nearest(p) => Some(p),
+                PoseAt::Wait(p) => {
+                    let given_up = self
+                        .newest_ns
+                        .is_some_and(|n| n.saturating_sub(f.capture_ns) > POSE_MATCH_NS);
+                    if !given_up {
+                        break;
+                    }
+                    p
+                }
+                PoseAt::Missing => None,
+            };
+            let Some(f) = self.waiting.pop_front() else {
+                break;
+            };
+            match placed {
                 Some(pose) => {
                     let w = f.to_world(&pose);
                     self.stats.placed += 1;
                     self.stats.points += w.len() as u64;
-                    out.push((f.capture_ns, w));
+                    let o = pose.translation.vector;
+                    out.push(PlacedDepth {
+                        capture_ns: f.capture_ns,
+                        origin_m: [o.x as f32, o.y as f32, o.z as f32],
+                        points_world: w,
+                    });
                 }
                 None => self.stats.unplaced += 1,
             }
@@ -269,6 +311,58 @@ impl DepthInput {
     /// Counters so far.
     pub fn stats(&self) -> DepthInputStats {
         self.stats
+    }
+}
+
+/// A depth frame placed in the world.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedDepth {
+    /// Capture time of the pair, device ns.
+    pub capture_ns: i64,
+    /// Where the device (the cameras) was, world, m.
+    pub origin_m: [f32; 3],
+    /// The frame's points, world, m.
+    pub points_world: Vec<[f32; 3]>,
+}
+
+/// The device pose at a time, as far as the poses so far tell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PoseAt {
+    /// Interpolated between the poses just before and just after.
+    Interpolated(Isometry3<f64>),
+    /// No pose on one side, but one within [`POSE_MATCH_NS`] on the other, and none
+    /// can come on the missing side (the time is before the first pose, or the poses
+    /// around it are too far apart).
+    Nearest(Isometry3<f64>),
+    /// The time is after the newest pose: a later pose may still come. Carries the
+    /// newest pose when it is within [`POSE_MATCH_NS`] (the fallback).
+    Wait(Option<Isometry3<f64>>),
+    /// No pose within [`POSE_MATCH_NS`].
+    Missing,
+}
+
+/// The pose at `t_ns` from `poses` (capture order): translation interpolated linearly and
+/// rotation spherically between the poses around it (pure).
+pub fn pose_at_time(poses: &VecDeque<(i64, Isometry3<f64>)>, t_ns: i64) -> PoseAt {
+    let i = poses.partition_point(|&(t, _)| t < t_ns);
+    let near = |&(t, p): &(i64, Isometry3<f64>)| {
+        (t.abs_diff(t_ns) <= POSE_MATCH_NS.unsigned_abs()).then_some(p)
+    };
+    match (i.checked_sub(1).and_then(|j| poses.get(j)), poses.get(i)) {
+        (_, Some(&(t1, p1))) if t1 == t_ns => PoseAt::Interpolated(p1),
+        (Some(a), Some(b)) => {
+            let (t0, t1) = (a.0, b.0);
+            if t1 - t0 <= 2 * POSE_MATCH_NS {
+                let s = (t_ns - t0) as f64 / (t1 - t0) as f64;
+                PoseAt::Interpolated(a.1.lerp_slerp(&b.1, s))
+            } else {
+                let nearest = if t_ns - t0 <= t1 - t_ns { a } else { b };
+                near(nearest).map_or(PoseAt::Missing, PoseAt::Nearest)
+            }
+        }
+        (Some(a), None) => PoseAt::Wait(near(a)),
+        (None, Some(b)) => near(b).map_or(PoseAt::Missing, PoseAt::Nearest),
+        (None, None) => PoseAt::Wait(None),
     }
 }
 
@@ -312,5 +406,62 @@ impl Drop for DepthInput {
                 let _ = h.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Translation3, UnitQuaternion, Vector3};
+
+    fn pose(x: f64, yaw_deg: f64) -> Isometry3<f64> {
+        Isometry3::from_parts(
+            Translation3::new(x, 0.0, 1.6),
+            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw_deg.to_radians()),
+        )
+    }
+
+    #[test]
+    fn pose_is_interpolated_at_the_capture_time_not_the_newest() {
+        let ms = 1_000_000i64;
+        let poses: VecDeque<(i64, Isometry3<f64>)> = [
+            (0, pose(0.0, 0.0)),
+            (10 * ms, pose(0.1, 10.0)),
+            (20 * ms, pose(0.2, 20.0)),
+        ]
+        .into_iter()
+        .collect();
+        // Between two poses: translation and yaw a quarter of the way.
+        let PoseAt::Interpolated(p) = pose_at_time(&poses, 12_500_000) else {
+            panic!("interpolated expected");
+        };
+        assert!((p.translation.x - 0.125).abs() < 1e-9);
+        let yaw = p.rotation.euler_angles().2.to_degrees();
+        assert!((yaw - 12.5).abs() < 1e-6, "{yaw}");
+        // Exactly on a pose.
+        assert_eq!(
+            pose_at_time(&poses, 10 * ms),
+            PoseAt::Interpolated(pose(0.1, 10.0))
+        );
+        // After the newest: wait (with the newest as the fallback while within reach).
+        assert_eq!(
+            pose_at_time(&poses, 30 * ms),
+            PoseAt::Wait(Some(pose(0.2, 20.0)))
+        );
+        assert_eq!(pose_at_time(&poses, 100 * ms), PoseAt::Wait(None));
+        // Before the first: the nearest within reach, else none.
+        assert_eq!(
+            pose_at_time(&poses, -5 * ms),
+            PoseAt::Nearest(pose(0.0, 0.0))
+        );
+        assert_eq!(pose_at_time(&poses, -100 * ms), PoseAt::Missing);
+        // A gap too long to interpolate over: the nearest side, if near enough.
+        let gap: VecDeque<(i64, Isometry3<f64>)> =
+            [(0, pose(0.0, 0.0)), (500 * ms, pose(1.0, 0.0))]
+                .into_iter()
+                .collect();
+        assert_eq!(pose_at_time(&gap, 20 * ms), PoseAt::Nearest(pose(0.0, 0.0)));
+        assert_eq!(pose_at_time(&gap, 250 * ms), PoseAt::Missing);
+        assert_eq!(pose_at_time(&VecDeque::new(), 0), PoseAt::Wait(None));
     }
 }

@@ -22,6 +22,7 @@ use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
 use super::sensors::SensorModels;
+use super::stereo::filter::{DepthFilter, DepthFilterConfig, DepthFilterStats};
 use super::tracker::ThingTracker;
 use crate::sample::{Payload, Sample, StreamId};
 use crate::state::{
@@ -85,6 +86,7 @@ pub struct Perception {
     models: SensorModels,
     points: Option<Arc<PointMap>>,
     recent: RecentPoints,
+    depth_filter: DepthFilter,
     body_yaw: Option<(i64, f64)>,
     head_track: VecDeque<(i64, Vector3<f64>)>,
     declared: Option<Vec<StreamId>>,
@@ -129,6 +131,7 @@ impl Perception {
             models,
             points,
             recent: RecentPoints::default(),
+            depth_filter: DepthFilter::default(),
             body_yaw: None,
             head_track: VecDeque::with_capacity(32),
             declared: None,
@@ -158,6 +161,12 @@ impl Perception {
         self
     }
 
+    /// Filters stereo depth points with `cfg` (the default: [`DepthFilterConfig::default`]).
+    pub fn with_depth_filter(mut self, cfg: DepthFilterConfig) -> Self {
+        self.depth_filter = DepthFilter::new(cfg);
+        self
+    }
+
     /// The configuration.
     pub fn config(&self) -> &PerceptionConfig {
         &self.cfg
@@ -171,13 +180,55 @@ impl Perception {
         }
     }
 
-    /// Folds in one frame of depth points (world frame, m) captured at `capture_ns`: they
-    /// are kept for [`super::points::RECENT_WINDOW_NS`] behind the newest frame, at most
-    /// [`super::points::MAX_RECENT_POINTS`] (drops counted in [`PerceptionStats`]), and the
-    /// corridor analysis sees them beside the static map — they are what shows people.
+    /// Folds in one frame of depth points (world frame, m) captured at `capture_ns`, with
+    /// the cameras where the latest head pose is (see [`Self::on_depth_frame`]).
     pub fn on_depth_points(&mut self, capture_ns: i64, points_world: &[[f32; 3]]) {
-        self.recent.push(capture_ns, points_world);
+        let Some(h) = self.pose.head(capture_ns) else {
+            // Without a pose nothing can be placed or filtered (and no corridor is looked
+            // at): the frame is dropped and counted.
+            self.depth_filter.count_unplaced(points_world.len());
+            return;
+        };
+        let p = h.position_m;
+        self.on_depth_frame(
+            capture_ns,
+            [p.x as f32, p.y as f32, p.z as f32],
+            points_world,
+        );
+    }
+
+    /// Folds in one frame of depth points (world frame, m) captured at `capture_ns` with
+    /// the cameras at `origin_m` (world, m). The [`DepthFilter`] keeps what the static map
+    /// lacks — dense, persistent patches in the band between floor and head height,
+    /// beyond the wearer's hands — and those points are kept for
+    /// [`super::points::RECENT_WINDOW_NS`] behind the newest frame, at most
+    /// [`super::points::MAX_RECENT_POINTS`] (drops counted in [`PerceptionStats`]): the
+    /// corridor analysis sees them beside the static map — they are what shows people.
+    pub fn on_depth_frame(
+        &mut self,
+        capture_ns: i64,
+        origin_m: [f32; 3],
+        points_world: &[[f32; 3]],
+    ) {
+        let floor_z = if self.last_view.floor_seen {
+            self.last_view.floor_z_m
+        } else {
+            origin_m[2] - self.cfg.eye_height_m
+        };
+        let kept = self.depth_filter.apply(
+            capture_ns,
+            origin_m,
+            floor_z,
+            self.points.as_deref(),
+            points_world,
+        );
+        self.recent.push(capture_ns, &kept);
         self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));
+    }
+
+    /// What the depth filter kept and removed so far.
+    pub fn depth_filter_stats(&self) -> DepthFilterStats {
+        self.depth_filter.stats()
     }
 
     /// The last corridor analysis (for debugging and tests).

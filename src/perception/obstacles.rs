@@ -31,6 +31,9 @@ pub const ABOVE_EYES_M: f32 = 0.25;
 pub const NEAR_PATH_M: f32 = 1.2;
 /// Clustering cell, m (world-fixed, so clusters are stable across ticks).
 pub const CLUSTER_CELL_M: f32 = 0.25;
+/// Offset of the depth points' cells (their own clustering layer), in cells: far beyond
+/// any grid distance between two points near the wearer.
+const DYNAMIC_LAYER: i32 = 1 << 28;
 /// A cluster needs at least this many points.
 pub const MIN_CLUSTER_POINTS: usize = 3;
 /// Lowest point of a head-height thing, above the floor, m.
@@ -403,9 +406,13 @@ impl CorridorAnalyzer {
             if n.lat.abs() > NEAR_PATH_M && !n.dynamic {
                 continue;
             }
+            // Depth points cluster apart from the static map's (a layer of their own): a
+            // person passing a mapped bench is not merged with it, which would hand the
+            // bench's track to the person's and re-arm its alert once they part.
+            let layer = if n.dynamic { DYNAMIC_LAYER } else { 0 };
             let key = (
                 (n.p[0] / CLUSTER_CELL_M).floor() as i32,
-                (n.p[1] / CLUSTER_CELL_M).floor() as i32,
+                ((n.p[1] / CLUSTER_CELL_M).floor() as i32).saturating_add(layer),
             );
             let d = dx.hypot(dy);
             let acc = self.cells.entry(key).or_insert_with(|| CellAcc {
@@ -751,6 +758,33 @@ mod tests {
             let w = v.walkable.unwrap();
             assert!((w.clear_ahead_m - (5.96 - x)).abs() < 0.01, "{w:?}");
         }
+    }
+
+    #[test]
+    fn depth_points_beside_a_mapped_thing_are_a_cluster_of_their_own() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 8.0), (-1.5, 1.5), (0.0, 0.0), 0.1);
+        // A mapped bench beside the path, 0.5 m high, at x 3–4, y -1.0 to -0.6.
+        grid(&mut pts, (3.0, 4.0), (-1.0, -0.6), (0.5, 0.5), 0.05);
+        let map = PointMap::new(pts, false);
+        // A person's depth points standing against the bench's inner edge.
+        let mut recent = RecentPoints::new(500_000_000, 10_000);
+        let person: Vec<[f32; 3]> = (0..60)
+            .map(|i| {
+                let a = i as f32 * 0.5;
+                [
+                    3.5 + 0.15 * a.cos(),
+                    -0.4 + 0.15 * a.sin(),
+                    0.3 + 0.025 * i as f32,
+                ]
+            })
+            .collect();
+        recent.push(0, &person);
+        let mut a = CorridorAnalyzer::new();
+        let v = a.analyze_with(Some(&map), Some(&recent), &corridor(1.0), DeviceTime(0));
+        assert_eq!(v.clusters.len(), 2, "{:?}", v.clusters);
+        let dynamic: Vec<usize> = v.clusters.iter().map(|c| c.dynamic_points).collect();
+        assert!(dynamic.contains(&60) && dynamic.contains(&0), "{dynamic:?}");
     }
 
     #[test]

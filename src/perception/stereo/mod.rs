@@ -8,11 +8,14 @@
 //!   left–right tests and subpixel refinement.
 //! * [`triangulate`]: disparities → 3-D points in the device frame.
 //! * [`pairing`]: left/right frames paired by capture time, bounded, drops counted.
+//! * [`filter`]: which world points of a depth frame perception sees (band, static-map,
+//!   temporal-consistency filters).
 //! * [`stage`]: [`StereoDepth`], decode + rectify + match + triangulate for one pair →
 //!   [`DepthFrame`].
 
 pub mod census;
 pub mod error;
+pub mod filter;
 pub mod matcher;
 pub mod pairing;
 pub mod rectify;
@@ -21,6 +24,7 @@ pub mod stage;
 pub mod triangulate;
 
 pub use error::StereoError;
+pub use filter::{DepthFilter, DepthFilterConfig, DepthFilterStats};
 pub use matcher::{MatchConfig, MatchStats, Matcher};
 pub use pairing::{PairingStats, StereoPair, StereoPairer};
 pub use rectify::{Rectification, RectifyConfig, Side, StereoGeometry};
