@@ -343,6 +343,8 @@ fn without_rgb_the_run_answers_from_text_with_a_note() {
     );
     assert_eq!(p["assistant"]["images"]["answers_no_image"], 2);
     assert_eq!(p["assistant"]["images"]["frames_seen"], 0);
+    // No camera consumer: lock-step answers did not wait for one.
+    assert_eq!(p["assistant"]["images"]["round_wait_timeouts"], 0);
 }
 
 /// The test bundle with its projector replaced by `mmproj` (copied in).

@@ -363,6 +363,12 @@ impl VisionParts {
         self.consumer.take()
     }
 
+    /// The run has no camera for the consumer (it is dropped): answers never wait for it.
+    pub fn no_camera(&mut self) {
+        self.consumer = None;
+        self.shared.mark(|p| p.finished = true);
+    }
+
     /// The shared state.
     pub fn shared(&self) -> Arc<VisionShared> {
         Arc::clone(&self.shared)

@@ -355,11 +355,14 @@ pub fn setup_with(
     if let Some(v) = lm.vision.as_mut() {
         match v.take_consumer() {
             Some(c) if streams.contains(&StreamId::CameraRgb) => consumers.push(Box::new(c)),
-            _ => notes.push(
-                "no RGB camera: the bundle's vision projector sees nothing; answers use the \
-                 state text alone"
-                    .into(),
-            ),
+            _ => {
+                v.no_camera();
+                notes.push(
+                    "no RGB camera: the bundle's vision projector sees nothing; answers use \
+                     the state text alone"
+                        .into(),
+                );
+            }
         }
     }
     // --- end language model ---
