@@ -322,6 +322,9 @@ impl Engine {
                     timing.generated_tokens = stats.generated_tokens;
                     timing.threads = stats.threads;
                     timing.sensor_tokens = stats.sensor_tokens;
+                    timing.image_used = stats.image_used;
+                    timing.image_capture_ns = stats.image_capture_ns;
+                    timing.image_age_ns = stats.image_age_ns;
                 }
                 Err(e) => {
                     bump(&self.counters.generator_failures);

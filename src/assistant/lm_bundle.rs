@@ -4,8 +4,12 @@
 //! (a window consumer of its own, 10 Hz, normalised with the bundle's statistics) and the
 //! [`SensorGenerator`] decodes its newest output at the prompt's sensor placeholder.
 //!
+//! With a vision projector (`lm.mmproj`) the camera's frames reach the answers too
+//! ([`super::lm_vision`]).
+//!
 //! Everything a bundle promises is checked when it is loaded, before the run starts: the
-//! manifest ([`Bundle::load`]), the fusion network's token width against the language
+//! manifest ([`Bundle::load`]), the projector (its file, and its output width against the
+//! language model's), the fusion network's token width against the language
 //! model's embedding width read from the GGUF (an error naming both numbers), the window
 //! shape the network was trained on, and the network's input/output contract.
 //!
@@ -18,10 +22,11 @@ use std::path::{Path, PathBuf};
 
 use super::lm_sensor::{window_sink, SensorFusion, SensorGenerator, SensorTokenCache};
 use super::lm_threads::ThreadPolicy;
+use super::lm_vision::{ENCODER_CACHE_FRAMES, ENCODER_THREADS, IMAGE_EVERY_NS, IMAGE_MAX_AGE_NS};
 use crate::aria::calib::DeviceCalibration;
 use crate::infer::bundle::{Bundle, BundleError};
 use crate::infer::fusion::FusionModel;
-use crate::infer::llm::{ContextConfig, LmEngine};
+use crate::infer::llm::{ContextConfig, LmEngine, VisionEncoder};
 use crate::infer::ort_engine::OrtOptions;
 use crate::window::spec::BINS;
 use crate::window::{
@@ -47,6 +52,16 @@ pub enum BundleLmError {
         /// Why.
         message: String,
     },
+    /// The vision projector would not load or does not fit the language model.
+    #[error("--bundle {manifest}: vision projector {mmproj}: {message}")]
+    Vision {
+        /// The manifest.
+        manifest: PathBuf,
+        /// The projector.
+        mmproj: PathBuf,
+        /// Why.
+        message: String,
+    },
     /// The fusion network (or ONNX Runtime, or the window it reads) would not load.
     #[error("--bundle {manifest}: fusion network {onnx}: {message}")]
     Fusion {
@@ -67,6 +82,8 @@ pub struct BundleLm {
     pub engine: Option<LmEngine>,
     /// With a fusion network: the generator that decodes sensor tokens.
     pub sensor: Option<SensorParts>,
+    /// With a vision projector: its encoder, loaded over the language model and checked.
+    pub vision: Option<VisionEncoder>,
     /// What the run's notes should say about the bundle.
     pub notes: Vec<String>,
 }
@@ -126,6 +143,7 @@ impl std::fmt::Debug for BundleLm {
         f.debug_struct("BundleLm")
             .field("bundle", &self.bundle.name)
             .field("sensor", &self.sensor.is_some())
+            .field("vision", &self.vision.is_some())
             .field("notes", &self.notes)
             .finish()
     }
@@ -136,12 +154,6 @@ pub fn load_bundle(dir: &Path, threads: ThreadPolicy) -> Result<BundleLm, Bundle
     let bundle = Bundle::load(dir)?;
     let manifest = bundle.manifest.clone();
     let mut notes = Vec::new();
-    if bundle.lm.mmproj.is_some() {
-        notes.push(format!(
-            "bundle {}: its vision projector is not used (no image input yet)",
-            bundle.name
-        ));
-    }
     if bundle.lm.chat_template.is_some() {
         notes.push(format!(
             "bundle {}: its chat template override is not used (the GGUF's own template is)",
@@ -156,6 +168,34 @@ pub fn load_bundle(dir: &Path, threads: ThreadPolicy) -> Result<BundleLm, Bundle
         }
     })?;
     bundle.check_fusion_width(engine.model().n_embd())?;
+    let vision = match &bundle.lm.mmproj {
+        Some(mmproj) => {
+            let enc = VisionEncoder::load(
+                mmproj,
+                engine.model(),
+                ENCODER_THREADS,
+                ENCODER_CACHE_FRAMES,
+            )
+            .map_err(|e| BundleLmError::Vision {
+                manifest: manifest.clone(),
+                mmproj: mmproj.clone(),
+                message: e.to_string(),
+            })?;
+            notes.push(format!(
+                "bundle {}: vision projector {} ({} px images): scene and question answers see \
+                 the newest RGB frame when it is at most {} ms older than the state (else the \
+                 text alone); frames encoded at most every {} ms, newest first; no prefill \
+                 thread ahead of requests with a projector yet",
+                bundle.name,
+                mmproj.display(),
+                enc.summary().image_size,
+                IMAGE_MAX_AGE_NS / 1_000_000,
+                IMAGE_EVERY_NS / 1_000_000,
+            ));
+            Some(enc)
+        }
+        None => None,
+    };
     let Some(spec) = bundle.fusion.clone() else {
         log::info!(
             "bundle {}: language model {}, no fusion network",
@@ -166,6 +206,7 @@ pub fn load_bundle(dir: &Path, threads: ThreadPolicy) -> Result<BundleLm, Bundle
             bundle,
             engine: Some(engine),
             sensor: None,
+            vision,
             notes,
         });
     };
@@ -216,6 +257,7 @@ pub fn load_bundle(dir: &Path, threads: ThreadPolicy) -> Result<BundleLm, Bundle
             window,
             cache,
         }),
+        vision,
         notes,
     })
 }

@@ -180,6 +180,12 @@ impl SensorGenerator {
         &self.engine
     }
 
+    /// The engine, the fusion outputs and the placeholder back (to build another generator
+    /// over them, e.g. one that also shows camera frames).
+    pub fn into_parts(self) -> (LmEngine, SensorTokenCache, String) {
+        (self.engine, self.cache, self.placeholder)
+    }
+
     /// The rows fed to the last request that had sensor tokens.
     pub fn last_fed(&self) -> Option<&FedRows> {
         self.last_fed.as_ref()

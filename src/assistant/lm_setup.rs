@@ -1,7 +1,8 @@
 //! Choosing the assistant's language model for a run: SmolLM2 from the model cache by
 //! default (when vista is built with the cargo feature `llm` and the file is there), a GGUF
 //! named on the command line, a model bundle (`--bundle DIR`: its GGUF and, when it has
-//! one, its sensor-fusion network, see [`super::lm_bundle`]), or none (`--no-lm`). A default
+//! them, its sensor-fusion network and vision projector, see [`super::lm_bundle`] and
+//! [`super::lm_vision`]), or none (`--no-lm`). A default
 //! model that is missing or corrupt leaves the run on the grounded templates with one clear
 //! warning; a model or bundle the user named explicitly that fails to load is an error.
 //! llama.cpp's thread count follows [`ThreadPolicy`] (from the load by default).
@@ -78,6 +79,10 @@ pub struct LmSetup {
     /// run with [`super::lm_bundle::FusionWindow::into_consumer`]).
     #[cfg(feature = "llm")]
     pub window: Option<super::lm_bundle::FusionWindow>,
+    /// With a bundle's vision projector: the camera side (its consumer, taken by the run
+    /// with [`super::lm_vision::VisionParts::take_consumer`], and its counters).
+    #[cfg(feature = "llm")]
+    pub vision: Option<super::lm_vision::VisionParts>,
     /// Why the run has no model although one was wanted (warned once), if so.
     pub note: Option<String>,
     /// What the run's notes should say about the model (threads, bundle).
@@ -104,6 +109,8 @@ impl LmSetup {
             prefill: None,
             #[cfg(feature = "llm")]
             window: None,
+            #[cfg(feature = "llm")]
+            vision: None,
             note,
             notes: Vec::new(),
         }
@@ -113,10 +120,23 @@ impl LmSetup {
     /// there is none).
     pub fn wrap_sink<S: PerceptionSink + 'static>(&self, inner: S) -> Box<dyn PerceptionSink> {
         #[cfg(feature = "llm")]
+        if let Some(v) = &self.vision {
+            return match &self.prefill {
+                Some(p) => Box::new(v.sink(p.sink(inner))),
+                None => Box::new(v.sink(inner)),
+            };
+        }
+        #[cfg(feature = "llm")]
         if let Some(p) = &self.prefill {
             return Box::new(p.sink(inner));
         }
         Box::new(inner)
+    }
+
+    /// The images' counters and encode times (`None` without a vision projector).
+    #[cfg(feature = "llm")]
+    pub fn vision_report(&self) -> Option<super::lm_vision::VisionReport> {
+        self.vision.as_ref().map(|v| v.report())
     }
 }
 
@@ -191,19 +211,50 @@ fn load_bundle_choice(
 ) -> Result<LmSetup, LmSetupError> {
     let b = super::lm_bundle::load_bundle(dir, threads)?;
     let gguf = b.bundle.lm.gguf.clone();
-    let mut setup = match (b.engine, b.sensor) {
-        (_, Some(sensor)) => LmSetup {
+    let image_placeholder = b.bundle.prompt.image_placeholder.clone();
+    let mut setup = match (b.engine, b.sensor, b.vision) {
+        (engine, sensor, Some(encoder)) => {
+            let (engine, sensor, window) = match (engine, sensor) {
+                (_, Some(s)) => {
+                    let (engine, cache, placeholder) = s.generator.into_parts();
+                    (engine, Some((cache, placeholder)), Some(s.window))
+                }
+                (Some(engine), None) => (engine, None, None),
+                (None, None) => {
+                    return Err(LmSetupError::Load {
+                        path: gguf,
+                        message: "the bundle loaded no language model".into(),
+                    })
+                }
+            };
+            let parts = super::lm_vision::VisionParts::new(encoder);
+            let generator = super::lm_vision::VisionGenerator::new(
+                engine,
+                parts.shared(),
+                &image_placeholder,
+                sensor,
+                !real_time,
+            )
+            .with_threads(threads);
+            LmSetup {
+                generator: Some(Box::new(generator)),
+                window,
+                vision: Some(parts),
+                ..LmSetup::none(None)
+            }
+        }
+        (_, Some(sensor), None) => LmSetup {
             generator: Some(Box::new(sensor.generator)),
             window: Some(sensor.window),
             ..LmSetup::none(None)
         },
-        (Some(engine), None) => {
+        (Some(engine), None, None) => {
             with_engine(engine, real_time, threads).map_err(|message| LmSetupError::Load {
                 path: gguf,
                 message,
             })?
         }
-        (None, None) => LmSetup::none(None),
+        (None, None, None) => LmSetup::none(None),
     };
     setup.notes.extend(b.notes);
     Ok(setup)

@@ -19,7 +19,8 @@
 //! * [`session`]: one call that starts the speaker and the assistant for a run.
 //! * [`lm_route`], [`lm_setup`], [`lm_threads`] (and `lm_prefill`, `lm_sensor` with the
 //!   feature `llm`): which requests the language model answers, which model a run uses
-//!   (a GGUF or a bundle), how many threads it gets, its prompt prefilled ahead.
+//!   (a GGUF or a bundle), how many threads it gets, its prompt prefilled ahead, and
+//!   (`lm_vision`) camera frames in the answers of a bundle with a vision projector.
 //! * [`assistant`]: the [`Assistant`], which implements [`crate::state::PerceptionSink`]
 //!   (answers are produced in the private `answer` module, counted in `counters`).
 
@@ -46,6 +47,8 @@ pub mod lm_route;
 pub mod lm_sensor;
 pub mod lm_setup;
 pub mod lm_threads;
+#[cfg(feature = "llm")]
+pub mod lm_vision;
 // --- end language model ---
 pub mod phrase;
 pub mod render;

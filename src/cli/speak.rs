@@ -357,6 +357,20 @@ pub fn setup_with(
         notes.extend(note);
         consumers.push(Box::new(consumer));
     }
+    #[cfg(feature = "llm")]
+    if let Some(v) = lm.vision.as_mut() {
+        match v.take_consumer() {
+            Some(c) if streams.contains(&StreamId::CameraRgb) => consumers.push(Box::new(c)),
+            _ => {
+                v.no_camera();
+                notes.push(
+                    "no RGB camera: the bundle's vision projector sees nothing; answers use \
+                     the state text alone"
+                        .into(),
+                );
+            }
+        }
+    }
     // --- end language model ---
     let started = start_assistant(
         SessionOptions {
@@ -628,6 +642,11 @@ pub struct AssistantSummary {
     #[cfg(feature = "llm")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lm_prefill: Option<vista::assistant::lm_prefill::PrefillCounters>,
+    /// Camera frames in the answers (a bundle with a vision projector): counters and the
+    /// per-frame encode time.
+    #[cfg(feature = "llm")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<vista::assistant::lm_vision::VisionReport>,
 }
 
 /// [`AssistantCounters`] as JSON.
@@ -731,7 +750,13 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         trace: run.timeline.stats(),
         #[cfg(feature = "llm")]
         lm_prefill: run._lm.prefill.as_ref().map(|p| p.counters()),
+        #[cfg(feature = "llm")]
+        images: run._lm.vision_report(),
     };
+    #[cfg(feature = "llm")]
+    if let Some(r) = &summary.images {
+        println!("{}", r.line());
+    }
     let (utterances, card) = if let Some(session) = &run.truth {
         let inputs = vista::eval::load(session, dir)
             .with_context(|| format!("reading the run back from {}", dir.display()))?;

@@ -47,6 +47,8 @@ pub struct LmAnswerRow {
     pub threads: u32,
     /// Sensor-token rows in its prompt.
     pub sensor_tokens: u32,
+    /// Capture time (device ns) of the camera frame in its prompt, if one was.
+    pub image_capture_ns: Option<i64>,
     /// The model's failure, if it failed.
     pub failure: Option<String>,
 }
@@ -66,6 +68,8 @@ pub struct LmBreakdownReport {
     pub on_prefilled: u64,
     /// Answers whose prompt held sensor tokens.
     pub with_sensor_tokens: u64,
+    /// Answers whose prompt held a camera frame.
+    pub with_image: u64,
     /// Answers the model failed on.
     pub failures: u64,
     /// Answers where nothing the model said passed the guard (templates answered).
@@ -116,6 +120,7 @@ pub fn lm_breakdown(
         *out.threads.entry(t.threads).or_default() += 1;
         out.on_prefilled += u64::from(t.on_prefilled);
         out.with_sensor_tokens += u64::from(t.sensor_tokens > 0);
+        out.with_image += u64::from(t.image_used);
         out.failures += u64::from(t.failure.is_some());
         out.template_fallbacks += u64::from(t.template_fallback);
         out.rows.push(LmAnswerRow {
@@ -127,6 +132,7 @@ pub fn lm_breakdown(
             generated_tokens: t.generated_tokens,
             threads: t.threads,
             sensor_tokens: t.sensor_tokens,
+            image_capture_ns: t.image_capture_ns.filter(|_| t.image_used),
             failure: t.failure.clone(),
         });
     }
@@ -174,12 +180,14 @@ impl LmBreakdownReport {
         let _ = writeln!(
             t,
             "{} answer(s); llama.cpp {}; prefilled tokens p50 {:.0}; {} over a prefilled \
-             state; {} with sensor tokens; {} failed; {} fell back to templates",
+             state; {} with sensor tokens; {} with a camera frame; {} failed; {} fell back to \
+             templates",
             self.answers,
             threads.join(", "),
             self.prefill_tokens.map_or(0.0, |p| p.p50),
             self.on_prefilled,
             self.with_sensor_tokens,
+            self.with_image,
             self.failures,
             self.template_fallbacks
         );
@@ -244,6 +252,9 @@ mod tests {
             end_ns: 700 * MS,
             threads: 1,
             sensor_tokens: 28,
+            image_used: true,
+            image_capture_ns: Some(-50 * MS),
+            image_age_ns: Some(50 * MS),
             failure: None,
             template_fallback: false,
         };
@@ -264,8 +275,13 @@ mod tests {
         assert!((whole - ms[8]).abs() < 1e-9);
         assert_eq!(r.threads.get(&1), Some(&1));
         assert_eq!(
-            (r.on_prefilled, r.with_sensor_tokens, r.failures),
-            (1, 1, 0)
+            (
+                r.on_prefilled,
+                r.with_sensor_tokens,
+                r.with_image,
+                r.failures
+            ),
+            (1, 1, 1, 0)
         );
         assert_eq!(r.prefill_tokens.unwrap().p50.round(), 40.0);
         assert!(r.to_table().contains("asked_to_first_audio"));

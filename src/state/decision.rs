@@ -98,6 +98,16 @@ pub struct LmTiming {
     pub threads: u32,
     /// Sensor-token rows decoded into the prompt (0: none).
     pub sensor_tokens: u32,
+    /// Whether a camera frame's embedding was in the prompt.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub image_used: bool,
+    /// Capture time (device ns) of the newest embedded frame considered (used, or passed over
+    /// as older than the bound); absent when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_capture_ns: Option<i64>,
+    /// Its age at the answer (state time minus capture), ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_age_ns: Option<i64>,
     /// Why the model did not finish the answer, when it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,

@@ -79,6 +79,13 @@ pub struct GenerationStats {
     pub on_prefilled: bool,
     /// Sensor-token rows decoded into the prompt (0: none).
     pub sensor_tokens: u32,
+    /// Whether a camera frame's embedding was at the prompt's image placeholder.
+    pub image_used: bool,
+    /// The capture time (device ns) of the newest embedded frame the answer considered
+    /// (used, or passed over as too old); `None`: no frame.
+    pub image_capture_ns: Option<i64>,
+    /// That frame's age at the answer: the state's device time minus its capture, ns.
+    pub image_age_ns: Option<i64>,
 }
 
 /// A generation failed (the assistant then falls back to templates).

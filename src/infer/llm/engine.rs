@@ -517,6 +517,119 @@ impl LmEngine {
         Ok(stats)
     }
 
+    /// Answers over `head` text (its tokens reused from the KV cache as far as they match,
+    /// as [`Self::chat`] does), then `rest` (embedding rows, tokens and text, decoded after
+    /// it; the last piece must not be empty), streaming text to `on_text`. The cache is
+    /// trimmed back to the first `keep` tokens of `head` afterwards (the system turn), so
+    /// plain requests and prefills keep reusing it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn generate_after_head(
+        &mut self,
+        head: &str,
+        keep: usize,
+        rest: &[Segment<'_>],
+        opts: GenOptions,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+    ) -> Result<LmStats, LmError> {
+        let t0 = Instant::now();
+        let mut stats = LmStats {
+            reused_tokens: 0,
+            prefill_tokens: 0,
+            generated_tokens: 0,
+            prefill_ns: 0,
+            first_token_ns: 0,
+            total_ns: 0,
+            stop: StopReason::Cancelled,
+        };
+        let head_tokens = self.model.tokenize(head)?;
+        let mut owned: Vec<Vec<i32>> = Vec::new();
+        for seg in rest {
+            if let Segment::Text(t) = seg {
+                owned.push(self.model.tokenize(t)?);
+            }
+        }
+        let mut rest_positions = owned.iter().map(Vec::len).sum::<usize>();
+        for seg in rest {
+            match seg {
+                Segment::Tokens(t) => rest_positions += t.len(),
+                Segment::Embeddings { rows, width } => {
+                    if *width != self.model.n_embd() {
+                        return Err(LmError::EmbeddingWidth {
+                            given: *width,
+                            expected: self.model.n_embd(),
+                        });
+                    }
+                    rest_positions += rows.len() / (*width).max(1);
+                }
+                Segment::Text(_) => {}
+            }
+        }
+        let n_ctx = self.ctx.n_ctx() as usize;
+        let needed = head_tokens.len() + rest_positions + 1;
+        if head_tokens.is_empty() || rest_positions == 0 {
+            return Err(LmError::Prompt("empty head or nothing after it".into()));
+        }
+        if needed > n_ctx {
+            return Err(LmError::ContextFull {
+                what: "the prompt",
+                needed,
+                n_ctx: self.ctx.n_ctx(),
+            });
+        }
+        if cancel.load(Ordering::Relaxed) {
+            stats.total_ns = ns_since(t0);
+            return Ok(stats);
+        }
+        let reused = self.sync_cache(&head_tokens, head_tokens.len())?;
+        stats.reused_tokens = reused as u32;
+        let result = (|| {
+            let mut pos = head_tokens.len();
+            let last = rest.len().saturating_sub(1);
+            let mut texts = owned.iter();
+            for (i, seg) in rest.iter().enumerate() {
+                let logits = i == last;
+                match seg {
+                    Segment::Text(_) => {
+                        let toks = texts.next().map(Vec::as_slice).unwrap_or(&[]);
+                        if !toks.is_empty() {
+                            self.ctx.decode_tokens(toks, pos as u32, logits)?;
+                        }
+                        pos += toks.len();
+                    }
+                    Segment::Tokens(toks) => {
+                        self.ctx.decode_tokens(toks, pos as u32, logits)?;
+                        pos += toks.len();
+                    }
+                    Segment::Embeddings { rows, width } => {
+                        pos += decode_embeddings(&mut self.ctx, rows, *width, pos as u32, logits)?;
+                    }
+                }
+            }
+            stats.prefill_tokens = (pos - reused) as u32;
+            stats.prefill_ns = ns_since(t0);
+            self.generate_at(
+                pos,
+                (opts.max_tokens as usize).min(n_ctx - pos),
+                opts.stop_at_eog,
+                on_text,
+                cancel,
+                t0,
+                &mut stats,
+            )
+        })();
+        // Back to the system turn, whatever happened.
+        let keep = keep.min(head_tokens.len());
+        if self.ctx.truncate(keep as u32).is_err() {
+            self.reset();
+        } else {
+            self.cached.truncate(keep);
+        }
+        result?;
+        stats.total_ns = ns_since(t0);
+        Ok(stats)
+    }
+
     /// Decodes `rows` at `n_head`, then `tail`, then generates.
     #[allow(clippy::too_many_arguments)]
     fn rows_then_generate(
