@@ -1,7 +1,7 @@
 //! The language model with its prompt prefix prefilled ahead of requests.
 //!
 //! The model's system turn holds the standing system prompt and the environment state as
-//! text (see [`crate::infer::llm::generator`]). A [`PrefillSink`] placed in front of the
+//! text (see [`crate::infer::llm::generator`]). A sink placed in front of the
 //! assistant renders every state snapshot (microseconds) and, at most every
 //! [`PrefillConfig::every_ns`] of device time, hands the newest one to a background thread
 //! that brings the KV cache up to date (only the tokens after the first difference are
@@ -33,7 +33,7 @@ use crate::infer::llm::generator::port_stats;
 use crate::infer::llm::LmEngine;
 use crate::state::{
     Continue, EnvironmentState, GenerationPrompt, GenerationStats, Generator, GeneratorError,
-    HazardEvent, PerceptionSink,
+    PerceptionSink, StateTap,
 };
 use crate::time::HostTime;
 
@@ -309,7 +309,7 @@ fn prefill_thread(shared: Weak<Shared>) {
 }
 
 /// The language model with prefill ahead of requests: hands out the assistant's
-/// [`Generator`] and the [`PrefillSink`] that feeds it states.
+/// [`Generator`] and the sink ([`LmPrefill::sink`]) that feeds it states.
 pub struct LmPrefill {
     shared: Arc<Shared>,
     /// The prefill thread, joined on drop.
@@ -368,11 +368,14 @@ impl LmPrefill {
     }
 
     /// Wraps the assistant's perception sink so that every state also reaches the prefill.
-    pub fn sink<S: PerceptionSink>(&self, inner: S) -> PrefillSink<S> {
-        PrefillSink {
-            inner,
-            shared: Arc::clone(&self.shared),
-        }
+    pub fn sink<S: PerceptionSink>(
+        &self,
+        inner: S,
+    ) -> StateTap<S, impl FnMut(&Arc<EnvironmentState>, HostTime) + Send> {
+        let shared = Arc::clone(&self.shared);
+        StateTap::new(inner, move |state: &Arc<EnvironmentState>, _| {
+            shared.offer(state)
+        })
     }
 
     /// Offers a state directly (what the sink does on each snapshot).
@@ -508,26 +511,5 @@ impl Generator for PrefillGenerator {
                 ..port_stats(&st)
             })
             .map_err(|e| err(e.to_string()))
-    }
-}
-
-/// A perception sink that offers every state to the prefill, then forwards to `inner`.
-pub struct PrefillSink<S> {
-    inner: S,
-    shared: Arc<Shared>,
-}
-
-impl<S: PerceptionSink> PerceptionSink for PrefillSink<S> {
-    fn on_hazard(&mut self, event: &HazardEvent) {
-        self.inner.on_hazard(event);
-    }
-
-    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
-        self.shared.offer(state);
-        self.inner.on_state(state, now);
-    }
-
-    fn finish(&mut self) {
-        self.inner.finish();
     }
 }

@@ -35,7 +35,7 @@ use crate::runtime::{Consumer, ConsumerError};
 use crate::sample::{ImageFrame, Payload, Sample, StreamId};
 use crate::state::{
     Continue, EnvironmentState, GenerationPrompt, GenerationStats, Generator, GeneratorError,
-    HazardEvent, PerceptionSink,
+    PerceptionSink, StateTap,
 };
 use crate::time::HostTime;
 
@@ -308,27 +308,6 @@ impl Consumer for VisionConsumer {
     }
 }
 
-/// The perception sink wrapper that tells the vision side which state is being answered.
-pub struct VisionSink<S> {
-    inner: S,
-    shared: Arc<VisionShared>,
-}
-
-impl<S: PerceptionSink> PerceptionSink for VisionSink<S> {
-    fn on_hazard(&mut self, event: &HazardEvent) {
-        self.inner.on_hazard(event);
-    }
-
-    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
-        self.shared.set_state(state.at.ns(), now.ns());
-        self.inner.on_state(state, now);
-    }
-
-    fn finish(&mut self) {
-        self.inner.finish();
-    }
-}
-
 /// The camera side of a run: the consumer (until the run takes it) and the shared state.
 pub struct VisionParts {
     consumer: Option<VisionConsumer>,
@@ -374,12 +353,19 @@ impl VisionParts {
         Arc::clone(&self.shared)
     }
 
-    /// Wraps the assistant's perception sink.
-    pub fn sink<S: PerceptionSink>(&self, inner: S) -> VisionSink<S> {
-        VisionSink {
+    /// Wraps the assistant's perception sink, so the vision side learns which state is being
+    /// answered.
+    pub fn sink<S: PerceptionSink>(
+        &self,
+        inner: S,
+    ) -> StateTap<S, impl FnMut(&Arc<EnvironmentState>, HostTime) + Send> {
+        let shared = Arc::clone(&self.shared);
+        StateTap::new(
             inner,
-            shared: Arc::clone(&self.shared),
-        }
+            move |state: &Arc<EnvironmentState>, now: HostTime| {
+                shared.set_state(state.at.ns(), now.ns())
+            },
+        )
     }
 
     /// The run's counters so far.

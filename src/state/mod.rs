@@ -25,5 +25,5 @@ pub use environment::{
 pub use hazard::HazardEvent;
 pub use ports::{
     Continue, GenerationPrompt, GenerationStats, Generator, GeneratorError, PerceptionSink,
-    TextReader,
+    StateTap, TextReader,
 };

@@ -20,6 +20,37 @@ pub trait PerceptionSink: Send {
     fn finish(&mut self) {}
 }
 
+/// A sink that shows every state to `tap` first, then forwards everything to `inner`
+/// (the language model's prefill and vision side watch states this way).
+pub struct StateTap<S, F> {
+    inner: S,
+    tap: F,
+}
+
+impl<S, F> StateTap<S, F> {
+    /// Wraps `inner`.
+    pub fn new(inner: S, tap: F) -> Self {
+        Self { inner, tap }
+    }
+}
+
+impl<S: PerceptionSink, F: FnMut(&Arc<EnvironmentState>, HostTime) + Send> PerceptionSink
+    for StateTap<S, F>
+{
+    fn on_hazard(&mut self, event: &HazardEvent) {
+        self.inner.on_hazard(event);
+    }
+
+    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
+        (self.tap)(state, now);
+        self.inner.on_state(state, now);
+    }
+
+    fn finish(&mut self) {
+        self.inner.finish();
+    }
+}
+
 /// Reads text from RGB frames (PP-OCR behind it). Perception submits frames and polls
 /// results; an implementation may read synchronously (deterministic replay) or on its own
 /// thread, keeping only the newest frame (dropping, and counting, the rest).

@@ -50,6 +50,21 @@ pub struct LmStats {
     pub stop: StopReason,
 }
 
+impl LmStats {
+    /// A call that has done nothing yet (stopped as cancelled unless it goes on).
+    fn nothing_yet() -> Self {
+        Self {
+            reused_tokens: 0,
+            prefill_tokens: 0,
+            generated_tokens: 0,
+            prefill_ns: 0,
+            first_token_ns: 0,
+            total_ns: 0,
+            stop: StopReason::Cancelled,
+        }
+    }
+}
+
 /// Decoding options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GenOptions {
@@ -239,7 +254,6 @@ impl LmEngine {
     pub fn prepare_prefix(&mut self, system: &str) -> Result<u32, LmError> {
         let text = self.format.chat(&self.model, system, "")?.prefix;
         let tokens = self.model.tokenize(&text)?;
-        self.drop_cache_backup();
         let before = common_prefix(&self.cached, &tokens);
         self.sync_cache(&tokens, tokens.len())?;
         Ok((tokens.len() - before) as u32)
@@ -318,8 +332,20 @@ impl LmEngine {
 
     /// Makes the KV cache hold exactly `tokens[..upto]` (prefilling what is missing), with
     /// the logits of the last token when anything was decoded. Returns the tokens reused.
+    /// Trims the cache back to its first `keep` tokens (emptied if llama.cpp refuses).
+    fn trim_to(&mut self, keep: usize) {
+        if self.ctx.truncate(keep as u32).is_err() {
+            self.reset();
+        } else {
+            self.cached.truncate(keep);
+        }
+    }
+
     fn sync_cache(&mut self, tokens: &[i32], upto: usize) -> Result<usize, LmError> {
         self.leave_segment_prefix();
+        // Whoever syncs the cache answers over it: a backup would only hold cells (the
+        // prefill keeps one by decoding in `prepare_prefix_until`, not here).
+        self.drop_cache_backup();
         let upto = upto.min(tokens.len());
         let mut common = common_prefix(&self.cached, &tokens[..upto]);
         if common == upto && upto > 0 && self.cached.len() == upto {
@@ -351,21 +377,11 @@ impl LmEngine {
         cancel: &AtomicBool,
         t0: Instant,
     ) -> Result<LmStats, LmError> {
-        let mut stats = LmStats {
-            reused_tokens: 0,
-            prefill_tokens: 0,
-            generated_tokens: 0,
-            prefill_ns: 0,
-            first_token_ns: 0,
-            total_ns: 0,
-            stop: StopReason::Cancelled,
-        };
+        let mut stats = LmStats::nothing_yet();
         if tokens.is_empty() {
             return Err(LmError::Prompt("empty prompt".into()));
         }
         self.leave_segment_prefix();
-        // A request answers over the working cache: a backup would only hold cells.
-        self.drop_cache_backup();
         let n_ctx = self.ctx.n_ctx() as usize;
         if tokens.len() >= n_ctx {
             return Err(LmError::ContextFull {
@@ -400,12 +416,7 @@ impl LmEngine {
             &mut stats,
         );
         // Back to the stable prefix, whatever happened.
-        let keep = keep.min(tokens.len());
-        if self.ctx.truncate(keep as u32).is_err() {
-            self.reset();
-        } else {
-            self.cached.truncate(keep);
-        }
+        self.trim_to(keep.min(tokens.len()));
         result?;
         stats.total_ns = ns_since(t0);
         Ok(stats)
@@ -422,15 +433,7 @@ impl LmEngine {
     ) -> Result<LmStats, LmError> {
         let t0 = Instant::now();
         self.reset();
-        let mut stats = LmStats {
-            reused_tokens: 0,
-            prefill_tokens: 0,
-            generated_tokens: 0,
-            prefill_ns: 0,
-            first_token_ns: 0,
-            total_ns: 0,
-            stop: StopReason::Cancelled,
-        };
+        let mut stats = LmStats::nothing_yet();
         let result = self.prefill_segments(segments).and_then(|n_past| {
             stats.prefill_tokens = n_past as u32;
             stats.prefill_ns = ns_since(t0);
@@ -468,15 +471,7 @@ impl LmEngine {
         cancel: &AtomicBool,
     ) -> Result<LmStats, LmError> {
         let t0 = Instant::now();
-        let mut stats = LmStats {
-            reused_tokens: 0,
-            prefill_tokens: 0,
-            generated_tokens: 0,
-            prefill_ns: 0,
-            first_token_ns: 0,
-            total_ns: 0,
-            stop: StopReason::Cancelled,
-        };
+        let mut stats = LmStats::nothing_yet();
         let tail_tokens = self.model.tokenize(tail)?;
         if tail_tokens.is_empty() {
             return Err(LmError::Prompt("empty request after the embeddings".into()));
@@ -533,15 +528,7 @@ impl LmEngine {
         cancel: &AtomicBool,
     ) -> Result<LmStats, LmError> {
         let t0 = Instant::now();
-        let mut stats = LmStats {
-            reused_tokens: 0,
-            prefill_tokens: 0,
-            generated_tokens: 0,
-            prefill_ns: 0,
-            first_token_ns: 0,
-            total_ns: 0,
-            stop: StopReason::Cancelled,
-        };
+        let mut stats = LmStats::nothing_yet();
         let head_tokens = self.model.tokenize(head)?;
         let mut owned: Vec<Vec<i32>> = Vec::new();
         for seg in rest {
@@ -619,12 +606,7 @@ impl LmEngine {
             )
         })();
         // Back to the system turn, whatever happened.
-        let keep = keep.min(head_tokens.len());
-        if self.ctx.truncate(keep as u32).is_err() {
-            self.reset();
-        } else {
-            self.cached.truncate(keep);
-        }
+        self.trim_to(keep.min(head_tokens.len()));
         result?;
         stats.total_ns = ns_since(t0);
         Ok(stats)
