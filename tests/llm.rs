@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use vista::infer::llm::{
-    check_gguf, quantize, ContextConfig, GenOptions, LmEngine, LmError, LmModel, QuantType,
+    check_gguf, quantize, ContextConfig, GenOptions, LmEngine, LmError, LmModel, Piece, QuantType,
     Segment, StopReason, DEFAULT_SYSTEM_PROMPT,
 };
 use vista::state::{Continue, GenerationPrompt, Generator};
@@ -704,4 +704,151 @@ fn a_backed_up_prefix_survives_an_interrupted_prefill_and_is_restored() {
     // Without a backup there is nothing to restore and the cache is left alone.
     assert!(!warm.restore_cache());
     assert_eq!(warm.cached_tokens(), a_len);
+}
+
+// ---------------------------------------------------------------- keyed prefixes
+
+/// A prefix of text, embedding rows and text (`pieces`): prefilled ahead in chunks, the
+/// request decodes only its own tokens and answers exactly as a whole prompt decoded at
+/// once; rows under a new key are decoded again (same values or not), rows under the same
+/// key are reused, and the cache keeps the prefix after each answer.
+#[test]
+fn a_keyed_prefix_with_rows_is_reused_exactly_and_only_while_its_key_holds() {
+    let Some(p) = model_path() else { return };
+    let _g = lock();
+    let mut e = LmEngine::load(&p, &cfg(1024)).unwrap();
+    let width = e.model().n_embd();
+    let rows_a: Vec<f32> = (0..16 * width)
+        .map(|i| ((i as f32 * 0.618_034).fract() - 0.5) * 0.1)
+        .collect();
+    let rows_b: Vec<f32> = (0..16 * width)
+        .map(|i| ((i as f32 * 0.414_213).fract() - 0.5) * 0.1)
+        .collect();
+    let head = format!(
+        "<|im_start|>system\n{DEFAULT_SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\nCamera view: "
+    );
+    let tail = "\nRequest: what is in front of me?<|im_end|>\n<|im_start|>assistant\n";
+    let never = AtomicBool::new(false);
+    let run = |e: &mut LmEngine, rows: &[f32], key: u64| {
+        let mut text = String::new();
+        let st = e
+            .generate_after_pieces(
+                &[Piece::Text(&head), Piece::Rows { key, rows, width }],
+                tail,
+                GenOptions::new(16),
+                &mut |s| {
+                    text.push_str(s);
+                    true
+                },
+                &never,
+            )
+            .unwrap();
+        (text, st)
+    };
+    // The reference: the same prompt decoded at once from an empty cache.
+    let whole = |e: &mut LmEngine, rows: &[f32]| {
+        let mut text = String::new();
+        e.generate_segments(
+            &[
+                Segment::Text(&head),
+                Segment::Embeddings { rows, width },
+                Segment::Text(tail),
+            ],
+            GenOptions::new(16),
+            &mut |s| {
+                text.push_str(s);
+                true
+            },
+            &never,
+        )
+        .unwrap();
+        text
+    };
+    let ref_a = whole(&mut e, &rows_a);
+    let ref_b = whole(&mut e, &rows_b);
+    assert_ne!(ref_a, ref_b, "the rows decide the answer");
+    let n_tail = e.model().tokenize(tail).unwrap().len();
+    let n_head = e.model().tokenize(&head).unwrap().len();
+
+    // Prefilled ahead (in chunks, with a stop flag that is never set).
+    let (n, complete) = e
+        .prefill_pieces_until(
+            &[
+                Piece::Text(&head),
+                Piece::Rows {
+                    key: 1,
+                    rows: &rows_a,
+                    width,
+                },
+            ],
+            &never,
+        )
+        .unwrap();
+    assert!(complete);
+    assert_eq!(n as usize, n_head + 16);
+    assert_eq!((e.cached_tokens(), e.cached_rows()), (n_head + 16, 16));
+    let (text, st) = run(&mut e, &rows_a, 1);
+    assert_eq!(text, ref_a);
+    assert_eq!(st.prefill_tokens as usize, n_tail, "{st:?}");
+    assert_eq!(st.reused_tokens as usize, n_head + 16);
+    // The prefix stays cached for the next request.
+    assert_eq!(e.cached_tokens(), n_head + 16);
+
+    // New rows under a new key: the head is reused, the rows decoded again.
+    let (text, st) = run(&mut e, &rows_b, 2);
+    assert_eq!(text, ref_b);
+    assert_eq!(st.reused_tokens as usize, n_head);
+    assert_eq!(st.prefill_tokens as usize, 16 + n_tail);
+    // The same key again: nothing but the request.
+    let (text, st) = run(&mut e, &rows_b, 2);
+    assert_eq!(text, ref_b);
+    assert_eq!(st.prefill_tokens as usize, n_tail);
+
+    // A stop flag already set: nothing decoded, a valid (shorter) cache, still usable.
+    let stop = AtomicBool::new(true);
+    let (n, complete) = e
+        .prefill_pieces_until(
+            &[
+                Piece::Text(&head),
+                Piece::Rows {
+                    key: 3,
+                    rows: &rows_a,
+                    width,
+                },
+            ],
+            &stop,
+        )
+        .unwrap();
+    assert_eq!((n, complete), (0, false));
+    assert_eq!(e.cached_tokens(), n_head);
+    let (text, _) = run(&mut e, &rows_a, 3);
+    assert_eq!(text, ref_a);
+
+    // Rows of the wrong width: a typed error naming both numbers, before any decoding.
+    let bad = vec![0.0f32; 575 * 2];
+    let err = e
+        .prefill_pieces_until(
+            &[
+                Piece::Text(&head),
+                Piece::Rows {
+                    key: 4,
+                    rows: &bad,
+                    width: 575,
+                },
+            ],
+            &never,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LmError::EmbeddingWidth {
+                given: 575,
+                expected: 576
+            }
+        ),
+        "{err}"
+    );
+    let (text, _) = run(&mut e, &rows_a, 3);
+    assert_eq!(text, ref_a);
 }

@@ -400,3 +400,131 @@ fn a_projector_that_does_not_fit_or_is_corrupt_fails_at_load() {
     );
     assert!(!out.join("decisions.jsonl").exists());
 }
+
+// ------------------------------------------------------------------ prefilled frames
+
+/// In real time the frame is prefilled with the state ahead of requests: a scene request
+/// over the prefilled state decodes only its own tokens (no rows), answers exactly as the
+/// same layout without a prefill does, and a new frame with unchanged text makes the next
+/// prefill due (the frame is part of what is prefilled).
+#[test]
+fn a_prefilled_frame_leaves_only_the_request_and_answers_as_without_prefill() {
+    use vista::assistant::lm_context::model_context;
+    use vista::assistant::lm_prefill::{LmPrefill, PrefillConfig};
+    use vista::assistant::lm_threads::ThreadPolicy;
+    use vista::state::{ClockHour, EnvironmentState, Evidence, Thing, ThingKind};
+    use vista::time::DeviceTime;
+
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    let load = || {
+        let engine = LmEngine::load(&path, &ContextConfig::default()).unwrap();
+        let enc = VisionEncoder::load(
+            &root().join("models/vlm-tiny/mmproj-tiny.gguf"),
+            engine.model(),
+            1,
+            4,
+        )
+        .unwrap();
+        (engine, VisionParts::new(enc))
+    };
+    let state = |at_ns: i64| {
+        let mut s = EnvironmentState::empty(DeviceTime(at_ns));
+        s.things.push(Thing {
+            id: 4,
+            kind: ThingKind::Door,
+            label: "glass door".into(),
+            clock: ClockHour::new(2),
+            distance_m: 4.0,
+            height: None,
+            world_m: None,
+            in_path: false,
+            first_seen: DeviceTime(0),
+            last_seen: DeviceTime(0),
+            confidence: 0.9,
+            evidence: Evidence::Points,
+        });
+        s
+    };
+    let scene = |context: &str| GenerationPrompt {
+        context: context.to_string(),
+        ..prompt(Form::Scene)
+    };
+    let answer = |g: &mut dyn Generator, p: &GenerationPrompt| {
+        let never = AtomicBool::new(false);
+        let mut text = String::new();
+        let st = g
+            .generate(
+                p,
+                &mut |s| {
+                    text.push_str(s);
+                    Continue::Yes
+                },
+                &never,
+            )
+            .unwrap();
+        (text, st)
+    };
+
+    // With the prefill thread.
+    let (engine, mut parts) = load();
+    let mut camera = parts.take_consumer().unwrap();
+    let shared = parts.shared();
+    let (engine, layout) =
+        VisionGenerator::new(engine, parts.shared(), "<image>", None, false).into_parts();
+    let cfg = PrefillConfig {
+        every_ns: 0,
+        max_stale_ns: 1_000_000_000,
+        backoff: 0,
+    };
+    let pre = LmPrefill::start_with_layout(engine, layout, cfg, ThreadPolicy::Fixed(2)).unwrap();
+    // Without: the same layout answering over its own engine.
+    let (engine2, mut parts2) = load();
+    let mut camera2 = parts2.take_consumer().unwrap();
+    let shared2 = parts2.shared();
+    let mut plain = VisionGenerator::new(engine2, parts2.shared(), "<image>", None, false);
+
+    camera.on_frame(1_000_000_000, &frame(0));
+    camera2.on_frame(1_000_000_000, &frame(0));
+    let st = state(1_100_000_000);
+    shared.set_state(1_100_000_000, 0);
+    shared2.set_state(1_100_000_000, 0);
+    pre.offer(&st);
+    pre.settle();
+    let c = pre.counters();
+    assert_eq!((c.prefills, c.failures), (1, 0), "{c:?}");
+
+    let p = scene(&model_context(&st));
+    let mut g = pre.generator();
+    let (text, stats) = answer(g.as_mut(), &p);
+    let (plain_text, plain_stats) = answer(&mut plain, &p);
+    assert_eq!(text, plain_text);
+    assert!(stats.image_used && plain_stats.image_used, "{stats:?}");
+    assert!(stats.on_prefilled, "{stats:?}");
+    assert_eq!(stats.image_capture_ns, Some(1_000_000_000));
+    // The request's own tokens only: the 16 image rows and the system turn were prefilled.
+    assert!(
+        stats.prefill_tokens + 16 + 100 <= plain_stats.prefill_tokens,
+        "prefilled {} vs {}",
+        stats.prefill_tokens,
+        plain_stats.prefill_tokens
+    );
+    assert!(stats.prefill_tokens < 48, "{stats:?}");
+
+    // A new frame, the same state text 0.6 s later: the frame makes a prefill due, and the
+    // next request again decodes only its own tokens, over the new frame.
+    camera.on_frame(1_600_000_000, &frame(2));
+    camera2.on_frame(1_600_000_000, &frame(2));
+    let st2 = state(1_700_000_000);
+    assert_eq!(model_context(&st2), model_context(&st));
+    shared.set_state(1_700_000_000, 0);
+    shared2.set_state(1_700_000_000, 0);
+    pre.offer(&st2);
+    pre.settle();
+    assert_eq!(pre.counters().prefills, 2, "{:?}", pre.counters());
+    let (text, stats) = answer(g.as_mut(), &p);
+    let (plain_text, _) = answer(&mut plain, &p);
+    assert_eq!(text, plain_text);
+    assert_eq!(stats.image_capture_ns, Some(1_600_000_000));
+    assert!(stats.on_prefilled && stats.prefill_tokens < 48, "{stats:?}");
+}

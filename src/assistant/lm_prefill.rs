@@ -18,6 +18,14 @@
 //! load 5–6) instead of ~150–200 (~500 ms). Otherwise the request's own state text
 //! is used and its changed tokens are prefilled then.
 //!
+//! What is prefilled and how a request answers over it is the run's [`PromptLayout`]: the
+//! system turn's text ([`TextLayout`], the default), or a bundle's layout with its sensor
+//! tokens and the newest camera frame after the text ([`super::lm_vision::VisionLayout`]):
+//! then a new frame, as well as a new state text, makes a prefill due, and a request over
+//! the prefilled state decodes neither the frame nor the sensor tokens again. The KV cache
+//! knows every position it holds (tokens, and embedding rows by their source's key), so a
+//! request never answers over anything but its own prompt; a stale guess only costs time.
+//!
 //! Bounded: one pending snapshot (a newer one replaces it, counted as superseded), one
 //! context. The thread holds only a weak reference and ends once the generator and the
 //! sink are gone. In lock-step replay, use the engine directly (no prefill) so answers are
@@ -30,7 +38,7 @@ use std::time::Duration;
 use super::lm_context::model_context;
 use super::lm_threads::ThreadPolicy;
 use crate::infer::llm::generator::port_stats;
-use crate::infer::llm::LmEngine;
+use crate::infer::llm::{LmEngine, LmError};
 use crate::state::{
     Continue, EnvironmentState, GenerationPrompt, GenerationStats, Generator, GeneratorError,
     PerceptionSink, StateTap,
@@ -99,6 +107,75 @@ const RECENT_STATES: usize = 32;
 /// A state's text and its device time (ns).
 type Snapshot = (i64, Arc<str>);
 
+/// A state to prefill: its device time, its text and the key of what the layout would show
+/// with it ([`PromptLayout::extras`]).
+type Offer = (i64, Arc<str>, u64);
+
+/// How prompts are laid out in the KV cache: what a prefill decodes ahead of a request for a
+/// state, and how a request answers over a chosen state text. Called with the engine locked;
+/// `extras` is called on the perception thread and must not block.
+pub trait PromptLayout: Send + Sync {
+    /// A key for what, besides the state text, a prefill for a state at `at_ns` would decode
+    /// now (a camera frame, sensor tokens): a prefill is due when the text or this changes.
+    fn extras(&self, _at_ns: i64) -> u64 {
+        0
+    }
+
+    /// Brings the cache up to date for the state text `text` at `at_ns`, stopping between
+    /// chunks once `stop` is set. Returns the positions decoded and whether it completed.
+    fn prefill(
+        &self,
+        engine: &mut LmEngine,
+        text: &str,
+        at_ns: i64,
+        stop: &AtomicBool,
+    ) -> Result<(u32, bool), LmError>;
+
+    /// Answers `prompt` with `context` as the state text (`prefilled`: the text of the last
+    /// complete prefill, whose other parts the layout may reuse while fresh).
+    fn answer(
+        &self,
+        engine: &mut LmEngine,
+        prompt: &GenerationPrompt,
+        context: &str,
+        prefilled: bool,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, LmError>;
+}
+
+/// The text-only layout: the system turn holds the standing prompt and the state text.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TextLayout;
+
+impl PromptLayout for TextLayout {
+    fn prefill(
+        &self,
+        engine: &mut LmEngine,
+        text: &str,
+        _at_ns: i64,
+        stop: &AtomicBool,
+    ) -> Result<(u32, bool), LmError> {
+        engine
+            .prefill_context_until(text, stop)
+            .map(|(_, n, complete)| (n, complete))
+    }
+
+    fn answer(
+        &self,
+        engine: &mut LmEngine,
+        prompt: &GenerationPrompt,
+        context: &str,
+        _prefilled: bool,
+        on_text: &mut dyn FnMut(&str) -> Continue,
+        cancel: &AtomicBool,
+    ) -> Result<GenerationStats, LmError> {
+        engine
+            .generate_with_context(prompt, context, on_text, cancel)
+            .map(|st| port_stats(&st))
+    }
+}
+
 impl Slot {
     /// The device time of the newest remembered state whose text is `text`.
     fn time_of(&self, text: &str) -> Option<i64> {
@@ -116,18 +193,19 @@ struct Slot {
     /// its own state's time here by its text.
     recent: std::collections::VecDeque<Snapshot>,
     /// Waiting for the thread.
-    pending: Option<Snapshot>,
+    pending: Option<Offer>,
     /// When the thread was last woken (device ns).
     last_wake_ns: Option<i64>,
-    /// The state text whose system turn the KV cache holds (or its backup sequence, when
-    /// `cached_in_backup`).
-    cached: Option<Snapshot>,
+    /// The state text (and extras key) whose prefix the KV cache holds (or its backup
+    /// sequence, when `cached_in_backup`).
+    cached: Option<Offer>,
     /// `cached` lives in the cache's backup: a prefill after it was cut short.
     cached_in_backup: bool,
 }
 
 struct Shared {
     engine: Mutex<LmEngine>,
+    layout: Arc<dyn PromptLayout>,
     slot: Mutex<Slot>,
     wake: Condvar,
     counters: Counters,
@@ -157,6 +235,7 @@ impl Shared {
         }
         let at = state.at.ns();
         let text: Arc<str> = Arc::from(model_context(state));
+        let extras = self.layout.extras(at);
         let Ok(mut slot) = self.slot.lock() else {
             return;
         };
@@ -172,11 +251,14 @@ impl Shared {
         let due = slot
             .last_wake_ns
             .is_none_or(|w| at.saturating_sub(w) >= every);
-        let unchanged = slot.cached.as_ref().is_some_and(|(_, c)| *c == text);
+        let unchanged = slot
+            .cached
+            .as_ref()
+            .is_some_and(|(_, c, x)| *c == text && *x == extras);
         if !due || unchanged {
             return;
         }
-        if slot.pending.replace((at, text)).is_some() {
+        if slot.pending.replace((at, text, extras)).is_some() {
             bump(&self.counters.superseded, 1);
         }
         slot.last_wake_ns = Some(at);
@@ -185,7 +267,7 @@ impl Shared {
     }
 
     /// Takes the pending snapshot, waiting up to `wait`.
-    fn take(&self, wait: Duration) -> Option<Snapshot> {
+    fn take(&self, wait: Duration) -> Option<Offer> {
         let slot = self.slot.lock().ok()?;
         let (mut slot, _) = self
             .wake
@@ -194,7 +276,7 @@ impl Shared {
         slot.pending.take()
     }
 
-    fn prefill(&self, (at, text): Snapshot) {
+    fn prefill(&self, (at, text, extras): Offer) {
         if self.requesting.load(Ordering::Acquire) {
             return;
         }
@@ -217,7 +299,9 @@ impl Shared {
             engine.backup_cache();
         }
         let t0 = std::time::Instant::now();
-        let result = engine.prefill_context_until(&text, &self.requesting);
+        let result = self
+            .layout
+            .prefill(&mut engine, &text, at, &self.requesting);
         self.last_cost_ns.store(
             i64::try_from(t0.elapsed().as_nanos()).unwrap_or(i64::MAX),
             Ordering::Relaxed,
@@ -226,14 +310,14 @@ impl Shared {
             return;
         };
         match result {
-            Ok((_, n, true)) => {
+            Ok((n, true)) => {
                 bump(&self.counters.prefill_tokens, u64::from(n));
                 bump(&self.counters.prefills, 1);
                 engine.drop_cache_backup();
-                slot.cached = Some((at, text));
+                slot.cached = Some((at, text, extras));
                 slot.cached_in_backup = false;
             }
-            Ok((_, n, false)) => {
+            Ok((n, false)) => {
                 // Cut short by a request: the cache holds part of this text; the last
                 // complete one (if any) waits in the backup for the request.
                 bump(&self.counters.prefill_tokens, u64::from(n));
@@ -257,7 +341,7 @@ impl Shared {
     /// prefilled one is recent enough against the request's own.
     fn context_for(&self, context: &str) -> (Arc<str>, bool) {
         if let Ok(slot) = self.slot.lock() {
-            if let (Some(at), Some((cat, ctext))) = (slot.time_of(context), &slot.cached) {
+            if let (Some(at), Some((cat, ctext, _))) = (slot.time_of(context), &slot.cached) {
                 // The prefilled state may also be newer than the request's own (better).
                 if at.saturating_sub(*cat) <= self.config.max_stale_ns {
                     return (Arc::clone(ctext), true);
@@ -337,9 +421,21 @@ impl LmPrefill {
         config: PrefillConfig,
         threads: ThreadPolicy,
     ) -> std::io::Result<Self> {
+        Self::start_with_layout(engine, Arc::new(TextLayout), config, threads)
+    }
+
+    /// Starts the prefill thread over `engine` with prompts laid out by `layout` (e.g. a
+    /// bundle's camera frames and sensor tokens, [`super::lm_vision::VisionLayout`]).
+    pub fn start_with_layout(
+        engine: LmEngine,
+        layout: Arc<dyn PromptLayout>,
+        config: PrefillConfig,
+        threads: ThreadPolicy,
+    ) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             name: engine.name().to_string(),
             engine: Mutex::new(engine),
+            layout,
             slot: Mutex::new(Slot::default()),
             wake: Condvar::new(),
             counters: Counters::default(),
@@ -489,7 +585,9 @@ impl Generator for PrefillGenerator {
         let wait_ns = i64::try_from(asked.elapsed().as_nanos()).unwrap_or(i64::MAX);
         let threads = s.threads.threads();
         engine.set_threads(threads);
-        let result = engine.generate_with_context(prompt, &context, on_text, cancel);
+        let result = s
+            .layout
+            .answer(&mut engine, prompt, &context, prefilled, on_text, cancel);
         drop(engine);
         s.requesting.store(false, Ordering::Release);
         if result.is_err() {
@@ -500,7 +598,9 @@ impl Generator for PrefillGenerator {
             slot.cached = match (&result, prefilled) {
                 (Err(_), _) => None,
                 (Ok(_), true) => slot.cached.take(),
-                (Ok(_), false) => slot.time_of(&context).map(|at| (at, Arc::clone(&context))),
+                (Ok(_), false) => slot
+                    .time_of(&context)
+                    .map(|at| (at, Arc::clone(&context), s.layout.extras(at))),
             };
         }
         result
@@ -508,7 +608,7 @@ impl Generator for PrefillGenerator {
                 wait_ns,
                 threads,
                 on_prefilled: prefilled,
-                ..port_stats(&st)
+                ..st
             })
             .map_err(|e| err(e.to_string()))
     }

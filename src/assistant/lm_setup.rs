@@ -236,11 +236,33 @@ fn load_bundle_choice(
                 !real_time,
             )
             .with_threads(threads);
-            LmSetup {
-                generator: Some(Box::new(generator)),
-                window,
-                vision: Some(parts),
-                ..LmSetup::none(None)
+            if real_time {
+                // The frame, the sensor tokens and the state prefilled ahead of requests.
+                let (engine, layout) = generator.into_parts();
+                let p = super::lm_prefill::LmPrefill::start_with_layout(
+                    engine,
+                    layout,
+                    Default::default(),
+                    threads,
+                )
+                .map_err(|e| LmSetupError::Load {
+                    path: gguf.clone(),
+                    message: format!("starting the prefill thread: {e}"),
+                })?;
+                LmSetup {
+                    generator: Some(p.generator()),
+                    prefill: Some(p),
+                    window,
+                    vision: Some(parts),
+                    ..LmSetup::none(None)
+                }
+            } else {
+                LmSetup {
+                    generator: Some(Box::new(generator)),
+                    window,
+                    vision: Some(parts),
+                    ..LmSetup::none(None)
+                }
             }
         }
         (_, Some(sensor), None) => LmSetup {

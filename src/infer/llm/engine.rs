@@ -1,7 +1,10 @@
 //! [`LmEngine`]: one model, one context, greedy decoding streamed to a callback, with the
 //! system prompt kept prefilled in the KV cache between requests.
 //!
-//! The engine knows exactly which tokens the KV cache holds (`cached`, positions `0..n`).
+//! The engine knows exactly what the KV cache holds (`cached`, positions `0..n`): tokens,
+//! and embedding rows named by their source's key and row index ([`Unit`]), so a prefix with
+//! a camera frame or sensor tokens in it is reused as exactly as a text prefix
+//! ([`super::pieces`]).
 //! A request reuses the longest common prefix of that and its own tokens, prefills only the
 //! rest, generates, and trims the cache back to the stable prefix (the system turn) when it
 //! is done, so the cache never grows past one request and hours-long sessions do not
@@ -52,7 +55,7 @@ pub struct LmStats {
 
 impl LmStats {
     /// A call that has done nothing yet (stopped as cancelled unless it goes on).
-    fn nothing_yet() -> Self {
+    pub(super) fn nothing_yet() -> Self {
         Self {
             reused_tokens: 0,
             prefill_tokens: 0,
@@ -102,15 +105,15 @@ pub enum Segment<'a> {
 
 /// A language model ready to answer.
 pub struct LmEngine {
-    model: LmModel,
-    ctx: RawContext,
+    pub(super) model: LmModel,
+    pub(super) ctx: RawContext,
     format: ChatFormat,
-    cached: Vec<i32>,
+    pub(super) cached: Vec<Unit>,
     /// When the KV cache holds a prefix decoded from segments (not plain tokens): its key
     /// and length. `cached` is then empty.
     segment_prefix: Option<(u64, usize)>,
-    /// The tokens the KV cache's backup sequence holds ([`Self::backup_cache`]).
-    backup: Option<Vec<i32>>,
+    /// What the KV cache's backup sequence holds ([`Self::backup_cache`]).
+    backup: Option<Vec<Unit>>,
 }
 
 impl std::fmt::Debug for LmEngine {
@@ -127,8 +130,33 @@ impl std::fmt::Debug for LmEngine {
 /// prefill to stop).
 pub const PREFIX_CHUNK_TOKENS: usize = 16;
 
-fn ns_since(t0: Instant) -> i64 {
+pub(super) fn ns_since(t0: Instant) -> i64 {
     i64::try_from(t0.elapsed().as_nanos()).unwrap_or(i64::MAX)
+}
+
+/// One position of the KV cache: a token, or an embedding row named by the key of its
+/// source (a camera frame, a sensor window) and its index there. Two positions hold the
+/// same thing exactly when their units are equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A token.
+    Token(i32),
+    /// Row `index` of the rows keyed `key`.
+    Row {
+        /// The source's key.
+        key: u64,
+        /// The row's index in its source.
+        index: u32,
+    },
+}
+
+/// How many leading `cached` units are the tokens `tokens` starts with.
+pub(super) fn common_tokens(cached: &[Unit], tokens: &[i32]) -> usize {
+    cached
+        .iter()
+        .zip(tokens)
+        .take_while(|(u, &t)| **u == Unit::Token(t))
+        .count()
 }
 
 impl LmEngine {
@@ -191,7 +219,7 @@ impl LmEngine {
         self.backup = None;
     }
 
-    /// Keeps what the cache holds now (plain tokens) so that [`Self::restore_cache`] can
+    /// Keeps what the cache holds now (tokens and keyed rows) so that [`Self::restore_cache`] can
     /// bring it back after the cache was changed (e.g. by a prefill cut short). Costs no
     /// tensor copy: the backup shares the cache's cells until they change.
     pub fn backup_cache(&mut self) {
@@ -233,7 +261,7 @@ impl LmEngine {
     }
 
     /// Empties the cache when it holds a segment prefix (token requests need plain tokens).
-    fn leave_segment_prefix(&mut self) {
+    pub(super) fn leave_segment_prefix(&mut self) {
         if self.segment_prefix.is_some() {
             self.reset();
         }
@@ -254,7 +282,7 @@ impl LmEngine {
     pub fn prepare_prefix(&mut self, system: &str) -> Result<u32, LmError> {
         let text = self.format.chat(&self.model, system, "")?.prefix;
         let tokens = self.model.tokenize(&text)?;
-        let before = common_prefix(&self.cached, &tokens);
+        let before = common_tokens(&self.cached, &tokens);
         self.sync_cache(&tokens, tokens.len())?;
         Ok((tokens.len() - before) as u32)
     }
@@ -271,7 +299,7 @@ impl LmEngine {
         let text = self.format.chat(&self.model, system, "")?.prefix;
         let tokens = self.model.tokenize(&text)?;
         self.leave_segment_prefix();
-        let mut common = common_prefix(&self.cached, &tokens);
+        let mut common = common_tokens(&self.cached, &tokens);
         if self.cached.len() > common && self.ctx.truncate(common as u32).is_err() {
             self.ctx.clear();
             common = 0;
@@ -286,7 +314,7 @@ impl LmEngine {
                 self.reset();
                 return Err(e);
             }
-            self.cached.extend_from_slice(part);
+            self.cached.extend(part.iter().map(|&t| Unit::Token(t)));
             done += part.len();
         }
         Ok(((done - common) as u32, done == tokens.len()))
@@ -333,7 +361,7 @@ impl LmEngine {
     /// Makes the KV cache hold exactly `tokens[..upto]` (prefilling what is missing), with
     /// the logits of the last token when anything was decoded. Returns the tokens reused.
     /// Trims the cache back to its first `keep` tokens (emptied if llama.cpp refuses).
-    fn trim_to(&mut self, keep: usize) {
+    pub(super) fn trim_to(&mut self, keep: usize) {
         if self.ctx.truncate(keep as u32).is_err() {
             self.reset();
         } else {
@@ -347,7 +375,7 @@ impl LmEngine {
         // prefill keeps one by decoding in `prepare_prefix_until`, not here).
         self.drop_cache_backup();
         let upto = upto.min(tokens.len());
-        let mut common = common_prefix(&self.cached, &tokens[..upto]);
+        let mut common = common_tokens(&self.cached, &tokens[..upto]);
         if common == upto && upto > 0 && self.cached.len() == upto {
             return Ok(common);
         }
@@ -364,7 +392,8 @@ impl LmEngine {
             self.reset();
             return Err(e);
         }
-        self.cached.extend_from_slice(&tokens[common..upto]);
+        self.cached
+            .extend(tokens[common..upto].iter().map(|&t| Unit::Token(t)));
         Ok(common)
     }
 
@@ -396,7 +425,7 @@ impl LmEngine {
         }
         let max_tokens = (opts.max_tokens as usize).min(n_ctx - tokens.len());
         // At least the last prompt token is decoded, for its logits.
-        let reusable = common_prefix(&self.cached, tokens).min(tokens.len() - 1);
+        let reusable = common_tokens(&self.cached, tokens).min(tokens.len() - 1);
         if self.cached.len() > reusable {
             if self.ctx.truncate(reusable as u32).is_err() {
                 self.reset();
@@ -690,7 +719,7 @@ impl LmEngine {
 
     /// The decoding loop: the logits of position `n_past - 1` are ready.
     #[allow(clippy::too_many_arguments)]
-    fn generate_at(
+    pub(super) fn generate_at(
         &mut self,
         mut n_past: usize,
         max_tokens: usize,
@@ -736,7 +765,7 @@ impl LmEngine {
             }
             self.ctx.decode_tokens(&[token], n_past as u32, true)?;
             if track {
-                self.cached.push(token);
+                self.cached.push(Unit::Token(token));
             }
             n_past += 1;
         }

@@ -6,7 +6,8 @@
 //! ([`quantize`]) and the numbers behind `vista bench lm` ([`bench`]). Vision-language
 //! models: the projector file checked before llama.cpp ([`mmproj`]), frames encoded
 //! through mtmd ([`vision`]) once each ([`frame_cache`]), sampled as they arrive
-//! ([`frame_embedder`]) and answered at the prompt's image placeholders ([`image_prompt`]).
+//! ([`frame_embedder`]) and answered at the prompt's image placeholders ([`image_prompt`]);
+//! prefixes with embedding rows in them are cached and prefilled like text ([`pieces`]).
 
 pub mod answer_check;
 pub mod backend;
@@ -22,6 +23,7 @@ pub mod gguf_check;
 pub mod image_prompt;
 pub mod mmproj;
 pub mod model;
+pub mod pieces;
 pub mod quantize;
 pub mod raw_ctx;
 pub mod sampling;
@@ -30,11 +32,12 @@ pub mod vision_bench;
 
 use std::path::PathBuf;
 
-pub use engine::{GenOptions, LmEngine, LmStats, Segment, StopReason};
+pub use engine::{GenOptions, LmEngine, LmStats, Segment, StopReason, Unit};
 pub use error::LmError;
 pub use frame_cache::CacheStats;
 pub use mmproj::{check_mmproj, MmprojSummary};
 pub use model::{check_gguf, LmModel};
+pub use pieces::Piece;
 pub use quantize::{ensure_quantized, quantize, quantized_path, QuantType};
 pub use raw_ctx::{ContextConfig, RawContext};
 pub use vision::{ImageEmbedding, ImagePiece, RgbImage, VisionEncoder};
