@@ -273,3 +273,98 @@ fn a_bundle_whose_fusion_width_is_not_the_models_fails_at_load_naming_both() {
     // Nothing ran: no decisions were written.
     assert!(!out.join("decisions.jsonl").exists());
 }
+
+/// In real time a sensor-only bundle prefills its sensor tokens with the state ahead of
+/// requests: a request over the prefilled state decodes only its own tokens (not the 28
+/// rows), answers exactly as the generator without a prefill does, and newer sensor tokens
+/// with unchanged text make the next prefill due.
+#[test]
+fn prefilled_sensor_tokens_leave_only_the_request() {
+    use vista::assistant::lm_context::model_context;
+    use vista::assistant::lm_layout::BundleLayout;
+    use vista::assistant::lm_prefill::{LmPrefill, PrefillConfig};
+    use vista::assistant::lm_sensor::{SensorFrame, SensorTokenCache};
+    use vista::assistant::lm_threads::ThreadPolicy;
+    use vista::infer::fusion::SensorTokens;
+    use vista::state::EnvironmentState;
+    use vista::time::DeviceTime;
+
+    if !ModelFile::SmolLm2.path().is_file() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "SmolLM2 missing"
+        );
+        eprintln!("\n*** SKIPPED: SmolLM2 missing (run models/fetch) ***\n");
+        return;
+    }
+    let load = || {
+        LmEngine::load(
+            &ModelFile::SmolLm2.path(),
+            &ContextConfig {
+                n_ctx: 1024,
+                n_batch: 512,
+                threads: 2,
+                ..ContextConfig::default()
+            },
+        )
+        .unwrap()
+    };
+    let frame = |at_ns: i64, phase: f32| SensorFrame {
+        at_ns,
+        tokens: SensorTokens {
+            n_tokens: 28,
+            width: 576,
+            data: (0..28 * 576)
+                .map(|i| ((i as f32 * phase).fract() - 0.5) * 0.1)
+                .collect(),
+            gates: Default::default(),
+        },
+    };
+    let cache = SensorTokenCache::default();
+    let mut plain = SensorGenerator::new(load(), cache.clone(), "<sensor>");
+    let cfg = PrefillConfig {
+        every_ns: 0,
+        max_stale_ns: 1_000_000_000,
+        backoff: 0,
+    };
+    let layout = std::sync::Arc::new(BundleLayout::sensor_only((
+        cache.clone(),
+        "<sensor>".to_string(),
+    )));
+    let pre = LmPrefill::start_with_layout(load(), layout, cfg, ThreadPolicy::Fixed(2)).unwrap();
+    let mut g = pre.generator();
+    let state = |at_ns| EnvironmentState::empty(DeviceTime(at_ns));
+    let spec = Form::Scene.spec();
+    let prompt = GenerationPrompt {
+        system: spec.system.to_string(),
+        context: model_context(&state(1_000_000_000)),
+        request: "What is around me?".into(),
+        form: "scene".into(),
+        max_tokens: 16,
+    };
+
+    cache.put(frame(900_000_000, 0.618_034));
+    pre.offer(&state(1_000_000_000));
+    pre.settle();
+    assert_eq!(pre.counters().prefills, 1, "{:?}", pre.counters());
+    let (text, st) = ask(g.as_mut(), &prompt);
+    let (plain_text, plain_st) = ask(&mut plain, &prompt);
+    assert_eq!(text, plain_text);
+    assert!(st.on_prefilled && st.sensor_tokens == 28, "{st:?}");
+    assert!(st.prefill_tokens < 40, "{st:?}");
+    assert!(
+        st.prefill_tokens + 28 + 100 <= plain_st.prefill_tokens,
+        "{st:?} {plain_st:?}"
+    );
+
+    // Newer sensor tokens (more than the 1 s a request may reuse older ones), the same
+    // text: a prefill is due, and the request again pays only for itself, over the new rows.
+    cache.put(frame(2_100_000_000, 0.414_213));
+    pre.offer(&state(2_200_000_000));
+    pre.settle();
+    assert_eq!(pre.counters().prefills, 2, "{:?}", pre.counters());
+    let (text, st) = ask(g.as_mut(), &prompt);
+    let (plain_text, _) = ask(&mut plain, &prompt);
+    assert_eq!(text, plain_text);
+    assert!(st.prefill_tokens < 40, "{st:?}");
+}

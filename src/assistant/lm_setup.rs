@@ -265,6 +265,30 @@ fn load_bundle_choice(
                 }
             }
         }
+        (_, Some(sensor), None) if real_time => {
+            // The sensor tokens and the state prefilled ahead of requests.
+            let (engine, cache, placeholder) = sensor.generator.into_parts();
+            let layout = std::sync::Arc::new(super::lm_layout::BundleLayout::sensor_only((
+                cache,
+                placeholder,
+            )));
+            let p = super::lm_prefill::LmPrefill::start_with_layout(
+                engine,
+                layout,
+                Default::default(),
+                threads,
+            )
+            .map_err(|e| LmSetupError::Load {
+                path: gguf.clone(),
+                message: format!("starting the prefill thread: {e}"),
+            })?;
+            LmSetup {
+                generator: Some(p.generator()),
+                prefill: Some(p),
+                window: Some(sensor.window),
+                ..LmSetup::none(None)
+            }
+        }
         (_, Some(sensor), None) => LmSetup {
             generator: Some(Box::new(sensor.generator)),
             window: Some(sensor.window),

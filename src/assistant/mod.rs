@@ -41,6 +41,8 @@ pub mod lexicon;
 pub mod lm_bundle;
 pub mod lm_context;
 #[cfg(feature = "llm")]
+pub mod lm_layout;
+#[cfg(feature = "llm")]
 pub mod lm_prefill;
 pub mod lm_route;
 #[cfg(feature = "llm")]
