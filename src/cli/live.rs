@@ -209,6 +209,8 @@ fn run_spoken(
         None => Box::new(primed),
     };
     inputs.streams = source.streams();
+    // Live glasses stream no trajectory: without --map the pose is derived from the IMU.
+    inputs.derive_pose_if_missing();
     let clock: Arc<dyn vista::time::Clock> = Arc::new(LiveClock::new(offset.clone()));
     config.clock = Some((first, Arc::clone(&clock)));
     let (mut run, consumers) = super::speak::setup_with(
@@ -221,6 +223,12 @@ fn run_spoken(
         Some(stats.clone()),
         pre,
     )?;
+    let source: Box<dyn Source> = match run.derive_pose.clone() {
+        Some(models) => Box::new(vista::source::inertial::InertialPoseSource::new(
+            source, models,
+        )),
+        None => source,
+    };
     let report = vista::runtime::run(source, config, consumers).context("live run failed")?;
     run.set_session_clock(session_clock(first.ns(), &offset));
     let profile = live_profile(args, &report, &stats);
@@ -322,6 +330,7 @@ fn live_inputs(
         default_requests,
         truth,
         label: format!("live {} on {}", hello.device_serial, args.connect),
+        derive_pose: false,
     })
 }
 

@@ -190,11 +190,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     };
     // In real time, record reads happen on a read-ahead thread so pacing never waits on
     // I/O. As fast as possible, one thread reading and delivering is faster (no hand-off).
+    // Without a device pose (`--recorded-only`, a session without MPS), the assistant's
+    // run derives one from the IMU.
+    let derive = spoken.as_ref().and_then(|r| r.derive_pose.clone());
+    let source: Box<dyn vista::source::Source> = match derive {
+        Some(models) => Box::new(vista::source::inertial::InertialPoseSource::new(
+            Box::new(source),
+            models,
+        )),
+        None => Box::new(source),
+    };
     let source: Box<dyn vista::source::Source> = if args.asap {
-        Box::new(source)
+        source
     } else {
         Box::new(
-            PrefetchSource::spawn(Box::new(source), PREFETCH_SAMPLES)
+            PrefetchSource::spawn(source, PREFETCH_SAMPLES)
                 .context("starting the read-ahead thread")?,
         )
     };

@@ -132,6 +132,26 @@ pub struct SpeakInputs {
     pub truth: Option<PathBuf>,
     /// What the run is, for the trace's title (a session path, a device address).
     pub label: String,
+    /// The source has no `device-pose` stream: the run derives one from the IMU
+    /// ([`vista::source::inertial::InertialPoseSource`]; `streams` already lists it).
+    pub derive_pose: bool,
+}
+
+impl SpeakInputs {
+    /// Marks the run to derive the device pose from the IMU when `streams` lack one (and
+    /// have the IMU): the stream is listed and a note says so.
+    pub fn derive_pose_if_missing(&mut self) {
+        use vista::source::inertial::InertialPoseSource;
+        if InertialPoseSource::needed(&self.streams) {
+            self.derive_pose = true;
+            self.streams.push(StreamId::DevicePose);
+            self.perception.notes.push(
+                "no device pose in the input: derived from the IMU (attitude held to gravity, \
+                 position by counted steps; it drifts, and height is not tracked)"
+                    .to_string(),
+            );
+        }
+    }
 }
 
 impl SpeakInputs {
@@ -159,6 +179,7 @@ impl SpeakInputs {
             default_requests: requests.is_file().then_some(requests),
             truth,
             label: format!("session {}", root.display()),
+            derive_pose: false,
         })
     }
 }
@@ -201,6 +222,9 @@ pub struct SpeakRun {
     /// Real time: the thread that answers live requests when they are made (stopped when
     /// the run is finished; the assistant ignores it once it has finished).
     _pump: Option<vista::assistant::request_pump::RequestPump>,
+    /// The sensor models to derive the device pose from the IMU with, when the input has no
+    /// pose (the caller wraps its source in an `InertialPoseSource`).
+    pub derive_pose: Option<vista::perception::SensorModels>,
 }
 
 impl SpeakRun {
@@ -276,7 +300,8 @@ pub fn setup(
     rate: f64,
     pre: Preloaded,
 ) -> anyhow::Result<(SpeakRun, Vec<Box<dyn vista::runtime::Consumer>>)> {
-    let inputs = SpeakInputs::from_replay(session, source)?;
+    let mut inputs = SpeakInputs::from_replay(session, source)?;
+    inputs.derive_pose_if_missing();
     setup_with(args, dir, inputs, clock, origin, rate, None, pre)
 }
 
@@ -304,6 +329,7 @@ pub fn setup_with(
 ) -> anyhow::Result<(SpeakRun, Vec<Box<dyn vista::runtime::Consumer>>)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let streams = inputs.streams.clone();
+    let (derive_pose, models) = (inputs.derive_pose, inputs.perception.models.clone());
     let mut notes = inputs.perception.notes.clone();
     // (audit) What the session cannot do, as the state will say it, in the run's notes too.
     for l in vista::perception::limits::limitations(
@@ -507,6 +533,7 @@ pub fn setup_with(
             notes,
             _lm: lm,
             _pump: pump,
+            derive_pose: derive_pose.then_some(models),
         },
         consumers,
     ))

@@ -24,6 +24,7 @@ pub mod gaze;
 pub mod geom;
 pub mod hazards;
 pub mod heading;
+pub mod inertial_pose;
 pub mod limits;
 pub mod load;
 pub mod motion;

@@ -1,0 +1,136 @@
+//! The device pose derived from the IMU (`source::inertial`, for input without a trajectory:
+//! live glasses, `--recorded-only`) against a synthetic session's true trajectory: a 25 s
+//! walk with turns (`find_exit`). The derived stream keeps capture order and runs at
+//! 100 Hz; its attitude holds gravity (tilt error), its yaw follows the head's turns over
+//! a few seconds, and its dead-reckoned path covers the walked distance.
+
+use std::path::Path;
+
+use nalgebra::{Isometry3, Vector3};
+use vista::perception::PerceptionInputs;
+use vista::sample::{Payload, StreamId};
+use vista::source::inertial::InertialPoseSource;
+use vista::source::replay::{ReplayOptions, ReplaySource};
+use vista::source::Source;
+use vista::synth::{find_scenario, write_session, SynthOptions};
+
+fn yaw_of(r: &nalgebra::UnitQuaternion<f64>, fwd_device: &Vector3<f64>) -> f64 {
+    let f = r * fwd_device;
+    f.y.atan2(f.x)
+}
+
+fn wrap(a: f64) -> f64 {
+    (a + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI
+}
+
+#[test]
+fn the_imu_pose_holds_gravity_follows_turns_and_covers_the_walk() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s");
+    let sc = find_scenario(&root.join("scenarios"), "find_exit").unwrap();
+    let opts = SynthOptions {
+        seed: 5,
+        duration_s: Some(25.0),
+        rgb_fps: Some(0.0),
+        ..SynthOptions::default()
+    };
+    write_session(&sc, &session, &opts).unwrap();
+    let models = PerceptionInputs::from_session(&session).unwrap().models;
+    let fwd = models.forward_device();
+
+    // The true trajectory (MPS) from the full replay.
+    let mut truth: Vec<(i64, Isometry3<f64>)> = Vec::new();
+    let mut full = ReplaySource::open(&session, ReplayOptions::default()).unwrap();
+    while let Some(s) = full.next_sample() {
+        let s = s.unwrap();
+        if let (StreamId::DevicePose, Payload::Pose(p)) = (s.stream, &s.payload) {
+            truth.push((s.capture.ns(), p.t_world_device));
+        }
+    }
+    assert!(truth.len() > 1000);
+    let true_at = |t: i64| {
+        let i = truth
+            .partition_point(|(tt, _)| *tt < t)
+            .min(truth.len() - 1);
+        truth[i].1
+    };
+
+    // What live input sees (no MPS streams), with the derived pose.
+    let recorded = ReplaySource::open(
+        &session,
+        ReplayOptions {
+            recorded_only: true,
+            ..ReplayOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(InertialPoseSource::needed(&recorded.streams()));
+    let mut src = InertialPoseSource::new(Box::new(recorded), models);
+    assert!(src.streams().contains(&StreamId::DevicePose));
+    let mut derived: Vec<(i64, Isometry3<f64>)> = Vec::new();
+    let mut last_capture = i64::MIN;
+    while let Some(s) = src.next_sample() {
+        let s = s.unwrap();
+        assert!(s.capture.ns() >= last_capture, "capture order");
+        last_capture = s.capture.ns();
+        if let (StreamId::DevicePose, Payload::Pose(p)) = (s.stream, &s.payload) {
+            derived.push((s.capture.ns(), p.t_world_device));
+        }
+    }
+    let st = src.stats();
+    assert_eq!(st.poses as usize, derived.len());
+    // 100 Hz over ~25 s (after the first 0.1 s).
+    assert!((2400..=2500).contains(&derived.len()), "{}", derived.len());
+
+    // Tilt: the device's up, estimated vs true, in device coordinates.
+    let mut tilt_err: Vec<f64> = derived
+        .iter()
+        .map(|(t, p)| {
+            let est = p.rotation.inverse() * Vector3::z();
+            let tru = true_at(*t).rotation.inverse() * Vector3::z();
+            est.angle(&tru).to_degrees()
+        })
+        .collect();
+    tilt_err.sort_by(f64::total_cmp);
+    let p95 = tilt_err[tilt_err.len() * 95 / 100];
+    assert!(p95 < 3.0, "tilt error p95 {p95:.2}°");
+
+    // Yaw change over every 3 s: estimated vs true (the world's yaw origin differs).
+    let mut worst: f64 = 0.0;
+    for w in derived.windows(300).step_by(50) {
+        let (t0, a) = w[0];
+        let (t1, b) = w[w.len() - 1];
+        let est = wrap(yaw_of(&b.rotation, &fwd) - yaw_of(&a.rotation, &fwd));
+        let tru = wrap(yaw_of(&true_at(t1).rotation, &fwd) - yaw_of(&true_at(t0).rotation, &fwd));
+        worst = worst.max(wrap(est - tru).abs().to_degrees());
+    }
+    assert!(worst < 8.0, "yaw change error over 3 s: {worst:.1}°");
+
+    // Path length on the ground: within 15 % of the walked one.
+    let horiz = |v: &[(i64, Isometry3<f64>)]| {
+        v.windows(2)
+            .map(|w| {
+                let d = w[1].1.translation.vector - w[0].1.translation.vector;
+                (d.x * d.x + d.y * d.y).sqrt()
+            })
+            .sum::<f64>()
+    };
+    let t_first = derived[0].0;
+    let t_last = derived[derived.len() - 1].0;
+    let true_in: Vec<_> = truth
+        .iter()
+        .filter(|(t, _)| (t_first..=t_last).contains(t))
+        .step_by(10)
+        .copied()
+        .collect();
+    let (est_len, true_len) = (horiz(&derived), horiz(&true_in));
+    eprintln!(
+        "tilt p95 {p95:.2}°, yaw change over 3 s worst {worst:.1}°, walked {est_len:.1} m vs {true_len:.1} m"
+    );
+    assert!(true_len > 10.0, "{true_len}");
+    assert!(
+        (est_len - true_len).abs() < 0.15 * true_len,
+        "walked {est_len:.1} m vs {true_len:.1} m"
+    );
+}
