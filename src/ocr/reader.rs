@@ -2,7 +2,9 @@
 //! frame inside `submit` (deterministic, for as-fast-as-possible replay); background mode
 //! reads on its own thread from a one-slot mailbox where the newest frame wins (a frame
 //! waiting when another arrives is replaced and counted as skipped) and hands results back
-//! through a bounded channel (results that do not fit are dropped and counted).
+//! through a bounded channel (results that do not fit are dropped and counted). A
+//! whole-frame read asked for with [`TextReader::read_whole`] has a slot of its own, read
+//! before the waiting frame and never replaced by one.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,6 +19,7 @@ use super::error::OcrError;
 use super::facts::{facts_from_lines, FactFilter, Orientation};
 use super::image::BgrImage;
 use super::roi::{read_region, Region};
+use super::tiles::read_tiled;
 use crate::sample::{Payload, Sample};
 use crate::state::{TextFact, TextReader};
 
@@ -44,6 +47,11 @@ pub struct ReaderConfig {
     pub filter: FactFilter,
     /// Frames' worth of results held for `poll` (16); older ones are dropped and counted.
     pub results_capacity: usize,
+    /// Whole-frame reads asked for with [`TextReader::read_whole`] read the frame as
+    /// overlapping squares of this side (640), at its own resolution (see
+    /// [`super::tiles`]: small, far text is lost in one read of the whole frame); `None`:
+    /// one read of the whole frame.
+    pub whole_tile_px: Option<u32>,
 }
 
 impl Default for ReaderConfig {
@@ -55,6 +63,7 @@ impl Default for ReaderConfig {
             orientation: Orientation::RotateCw90,
             filter: FactFilter::default(),
             results_capacity: 16,
+            whole_tile_px: Some(640),
         }
     }
 }
@@ -72,6 +81,9 @@ pub struct ReaderStats {
     pub results_dropped: u64,
     /// Lines read but filtered out (low confidence, too short).
     pub lines_filtered: u64,
+    /// Whole-frame reads asked for with [`TextReader::read_whole`] and finished (read or
+    /// failed).
+    pub whole_reads: u64,
 }
 
 #[derive(Default)]
@@ -81,6 +93,7 @@ struct Counters {
     errors: AtomicU64,
     dropped: AtomicU64,
     filtered: AtomicU64,
+    whole: AtomicU64,
 }
 
 impl Counters {
@@ -91,6 +104,7 @@ impl Counters {
             errors: self.errors.load(Ordering::Relaxed),
             results_dropped: self.dropped.load(Ordering::Relaxed),
             lines_filtered: self.filtered.load(Ordering::Relaxed),
+            whole_reads: self.whole.load(Ordering::Acquire),
         }
     }
 }
@@ -104,11 +118,14 @@ struct ReadCore {
 }
 
 impl ReadCore {
+    /// Reads `frame`: around the gaze, or all of it (`whole`), square by square when
+    /// `tiled` (with [`ReaderConfig::whole_tile_px`]).
     fn read(
         &mut self,
         frame: &Sample,
         gaze_px: Option<[f32; 2]>,
         whole: bool,
+        tiled: bool,
     ) -> Result<Vec<TextFact>, OcrError> {
         let Payload::Image(image) = &frame.payload else {
             return Err(OcrError::bad_image(format!(
@@ -137,7 +154,10 @@ impl ReadCore {
                 size_px: self.cfg.roi_size_px,
             },
         };
-        let lines = read_region(&mut self.engine, &upright, region)?;
+        let lines = match self.cfg.whole_tile_px {
+            Some(tile) if tiled => read_tiled(&mut self.engine, &upright, tile)?,
+            _ => read_region(&mut self.engine, &upright, region)?,
+        };
         let (facts, filtered) = facts_from_lines(
             &lines,
             self.cfg.orientation,
@@ -160,8 +180,9 @@ impl ReadCore {
         frame: &Sample,
         gaze: Option<[f32; 2]>,
         whole: bool,
+        tiled: bool,
     ) -> Option<Vec<TextFact>> {
-        match self.read(frame, gaze, whole) {
+        match self.read(frame, gaze, whole, tiled) {
             Ok(f) => Some(f),
             Err(e) => {
                 if self.counters.errors.fetch_add(1, Ordering::Relaxed) == 0 {
@@ -177,13 +198,18 @@ struct Job {
     frame: Sample,
     gaze: Option<[f32; 2]>,
     whole: bool,
+    /// The `read_whole` asks this read answers (0 for a frame submitted; more than 1 when
+    /// it replaced older whole-frame reads not yet started), counted when it finishes.
+    asks: u64,
 }
 
-/// The one-slot mailbox between `submit` and the worker.
+/// The mailbox between `submit` / `read_whole` and the worker.
 #[derive(Default)]
 struct Slot {
     /// The newest frame not yet taken.
     job: Option<Job>,
+    /// A whole-frame read asked for and not yet taken (read first).
+    whole: Option<Job>,
     /// The worker is reading a frame.
     busy: bool,
     /// The reader is being dropped.
@@ -284,7 +310,7 @@ impl OcrReader {
         let Ok(mut g) = mailbox.slot.lock() else {
             return false;
         };
-        while g.job.is_some() || g.busy {
+        while g.job.is_some() || g.whole.is_some() || g.busy {
             let now = std::time::Instant::now();
             if now >= deadline {
                 return false;
@@ -311,7 +337,7 @@ fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>
                 if g.stop {
                     return;
                 }
-                if let Some(job) = g.job.take() {
+                if let Some(job) = g.whole.take().or_else(|| g.job.take()) {
                     g.busy = true;
                     break job;
                 }
@@ -321,7 +347,7 @@ fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>
                 }
             }
         };
-        if let Some(facts) = core.read_counted(&job.frame, job.gaze, job.whole) {
+        if let Some(facts) = core.read_counted(&job.frame, job.gaze, job.whole, job.asks > 0) {
             match tx.try_send(facts) {
                 Ok(()) => {}
                 Err(TrySendError::Full(_)) => {
@@ -330,6 +356,8 @@ fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>
                 Err(TrySendError::Disconnected(_)) => return,
             }
         }
+        // After its facts are in the channel: a poll after this count sees them.
+        core.counters.whole.fetch_add(job.asks, Ordering::Release);
     }
 }
 
@@ -338,7 +366,7 @@ impl TextReader for OcrReader {
         let whole = self.whole_next.swap(false, Ordering::Relaxed);
         match &mut self.inner {
             Inner::Sync { core, pending } => {
-                if let Some(facts) = core.read_counted(frame, gaze_px, whole) {
+                if let Some(facts) = core.read_counted(frame, gaze_px, whole, false) {
                     if pending.len() >= self.capacity {
                         pending.pop_front();
                         self.counters.dropped.fetch_add(1, Ordering::Relaxed);
@@ -351,6 +379,7 @@ impl TextReader for OcrReader {
                     frame: frame.clone(),
                     gaze: gaze_px,
                     whole,
+                    asks: 0,
                 };
                 match mailbox.slot.lock() {
                     Ok(mut g) => {
@@ -365,6 +394,46 @@ impl TextReader for OcrReader {
                 }
             }
         }
+    }
+
+    fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        match &mut self.inner {
+            Inner::Sync { core, pending } => {
+                if let Some(facts) = core.read_counted(frame, gaze_px, true, true) {
+                    if pending.len() >= self.capacity {
+                        pending.pop_front();
+                        self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    }
+                    pending.push_back(facts);
+                }
+                self.counters.whole.fetch_add(1, Ordering::Release);
+            }
+            Inner::Background { mailbox, .. } => {
+                let mut job = Job {
+                    frame: frame.clone(),
+                    gaze: gaze_px,
+                    whole: true,
+                    asks: 1,
+                };
+                match mailbox.slot.lock() {
+                    Ok(mut g) => {
+                        // An older whole-frame read not yet started: this one (of a newer
+                        // frame) answers its asks too.
+                        job.asks += g.whole.take().map_or(0, |old| old.asks);
+                        g.whole = Some(job);
+                        mailbox.ready.notify_all();
+                    }
+                    Err(_) => {
+                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                        self.counters.whole.fetch_add(1, Ordering::Release);
+                    }
+                }
+            }
+        }
+    }
+
+    fn whole_reads_finished(&self) -> u64 {
+        self.counters.whole.load(Ordering::Acquire)
     }
 
     fn poll(&mut self) -> Vec<TextFact> {
