@@ -435,7 +435,8 @@ impl Assistant {
         }
         let mut request = request;
         if text_read.is_none() && needs_text(&request, state) {
-            if let Some(rr) = self.read_requests.clone() {
+            // Only when there is a frame to read (no RGB frames: nothing to wait for).
+            if let Some(rr) = self.read_requests.clone().filter(|r| r.ready()) {
                 let ticket = rr.ask();
                 match self.text_waits.hold(request, ticket, now) {
                     Ok(()) => return,

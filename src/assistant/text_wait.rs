@@ -3,9 +3,10 @@
 //!
 //! A request *needs text* when it asks what a sign says and no text is held, or when it
 //! names a place that could be written on a sign ("the exit", "gate 12", "platform 3", a
-//! shop's name) and no text read so far names it. The assistant then asks perception for a
-//! whole-frame read of the newest frame ([`crate::state::ReadRequests`]) and holds the
-//! request in [`TextWaits`] — nothing sleeps — until one of:
+//! shop's name) and no text read so far names it. When perception has a frame to read, the
+//! assistant asks it for a whole-frame read of the newest frame
+//! ([`crate::state::ReadRequests`]) and holds the request in [`TextWaits`] — nothing
+//! sleeps — until one of:
 //!
 //! * the state holds the text it needs (the whole-frame read, or a read around the gaze that
 //!   finished meanwhile): [`ReadOutcome::Found`];

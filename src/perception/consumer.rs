@@ -186,6 +186,9 @@ impl PerceptionConsumer {
                 r.submit(s, self.engine.gaze_pixel(s.capture));
             }
             if let Some(w) = self.whole.as_mut() {
+                if w.newest.is_none() {
+                    w.requests.set_ready();
+                }
                 w.newest = Some(s.clone());
             }
             // An ask made before any frame came is read from this one.

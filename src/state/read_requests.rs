@@ -6,8 +6,10 @@
 //! time; when its text has been folded into the state, it marks every ask made before that
 //! read started as [`ReadRequests::served`] — just before it hands that state to the
 //! assistant, so a state handed over after `served() >= ticket` holds the read's text.
+//! Nothing is asked before perception has a frame to read ([`ReadRequests::ready`]): a
+//! session whose RGB camera sends nothing never waits.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Asks (tickets, counted from 1) and the newest ticket served. Shared by the assistant
 /// (asks, reads `served`) and perception (reads `asked`, marks `served`).
@@ -15,12 +17,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct ReadRequests {
     asked: AtomicU64,
     served: AtomicU64,
+    ready: AtomicBool,
 }
 
 impl ReadRequests {
     /// Nothing asked yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Perception has a frame to read (set with the first RGB frame).
+    pub fn set_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    /// Whether a whole-frame read can be made (a frame has come).
+    pub fn ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
     }
 
     /// Asks for a whole-frame read of the newest frame; returns the ask's ticket.
@@ -56,7 +69,9 @@ mod tests {
     #[test]
     fn tickets_count_up_and_serving_covers_older_asks() {
         let r = ReadRequests::new();
-        assert!(!r.wanted());
+        assert!(!r.wanted() && !r.ready());
+        r.set_ready();
+        assert!(r.ready());
         assert_eq!(r.ask(), 1);
         assert_eq!(r.ask(), 2);
         assert!(r.wanted());
