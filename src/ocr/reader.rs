@@ -19,7 +19,7 @@ use super::error::OcrError;
 use super::facts::{facts_from_lines, FactFilter, Orientation};
 use super::image::BgrImage;
 use super::roi::{read_region, Region};
-use super::tiles::read_tiled;
+use super::tiles::read_tiled_each;
 use crate::sample::{Payload, Sample};
 use crate::state::{TextFact, TextReader};
 
@@ -119,14 +119,16 @@ struct ReadCore {
 
 impl ReadCore {
     /// Reads `frame`: around the gaze, or all of it (`whole`), square by square when
-    /// `tiled` (with [`ReaderConfig::whole_tile_px`]).
+    /// `tiled` (with [`ReaderConfig::whole_tile_px`]), handing the facts to `on_part` (a
+    /// tiled read: square by square, as they are read).
     fn read(
         &mut self,
         frame: &Sample,
         gaze_px: Option<[f32; 2]>,
         whole: bool,
         tiled: bool,
-    ) -> Result<Vec<TextFact>, OcrError> {
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) -> Result<(), OcrError> {
         let Payload::Image(image) = &frame.payload else {
             return Err(OcrError::bad_image(format!(
                 "{} sample on {}, not an image",
@@ -154,43 +156,63 @@ impl ReadCore {
                 size_px: self.cfg.roi_size_px,
             },
         };
-        let lines = match self.cfg.whole_tile_px {
-            Some(tile) if tiled => read_tiled(&mut self.engine, &upright, tile)?,
-            _ => read_region(&mut self.engine, &upright, region)?,
-        };
-        let (facts, filtered) = facts_from_lines(
-            &lines,
+        let (orientation, geometry, filter) = (
             self.cfg.orientation,
-            raw_h,
             self.geometry.as_ref(),
-            gaze_px,
-            frame.capture,
             &self.cfg.filter,
         );
-        self.counters
-            .filtered
-            .fetch_add(filtered as u64, Ordering::Relaxed);
+        let counters = &self.counters;
+        let mut part = |lines: Vec<super::engine::TextLine>| {
+            let (facts, filtered) = facts_from_lines(
+                &lines,
+                orientation,
+                raw_h,
+                geometry,
+                gaze_px,
+                frame.capture,
+                filter,
+            );
+            counters
+                .filtered
+                .fetch_add(filtered as u64, Ordering::Relaxed);
+            on_part(facts);
+        };
+        match self.cfg.whole_tile_px {
+            Some(tile) if tiled => read_tiled_each(&mut self.engine, &upright, tile, &mut part)?,
+            _ => part(read_region(&mut self.engine, &upright, region)?),
+        }
         self.counters.read.fetch_add(1, Ordering::Relaxed);
-        Ok(facts)
+        Ok(())
     }
 
-    /// Reads, counting and logging a failure instead of returning it.
+    /// Reads, counting and logging a failure instead of returning it (what was read before
+    /// a failure was handed on).
     fn read_counted(
         &mut self,
         frame: &Sample,
         gaze: Option<[f32; 2]>,
         whole: bool,
         tiled: bool,
-    ) -> Option<Vec<TextFact>> {
-        match self.read(frame, gaze, whole, tiled) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                if self.counters.errors.fetch_add(1, Ordering::Relaxed) == 0 {
-                    log::warn!("OCR: frame {} at {} ns: {e}", frame.seq, frame.capture.0);
-                }
-                None
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) {
+        if let Err(e) = self.read(frame, gaze, whole, tiled, on_part) {
+            if self.counters.errors.fetch_add(1, Ordering::Relaxed) == 0 {
+                log::warn!("OCR: frame {} at {} ns: {e}", frame.seq, frame.capture.0);
             }
         }
+    }
+
+    /// [`ReadCore::read_counted`], the facts in one part (`None` when it failed).
+    fn read_all(
+        &mut self,
+        frame: &Sample,
+        gaze: Option<[f32; 2]>,
+        whole: bool,
+    ) -> Option<Vec<TextFact>> {
+        let errors = self.counters.errors.load(Ordering::Relaxed);
+        let mut all = Vec::new();
+        self.read_counted(frame, gaze, whole, false, &mut |f| all.extend(f));
+        (self.counters.errors.load(Ordering::Relaxed) == errors).then_some(all)
     }
 }
 
@@ -347,14 +369,28 @@ fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>
                 }
             }
         };
-        if let Some(facts) = core.read_counted(&job.frame, job.gaze, job.whole, job.asks > 0) {
-            match tx.try_send(facts) {
-                Ok(()) => {}
-                Err(TrySendError::Full(_)) => {
-                    core.counters.dropped.fetch_add(1, Ordering::Relaxed);
+        let mut gone = false;
+        let counters = Arc::clone(&core.counters);
+        core.read_counted(
+            &job.frame,
+            job.gaze,
+            job.whole,
+            job.asks > 0,
+            &mut |facts| {
+                if gone || (facts.is_empty() && job.asks > 0) {
+                    return;
                 }
-                Err(TrySendError::Disconnected(_)) => return,
-            }
+                match tx.try_send(facts) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => {
+                        counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(TrySendError::Disconnected(_)) => gone = true,
+                }
+            },
+        );
+        if gone {
+            return;
         }
         // After its facts are in the channel: a poll after this count sees them.
         core.counters.whole.fetch_add(job.asks, Ordering::Release);
@@ -366,7 +402,7 @@ impl TextReader for OcrReader {
         let whole = self.whole_next.swap(false, Ordering::Relaxed);
         match &mut self.inner {
             Inner::Sync { core, pending } => {
-                if let Some(facts) = core.read_counted(frame, gaze_px, whole, false) {
+                if let Some(facts) = core.read_all(frame, gaze_px, whole) {
                     if pending.len() >= self.capacity {
                         pending.pop_front();
                         self.counters.dropped.fetch_add(1, Ordering::Relaxed);
@@ -397,15 +433,16 @@ impl TextReader for OcrReader {
     }
 
     fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        let (counters, capacity) = (Arc::clone(&self.counters), self.capacity);
         match &mut self.inner {
             Inner::Sync { core, pending } => {
-                if let Some(facts) = core.read_counted(frame, gaze_px, true, true) {
-                    if pending.len() >= self.capacity {
+                core.read_counted(frame, gaze_px, true, true, &mut |facts| {
+                    if pending.len() >= capacity {
                         pending.pop_front();
-                        self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                        counters.dropped.fetch_add(1, Ordering::Relaxed);
                     }
                     pending.push_back(facts);
-                }
+                });
                 self.counters.whole.fetch_add(1, Ordering::Release);
             }
             Inner::Background { mailbox, .. } => {
@@ -429,6 +466,22 @@ impl TextReader for OcrReader {
                     }
                 }
             }
+        }
+    }
+
+    fn read_whole_parts(
+        &mut self,
+        frame: &Sample,
+        gaze_px: Option<[f32; 2]>,
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) {
+        match &mut self.inner {
+            Inner::Sync { core, .. } => {
+                core.read_counted(frame, gaze_px, true, true, on_part);
+                self.counters.whole.fetch_add(1, Ordering::Release);
+            }
+            // The worker hands the parts on through `poll` as it reads them.
+            Inner::Background { .. } => self.read_whole(frame, gaze_px),
         }
     }
 

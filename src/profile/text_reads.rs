@@ -169,31 +169,42 @@ impl TextReadReport {
     }
 }
 
-/// Reads one frame with the synchronous `reader` (`whole`: all of it, on request), timing
-/// it; returns the facts.
+/// Reads one frame with the synchronous `reader`, timing it; returns the facts.
 fn timed_read(
     reader: &mut dyn TextReader,
     stats: &TextReadStats,
     frame: &Sample,
     gaze: Option<[f32; 2]>,
-    whole: bool,
 ) -> Vec<TextFact> {
-    let stage = if whole { WHOLE_READ_STAGE } else { READ_STAGE };
-    let span = Span::begin(stage, frame.capture);
-    if whole {
-        reader.read_whole(frame, gaze);
-    } else {
-        reader.submit(frame, gaze);
-    }
+    let span = Span::begin(READ_STAGE, frame.capture);
+    reader.submit(frame, gaze);
     let facts = reader.poll();
     let span = span.finish();
-    if whole {
-        stats.record_whole_read(span.duration_ns(), facts.len());
-    } else {
-        stats.record_read(span.duration_ns(), facts.len());
-    }
+    stats.record_read(span.duration_ns(), facts.len());
     super::timeline::record_span(&span);
     facts
+}
+
+/// Reads all of one frame with the synchronous `reader`, timing it, handing each part's
+/// facts to `on_part` as it is read.
+fn timed_whole_read(
+    reader: &mut dyn TextReader,
+    stats: &TextReadStats,
+    frame: &Sample,
+    gaze: Option<[f32; 2]>,
+    on_part: &mut dyn FnMut(Vec<TextFact>),
+) {
+    let span = Span::begin(WHOLE_READ_STAGE, frame.capture);
+    let mut texts = 0;
+    reader.read_whole_parts(frame, gaze, &mut |facts| {
+        texts += facts.len();
+        if !facts.is_empty() {
+            on_part(facts);
+        }
+    });
+    let span = span.finish();
+    stats.record_whole_read(span.duration_ns(), texts);
+    super::timeline::record_span(&span);
 }
 
 type FrameJob = (Sample, Option<[f32; 2]>);
@@ -320,13 +331,25 @@ fn worker(
                 }
             }
         };
-        let facts = timed_read(reader.as_mut(), stats, &frame, gaze, asks > 0);
-        if !facts.is_empty() {
+        let mut gone = false;
+        let mut send = |facts: Vec<TextFact>| {
+            if gone || facts.is_empty() {
+                return;
+            }
             match tx.try_send(facts) {
                 Ok(()) => {}
                 Err(TrySendError::Full(_)) => stats.with(|c| c.results_dropped += 1),
-                Err(TrySendError::Disconnected(_)) => return,
+                Err(TrySendError::Disconnected(_)) => gone = true,
             }
+        };
+        if asks > 0 {
+            // Each part goes out as soon as it is read.
+            timed_whole_read(reader.as_mut(), stats, &frame, gaze, &mut send);
+        } else {
+            send(timed_read(reader.as_mut(), stats, &frame, gaze));
+        }
+        if gone {
+            return;
         }
         // After the facts are in the channel: a poll after this count sees them.
         whole_done.fetch_add(asks, Ordering::Release);
@@ -347,7 +370,7 @@ impl TextReader for ProfiledReader {
         self.last = Some(t);
         match &mut self.mode {
             Mode::Inline { reader, pending } => {
-                let facts = timed_read(reader.as_mut(), &self.stats, frame, gaze_px, false);
+                let facts = timed_read(reader.as_mut(), &self.stats, frame, gaze_px);
                 pending.extend(facts);
             }
             Mode::Thread { mailbox, .. } => {
@@ -363,8 +386,9 @@ impl TextReader for ProfiledReader {
     fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
         match &mut self.mode {
             Mode::Inline { reader, pending } => {
-                let facts = timed_read(reader.as_mut(), &self.stats, frame, gaze_px, true);
-                pending.extend(facts);
+                timed_whole_read(reader.as_mut(), &self.stats, frame, gaze_px, &mut |f| {
+                    pending.extend(f)
+                });
                 self.whole_done.fetch_add(1, Ordering::Release);
             }
             Mode::Thread { mailbox, .. } => {

@@ -64,6 +64,19 @@ pub trait TextReader: Send {
     /// comes through [`TextReader::poll`] like any other; once it is there (or the read
     /// failed), [`TextReader::whole_reads_finished`] counts it.
     fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>);
+    /// [`TextReader::read_whole`] on the caller's thread, handing text to `on_part` as
+    /// soon as each part of the frame is read (a wrapper that reads on its own thread
+    /// passes it on early; the wait for the text it needs ends sooner). By default: the
+    /// whole read, then everything polled, as one part.
+    fn read_whole_parts(
+        &mut self,
+        frame: &Sample,
+        gaze_px: Option<[f32; 2]>,
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) {
+        self.read_whole(frame, gaze_px);
+        on_part(self.poll());
+    }
     /// Whole-frame reads finished so far (read or failed). Every text of a counted read is
     /// in the next [`TextReader::poll`] when this is called before it.
     fn whole_reads_finished(&self) -> u64;
