@@ -168,6 +168,23 @@ fn a_whole_frame_read_on_request_is_counted_once_its_text_can_be_polled() {
 }
 
 #[test]
+fn a_whole_frame_read_hands_each_square_s_text_on_as_it_is_read() {
+    let mut r = reader(ReadMode::Synchronous, Orientation::AsRecorded, None);
+    let frame = image("frame_1408.jpg");
+    let mut parts: Vec<Vec<String>> = Vec::new();
+    r.read_whole_parts(&sample(&frame, 5, 0), None, &mut |f| {
+        parts.push(f.into_iter().map(|x| x.text).collect())
+    });
+    // "Gate 12" and "Toilets" lie in different squares: handed on in two parts, each once.
+    let mut all = parts.concat();
+    all.sort_unstable();
+    assert_eq!(all, vec!["Gate 12", "Toilets"], "{parts:?}");
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert_eq!(r.whole_reads_finished(), 1);
+    assert!(r.poll().is_empty(), "the parts went to the caller");
+}
+
+#[test]
 fn background_mode_keeps_the_newest_frame_and_counts_the_rest() {
     let mut r = reader(ReadMode::Background, Orientation::AsRecorded, None);
     let img = image("exit.jpg");
