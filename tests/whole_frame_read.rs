@@ -4,6 +4,7 @@
 //! before any text fact exists: the answer waits for a whole-frame read of the newest frame
 //! and names the sign; a question that needs no text is not held. With a reader that never
 //! returns, the answer is given at the wait limit, and an alert meanwhile is not delayed.
+//! A newer request, or the end of the run, ends a wait: the request is still answered.
 //! PP-OCR needs the models from `models/fetch`.
 
 use std::path::Path;
@@ -351,4 +352,48 @@ fn a_read_that_never_returns_holds_the_answer_only_to_the_limit_and_never_an_ale
         "{alert:?}"
     );
     assert!(alert.decided_ns < goal.decided_ns);
+}
+
+#[test]
+fn a_newer_request_or_the_end_of_the_run_ends_a_wait_and_the_request_is_still_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
+    let whole = Arc::new(ReadRequests::new());
+    // Perception has frames but never serves a read.
+    whole.set_ready();
+    let mut a = assistant(
+        dir.path(),
+        &clock,
+        vec![
+            request(0, Form::Goal, "How do I get to the exit?", S),
+            request(1, Form::Question, "Is the path clear?", 1_500 * MS),
+            request(2, Form::Question, "What does the sign say?", 3 * S),
+        ],
+    );
+    a.set_read_requests(Arc::clone(&whole));
+    for i in 0..=35 {
+        let at = i * 100 * MS;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        a.on_state(&Arc::new(EnvironmentState::empty(DeviceTime(at))), now);
+    }
+    a.finish();
+    // The goal and the text question each asked for a read; the question on the way did not.
+    assert_eq!(whole.asked(), 2);
+    let d = answers(dir.path());
+    assert_eq!(d.len(), 3, "{d:?}");
+    let goal = answer_to(&d, 0);
+    let w = goal.text_read.as_ref().unwrap();
+    assert_eq!(w.outcome, ReadOutcome::Cut);
+    assert_eq!(w.waited_for_read_ms, 500.0);
+    assert_eq!(goal.decided_ns, 1_500 * MS);
+    // The newer question was answered after the goal, from the same state, without waiting.
+    let q = answer_to(&d, 1);
+    assert!(q.text_read.is_none());
+    assert_eq!(q.decided_ns, 1_500 * MS);
+    assert!(q.request_id > goal.request_id);
+    // The run ended 0.5 s into the text question's wait: answered from the last state.
+    let t = answer_to(&d, 2);
+    let w = t.text_read.as_ref().unwrap();
+    assert_eq!(w.outcome, ReadOutcome::RunEnded);
+    assert!(t.text.starts_with("I can't see any text"), "{}", t.text);
 }
