@@ -136,6 +136,55 @@ fn the_gaze_square_reads_only_what_is_looked_at_until_the_whole_frame_is_asked_f
 }
 
 #[test]
+fn a_whole_frame_read_on_request_is_counted_once_its_text_can_be_polled() {
+    let frame = image("frame_1408.jpg");
+    let gaze = Some([230.0, 1135.0]);
+    for mode in [ReadMode::Synchronous, ReadMode::Background] {
+        let mut r = reader(mode, Orientation::AsRecorded, None);
+        // Two frames waiting (the newest wins its slot), then the whole of the first.
+        r.submit(&sample(&frame, 1, 0), gaze);
+        r.submit(&sample(&frame, 2, 1), gaze);
+        r.read_whole(&sample(&frame, 3, 2), gaze);
+        assert!(r.wait_idle(Duration::from_secs(120)), "{mode:?}");
+        assert_eq!(r.whole_reads_finished(), 1, "{mode:?}");
+        let facts = r.poll();
+        // (Read square by square, the middle first: in the order the squares found them.)
+        let mut whole: Vec<&str> = facts
+            .iter()
+            .filter(|f| f.at == DeviceTime(3))
+            .map(|f| f.text.as_str())
+            .collect();
+        whole.sort_unstable();
+        assert_eq!(whole, vec!["Gate 12", "Toilets"], "{mode:?}");
+        // Around the gaze only "Toilets".
+        assert!(facts
+            .iter()
+            .filter(|f| f.at != DeviceTime(3))
+            .all(|f| f.text == "Toilets"));
+        let s = r.stats();
+        assert_eq!(s.whole_reads, 1, "{mode:?}: {s:?}");
+        assert_eq!(s.frames_read + s.frames_skipped, 3, "{mode:?}: {s:?}");
+    }
+}
+
+#[test]
+fn a_whole_frame_read_hands_each_square_s_text_on_as_it_is_read() {
+    let mut r = reader(ReadMode::Synchronous, Orientation::AsRecorded, None);
+    let frame = image("frame_1408.jpg");
+    let mut parts: Vec<Vec<String>> = Vec::new();
+    r.read_whole_parts(&sample(&frame, 5, 0), None, &mut |f| {
+        parts.push(f.into_iter().map(|x| x.text).collect())
+    });
+    // "Gate 12" and "Toilets" lie in different squares: handed on in two parts, each once.
+    let mut all = parts.concat();
+    all.sort_unstable();
+    assert_eq!(all, vec!["Gate 12", "Toilets"], "{parts:?}");
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert_eq!(r.whole_reads_finished(), 1);
+    assert!(r.poll().is_empty(), "the parts went to the caller");
+}
+
+#[test]
 fn background_mode_keeps_the_newest_frame_and_counts_the_rest() {
     let mut r = reader(ReadMode::Background, Orientation::AsRecorded, None);
     let img = image("exit.jpg");

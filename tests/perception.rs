@@ -749,6 +749,7 @@ struct FakeReader {
     submitted: Arc<Mutex<Vec<Option<[f32; 2]>>>>,
     box_at: [f32; 2],
     pending: Vec<vista::state::TextFact>,
+    whole: u64,
 }
 
 impl vista::state::TextReader for FakeReader {
@@ -769,6 +770,13 @@ impl vista::state::TextReader for FakeReader {
                 at: frame.capture,
             });
         }
+    }
+    fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        self.submit(frame, gaze_px);
+        self.whole += 1;
+    }
+    fn whole_reads_finished(&self) -> u64 {
+        self.whole
     }
     fn poll(&mut self) -> Vec<vista::state::TextFact> {
         std::mem::take(&mut self.pending)
@@ -822,6 +830,7 @@ fn texts_from_the_reader_are_marked_gazed_where_the_gaze_falls() {
         submitted: Arc::clone(&submitted),
         box_at: [uv.x as f32, uv.y as f32],
         pending: Vec::new(),
+        whole: 0,
     };
     let got = Arc::new(Mutex::new(Collected::default()));
     let engine = Perception::new(PerceptionConfig::default(), models, None);

@@ -20,7 +20,7 @@ use crate::speech::chunker::ChunkerConfig;
 use crate::speech::{AnswerStream, Priority, Speaker, Utterance};
 use crate::state::{
     Continue, Decision, DecisionKind, EnvironmentState, GenerationPrompt, Generator, LmTiming,
-    Thing,
+    TextReadWait, Thing,
 };
 use crate::time::{Clock, HostTime};
 
@@ -34,6 +34,8 @@ pub(crate) struct Job {
     /// [`QUEUED`], [`STARTED`], [`SPEAKING`] or [`WITHDRAWN`]: who owns the job once an
     /// alert or a newer request comes.
     pub(crate) phase: Arc<AtomicU8>,
+    /// How its wait for a whole-frame text read went, when it waited for one.
+    pub(crate) text_read: Option<TextReadWait>,
 }
 
 /// The job waits for the answer thread.
@@ -353,7 +355,14 @@ impl Engine {
         if use_template && !job.cancel.load(Ordering::Acquire) {
             let a = template_answer(job.request.form, &job.request.text, &state);
             unanswerable = a.unanswerable;
-            for s in &a.sentences {
+            // After a whole-frame read that did not find the place named, say so first
+            // (an answer that already says it cannot tell needs no more).
+            let note = job
+                .text_read
+                .as_ref()
+                .filter(|_| !a.unanswerable)
+                .and_then(|w| super::text_wait::not_found_note(&job.request, w));
+            for s in note.iter().chain(&a.sentences) {
                 speech.push(&format!("{s} "));
             }
         }
@@ -412,6 +421,7 @@ impl Engine {
             guard: action_of(&guarded.interventions),
             first_token_ns,
             lm: lm_timing,
+            text_read: job.text_read.clone(),
         };
         write_decision(&self.decisions, &d);
     }

@@ -7,8 +7,10 @@
 //! audio; a hazard alert cancels the answer already speaking and *withdraws* those of which
 //! nothing was heard yet (waiting, or being generated but still silent), which are answered
 //! again from the next state, after the alert — an alert never swallows a question.
-//! Generated text passes the safety [`Guard`] sentence by sentence
-//! before it is spoken; every decision goes to `decisions.jsonl`. A generator that fails is
+//! A request that needs text the state does not hold is held while the whole newest frame
+//! is read ([`super::text_wait`]; bounded, never on the alert path). Generated text passes
+//! the safety [`Guard`] sentence by sentence before it is spoken; every decision goes to
+//! `decisions.jsonl`. A generator that fails is
 //! reported once and replaced by templates for the rest of the run.
 
 use std::collections::VecDeque;
@@ -26,12 +28,13 @@ use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
 use super::guard::{Guard, GuardConfig};
 use super::requests::{PeriodicScene, Request, RequestQueue, RequestTime};
+use super::text_wait::{needs_text, Ended, TextWaits, DEFAULT_WAIT_NS};
 use crate::speech::chunker::ChunkerConfig;
 use crate::speech::speaker::SpeakerError;
 use crate::speech::{Speaker, SpeakerReport, Utterance};
 use crate::state::{
     Decision, DecisionHazard, DecisionKind, EnvironmentState, Generator, HazardEvent,
-    PerceptionSink,
+    PerceptionSink, ReadOutcome, ReadRequests, TextReadWait,
 };
 use crate::time::{Clock, HostTime};
 
@@ -65,6 +68,9 @@ pub struct AssistantConfig {
     pub max_pending: usize,
     /// Periodic scene updates every this many ns of device time (off when `None`).
     pub ambient_every_ns: Option<i64>,
+    /// How long an answer waits for a whole-frame text read, ns of the session clock
+    /// (processing time in real time, virtual time in lock step).
+    pub text_read_wait_ns: i64,
 }
 
 impl AssistantConfig {
@@ -79,6 +85,7 @@ impl AssistantConfig {
             answer_queue: 4,
             max_pending: 1024,
             ambient_every_ns: None,
+            text_read_wait_ns: DEFAULT_WAIT_NS,
         }
     }
 }
@@ -131,8 +138,13 @@ pub struct Assistant {
     state: Option<Arc<EnvironmentState>>,
     next_id: u64,
     in_flight: VecDeque<InFlight>,
-    /// Requests taken back from the answer queue by an alert, answered at the next state.
-    retry: VecDeque<Request>,
+    /// Requests taken back from the answer queue by an alert, answered at the next state
+    /// (with their text wait, when they had one).
+    retry: VecDeque<(Request, Option<TextReadWait>)>,
+    /// Whole-frame text reads on request (with a text reader only).
+    read_requests: Option<Arc<ReadRequests>>,
+    /// Requests waiting for a whole-frame read.
+    text_waits: TextWaits,
     answering: Answering,
     /// `finish` ran: requests polled from now on are dropped.
     finished: bool,
@@ -155,6 +167,7 @@ struct InFlight {
     cancel: Arc<AtomicBool>,
     phase: Arc<AtomicU8>,
     request: Request,
+    text_read: Option<TextReadWait>,
 }
 
 impl InFlight {
@@ -242,6 +255,8 @@ impl Assistant {
         };
         Ok(Self {
             periodic: config.ambient_every_ns.map(PeriodicScene::new),
+            text_waits: TextWaits::new(config.text_read_wait_ns, config.max_pending),
+            read_requests: None,
             alerter: Alerter::new(config.alerter),
             config,
             clock,
@@ -286,6 +301,13 @@ impl Assistant {
         self
     }
 
+    /// Asks `requests` for whole-frame text reads (perception serves them) when a request
+    /// needs text the state does not hold, and holds such requests until it is read (see
+    /// [`super::text_wait`]). Without it nothing waits.
+    pub fn set_read_requests(&mut self, requests: Arc<ReadRequests>) {
+        self.read_requests = Some(requests);
+    }
+
     /// The generator's name as configured (`template` when none).
     pub fn generator_name(&self) -> &str {
         &self.generator_name
@@ -314,9 +336,14 @@ impl Assistant {
         match self.state.clone() {
             Some(state) => {
                 let now = self.clock.now();
-                self.dispatch(request, &state, now);
+                // Waits past their limit end first (whether a read was served is known
+                // only with the state that holds it, in `on_state`).
+                self.end_waits(&state, now, None);
+                self.route(request, None, true, &state, now);
             }
-            None if self.retry.len() < self.config.max_pending => self.retry.push_back(request),
+            None if self.retry.len() < self.config.max_pending => {
+                self.retry.push_back((request, None))
+            }
             None => bump(&self.counters.dropped_requests),
         }
     }
@@ -366,12 +393,67 @@ impl Assistant {
             } else if self.retry.len() >= self.config.max_pending {
                 bump(&self.counters.dropped_requests);
             } else {
-                self.retry.push_back(f.request);
+                self.retry.push_back((f.request, f.text_read));
             }
         }
     }
 
-    fn dispatch(&mut self, request: Request, state: &Arc<EnvironmentState>, now: HostTime) {
+    /// Answers the requests whose text wait ends at `state`: those `served` (the newest
+    /// whole-frame read folded into `state`, when known), found or past the limit.
+    fn end_waits(&mut self, state: &Arc<EnvironmentState>, now: HostTime, served: Option<u64>) {
+        if self.text_waits.is_empty() {
+            return;
+        }
+        for e in self.text_waits.ready(state, served, now) {
+            self.dispatch(e.request, Some(e.wait), state, now);
+        }
+    }
+
+    /// Answers every waiting request now from `state` (`outcome`: why the wait ended).
+    fn cut_waits(&mut self, state: &Arc<EnvironmentState>, now: HostTime, outcome: ReadOutcome) {
+        let ended: Vec<Ended> = self.text_waits.take_all(state, now, outcome);
+        for e in ended {
+            self.dispatch(e.request, Some(e.wait), state, now);
+        }
+    }
+
+    /// Answers `request` from `state`, or holds it for a whole-frame read when it needs text
+    /// the state does not hold (`text_read`: it has waited already). A new request (`new`:
+    /// not one taken back by an alert, which is older than any waiting) ends the waits
+    /// before it first: they are answered from what the state holds, and then superseded
+    /// like any older answer.
+    fn route(
+        &mut self,
+        request: Request,
+        text_read: Option<TextReadWait>,
+        new: bool,
+        state: &Arc<EnvironmentState>,
+        now: HostTime,
+    ) {
+        if new && request.form != Form::Ambient {
+            self.cut_waits(state, now, ReadOutcome::Cut);
+        }
+        let mut request = request;
+        if text_read.is_none() && needs_text(&request, state) {
+            // Only when there is a frame to read (no RGB frames: nothing to wait for).
+            if let Some(rr) = self.read_requests.clone().filter(|r| r.ready()) {
+                let ticket = rr.ask();
+                match self.text_waits.hold(request, ticket, now) {
+                    Ok(()) => return,
+                    Err(r) => request = r,
+                }
+            }
+        }
+        self.dispatch(request, text_read, state, now);
+    }
+
+    fn dispatch(
+        &mut self,
+        request: Request,
+        text_read: Option<TextReadWait>,
+        state: &Arc<EnvironmentState>,
+        now: HostTime,
+    ) {
         let request_id = self.next_id;
         self.next_id += 1;
         if request.form != Form::Ambient {
@@ -380,6 +462,7 @@ impl Assistant {
         let cancel = Arc::new(AtomicBool::new(false));
         let phase = Arc::new(AtomicU8::new(QUEUED));
         let kept = request.clone();
+        let kept_read = text_read.clone();
         let job = Job {
             request,
             request_id,
@@ -387,6 +470,7 @@ impl Assistant {
             decided: now,
             cancel: Arc::clone(&cancel),
             phase: Arc::clone(&phase),
+            text_read,
         };
         match &mut self.answering {
             Answering::Inline(engine) => engine.answer(&job),
@@ -396,6 +480,7 @@ impl Assistant {
                         cancel,
                         phase,
                         request: kept,
+                        text_read: kept_read,
                     });
                     while self.in_flight.len() > self.config.answer_queue.max(1) + 1 {
                         self.in_flight.pop_front();
@@ -449,6 +534,7 @@ impl PerceptionSink for Assistant {
                     guard: crate::state::GuardAction::Passed,
                     first_token_ns: None,
                     lm: None,
+                    text_read: None,
                 };
                 write_decision(&self.decisions, &d);
             }
@@ -471,7 +557,15 @@ impl PerceptionSink for Assistant {
             e.thing = th.clone();
             self.on_hazard(&e);
         }
-        let mut due: Vec<Request> = self.retry.drain(..).collect();
+        // Waits that end at this state are answered first (they are the oldest).
+        let served = self.read_requests.as_ref().map(|r| r.served());
+        self.end_waits(state, now, served);
+        // Requests taken back by an alert (older than any waiting), then new ones.
+        let retried: Vec<(Request, Option<TextReadWait>)> = self.retry.drain(..).collect();
+        for (r, w) in retried {
+            self.route(r, w, false, state, now);
+        }
+        let mut due: Vec<Request> = Vec::new();
         while let Some(r) = self.scripted.front() {
             let ready = match r.t {
                 RequestTime::Device(t) => t <= state.at,
@@ -498,11 +592,24 @@ impl PerceptionSink for Assistant {
             }
         }
         for r in due {
-            self.dispatch(r, state, now);
+            self.route(r, None, true, state, now);
         }
     }
 
     fn finish(&mut self) {
+        // Requests still waiting for a read are answered from the last state.
+        match self.state.clone() {
+            Some(state) => {
+                let now = self.clock.now();
+                self.cut_waits(&state, now, ReadOutcome::RunEnded);
+            }
+            None => {
+                let n = self.text_waits.drop_all() as u64;
+                self.counters
+                    .dropped_requests
+                    .fetch_add(n, Ordering::Relaxed);
+            }
+        }
         self.finished = true;
         // Requests withdrawn by an alert and not yet answered again end with the run.
         for _ in self.retry.drain(..) {

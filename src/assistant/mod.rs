@@ -13,6 +13,8 @@
 //! * [`intent`]: what a question asks about, and which thing a request names.
 //! * [`lexicon`]: tokens, number words and the nouns that name things.
 //! * [`template`]: the template generator, grounded by construction.
+//! * [`text_wait`]: requests that need text the state does not hold wait for a whole-frame
+//!   read (bounded), then are answered from the new facts.
 //! * [`alerts`]: hazard events to alert utterances, deduplicated and rate limited.
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`decisions`]: the `decisions.jsonl` writer.
@@ -58,6 +60,7 @@ pub mod request_pump;
 pub mod requests;
 pub mod session;
 pub mod template;
+pub mod text_wait;
 
 pub use alerts::{Alerter, AlerterConfig};
 pub use assistant::{Assistant, AssistantConfig, AssistantCounters, AssistantError, AssistantMode};

@@ -32,7 +32,7 @@ use vista::source::live::LinkStats;
 use vista::source::replay::ReplaySource;
 use vista::source::Source;
 use vista::speech::sink::AudioChoice;
-use vista::state::{EnvironmentState, HazardEvent, PerceptionSink, TextReader};
+use vista::state::{EnvironmentState, HazardEvent, PerceptionSink, ReadRequests, TextReader};
 use vista::time::{Clock, DeviceTime, HostTime};
 
 /// Options of the assistant for a runtime command.
@@ -468,7 +468,15 @@ pub fn setup_with(
             )
         }) {
             Ok(r) => {
-                consumer = consumer.with_text_reader(r);
+                // Requests that need text the state does not hold have the newest frame
+                // read whole and wait for it (bounded).
+                let whole = Arc::new(ReadRequests::new());
+                consumer = consumer
+                    .with_text_reader(r)
+                    .with_read_requests(Arc::clone(&whole));
+                if let Ok(mut a) = assistant.lock() {
+                    a.set_read_requests(whole);
+                }
                 text_stats = Some(stats);
             }
             Err(e) => {

@@ -1,8 +1,9 @@
 //! Reading text with PP-OCRv4 (issue 8): the RapidOCR 1.4.4 pipeline on ONNX Runtime —
 //! detection ([`det_pre`], [`db_post`]), line crops ([`warp`]), direction classifier and
 //! recognition ([`rec_pre`], [`ctc`]) in [`engine`] —, reading around the gaze point
-//! ([`roi`]), clock directions through the RGB calibration ([`bearing`]), and the
-//! [`crate::state::TextReader`] port ([`reader`], [`facts`]).
+//! ([`roi`]), the whole frame square by square on request ([`tiles`]), clock directions
+//! through the RGB calibration ([`bearing`]), and the [`crate::state::TextReader`] port
+//! ([`reader`], [`facts`]).
 //!
 //! Pure computation (everything but [`session`], [`engine`] and [`reader`]) is tested
 //! without models; `tests/ocr.rs` compares the whole pipeline with RapidOCR's own output.
@@ -21,6 +22,7 @@ pub mod reader;
 pub mod rec_pre;
 pub mod roi;
 pub mod session;
+pub mod tiles;
 pub mod warp;
 
 pub use bearing::RgbGeometry;

@@ -2,7 +2,9 @@
 //! frame inside `submit` (deterministic, for as-fast-as-possible replay); background mode
 //! reads on its own thread from a one-slot mailbox where the newest frame wins (a frame
 //! waiting when another arrives is replaced and counted as skipped) and hands results back
-//! through a bounded channel (results that do not fit are dropped and counted).
+//! through a bounded channel (results that do not fit are dropped and counted). A
+//! whole-frame read asked for with [`TextReader::read_whole`] has a slot of its own, read
+//! before the waiting frame and never replaced by one.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,6 +19,7 @@ use super::error::OcrError;
 use super::facts::{facts_from_lines, FactFilter, Orientation};
 use super::image::BgrImage;
 use super::roi::{read_region, Region};
+use super::tiles::read_tiled_each;
 use crate::sample::{Payload, Sample};
 use crate::state::{TextFact, TextReader};
 
@@ -44,6 +47,11 @@ pub struct ReaderConfig {
     pub filter: FactFilter,
     /// Frames' worth of results held for `poll` (16); older ones are dropped and counted.
     pub results_capacity: usize,
+    /// Whole-frame reads asked for with [`TextReader::read_whole`] read the frame as
+    /// overlapping squares of this side (640), at its own resolution (see
+    /// [`super::tiles`]: small, far text is lost in one read of the whole frame); `None`:
+    /// one read of the whole frame.
+    pub whole_tile_px: Option<u32>,
 }
 
 impl Default for ReaderConfig {
@@ -55,6 +63,7 @@ impl Default for ReaderConfig {
             orientation: Orientation::RotateCw90,
             filter: FactFilter::default(),
             results_capacity: 16,
+            whole_tile_px: Some(640),
         }
     }
 }
@@ -72,6 +81,9 @@ pub struct ReaderStats {
     pub results_dropped: u64,
     /// Lines read but filtered out (low confidence, too short).
     pub lines_filtered: u64,
+    /// Whole-frame reads asked for with [`TextReader::read_whole`] and finished (read or
+    /// failed).
+    pub whole_reads: u64,
 }
 
 #[derive(Default)]
@@ -81,6 +93,7 @@ struct Counters {
     errors: AtomicU64,
     dropped: AtomicU64,
     filtered: AtomicU64,
+    whole: AtomicU64,
 }
 
 impl Counters {
@@ -91,6 +104,7 @@ impl Counters {
             errors: self.errors.load(Ordering::Relaxed),
             results_dropped: self.dropped.load(Ordering::Relaxed),
             lines_filtered: self.filtered.load(Ordering::Relaxed),
+            whole_reads: self.whole.load(Ordering::Acquire),
         }
     }
 }
@@ -104,12 +118,17 @@ struct ReadCore {
 }
 
 impl ReadCore {
+    /// Reads `frame`: around the gaze, or all of it (`whole`), square by square when
+    /// `tiled` (with [`ReaderConfig::whole_tile_px`]), handing the facts to `on_part` (a
+    /// tiled read: square by square, as they are read).
     fn read(
         &mut self,
         frame: &Sample,
         gaze_px: Option<[f32; 2]>,
         whole: bool,
-    ) -> Result<Vec<TextFact>, OcrError> {
+        tiled: bool,
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) -> Result<(), OcrError> {
         let Payload::Image(image) = &frame.payload else {
             return Err(OcrError::bad_image(format!(
                 "{} sample on {}, not an image",
@@ -137,39 +156,63 @@ impl ReadCore {
                 size_px: self.cfg.roi_size_px,
             },
         };
-        let lines = read_region(&mut self.engine, &upright, region)?;
-        let (facts, filtered) = facts_from_lines(
-            &lines,
+        let (orientation, geometry, filter) = (
             self.cfg.orientation,
-            raw_h,
             self.geometry.as_ref(),
-            gaze_px,
-            frame.capture,
             &self.cfg.filter,
         );
-        self.counters
-            .filtered
-            .fetch_add(filtered as u64, Ordering::Relaxed);
+        let counters = &self.counters;
+        let mut part = |lines: Vec<super::engine::TextLine>| {
+            let (facts, filtered) = facts_from_lines(
+                &lines,
+                orientation,
+                raw_h,
+                geometry,
+                gaze_px,
+                frame.capture,
+                filter,
+            );
+            counters
+                .filtered
+                .fetch_add(filtered as u64, Ordering::Relaxed);
+            on_part(facts);
+        };
+        match self.cfg.whole_tile_px {
+            Some(tile) if tiled => read_tiled_each(&mut self.engine, &upright, tile, &mut part)?,
+            _ => part(read_region(&mut self.engine, &upright, region)?),
+        }
         self.counters.read.fetch_add(1, Ordering::Relaxed);
-        Ok(facts)
+        Ok(())
     }
 
-    /// Reads, counting and logging a failure instead of returning it.
+    /// Reads, counting and logging a failure instead of returning it (what was read before
+    /// a failure was handed on).
     fn read_counted(
         &mut self,
         frame: &Sample,
         gaze: Option<[f32; 2]>,
         whole: bool,
-    ) -> Option<Vec<TextFact>> {
-        match self.read(frame, gaze, whole) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                if self.counters.errors.fetch_add(1, Ordering::Relaxed) == 0 {
-                    log::warn!("OCR: frame {} at {} ns: {e}", frame.seq, frame.capture.0);
-                }
-                None
+        tiled: bool,
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) {
+        if let Err(e) = self.read(frame, gaze, whole, tiled, on_part) {
+            if self.counters.errors.fetch_add(1, Ordering::Relaxed) == 0 {
+                log::warn!("OCR: frame {} at {} ns: {e}", frame.seq, frame.capture.0);
             }
         }
+    }
+
+    /// [`ReadCore::read_counted`], the facts in one part (`None` when it failed).
+    fn read_all(
+        &mut self,
+        frame: &Sample,
+        gaze: Option<[f32; 2]>,
+        whole: bool,
+    ) -> Option<Vec<TextFact>> {
+        let errors = self.counters.errors.load(Ordering::Relaxed);
+        let mut all = Vec::new();
+        self.read_counted(frame, gaze, whole, false, &mut |f| all.extend(f));
+        (self.counters.errors.load(Ordering::Relaxed) == errors).then_some(all)
     }
 }
 
@@ -177,13 +220,18 @@ struct Job {
     frame: Sample,
     gaze: Option<[f32; 2]>,
     whole: bool,
+    /// The `read_whole` asks this read answers (0 for a frame submitted; more than 1 when
+    /// it replaced older whole-frame reads not yet started), counted when it finishes.
+    asks: u64,
 }
 
-/// The one-slot mailbox between `submit` and the worker.
+/// The mailbox between `submit` / `read_whole` and the worker.
 #[derive(Default)]
 struct Slot {
     /// The newest frame not yet taken.
     job: Option<Job>,
+    /// A whole-frame read asked for and not yet taken (read first).
+    whole: Option<Job>,
     /// The worker is reading a frame.
     busy: bool,
     /// The reader is being dropped.
@@ -284,7 +332,7 @@ impl OcrReader {
         let Ok(mut g) = mailbox.slot.lock() else {
             return false;
         };
-        while g.job.is_some() || g.busy {
+        while g.job.is_some() || g.whole.is_some() || g.busy {
             let now = std::time::Instant::now();
             if now >= deadline {
                 return false;
@@ -311,7 +359,7 @@ fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>
                 if g.stop {
                     return;
                 }
-                if let Some(job) = g.job.take() {
+                if let Some(job) = g.whole.take().or_else(|| g.job.take()) {
                     g.busy = true;
                     break job;
                 }
@@ -321,15 +369,31 @@ fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>
                 }
             }
         };
-        if let Some(facts) = core.read_counted(&job.frame, job.gaze, job.whole) {
-            match tx.try_send(facts) {
-                Ok(()) => {}
-                Err(TrySendError::Full(_)) => {
-                    core.counters.dropped.fetch_add(1, Ordering::Relaxed);
+        let mut gone = false;
+        let counters = Arc::clone(&core.counters);
+        core.read_counted(
+            &job.frame,
+            job.gaze,
+            job.whole,
+            job.asks > 0,
+            &mut |facts| {
+                if gone || (facts.is_empty() && job.asks > 0) {
+                    return;
                 }
-                Err(TrySendError::Disconnected(_)) => return,
-            }
+                match tx.try_send(facts) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => {
+                        counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(TrySendError::Disconnected(_)) => gone = true,
+                }
+            },
+        );
+        if gone {
+            return;
         }
+        // After its facts are in the channel: a poll after this count sees them.
+        core.counters.whole.fetch_add(job.asks, Ordering::Release);
     }
 }
 
@@ -338,7 +402,7 @@ impl TextReader for OcrReader {
         let whole = self.whole_next.swap(false, Ordering::Relaxed);
         match &mut self.inner {
             Inner::Sync { core, pending } => {
-                if let Some(facts) = core.read_counted(frame, gaze_px, whole) {
+                if let Some(facts) = core.read_all(frame, gaze_px, whole) {
                     if pending.len() >= self.capacity {
                         pending.pop_front();
                         self.counters.dropped.fetch_add(1, Ordering::Relaxed);
@@ -351,6 +415,7 @@ impl TextReader for OcrReader {
                     frame: frame.clone(),
                     gaze: gaze_px,
                     whole,
+                    asks: 0,
                 };
                 match mailbox.slot.lock() {
                     Ok(mut g) => {
@@ -365,6 +430,63 @@ impl TextReader for OcrReader {
                 }
             }
         }
+    }
+
+    fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        let (counters, capacity) = (Arc::clone(&self.counters), self.capacity);
+        match &mut self.inner {
+            Inner::Sync { core, pending } => {
+                core.read_counted(frame, gaze_px, true, true, &mut |facts| {
+                    if pending.len() >= capacity {
+                        pending.pop_front();
+                        counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    }
+                    pending.push_back(facts);
+                });
+                self.counters.whole.fetch_add(1, Ordering::Release);
+            }
+            Inner::Background { mailbox, .. } => {
+                let mut job = Job {
+                    frame: frame.clone(),
+                    gaze: gaze_px,
+                    whole: true,
+                    asks: 1,
+                };
+                match mailbox.slot.lock() {
+                    Ok(mut g) => {
+                        // An older whole-frame read not yet started: this one (of a newer
+                        // frame) answers its asks too.
+                        job.asks += g.whole.take().map_or(0, |old| old.asks);
+                        g.whole = Some(job);
+                        mailbox.ready.notify_all();
+                    }
+                    Err(_) => {
+                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                        self.counters.whole.fetch_add(1, Ordering::Release);
+                    }
+                }
+            }
+        }
+    }
+
+    fn read_whole_parts(
+        &mut self,
+        frame: &Sample,
+        gaze_px: Option<[f32; 2]>,
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) {
+        match &mut self.inner {
+            Inner::Sync { core, .. } => {
+                core.read_counted(frame, gaze_px, true, true, on_part);
+                self.counters.whole.fetch_add(1, Ordering::Release);
+            }
+            // The worker hands the parts on through `poll` as it reads them.
+            Inner::Background { .. } => self.read_whole(frame, gaze_px),
+        }
+    }
+
+    fn whole_reads_finished(&self) -> u64 {
+        self.counters.whole.load(Ordering::Acquire)
     }
 
     fn poll(&mut self) -> Vec<TextFact> {

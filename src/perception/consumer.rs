@@ -3,12 +3,17 @@
 //! ticks on the device-time cadence (every 50–100 ms): before folding in the first sample
 //! at or after a tick boundary, the state at that boundary is computed, its hazards go to
 //! the sink's `on_hazard` and the state to `on_state`. RGB frames go to an optional
-//! [`TextReader`] with the gaze pixel; its texts are folded in at each tick.
+//! [`TextReader`] with the gaze pixel; its texts are folded in at each tick. When the
+//! assistant asks for a whole-frame read ([`ReadRequests`]), the newest RGB frame is read
+//! whole (one such read at a time); the tick that folds its text in marks the asks made
+//! before it started as served, just before the state goes to the sink.
+
+use std::sync::Arc;
 
 use crate::buffer::Reader;
 use crate::runtime::{Consumer, ConsumerError};
 use crate::sample::{Sample, StreamId};
-use crate::state::{PerceptionSink, TextReader};
+use crate::state::{PerceptionSink, ReadRequests, TextReader};
 use crate::time::{DeviceTime, HostTime};
 
 use super::depth_input::DepthInput;
@@ -31,10 +36,21 @@ pub struct PerceptionConsumer {
     engine: Perception,
     sink: Box<dyn PerceptionSink>,
     reader: Option<Box<dyn TextReader>>,
+    whole: Option<WholeReads>,
     depth: Option<DepthInput>,
     scratch: Vec<Sample>,
     next_tick_ns: Option<i64>,
     ticks: u64,
+}
+
+/// Whole-frame reads on request: the asks, the newest RGB frame, the read under way.
+struct WholeReads {
+    requests: Arc<ReadRequests>,
+    newest: Option<Sample>,
+    /// The newest ticket the read under way answers.
+    under_way: Option<u64>,
+    /// The reader's finished whole-frame reads at the last tick.
+    finished: u64,
 }
 
 impl std::fmt::Debug for PerceptionConsumer {
@@ -55,6 +71,7 @@ impl PerceptionConsumer {
             engine,
             sink,
             reader: None,
+            whole: None,
             depth: None,
             scratch: Vec::with_capacity(4096),
             next_tick_ns: None,
@@ -65,6 +82,17 @@ impl PerceptionConsumer {
     /// Also reads text from RGB frames through `reader`.
     pub fn with_text_reader(mut self, reader: Box<dyn TextReader>) -> Self {
         self.reader = Some(reader);
+        self
+    }
+
+    /// Reads the newest RGB frame whole when `requests` asks (with a text reader only).
+    pub fn with_read_requests(mut self, requests: Arc<ReadRequests>) -> Self {
+        self.whole = Some(WholeReads {
+            requests,
+            newest: None,
+            under_way: None,
+            finished: 0,
+        });
         self
     }
 
@@ -89,10 +117,37 @@ impl PerceptionConsumer {
         self.ticks
     }
 
+    /// Starts a whole-frame read of the newest RGB frame when one is asked for and none is
+    /// under way.
+    fn start_whole_read(&mut self) {
+        let (Some(r), Some(w)) = (self.reader.as_mut(), self.whole.as_mut()) else {
+            return;
+        };
+        if w.under_way.is_some() || !w.requests.wanted() {
+            return;
+        }
+        let Some(frame) = w.newest.as_ref() else {
+            return;
+        };
+        let ticket = w.requests.asked();
+        r.read_whole(frame, self.engine.gaze_pixel(frame.capture));
+        w.under_way = Some(ticket);
+    }
+
     fn tick(&mut self, at_ns: i64, now: HostTime) {
         if let Some(r) = self.reader.as_mut() {
+            // Counted before the poll: a counted read's texts are in this poll.
+            let finished = r.whole_reads_finished();
             let texts = r.poll();
             self.engine.add_texts(texts);
+            if let Some(w) = self.whole.as_mut() {
+                if finished > w.finished {
+                    w.finished = finished;
+                    if let Some(t) = w.under_way.take() {
+                        w.requests.serve(t);
+                    }
+                }
+            }
         }
         if let Some(d) = self.depth.as_mut() {
             for f in d.poll() {
@@ -106,6 +161,8 @@ impl PerceptionConsumer {
             self.sink.on_hazard(e);
         }
         self.sink.on_state(&state, now);
+        // A request answered from this state may have asked for a whole-frame read.
+        self.start_whole_read();
     }
 
     /// Folds `s` in, first running every tick whose boundary it reaches.
@@ -128,6 +185,14 @@ impl PerceptionConsumer {
             if let Some(r) = self.reader.as_mut() {
                 r.submit(s, self.engine.gaze_pixel(s.capture));
             }
+            if let Some(w) = self.whole.as_mut() {
+                if w.newest.is_none() {
+                    w.requests.set_ready();
+                }
+                w.newest = Some(s.clone());
+            }
+            // An ask made before any frame came is read from this one.
+            self.start_whole_read();
         }
         if let Some(d) = self.depth.as_mut() {
             if DepthInput::wants(s.stream) {

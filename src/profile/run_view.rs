@@ -237,6 +237,7 @@ mod tests {
             guard: GuardAction::Passed,
             first_token_ns: (kind == DecisionKind::Answer).then_some(decided + 80 * MS),
             lm: None,
+            text_read: None,
         }
     }
 

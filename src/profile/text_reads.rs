@@ -5,7 +5,11 @@
 //! (reads, reads that found text, texts, frames skipped by the throttle, frames replaced
 //! while the reader was busy, results dropped), reported as [`TextReadReport`] in
 //! `profile.json` and as a table; every read is also an `ocr read` span on the timeline.
+//! Whole-frame reads on request ([`TextReader::read_whole`]) pass the throttle, go ahead of
+//! the frame waiting and are never replaced; they are counted and timed apart (`ocr read
+//! whole` spans), so `reads` stays the count of offered frames read.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
@@ -18,6 +22,8 @@ use crate::state::{TextFact, TextReader};
 
 /// The stage name of a read on the timeline.
 pub const READ_STAGE: &str = "ocr read";
+/// The stage name of a whole-frame read on request.
+pub const WHOLE_READ_STAGE: &str = "ocr read whole";
 
 #[derive(Debug, Default)]
 struct Counts {
@@ -29,6 +35,9 @@ struct Counts {
     skipped_busy: u64,
     results_dropped: u64,
     submitted: u64,
+    whole_ns: LatencyHistogram,
+    whole: u64,
+    whole_with_text: u64,
 }
 
 /// Shared counters and the per-read latency histogram.
@@ -56,6 +65,13 @@ pub struct TextReadReport {
     pub results_dropped: u64,
     /// Duration of each read, µs.
     pub read_us: Percentiles,
+    /// Whole-frame reads on request (an answer needed text the state did not hold): the
+    /// newest frame read whole, outside the throttle; not in `reads`.
+    pub whole_frame_reads: u64,
+    /// Whole-frame reads that found at least one text.
+    pub whole_frame_reads_with_text: u64,
+    /// Duration of each whole-frame read, µs.
+    pub whole_read_us: Percentiles,
 }
 
 impl TextReadStats {
@@ -81,6 +97,18 @@ impl TextReadStats {
         });
     }
 
+    /// Records one whole-frame read of `duration_ns` that found `texts` texts.
+    pub fn record_whole_read(&self, duration_ns: i64, texts: usize) {
+        self.with(|c| {
+            c.whole_ns.record_ns(duration_ns);
+            c.whole += 1;
+            c.texts += texts as u64;
+            if texts > 0 {
+                c.whole_with_text += 1;
+            }
+        });
+    }
+
     /// The report so far.
     pub fn report(&self) -> TextReadReport {
         let g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -93,6 +121,9 @@ impl TextReadStats {
             skipped_busy: g.skipped_busy,
             results_dropped: g.results_dropped,
             read_us: g.read_ns.percentiles(),
+            whole_frame_reads: g.whole,
+            whole_frame_reads_with_text: g.whole_with_text,
+            whole_read_us: g.whole_ns.percentiles(),
         }
     }
 }
@@ -100,7 +131,7 @@ impl TextReadStats {
 impl TextReadReport {
     /// A terminal table.
     pub fn to_table(&self) -> String {
-        format!(
+        let mut t = format!(
             "{:<12} {:>7} {:>9} {:>6} {:>9} {:>6} {:>10} {:>10} {:>10}\n\
              {:<12} {:>7} {:>9} {:>6} {:>9} {:>6} {:>8.1}ms {:>8.1}ms {:>8.1}ms\n",
             "text reads",
@@ -121,7 +152,20 @@ impl TextReadReport {
             self.read_us.p50 / 1e3,
             self.read_us.p99 / 1e3,
             self.read_us.max / 1e3,
-        )
+        );
+        t.push_str(&format!(
+            "{:<12} {:>7} {:>9} {:>6} {:>9} {:>6} {:>8.1}ms {:>8.1}ms {:>8.1}ms\n",
+            "whole frame",
+            "",
+            self.whole_frame_reads,
+            self.whole_frame_reads_with_text,
+            "",
+            "",
+            self.whole_read_us.p50 / 1e3,
+            self.whole_read_us.p99 / 1e3,
+            self.whole_read_us.max / 1e3,
+        ));
+        t
     }
 }
 
@@ -141,9 +185,36 @@ fn timed_read(
     facts
 }
 
+/// Reads all of one frame with the synchronous `reader`, timing it, handing each part's
+/// facts to `on_part` as it is read.
+fn timed_whole_read(
+    reader: &mut dyn TextReader,
+    stats: &TextReadStats,
+    frame: &Sample,
+    gaze: Option<[f32; 2]>,
+    on_part: &mut dyn FnMut(Vec<TextFact>),
+) {
+    let span = Span::begin(WHOLE_READ_STAGE, frame.capture);
+    let mut texts = 0;
+    reader.read_whole_parts(frame, gaze, &mut |facts| {
+        texts += facts.len();
+        if !facts.is_empty() {
+            on_part(facts);
+        }
+    });
+    let span = span.finish();
+    stats.record_whole_read(span.duration_ns(), texts);
+    super::timeline::record_span(&span);
+}
+
+type FrameJob = (Sample, Option<[f32; 2]>);
+
 #[derive(Default)]
 struct Slot {
-    job: Option<(Sample, Option<[f32; 2]>)>,
+    /// The newest offered frame not yet taken.
+    job: Option<FrameJob>,
+    /// A whole-frame read not yet taken (read first), with the asks it answers.
+    whole: Option<(FrameJob, u64)>,
     stop: bool,
 }
 
@@ -169,6 +240,8 @@ enum Mode {
 pub struct ProfiledReader {
     mode: Mode,
     stats: Arc<TextReadStats>,
+    /// Whole-frame reads finished (counted after their facts are handed over).
+    whole_done: Arc<AtomicU64>,
     min_interval_ns: i64,
     last: Option<i64>,
 }
@@ -194,14 +267,16 @@ impl ProfiledReader {
         threaded: bool,
         stats: Arc<TextReadStats>,
     ) -> std::io::Result<Self> {
+        let whole_done = Arc::new(AtomicU64::new(0));
         let mode = if threaded {
             let mailbox = Arc::new(Mailbox::default());
             let (tx, rx) = crossbeam_channel::bounded(RESULTS_CAPACITY);
             let mb = Arc::clone(&mailbox);
             let st = Arc::clone(&stats);
+            let done = Arc::clone(&whole_done);
             let worker = std::thread::Builder::new()
                 .name("ocr".into())
-                .spawn(move || worker(reader, &mb, &tx, &st))?;
+                .spawn(move || worker(reader, &mb, &tx, &st, &done))?;
             Mode::Thread {
                 mailbox,
                 rx,
@@ -216,6 +291,7 @@ impl ProfiledReader {
         Ok(Self {
             mode,
             stats,
+            whole_done,
             min_interval_ns,
             last: None,
         })
@@ -232,9 +308,10 @@ fn worker(
     mailbox: &Mailbox,
     tx: &Sender<Vec<TextFact>>,
     stats: &TextReadStats,
+    whole_done: &AtomicU64,
 ) {
     loop {
-        let (frame, gaze) = {
+        let ((frame, gaze), asks) = {
             let Ok(mut g) = mailbox.slot.lock() else {
                 return;
             };
@@ -242,8 +319,11 @@ fn worker(
                 if g.stop {
                     return;
                 }
+                if let Some(w) = g.whole.take() {
+                    break w;
+                }
                 if let Some(job) = g.job.take() {
-                    break job;
+                    break (job, 0);
                 }
                 match mailbox.ready.wait(g) {
                     Ok(ng) => g = ng,
@@ -251,15 +331,28 @@ fn worker(
                 }
             }
         };
-        let facts = timed_read(reader.as_mut(), stats, &frame, gaze);
-        if facts.is_empty() {
-            continue;
+        let mut gone = false;
+        let mut send = |facts: Vec<TextFact>| {
+            if gone || facts.is_empty() {
+                return;
+            }
+            match tx.try_send(facts) {
+                Ok(()) => {}
+                Err(TrySendError::Full(_)) => stats.with(|c| c.results_dropped += 1),
+                Err(TrySendError::Disconnected(_)) => gone = true,
+            }
+        };
+        if asks > 0 {
+            // Each part goes out as soon as it is read.
+            timed_whole_read(reader.as_mut(), stats, &frame, gaze, &mut send);
+        } else {
+            send(timed_read(reader.as_mut(), stats, &frame, gaze));
         }
-        match tx.try_send(facts) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => stats.with(|c| c.results_dropped += 1),
-            Err(TrySendError::Disconnected(_)) => return,
+        if gone {
+            return;
         }
+        // After the facts are in the channel: a poll after this count sees them.
+        whole_done.fetch_add(asks, Ordering::Release);
     }
 }
 
@@ -288,6 +381,29 @@ impl TextReader for ProfiledReader {
                 mailbox.ready.notify_all();
             }
         }
+    }
+
+    fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
+        match &mut self.mode {
+            Mode::Inline { reader, pending } => {
+                timed_whole_read(reader.as_mut(), &self.stats, frame, gaze_px, &mut |f| {
+                    pending.extend(f)
+                });
+                self.whole_done.fetch_add(1, Ordering::Release);
+            }
+            Mode::Thread { mailbox, .. } => {
+                let mut g = mailbox.slot.lock().unwrap_or_else(|e| e.into_inner());
+                // An older whole-frame read not yet started: this one (of a newer frame)
+                // answers its asks too.
+                let asks = 1 + g.whole.take().map_or(0, |(_, n)| n);
+                g.whole = Some(((frame.clone(), gaze_px), asks));
+                mailbox.ready.notify_all();
+            }
+        }
+    }
+
+    fn whole_reads_finished(&self) -> u64 {
+        self.whole_done.load(Ordering::Acquire)
     }
 
     fn poll(&mut self) -> Vec<TextFact> {
@@ -327,6 +443,7 @@ mod tests {
     struct Fake {
         sleep_ms: u64,
         out: Vec<TextFact>,
+        whole: u64,
     }
 
     impl TextReader for Fake {
@@ -343,6 +460,13 @@ mod tests {
                     at: frame.capture,
                 });
             }
+        }
+        fn read_whole(&mut self, frame: &Sample, gaze: Option<[f32; 2]>) {
+            self.whole += 1;
+            self.submit(frame, gaze);
+        }
+        fn whole_reads_finished(&self) -> u64 {
+            self.whole
         }
         fn poll(&mut self) -> Vec<TextFact> {
             std::mem::take(&mut self.out)
@@ -365,6 +489,7 @@ mod tests {
         let fake = Fake {
             sleep_ms: 3,
             out: Vec::new(),
+            whole: 0,
         };
         let mut r =
             ProfiledReader::new(Box::new(fake), 100_000_000, false, Arc::clone(&stats)).unwrap();
@@ -392,6 +517,7 @@ mod tests {
         let fake = Fake {
             sleep_ms: 200,
             out: Vec::new(),
+            whole: 0,
         };
         let mut r = ProfiledReader::new(Box::new(fake), 0, true, Arc::clone(&stats)).unwrap();
         // The first frame starts a 200 ms read; the next three arrive meanwhile: the
@@ -413,5 +539,53 @@ mod tests {
         assert_eq!(rep.skipped_busy, 2);
         assert_eq!(rep.reads, 2);
         assert!(rep.read_us.p50 >= 200_000.0, "{:?}", rep.read_us);
+    }
+
+    #[test]
+    fn whole_frame_reads_pass_the_throttle_go_first_and_are_counted_apart() {
+        let stats = Arc::new(TextReadStats::new());
+        let fake = Fake {
+            sleep_ms: 100,
+            out: Vec::new(),
+            whole: 0,
+        };
+        let mut r =
+            ProfiledReader::new(Box::new(fake), 1_000_000_000, true, Arc::clone(&stats)).unwrap();
+        // Frame 0 starts a 100 ms read; frame 400 is within the throttle's second; frame
+        // 1000 waits in the slot when a whole-frame read of frame 800 is asked for (not
+        // throttled): it is read before frame 1000.
+        r.submit(&frame(0), None);
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        r.submit(&frame(400), None);
+        r.submit(&frame(1000), None);
+        r.read_whole(&frame(800), None);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut facts = Vec::new();
+        while facts.len() < 3 && std::time::Instant::now() < deadline {
+            // The whole-frame read's facts are in the poll after it is counted.
+            let finished = r.whole_reads_finished();
+            let got = r.poll();
+            if finished == 1 {
+                assert!(
+                    facts
+                        .iter()
+                        .chain(&got)
+                        .any(|f: &TextFact| f.text == "t800000000"),
+                    "{got:?}"
+                );
+            }
+            facts.extend(got);
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(texts, vec!["t0", "t800000000", "t1000000000"]);
+        assert_eq!(r.whole_reads_finished(), 1);
+        let rep = stats.report();
+        assert_eq!(rep.frames_offered, 3);
+        assert_eq!(rep.skipped_throttle, 1);
+        assert_eq!(rep.reads, 2);
+        assert_eq!(rep.whole_frame_reads, 1);
+        assert_eq!(rep.whole_frame_reads_with_text, 1);
+        assert_eq!(rep.whole_read_us.count, 1);
     }
 }

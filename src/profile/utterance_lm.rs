@@ -218,6 +218,7 @@ mod tests {
             guard: GuardAction::Passed,
             first_token_ns: first_token,
             lm,
+            text_read: None,
         }
     }
 

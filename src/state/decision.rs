@@ -67,6 +67,39 @@ pub struct Decision {
     /// For answers the language model was asked for: where the time went.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lm: Option<LmTiming>,
+    /// For answers held for a whole-frame text read: how long and what it found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_read: Option<TextReadWait>,
+}
+
+/// How an answer's wait for a whole-frame text read ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadOutcome {
+    /// The text the request needs is in the state (from the whole-frame read or an earlier
+    /// one that finished meanwhile).
+    Found,
+    /// The whole-frame read finished without it.
+    NotFound,
+    /// The read did not finish within the wait limit; answered from what the state held.
+    TimedOut,
+    /// A newer request came first; answered from what the state held.
+    Cut,
+    /// The run ended first; answered from what the state held.
+    RunEnded,
+}
+
+/// An answer's wait for a whole-frame text read (the request needed text the state did
+/// not hold).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextReadWait {
+    /// From holding the request to answering it, ms on the session clock (processing time
+    /// in real time; on a virtual clock, the virtual time, so lock-step runs repeat).
+    pub waited_for_read_ms: f64,
+    /// How the wait ended.
+    pub outcome: ReadOutcome,
+    /// Whether the answer's state holds the text the request needs.
+    pub found: bool,
 }
 
 /// Where a language-model answer's time went (host ns on the session clock unless named a

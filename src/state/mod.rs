@@ -13,11 +13,14 @@ pub mod decision;
 pub mod environment;
 pub mod hazard;
 pub mod ports;
+pub mod read_requests;
 
 pub use clock::{
     bearing_to_clock, clock_to_bearing_deg, metres_to_steps, ClockHour, STEP_LENGTH_M,
 };
-pub use decision::{Decision, DecisionHazard, DecisionKind, GuardAction, LmTiming};
+pub use decision::{
+    Decision, DecisionHazard, DecisionKind, GuardAction, LmTiming, ReadOutcome, TextReadWait,
+};
 pub use environment::{
     EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, TextFact, Thing,
     ThingKind, Walkable,
@@ -27,3 +30,4 @@ pub use ports::{
     Continue, GenerationPrompt, GenerationStats, Generator, GeneratorError, PerceptionSink,
     StateTap, TextReader,
 };
+pub use read_requests::ReadRequests;

@@ -53,11 +53,33 @@ impl<S: PerceptionSink, F: FnMut(&Arc<EnvironmentState>, HostTime) + Send> Perce
 
 /// Reads text from RGB frames (PP-OCR behind it). Perception submits frames and polls
 /// results; an implementation may read synchronously (deterministic replay) or on its own
-/// thread, keeping only the newest frame (dropping, and counting, the rest).
+/// thread, keeping only the newest frame (dropping, and counting, the rest). On request
+/// (see [`super::ReadRequests`]) it reads a whole frame: not throttled, ahead of the frames
+/// waiting, and never replaced by a newer frame.
 pub trait TextReader: Send {
     /// A new RGB frame (a `Payload::Image` sample). `gaze_px` is where the wearer looks in
     /// it (recorded resolution), when known: read around it first.
     fn submit(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>);
+    /// Reads all of `frame` (not only around the gaze), as soon as the reader can. Its text
+    /// comes through [`TextReader::poll`] like any other; once it is there (or the read
+    /// failed), [`TextReader::whole_reads_finished`] counts it.
+    fn read_whole(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>);
+    /// [`TextReader::read_whole`] on the caller's thread, handing text to `on_part` as
+    /// soon as each part of the frame is read (a wrapper that reads on its own thread
+    /// passes it on early; the wait for the text it needs ends sooner). By default: the
+    /// whole read, then everything polled, as one part.
+    fn read_whole_parts(
+        &mut self,
+        frame: &Sample,
+        gaze_px: Option<[f32; 2]>,
+        on_part: &mut dyn FnMut(Vec<TextFact>),
+    ) {
+        self.read_whole(frame, gaze_px);
+        on_part(self.poll());
+    }
+    /// Whole-frame reads finished so far (read or failed). Every text of a counted read is
+    /// in the next [`TextReader::poll`] when this is called before it.
+    fn whole_reads_finished(&self) -> u64;
     /// Text read since the last poll.
     fn poll(&mut self) -> Vec<TextFact>;
 }
