@@ -52,8 +52,15 @@ pub const BLOCK_SLACK_M: f32 = 0.05;
 /// (less than a stair's or a curb's rise, more than the eye height's likely error)...
 pub const EYE_FLOOR_SLACK_M: f32 = 0.1;
 /// ...among at least this share of the points under the wearer (else the low percentile of
-/// all of them, as when the eye height is far from the one assumed).
+/// all of them, as when the eye height is far from the one assumed...
 pub const EYE_FLOOR_SHARE: f32 = 0.25;
+/// ...that lie at most this far below where the eye height puts the floor, m, when at
+/// least five do: one stair's riser (0.15–0.2 m; the tread underfoot, while the head is
+/// still on its way down to it). Half-way down stairs the tread underfoot is a narrow strip among the points
+/// within 1 m, and the lowest level around (the foot of the stairs, 0.4 m lower) is not
+/// the floor the wearer stands on: taken for it, the tread ahead stood 0.34 m above it, an
+/// "obstacle ahead, 0.5 metres" on every flight down.
+pub const EYE_FLOOR_BELOW_M: f32 = 0.2;
 /// Floor points per bin kept at most.
 const MAX_BIN_POINTS: usize = 256;
 /// Bearing of the left / right clearance directions, degrees (10–11 and 1–2 o'clock).
@@ -253,10 +260,19 @@ impl CorridorAnalyzer {
             Some(s) if s.len() >= 5 && s.len() as f32 >= EYE_FLOOR_SHARE * all as f32 => {
                 (percentile(s, UNDER_PERCENTILE).unwrap_or(expected), true)
             }
-            _ => match percentile(&mut self.under, UNDER_PERCENTILE) {
-                Some(z) if all >= 5 => (z, true),
-                _ => (expected, false),
-            },
+            _ => {
+                let lowest = self
+                    .under
+                    .partition_point(|&z| z < expected - EYE_FLOOR_BELOW_M);
+                let near = match self.under.get_mut(lowest..) {
+                    Some(s) if s.len() >= 5 => s,
+                    _ => &mut self.under[..],
+                };
+                match percentile(near, UNDER_PERCENTILE) {
+                    Some(z) if all >= 5 => (z, true),
+                    _ => (expected, false),
+                }
+            }
         };
         // Points ahead: those in the corridor (floor profile) and, anywhere, those high
         // enough above the wearer's floor to be obstacles (local floors ahead may differ by
@@ -866,6 +882,17 @@ mod tests {
                 v.edges
             );
         }
+        // Half-way down, the head at its lowest in a stride (as in the rendered session,
+        // 1.34 m at x = 14.16): the tread underfoot is a strip of the points within 1 m;
+        // the floor is that tread, not the foot of the stairs, and the next tread is no
+        // obstacle.
+        let c = Corridor {
+            head_m: [14.16, 0.0, 1.34],
+            ..corridor(0.0)
+        };
+        let v = a.analyze(&map, &c, DeviceTime(0));
+        assert!((v.floor_z_m + 0.32).abs() < 0.02, "{}", v.floor_z_m);
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
         // Going down them: the head descends 0.51 m over 1 m from x = 13.93.
         for i in 0..=20 {
             let x = 13.93 + i as f32 * 0.05;
