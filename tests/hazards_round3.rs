@@ -274,12 +274,18 @@ fn pole_to_door_after_the_turns_no_alert_about_the_wall_beside() {
 }
 
 #[test]
-fn stairs_curb_branch_down_the_stairs_no_obstacle_ahead() {
+fn stairs_curb_branch_every_alert_is_about_a_hazard() {
     // Half-way down the stairs the floor underfoot was taken for the foot of the stairs
-    // and the next tread became "Stop. Obstacle ahead, 0.5 metres." (at 32.1 s). From the
-    // top of the stairs (30 s) to the end, every alert is about a hazard in its window.
+    // and the next tread became "Stop. Obstacle ahead, 0.5 metres." (at 32.1 s); and at
+    // the foot of the curb (18.7 s) a 1 s chord of the slow walk down it, bent 3° by the
+    // head's sway, put a bin 9 cm beside the corridor into it. Every alert of the session
+    // is about a hazard in its window (but the "step down" at 25.6 s: it is about the
+    // stairs down, 1.25 m from where the truth puts them, where the corridor met their
+    // edge when their window opened 3 s before; the scorer matches it by clock and
+    // distance, this test's 1 m rule does not).
     let session = session_alerts("stairs_curb_branch", None);
-    let stray = session.stray(30.0, 40.0);
+    let mut stray = session.stray(0.0, 25.0);
+    stray.extend(session.stray(26.0, 40.0));
     assert!(stray.is_empty(), "{}", brief(&stray));
 }
 

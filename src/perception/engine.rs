@@ -447,15 +447,31 @@ impl Perception {
             let fast_enough = |v: &Vector3<f64>| v.x.hypot(v.y) >= DIRECTION_FROM_VELOCITY_MPS;
             let since = self.walk.turned_since(&now_m, h.yaw_rad);
             let steady = velocity.filter(|_| since.is_none());
-            let walking_dir = self
-                .walk
-                .velocity(h.t_ns, &now_m, since)
-                .filter(fast_enough)
-                .or(steady.filter(fast_enough))
-                .or(fast.filter(fast_enough))
-                .and_then(|v| yaw_of(&v));
+            let track = self.walk.velocity(h.t_ns, &now_m, since);
+            // Walking (or just stopping) when any of the three is a walking speed; the
+            // direction then from the longest of them that is long enough (see
+            // `WalkingTrack::line`).
+            let moving = [track, steady, fast].iter().flatten().any(fast_enough);
+            let walking_dir = if moving {
+                self.walk
+                    .line(h.t_ns, &now_m, since)
+                    .or(steady.filter(fast_enough))
+                    .or(fast.filter(fast_enough))
+                    .and_then(|v| yaw_of(&v))
+            } else {
+                None
+            };
             let dir = self.body_direction(t, walking_dir, h.yaw_rad);
             walking_line = walking_dir.map(|w| w as f32);
+            log::trace!(
+                "tick {t}: sources track {:?} pose {:?} fast {:?}",
+                self.walk
+                    .velocity(h.t_ns, &now_m, since)
+                    .and_then(|v| yaw_of(&v))
+                    .map(|y| (y.to_degrees() * 10.0).round() / 10.0),
+                velocity.map(|v| (v.x.hypot(v.y) * 100.0).round() / 100.0),
+                fast.map(|v| (v.x.hypot(v.y) * 100.0).round() / 100.0)
+            );
             let v_w = fast.map_or([0.0f32; 2], |v| [v.x as f32, v.y as f32]);
             if let Some(v) = fast {
                 closing = Some((v.x * dir.cos() + v.y * dir.sin()) as f32);
@@ -498,7 +514,7 @@ impl Perception {
                         })
                         .collect();
                     log::trace!(
-                        "tick {t}: head ({:.2}, {:.2}, {:.2}) floor {:.2} {} yaw {:.0}° walking {:?} since {since:?} \
+                        "tick {t}: head ({:.3}, {:.3}, {:.2}) floor {:.2} {} yaw {:.0}° walking {:?} since {since:?} \
                          corridor {:.0}° closing {closing:?}; in path: {}",
                         h.position_m.x,
                         h.position_m.y,

@@ -32,9 +32,14 @@ const TRACK_MIN_NS: i64 = 1_000_000_000;
 /// The head stands still when it moved less than this over [`FAST_SPAN_NS`], m (0.12 m/s;
 /// the slowest walk, 0.35 m/s down stairs, covers 0.09 m).
 pub const STILL_M: f64 = 0.03;
-/// A walk before a stop counts as a line when it is at least this long, m (shorter, the
-/// sway alone could turn its direction by 4°)...
+/// A chord of the head track gives the walking direction when it is at least this long, m
+/// (the head's ±2 cm sway then turns it by 4° at most).
 pub const LINE_MIN_M: f64 = 0.3;
+/// The walk before a stop is compared with the walk after it when it moved the head at
+/// least this far within the track, m: shorter, the chord across the stop points the way
+/// of the walk after it anyway; longer (the tail of a walk slowing down before a turn),
+/// it bends that chord toward the walk before.
+pub const BEFORE_MIN_M: f64 = 0.1;
 /// ...and the walk after a stop once it is this long, m, and this old, ns (the head's
 /// ±2 cm sway then bends its chord by 4° at most).
 pub const SINCE_STILL_M: f64 = 0.3;
@@ -99,7 +104,7 @@ impl WalkingTrack {
             return None;
         }
         let before = ps - p0;
-        if before.x.hypot(before.y) < LINE_MIN_M {
+        if before.x.hypot(before.y) < BEFORE_MIN_M {
             return None;
         }
         let before_yaw = yaw_of(&before)?;
@@ -134,6 +139,31 @@ impl WalkingTrack {
             Some(_) => dt_ns >= SINCE_STILL_NS && d.x.hypot(d.y) >= SINCE_STILL_M,
         };
         enough.then(|| d / (dt_ns as f64 * 1e-9))
+    }
+
+    /// The walking line's direction from the head at `now_m` at `now_ns`: the chord of the
+    /// whole track (at least 1 s) or, after a turn on the spot (`since`), of the track
+    /// since (at least [`SINCE_STILL_NS`]), when it is at least [`LINE_MIN_M`] long, m. Its
+    /// direction does not need the track's mean speed to be a walking one: walking slowly
+    /// (down a curb at 0.5 m/s) a 1 s chord is a third of a stride and the head's sway turns
+    /// it by up to 4°, while the whole track's is the longest there is.
+    pub fn line(
+        &self,
+        now_ns: i64,
+        now_m: &Vector3<f64>,
+        since: Option<i64>,
+    ) -> Option<Vector3<f64>> {
+        let &(t0, p0) = match since {
+            None => self.track.front()?,
+            Some(s) => self.track.iter().find(|(t, _)| *t >= s)?,
+        };
+        let min_ns = if since.is_some() {
+            SINCE_STILL_NS
+        } else {
+            TRACK_MIN_NS
+        };
+        let d = now_m - p0;
+        (now_ns.saturating_sub(t0) >= min_ns && d.x.hypot(d.y) >= LINE_MIN_M).then_some(d)
     }
 
     /// The head's velocity over the last [`FAST_SPAN_NS`] (at least half of it), m/s.
@@ -228,6 +258,41 @@ mod tests {
         assert_eq!(w.turned_since(&now, 0.0), None);
         let v = w.velocity(3_520_000_000, &now, None).unwrap();
         assert!(yaw_deg(&v).abs() < 0.1);
+    }
+
+    #[test]
+    fn the_tail_of_the_walk_before_a_turn_does_not_bend_the_new_line() {
+        // 2 s along +x, 1 s turning on the spot, 0.78 s along +y: the track's first 0.2 m
+        // are the old walk's tail. The line is the new walk's, not the chord across both
+        // (75°).
+        let mut w = WalkingTrack::new();
+        let p = walk(&mut w, 0.0, Vector3::zeros(), 0.0, 1.0, 2.0);
+        let p = walk(&mut w, 2.01, p, 0.0, 0.0, 1.0);
+        let yaw = std::f64::consts::FRAC_PI_2;
+        let now = walk(&mut w, 3.02, p, yaw, 1.0, 0.78);
+        let t = 3_800_000_000;
+        let since = w.turned_since(&now, yaw);
+        assert!(since.is_some());
+        let d = w.line(t, &now, since).unwrap();
+        assert!((yaw_deg(&d) - 90.0).abs() < 1.0, "{}", yaw_deg(&d));
+    }
+
+    #[test]
+    fn a_slow_walk_slowing_to_a_stop_keeps_its_line() {
+        // 1.2 s down a curb at 0.5 m/s, then standing 0.8 s: the track's mean speed is
+        // 0.3 m/s at most, its chord still 0.6 m along the walk.
+        let mut w = WalkingTrack::new();
+        let p = walk(&mut w, 0.0, Vector3::zeros(), 0.1, 0.5, 1.2);
+        let now = walk(&mut w, 1.21, p, 0.1, 0.0, 0.8);
+        let t = 2_010_000_000;
+        let v = w.velocity(t, &now, None).unwrap();
+        assert!(v.norm() < 0.3, "{}", v.norm());
+        let d = w.line(t, &now, None).unwrap();
+        assert!(
+            (yaw_deg(&d) - 0.1f64.to_degrees()).abs() < 0.1,
+            "{}",
+            yaw_deg(&d)
+        );
     }
 
     #[test]
