@@ -24,6 +24,7 @@ use super::pose::{HeadPose, PoseTracker};
 use super::sensors::SensorModels;
 use super::stereo::filter::{DepthFilter, DepthFilterConfig, DepthFilterStats};
 use super::tracker::ThingTracker;
+use super::walking::WalkingTrack;
 use crate::sample::{Payload, Sample, StreamId};
 use crate::state::{
     bearing_to_clock, EnvironmentState, Evidence, GazeFact, HazardEvent, HeightBand, MotionFact,
@@ -49,16 +50,6 @@ pub const PREDICT_S: f32 = 3.0;
 const PREDICT_STEP_S: f32 = 0.1;
 /// Radius assumed for a moving person around its points' centroid, m.
 pub const PERSON_RADIUS_M: f32 = 0.25;
-/// The closing speed is measured over this span (shorter than the pose tracker's 1 s, so
-/// that setting off is seen at once), ns.
-const FAST_SPAN_NS: i64 = 250_000_000;
-/// Head positions kept for it (and for the sway) at most this often, ns.
-const FAST_EVERY_NS: i64 = 20_000_000;
-/// The corridor starts on the walking line: the head's sideways sway is averaged out
-/// over about one stride, ns...
-const SWAY_SPAN_NS: i64 = 2_000_000_000;
-/// ...by at most this much, m.
-const MAX_SWAY_M: f64 = 0.05;
 
 /// Counters of one engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -88,7 +79,7 @@ pub struct Perception {
     recent: RecentPoints,
     depth_filter: DepthFilter,
     body_yaw: Option<(i64, f64)>,
-    head_track: VecDeque<(i64, Vector3<f64>)>,
+    walk: WalkingTrack,
     declared: Option<Vec<StreamId>>,
     seen: [bool; StreamId::COUNT],
     steps: StepDetector,
@@ -133,7 +124,7 @@ impl Perception {
             recent: RecentPoints::default(),
             depth_filter: DepthFilter::default(),
             body_yaw: None,
-            head_track: VecDeque::with_capacity(32),
+            walk: WalkingTrack::new(),
             declared: None,
             seen: [false; StreamId::COUNT],
             steps: StepDetector::new(),
@@ -298,7 +289,7 @@ impl Perception {
                 self.pose_up_device = (r.inverse() * Vector3::z()).try_normalize(1e-9);
                 if let Some(h) = self.pose.head(t) {
                     self.traj_z.push(t, h.position_m.z);
-                    self.track_head(h.t_ns, h.position_m);
+                    self.walk.push(h.t_ns, h.position_m);
                 }
                 true
             }
@@ -309,64 +300,6 @@ impl Perception {
         if !used {
             self.stats.unusable += 1;
         }
-    }
-
-    /// Keeps the head positions of the last [`SWAY_SPAN_NS`] (bounded).
-    fn track_head(&mut self, t: i64, p: Vector3<f64>) {
-        let due = self
-            .head_track
-            .back()
-            .is_none_or(|&(last, _)| t.saturating_sub(last) >= FAST_EVERY_NS);
-        if !due {
-            return;
-        }
-        self.head_track.push_back((t, p));
-        while self
-            .head_track
-            .front()
-            .is_some_and(|&(old, _)| t.saturating_sub(old) > SWAY_SPAN_NS)
-        {
-            self.head_track.pop_front();
-        }
-    }
-
-    /// While walking along `dir`, how far (m, to the left) the walking line is from the
-    /// head: the mean sideways offset of the last stride's head positions.
-    fn sway_offset_m(&self, walking: bool, dir: f64) -> f64 {
-        let (Some(&(_, now)), true) = (self.head_track.back(), walking) else {
-            return 0.0;
-        };
-        let (nx, ny) = (-dir.sin(), dir.cos());
-        let n = self.head_track.len() as f64;
-        let mean = self
-            .head_track
-            .iter()
-            .map(|(_, p)| (p.x - now.x) * nx + (p.y - now.y) * ny)
-            .sum::<f64>()
-            / n;
-        if mean.is_finite() {
-            mean.clamp(-MAX_SWAY_M, MAX_SWAY_M)
-        } else {
-            0.0
-        }
-    }
-
-    /// The head's mean velocity over the whole head track (up to [`SWAY_SPAN_NS`], at least
-    /// 1 s: the sideways sway of the stride averages out of the direction).
-    fn track_velocity(&self, t: i64) -> Option<Vector3<f64>> {
-        let head = self.pose.head(t)?;
-        let &(t0, p0) = self.head_track.front()?;
-        let dt = (head.t_ns - t0) as f64 * 1e-9;
-        (dt >= 1.0).then(|| (head.position_m - p0) / dt)
-    }
-
-    /// The head's velocity over the last [`FAST_SPAN_NS`] (at least half of it), m/s.
-    fn fast_velocity(&self, t: i64) -> Option<Vector3<f64>> {
-        let head = self.pose.head(t)?;
-        let from = head.t_ns.saturating_sub(FAST_SPAN_NS);
-        let &(t0, p0) = self.head_track.iter().find(|(tt, _)| *tt >= from)?;
-        let dt = (head.t_ns - t0) as f64 * 1e-9;
-        (dt * 2e9 >= FAST_SPAN_NS as f64).then(|| (head.position_m - p0) / dt)
     }
 
     fn on_imu(&mut self, stream: StreamId, t: i64, imu: &crate::sample::ImuSample) -> bool {
@@ -504,23 +437,46 @@ impl Perception {
         let mut approaches = Vec::new();
         let mut walkable = None;
         let mut closing = speed;
+        let mut walking_line = None;
         if let Some(h) = head {
-            // Direction from the steadier 1 s velocity, else the short one (setting off);
-            // closing speed from the short one.
-            let fast = self.fast_velocity(t).or(velocity);
+            // Direction from the head track (since a turn on the spot, when there was one),
+            // else the steadier 1 s velocity (not after such a turn: it may hold the walk
+            // before it), else the short one (setting off); closing speed from the short one.
+            let now_m = h.position_m;
+            let fast = self.walk.fast_velocity(h.t_ns, &now_m).or(velocity);
             let fast_enough = |v: &Vector3<f64>| v.x.hypot(v.y) >= DIRECTION_FROM_VELOCITY_MPS;
-            let walking_dir = self
-                .track_velocity(t)
-                .filter(fast_enough)
-                .or(velocity.filter(fast_enough))
-                .or(fast.filter(fast_enough))
-                .and_then(|v| yaw_of(&v));
+            let since = self.walk.turned_since(&now_m, h.yaw_rad);
+            let steady = velocity.filter(|_| since.is_none());
+            let track = self.walk.velocity(h.t_ns, &now_m, since);
+            // Walking (or just stopping) when any of the three is a walking speed; the
+            // direction then from the longest of them that is long enough (see
+            // `WalkingTrack::line`).
+            let moving = [track, steady, fast].iter().flatten().any(fast_enough);
+            let walking_dir = if moving {
+                self.walk
+                    .line(h.t_ns, &now_m, since)
+                    .or(steady.filter(fast_enough))
+                    .or(fast.filter(fast_enough))
+                    .and_then(|v| yaw_of(&v))
+            } else {
+                None
+            };
             let dir = self.body_direction(t, walking_dir, h.yaw_rad);
+            walking_line = walking_dir.map(|w| w as f32);
+            log::trace!(
+                "tick {t}: sources track {:?} pose {:?} fast {:?}",
+                self.walk
+                    .velocity(h.t_ns, &now_m, since)
+                    .and_then(|v| yaw_of(&v))
+                    .map(|y| (y.to_degrees() * 10.0).round() / 10.0),
+                velocity.map(|v| (v.x.hypot(v.y) * 100.0).round() / 100.0),
+                fast.map(|v| (v.x.hypot(v.y) * 100.0).round() / 100.0)
+            );
             let v_w = fast.map_or([0.0f32; 2], |v| [v.x as f32, v.y as f32]);
             if let Some(v) = fast {
                 closing = Some((v.x * dir.cos() + v.y * dir.sin()) as f32);
             }
-            let side = self.sway_offset_m(walking_dir.is_some(), dir);
+            let side = self.walk.sway_offset_m(walking_dir.is_some(), dir, since);
             let c = Corridor {
                 head_m: [
                     (h.position_m.x - side * dir.sin()) as f32,
@@ -541,13 +497,45 @@ impl Perception {
                 self.last_view = view;
                 let mut pairs: Vec<(Thing, Approach)> = found;
                 pairs.sort_by(|a, b| a.0.distance_m.total_cmp(&b.0.distance_m));
+                if log::log_enabled!(log::Level::Trace) {
+                    let path: Vec<String> = pairs
+                        .iter()
+                        .filter(|(_, ap)| ap.in_path)
+                        .map(|(th, ap)| {
+                            format!(
+                                "#{} {} {:.2}m ahead {:.2} ttc {:?} appr {}",
+                                th.id,
+                                th.label,
+                                th.distance_m,
+                                ap.distance_m,
+                                ap.ttc_s,
+                                ap.approaching
+                            )
+                        })
+                        .collect();
+                    log::trace!(
+                        "tick {t}: head ({:.3}, {:.3}, {:.2}) floor {:.2} {} yaw {:.0}° walking {:?} since {since:?} \
+                         corridor {:.0}° closing {closing:?}; in path: {}",
+                        h.position_m.x,
+                        h.position_m.y,
+                        h.position_m.z,
+                        self.last_view.floor_z_m,
+                        self.last_view.floor_seen,
+                        h.yaw_rad.to_degrees(),
+                        walking_dir.map(|w| w.to_degrees().round()),
+                        dir.to_degrees(),
+                        path.join(", ")
+                    );
+                }
                 for (th, ap) in pairs {
                     things.push(th);
                     approaches.push(ap);
                 }
             }
         }
-        let alerts = self.gate.update_approaches(t, &things, &approaches);
+        let alerts = self
+            .gate
+            .update_walking(t, &things, &approaches, walking_line);
         let evidence = DeviceTime(self.newest_ns.unwrap_or(t).min(t));
         let events: Vec<HazardEvent> = alerts
             .into_iter()
@@ -560,6 +548,14 @@ impl Perception {
                 })
             })
             .collect();
+        for e in &events {
+            log::trace!(
+                "tick {t}: hazard event {} {} at {:.2} m",
+                e.thing.id,
+                e.thing.label,
+                e.thing.distance_m
+            );
+        }
         self.stats.hazards += events.len() as u64;
         let max_things = self.cfg.max_things;
         if things.len() > max_things {

@@ -5,7 +5,9 @@
 //! static alerts while the wearer stands still. After an alert the thing stays quiet until
 //! it is clearly out of range again (farther than the alert distance plus a margin, and not
 //! closing in) or out of the path or unseen for a while: hysteresis, so one obstacle gives
-//! one alert per approach.
+//! one alert per approach. Walking at it along a line more than [`NEW_LINE_RAD`] from the
+//! one it was alerted on is a new approach too (the wearer walked past it, turned and now
+//! walks at it).
 
 use std::collections::HashMap;
 
@@ -15,6 +17,10 @@ use crate::state::Thing;
 pub const MAX_GATED: usize = 1024;
 /// Below this closing speed there is no time to contact, m/s.
 pub const MIN_CLOSING_MPS: f32 = 0.2;
+/// A walking line this far (radians, 45°) from the one a thing was alerted on approaches
+/// it anew: more than the 25–30° of a course correction around something, less than a
+/// turn to walk at what was beside the way.
+pub const NEW_LINE_RAD: f32 = std::f32::consts::FRAC_PI_4;
 
 /// The gate's thresholds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,6 +44,8 @@ struct Armed {
     /// Since when it has not been approached (the wearer stands, or walks away).
     idle_since_ns: Option<i64>,
     last_seen_ns: i64,
+    /// The walking direction when it was alerted (radians), when the wearer was walking.
+    alert_line_rad: Option<f32>,
 }
 
 /// How one thing is being approached at one tick.
@@ -117,6 +125,19 @@ impl HazardGate {
         things: &[Thing],
         approaches: &[Approach],
     ) -> Vec<(usize, Option<f32>)> {
+        self.update_walking(t_ns, things, approaches, None)
+    }
+
+    /// Like [`Self::update_approaches`], with the wearer's walking direction (radians
+    /// counter-clockwise from world +x; `None` while not walking): a thing alerted on
+    /// another walking line (more than [`NEW_LINE_RAD`] from this one) is approached anew.
+    pub fn update_walking(
+        &mut self,
+        t_ns: i64,
+        things: &[Thing],
+        approaches: &[Approach],
+        walking_rad: Option<f32>,
+    ) -> Vec<(usize, Option<f32>)> {
         let c = self.cfg;
         let mut out = Vec::new();
         for (i, th) in things.iter().enumerate() {
@@ -141,6 +162,7 @@ impl HazardGate {
                 away_since_ns: None,
                 idle_since_ns: None,
                 last_seen_ns: t_ns,
+                alert_line_rad: None,
             });
             // Unseen for long: a new approach.
             if t_ns.saturating_sub(st.last_seen_ns) >= c.rearm_after_ns {
@@ -161,6 +183,15 @@ impl HazardGate {
                 }
             }
             st.last_seen_ns = t_ns;
+            let turned = |from: f32, to: f32| {
+                let d = (to - from).rem_euclid(std::f32::consts::TAU);
+                d.min(std::f32::consts::TAU - d) > NEW_LINE_RAD
+            };
+            if st.alerted
+                && matches!((st.alert_line_rad, walking_rad), (Some(a), Some(w)) if turned(a, w))
+            {
+                st.alerted = false;
+            }
             if st.alerted {
                 if !ap.in_path {
                     let since = *st.away_since_ns.get_or_insert(t_ns);
@@ -176,6 +207,7 @@ impl HazardGate {
             }
             if !st.alerted && close {
                 st.alerted = true;
+                st.alert_line_rad = walking_rad;
                 st.away_since_ns = None;
                 st.idle_since_ns = None;
                 out.push((i, ttc));
@@ -290,6 +322,31 @@ mod tests {
         for t in (6_010..7_000).step_by(10) {
             assert!(g.update(t, &[thing(5, 1.5, true)], Some(0.8)).is_empty());
         }
+    }
+
+    #[test]
+    fn walking_at_it_along_a_new_line_is_a_new_approach() {
+        let mut g = gate();
+        let ap = |d: f32| Approach {
+            in_path: true,
+            distance_m: d,
+            ttc_s: Some(d),
+            approaching: true,
+        };
+        let th = [thing(9, 2.0, true)];
+        // Alerted walking along +x.
+        assert_eq!(g.update_walking(0, &th, &[ap(2.5)], Some(0.0)).len(), 1);
+        // A course correction of 30°: the same approach.
+        assert!(g.update_walking(10, &th, &[ap(2.0)], Some(0.52)).is_empty());
+        // Standing (no walking line): nothing changes.
+        assert!(g.update_walking(20, &th, &[ap(2.0)], None).is_empty());
+        // Walking at it after a 90° turn: a new approach, alerted once.
+        assert_eq!(g.update_walking(30, &th, &[ap(1.0)], Some(1.57)).len(), 1);
+        assert!(g.update_walking(40, &th, &[ap(0.9)], Some(1.57)).is_empty());
+        // Across ±π: 350° and 10° are one line.
+        let th = [thing(10, 2.0, true)];
+        assert_eq!(g.update_walking(50, &th, &[ap(2.0)], Some(-0.17)).len(), 1);
+        assert!(g.update_walking(60, &th, &[ap(1.9)], Some(6.1)).is_empty());
     }
 
     #[test]

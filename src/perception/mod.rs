@@ -5,7 +5,8 @@
 //! * [`motion`]: standing / walking / turning / stairs and step cadence from the IMUs.
 //! * [`heading`]: compass heading (magnetometer tilt-compensated with gravity, fused with
 //!   the gyro); [`elevation`]: height history (barometer or trajectory).
-//! * [`pose`]: the latest device pose (MPS trajectory), head yaw and walking direction.
+//! * [`pose`]: the latest device pose (MPS trajectory), head yaw and walking direction;
+//!   [`walking`]: the walking line from the head track (a turn on the spot starts a new one).
 //! * [`gaze`]: the eye-gaze ray through the CPF into the RGB image.
 //! * [`points`]: the semi-dense map with a grid index and causal first-seen times;
 //!   [`obstacles`]: corridor analysis (things, drop-offs, walkable space) and tracking.
@@ -35,6 +36,7 @@ pub mod pose;
 pub mod sensors;
 pub mod stereo;
 pub mod tracker;
+pub mod walking;
 
 pub use config::PerceptionConfig;
 pub use consumer::PerceptionConsumer;

@@ -52,8 +52,21 @@ pub const BLOCK_SLACK_M: f32 = 0.05;
 /// (less than a stair's or a curb's rise, more than the eye height's likely error)...
 pub const EYE_FLOOR_SLACK_M: f32 = 0.1;
 /// ...among at least this share of the points under the wearer (else the low percentile of
-/// all of them, as when the eye height is far from the one assumed).
+/// all of them, as when the eye height is far from the one assumed...
 pub const EYE_FLOOR_SHARE: f32 = 0.25;
+/// ...that lie at most this far below where the eye height puts the floor, m, when at
+/// least five do: one stair's riser (0.15–0.2 m; the tread underfoot, while the head is
+/// still on its way down to it). Half-way down stairs the tread underfoot is a narrow
+/// strip among the points within 1 m, and the lowest level around (the foot of the
+/// stairs, 0.4 m lower) is not the floor the wearer stands on: taken for it, the tread
+/// ahead stood 0.34 m above it, an "obstacle ahead, 0.5 metres" on every flight down.
+pub const EYE_FLOOR_BELOW_M: f32 = 0.2;
+/// The floor underfoot is looked for first among the points this close (horizontally) to
+/// the head, m: where the feet are. Standing at the edge of a level, the other level
+/// within 1 m can outnumber the one underfoot (the street beyond a curb's far end, beside
+/// the foot of stairs up: taken for the floor, the stairs' 0.6 m top became a 45 cm
+/// "step up").
+pub const UNDER_NEAR_M: f32 = 0.4;
 /// Floor points per bin kept at most.
 const MAX_BIN_POINTS: usize = 256;
 /// Bearing of the left / right clearance directions, degrees (10–11 and 1–2 o'clock).
@@ -173,6 +186,7 @@ struct CellAcc {
 pub struct CorridorAnalyzer {
     near: Vec<Near>,
     under: Vec<f32>,
+    under_near: Vec<f32>,
     done: CellSet,
     keys: Vec<(i32, i32)>,
     bins: Vec<Vec<f32>>,
@@ -185,6 +199,41 @@ pub struct CorridorAnalyzer {
 impl std::fmt::Debug for CorridorAnalyzer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CorridorAnalyzer").finish_non_exhaustive()
+    }
+}
+
+/// The floor among the heights `zs` (sorted in place) where the eye height puts it at
+/// `expected`: the low percentile of those within [`EYE_FLOOR_SLACK_M`] of it, when they
+/// are at least five and [`EYE_FLOOR_SHARE`] of all those that could be a floor (not more
+/// than a step, [`MAX_STEP_M`], above it: a broad top higher up — the top of a 0.6 m rise
+/// beside the wearer — is no floor they stand on, and must not outnumber the one they do).
+fn floor_at_eye(zs: &mut [f32], expected: f32) -> Option<f32> {
+    zs.sort_by(f32::total_cmp);
+    let lo = zs.partition_point(|&z| z < expected - EYE_FLOOR_SLACK_M);
+    let hi = zs.partition_point(|&z| z <= expected + EYE_FLOOR_SLACK_M);
+    let all = zs.partition_point(|&z| z <= expected + MAX_STEP_M);
+    match zs.get_mut(lo..hi) {
+        Some(s) if s.len() >= 5 && s.len() as f32 >= EYE_FLOOR_SHARE * all as f32 => {
+            percentile(s, UNDER_PERCENTILE)
+        }
+        _ => None,
+    }
+}
+
+/// The floor among the heights `zs` (sorted in place) when the eye height's window does
+/// not tell it: the low percentile of those at most [`EYE_FLOOR_BELOW_M`] below
+/// `expected` and at most [`MAX_STEP_M`] above it (of all, when fewer than five are);
+/// `None` with fewer than five heights.
+fn floor_below_eye(zs: &mut [f32], expected: f32) -> Option<f32> {
+    if zs.len() < 5 {
+        return None;
+    }
+    zs.sort_by(f32::total_cmp);
+    let lowest = zs.partition_point(|&z| z < expected - EYE_FLOOR_BELOW_M);
+    let highest = zs.partition_point(|&z| z <= expected + MAX_STEP_M);
+    match zs.get_mut(lowest..highest) {
+        Some(s) if s.len() >= 5 => percentile(s, UNDER_PERCENTILE),
+        _ => percentile(zs, UNDER_PERCENTILE),
     }
 }
 
@@ -227,36 +276,32 @@ impl CorridorAnalyzer {
         };
         let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
         let range = c.range_m.max(0.5);
-        // Floor under the wearer: the low points within 1 m.
+        // Floor under the wearer: the low points within 1 m (and those within
+        // UNDER_NEAR_M, where the feet are).
         self.under.clear();
-        let under = &mut self.under;
+        self.under_near.clear();
+        let (under, under_near) = (&mut self.under, &mut self.under_near);
         each(1.0, &mut |p, _| {
             let dz = hz - p[2];
             if (0.9..=2.3).contains(&dz) && under.len() < 4096 {
                 under.push(p[2]);
+                if (p[0] - hx).hypot(p[1] - hy) <= UNDER_NEAR_M {
+                    under_near.push(p[2]);
+                }
             }
         });
         // A low percentile, not the median: the feet of walls and things within 1 m are
         // above the floor, never below it. Where the eye height says the floor is, when
-        // enough of the points are there: standing at the top of stairs down (or a curb),
-        // the lower levels within 1 m ahead are not the floor underfoot.
-        self.under.sort_by(f32::total_cmp);
+        // enough of the points are there (nearest the feet first): standing at the top of
+        // stairs down (or a curb), the lower levels within 1 m ahead are not the floor
+        // underfoot.
         let expected = hz - c.eye_height_m;
-        let lo = self
-            .under
-            .partition_point(|&z| z < expected - EYE_FLOOR_SLACK_M);
-        let hi = self
-            .under
-            .partition_point(|&z| z <= expected + EYE_FLOOR_SLACK_M);
-        let all = self.under.len();
-        let (floor_z, floor_seen) = match self.under.get_mut(lo..hi) {
-            Some(s) if s.len() >= 5 && s.len() as f32 >= EYE_FLOOR_SHARE * all as f32 => {
-                (percentile(s, UNDER_PERCENTILE).unwrap_or(expected), true)
-            }
-            _ => match percentile(&mut self.under, UNDER_PERCENTILE) {
-                Some(z) if all >= 5 => (z, true),
-                _ => (expected, false),
-            },
+        let (floor_z, floor_seen) = match floor_at_eye(&mut self.under_near, expected)
+            .or_else(|| floor_at_eye(&mut self.under, expected))
+            .or_else(|| floor_below_eye(&mut self.under, expected))
+        {
+            Some(z) => (z, true),
+            None => (expected, false),
         };
         // Points ahead: those in the corridor (floor profile) and, anywhere, those high
         // enough above the wearer's floor to be obstacles (local floors ahead may differ by
@@ -866,6 +911,17 @@ mod tests {
                 v.edges
             );
         }
+        // Half-way down, the head at its lowest in a stride (as in the rendered session,
+        // 1.34 m at x = 14.16): the tread underfoot is a strip of the points within 1 m;
+        // the floor is that tread, not the foot of the stairs, and the next tread is no
+        // obstacle.
+        let c = Corridor {
+            head_m: [14.16, 0.0, 1.34],
+            ..corridor(0.0)
+        };
+        let v = a.analyze(&map, &c, DeviceTime(0));
+        assert!((v.floor_z_m + 0.32).abs() < 0.02, "{}", v.floor_z_m);
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
         // Going down them: the head descends 0.51 m over 1 m from x = 13.93.
         for i in 0..=20 {
             let x = 13.93 + i as f32 * 0.05;
@@ -881,6 +937,33 @@ mod tests {
                 v.edges
             );
         }
+    }
+
+    #[test]
+    fn a_broad_top_beside_the_wearer_is_not_the_floor_underfoot() {
+        // mixed_walk at the foot of its stairs up: the wearer stands at the far end of a
+        // curb's lower level (-0.15 for x < 23.1) beside the street (0 beyond), facing a
+        // 0.6 m rise (its riser at y = 0.4) whose top, densely mapped, is most of the
+        // points within 1 m. The floor is the lower level; the rise is an obstacle ahead,
+        // not a 45 cm step up.
+        let mut pts = Vec::new();
+        grid(&mut pts, (20.0, 23.05), (-1.0, 0.35), (-0.15, -0.15), 0.05);
+        grid(&mut pts, (23.15, 25.0), (-1.0, 0.35), (0.0, 0.0), 0.05);
+        grid(&mut pts, (22.1, 24.1), (0.42, 3.0), (0.45, 0.45), 0.02);
+        grid(&mut pts, (22.1, 24.1), (0.4, 0.4), (-0.15, 0.45), 0.05);
+        let map = PointMap::new(pts, false);
+        let c = Corridor {
+            head_m: [23.09, 0.15, 1.5],
+            ..corridor_w(0.0, 0.0, 90.0)
+        };
+        let v = CorridorAnalyzer::new().analyze(&map, &c, DeviceTime(0));
+        assert!((v.floor_z_m + 0.15).abs() < 0.02, "{}", v.floor_z_m);
+        assert!(
+            v.edges.iter().all(|e| e.kind != ThingKind::StepUp),
+            "{:?}",
+            v.edges
+        );
+        assert!(v.clusters.iter().any(|c| c.in_path), "{:?}", v.clusters);
     }
 
     fn corridor_w(x: f32, y: f32, dir_deg: f32) -> Corridor {

@@ -6,7 +6,7 @@ use vista::perception::points::MapPoint;
 use vista::perception::PointMap;
 use vista::state::HazardEvent;
 use vista::synth::render::Scene;
-use vista::synth::scenario::Scenario;
+use vista::synth::scenario::{Scenario, World};
 use vista::synth::truth::Hazard;
 
 /// Device time of the scenario's start, ns.
@@ -36,7 +36,12 @@ pub fn quad(out: &mut Vec<MapPoint>, o: [f64; 3], u: [f64; 3], v: [f64; 3], step
 
 /// The static map: the scene's boxes and rectangles, and the floor over `x`, `y`.
 pub fn static_map(sc: &Scenario, x: (f64, f64), y: (f64, f64)) -> PointMap {
-    let scene = Scene::from_world(&sc.world);
+    static_map_of_world(&sc.world, x, y)
+}
+
+/// [`static_map`] of a world.
+pub fn static_map_of_world(world: &World, x: (f64, f64), y: (f64, f64)) -> PointMap {
+    let scene = Scene::from_world(world);
     let mut out = Vec::new();
     for b in &scene.boxes {
         let [x0, y0, z0] = b.min_m;
@@ -51,7 +56,7 @@ pub fn static_map(sc: &Scenario, x: (f64, f64), y: (f64, f64)) -> PointMap {
     for q in &scene.quads {
         quad(&mut out, q.origin_m, q.u_m, q.v_m, 0.1);
     }
-    let z = sc.world.floor_z_m;
+    let z = world.floor_z_m;
     quad(
         &mut out,
         [x.0, y.0, z],
