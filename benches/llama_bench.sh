@@ -65,7 +65,8 @@ print(os.path.join(os.path.dirname(p["manifest_path"]), "llama.cpp"))')
       sdist=$(ls "$work"/sdist/llama_cpp_python-*.tar.gz | tail -1)
     fi
   fi
-  top=$(tar tzf "$sdist" | head -1 | cut -d/ -f1)
+  # (Not `tar tzf | head -1`: under pipefail, tar killed by SIGPIPE fails the script.)
+  top=$(python3 -c 'import sys, tarfile; print(tarfile.open(sys.argv[1]).next().name.split("/")[0])' "$sdist")
   rm -rf "$work/src" "$work/sdist-tools"
   mkdir -p "$work/sdist-tools"
   tar xzf "$sdist" -C "$work/sdist-tools" "$top/vendor/llama.cpp/tools/llama-bench"
