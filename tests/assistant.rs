@@ -661,10 +661,14 @@ fn a_failing_generator_is_replaced_by_templates() {
 fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() {
     let dir = tempfile::tempdir().unwrap();
     let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let (heard_tx, heard) = crossbeam_channel::unbounded();
     let speech = start_session_speech(
         dir.path(),
         AudioChoice::Wav,
-        SpeakerConfig::default(),
+        SpeakerConfig {
+            first_audio_events: Some(heard_tx),
+            ..SpeakerConfig::default()
+        },
         Arc::clone(&clock),
     )
     .unwrap();
@@ -694,16 +698,27 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
     });
     let state = Arc::new(door_and_bin(S));
     a.on_state(&state, clock.now());
-    // Once the first sentence (9 words) went to speech, however loaded the machine: an
+    // Once the answer's first audio reached the sink, however loaded the machine: an
     // answer already heard is cut, not withdrawn.
-    for _ in 0..3000 {
-        if emitted.load(Ordering::SeqCst) >= 10 {
-            break;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while std::time::Instant::now() < deadline {
+        match heard.recv_timeout(Duration::from_millis(100)) {
+            Ok(e) if e.priority == Priority::Answer => {
+                seen.push(e.priority);
+                break;
+            }
+            Ok(e) => seen.push(e.priority),
+            Err(_) => {}
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
     assert!(
-        calls.load(Ordering::SeqCst) > 0,
+        seen.last() == Some(&Priority::Answer),
+        "the answer was never heard: {seen:?}, {} words emitted",
+        emitted.load(Ordering::SeqCst)
+    );
+    assert!(
+        calls.load(Ordering::SeqCst) > 0 && emitted.load(Ordering::SeqCst) > 0,
         "the model was never called"
     );
     a.on_hazard(&pole_hazard(S));
@@ -1274,4 +1289,76 @@ fn a_live_request_is_answered_at_once_from_the_newest_state() {
         .unwrap_or_else(|| panic!("{d:?}"));
     assert_eq!(goal.state_at_ns, S, "from the newest state");
     assert!(goal.text.contains("door"), "{}", goal.text);
+}
+
+/// An answer already handed to the speaker but still silent — queued behind an alert that
+/// is speaking — is withdrawn by a second alert (which clears it from the speaker's queue)
+/// and answered again from the state after it: the question is not lost. (Before, only
+/// answers the answer thread had not yet handed over were withdrawn, and this one was
+/// cleared unheard and never answered: find_exit's "Can I keep going?".)
+#[test]
+fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let queue = RequestQueue::new(4);
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        speech.speaker,
+        None,
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_live(queue.clone());
+    // An alert starts speaking (about 2 s of audio).
+    a.on_hazard(&pole_hazard(S));
+    // A goal, answered by the templates at once, queues behind it.
+    queue.offer(Request {
+        index: None,
+        form: Form::Goal,
+        text: "Take me to the exit door.".into(),
+        t: RequestTime::Arrival(clock.now()),
+    });
+    a.on_state(&Arc::new(door_and_bin(S + 50_000_000)), clock.now());
+    for _ in 0..500 {
+        if a.counters().answers > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(a.counters().answers, 1, "the goal was answered once");
+    // A second hazard while the first alert still speaks: the goal's answer, never heard,
+    // is cleared from the queue and taken back.
+    let mut second = pole_hazard(S + 100_000_000);
+    second.thing = thing(9, ThingKind::Person, "person moving", 11, 1.5, true);
+    a.on_hazard(&second);
+    let later = S + 200_000_000;
+    a.on_state(&Arc::new(door_and_bin(later)), clock.now());
+    a.finish();
+    let c = a.counters();
+    assert_eq!((c.alerts, c.answers), (2, 2), "{c:?}");
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let goals: Vec<_> = d
+        .iter()
+        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "goal"))
+        .collect();
+    assert_eq!(goals.len(), 2, "{d:?}");
+    // Answered again from the state after the second alert, and that answer is heard.
+    assert_eq!(goals[1].state_at_ns, later);
+    let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
+    let heard: Vec<_> = t
+        .iter()
+        .filter(|e| e.priority == Priority::Answer && e.dropped.is_none() && !e.interrupted)
+        .map(|e| e.request_id)
+        .collect();
+    assert!(
+        !heard.is_empty() && heard.iter().all(|&id| id == goals[1].request_id),
+        "{t:?}"
+    );
 }

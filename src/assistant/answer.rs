@@ -46,7 +46,7 @@ pub(crate) const STARTED: u8 = 1;
 /// a newer state, and whatever the answer thread was still doing with it is discarded.
 pub(crate) const WITHDRAWN: u8 = 2;
 /// Its first sentence went to the speaker: from then on it can only be cancelled (what it
-/// said stays said).
+/// said stays said), or withdrawn by an alert while none of its audio has reached the sink.
 pub(crate) const SPEAKING: u8 = 3;
 
 /// Claims the right to speak for `phase`'s job: `false` once it was withdrawn. Compare and
@@ -183,8 +183,11 @@ impl<'a> Speech<'a> {
     }
 
     fn say(&mut self, s: &str) {
-        if self.first_speech.is_none() && !claim_speech(&self.job.phase) {
-            // Withdrawn before its first word: it is answered again, so say nothing.
+        if (self.first_speech.is_none() && !claim_speech(&self.job.phase))
+            || self.job.phase.load(Ordering::Acquire) == WITHDRAWN
+        {
+            // Withdrawn before its first word was heard: it is answered again, so say
+            // nothing more.
             self.full = true;
             return;
         }

@@ -22,7 +22,9 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 
 use super::alerts::{Alerter, AlerterConfig};
-use super::answer::{write_decision, Engine, Job, SharedDecisions, QUEUED, STARTED, WITHDRAWN};
+use super::answer::{
+    write_decision, Engine, Job, SharedDecisions, QUEUED, SPEAKING, STARTED, WITHDRAWN,
+};
 use super::counters::{bump, Counters};
 use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
@@ -166,20 +168,22 @@ impl std::fmt::Debug for Assistant {
 struct InFlight {
     cancel: Arc<AtomicBool>,
     phase: Arc<AtomicU8>,
+    request_id: u64,
     request: Request,
     text_read: Option<TextReadWait>,
 }
 
 impl InFlight {
-    /// Takes the job back from the answer thread: `true` when nothing of it was spoken yet
-    /// (not started, or generating but silent so far: the thread discards it and it is
-    /// answered again); otherwise it is cancelled mid-speech (what it said stays said) and
-    /// `false`.
-    fn take_back(&self) -> bool {
+    /// Takes the job back from the answer thread: `true` when nothing of it was heard yet
+    /// (not started, generating but silent so far, or handed to the speaker but still
+    /// waiting for its first audio — `heard` says whether any reached the sink: the thread
+    /// discards it, the speaker's queue drops what it holds of it, and it is answered
+    /// again); otherwise it is cancelled mid-speech (what it said stays said) and `false`.
+    fn take_back(&self, heard: bool) -> bool {
         let withdrawn = self
             .phase
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| {
-                (p == QUEUED || p == STARTED).then_some(WITHDRAWN)
+                (p == QUEUED || p == STARTED || (p == SPEAKING && !heard)).then_some(WITHDRAWN)
             })
             .is_ok();
         // Either way its generation stops.
@@ -372,7 +376,7 @@ impl Assistant {
     /// dropped; both are counted as cancelled.
     fn supersede_in_flight(&mut self) {
         for f in self.in_flight.drain(..) {
-            if f.take_back() {
+            if f.take_back(true) {
                 bump(&self.counters.cancelled);
             }
         }
@@ -384,8 +388,12 @@ impl Assistant {
     /// an alert never swallows a question (scene updates are dropped: the next one comes
     /// anyway).
     fn cancel_in_flight(&mut self) {
+        let speaker = self.speaker.clone();
         for f in self.in_flight.drain(..) {
-            if !f.take_back() {
+            let heard = speaker
+                .as_ref()
+                .is_none_or(|s| s.answer_heard(f.request_id));
+            if !f.take_back(heard) {
                 continue;
             }
             if f.request.form == Form::Ambient {
@@ -479,6 +487,7 @@ impl Assistant {
                     self.in_flight.push_back(InFlight {
                         cancel,
                         phase,
+                        request_id,
                         request: kept,
                         text_read: kept_read,
                     });

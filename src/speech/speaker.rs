@@ -141,6 +141,8 @@ enum Msg {
 /// and close the sink.
 pub struct Speaker {
     tx: Sender<Msg>,
+    /// One more than the newest answer request id whose audio reached the sink (0: none).
+    heard_answer: Arc<AtomicU64>,
     in_flight: Arc<AtomicUsize>,
     refused: Arc<AtomicU64>,
     capacity: usize,
@@ -181,6 +183,7 @@ impl Speaker {
             None => None,
         };
         let (tx, rx) = unbounded();
+        let heard_answer = Arc::new(AtomicU64::new(0));
         let in_flight = Arc::new(AtomicUsize::new(0));
         let refused = Arc::new(AtomicU64::new(0));
         let worker = Worker {
@@ -193,6 +196,7 @@ impl Speaker {
             scheduler: Scheduler::new(config.queue, timeline),
             out: SinkOutput {
                 sink,
+                heard_answer: Arc::clone(&heard_answer),
                 events: config.first_audio_events.clone(),
                 transcript,
                 report: SpeakerReport::default(),
@@ -205,6 +209,7 @@ impl Speaker {
             .map_err(|e| SpeakerError::Thread(e.to_string()))?;
         Ok(Self {
             tx,
+            heard_answer,
             in_flight,
             refused,
             capacity: config.capacity.max(1),
@@ -256,6 +261,15 @@ impl Speaker {
     }
 }
 
+impl Speaker {
+    /// Whether any audio of answer `request_id` (or of a newer answer: answers are spoken
+    /// in request order, a newer one supersedes an older) has reached the sink: the wearer
+    /// has begun to hear it.
+    pub fn answer_heard(&self, request_id: u64) -> bool {
+        self.heard_answer.load(Ordering::Acquire) > request_id
+    }
+}
+
 impl Drop for Speaker {
     fn drop(&mut self) {
         if self.thread.is_some() {
@@ -267,6 +281,7 @@ impl Drop for Speaker {
 /// Sends the scheduler's output to the sink and the transcript.
 struct SinkOutput {
     sink: Box<dyn AudioSink>,
+    heard_answer: Arc<AtomicU64>,
     events: Option<Sender<FirstAudio>>,
     transcript: Option<TranscriptWriter>,
     report: SpeakerReport,
@@ -284,6 +299,10 @@ impl Output for SinkOutput {
             log::error!("speech: {e}; further audio is discarded");
             self.error = Some(e.into());
             return;
+        }
+        if let Some(u) = first_of.filter(|u| u.priority == Priority::Answer) {
+            self.heard_answer
+                .fetch_max(u.request_id.saturating_add(1), Ordering::AcqRel);
         }
         if let (Some(tx), Some(u)) = (&self.events, first_of) {
             let _ = tx.try_send(FirstAudio {
@@ -357,21 +376,43 @@ impl Worker {
         }
     }
 
-    /// Places each utterance at its decision time; no host timing involved.
+    /// Places each utterance at its decision time. On a real-time clock (a replay or live
+    /// run written to a WAV file) the audio is also committed as the clock passes it, so
+    /// what has been "heard" ([`Speaker::answer_heard`]) is known when it happens, not at the
+    /// next utterance; on a virtual clock only the utterances' own times move it (lock-step
+    /// output stays deterministic). Either way each utterance lands at the same place.
     fn run_timeline(&mut self, synth: &mut dyn super::schedule::Synth) -> Option<HostTime> {
         let tl = self.scheduler.timeline();
+        let real_time = self.clock.is_real_time();
+        let tick = Duration::from_millis(20);
         let mut end = None;
-        for msg in self.rx.iter() {
+        loop {
+            let msg = if real_time && !self.scheduler.is_idle() {
+                match self.rx.recv_timeout(tick) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                match self.rx.recv() {
+                    Ok(m) => Some(m),
+                    Err(_) => break,
+                }
+            };
             match msg {
-                Msg::Say(u) => {
+                Some(Msg::Say(u)) => {
                     self.received(&u);
                     self.scheduler
                         .advance(tl.index_of(u.decided), 0, synth, &mut self.out);
                     self.scheduler.push(u, &mut self.out);
                 }
-                Msg::Finish(e) => {
+                Some(Msg::Finish(e)) => {
                     end = e;
                     break;
+                }
+                None => {
+                    let now = tl.index_of(self.clock.now());
+                    self.scheduler.advance(now, 0, synth, &mut self.out);
                 }
             }
         }
