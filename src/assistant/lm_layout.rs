@@ -51,8 +51,13 @@ fn hash_of(x: impl std::hash::Hash) -> u64 {
 
 /// The key naming a sensor frame's rows (its window end and its values).
 fn sensor_key(f: &SensorFrame) -> u64 {
-    let bits: Vec<u32> = f.tokens.data.iter().map(|v| v.to_bits()).collect();
-    hash_of(("sensor", f.at_ns, bits))
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    ("sensor", f.at_ns).hash(&mut h);
+    for v in &f.tokens.data {
+        v.to_bits().hash(&mut h);
+    }
+    h.finish()
 }
 
 /// The pieces of `parts` as the engine takes them (image rows keyed by capture time and
@@ -281,9 +286,56 @@ impl BundleLayout {
         )
     }
 
+    /// What a prefill for a state at `at_ns` would show besides its text: the newest frame
+    /// when fresh for that state, and the newest sensor tokens.
+    fn view_for(&self, at_ns: i64) -> View {
+        let image = self.shared.as_ref().and_then(|sh| {
+            sh.latest_image()
+                .filter(|(capture_ns, _)| at_ns.saturating_sub(*capture_ns) <= sh.max_age_ns())
+        });
+        let sensor = self.sensor.as_ref().and_then(|(cache, _)| cache.latest());
+        View { image, sensor }
+    }
+}
+
+impl PromptLayout for BundleLayout {
+    /// A key for what [`Self::prefill`] would show besides the text at `at_ns`.
+    fn extras(&self, at_ns: i64) -> u64 {
+        let v = self.view_for(at_ns);
+        hash_of((v.image.map(|(c, _)| c), v.sensor.map(|f| f.at_ns)))
+    }
+
+    /// Brings the cache up to the prefix of a seeing answer over `text` at `at_ns` (the
+    /// system turn, the sensor tokens, the newest fresh frame), stopping between chunks
+    /// once `stop` is set. Returns the positions decoded and whether the prefix is whole.
+    fn prefill(
+        &self,
+        engine: &mut LmEngine,
+        text: &str,
+        at_ns: i64,
+        stop: &AtomicBool,
+    ) -> Result<(u32, bool), LmError> {
+        let view = self.view_for(at_ns);
+        let result = if view.image.is_none() && view.sensor.is_none() {
+            engine
+                .prefill_context_until(text, stop)
+                .map(|(_, n, complete)| (n, complete))
+        } else {
+            // The user turn after the frame does not matter: the prefix ends with the frame.
+            let (parts, _) = self.lay_out(engine, text, &view, "Request: …")?;
+            engine.prefill_pieces_until(&pieces_of(&parts), stop)
+        };
+        if let Ok((_, true)) = result {
+            if let Ok(mut p) = self.prefilled.lock() {
+                *p = view;
+            }
+        }
+        result
+    }
+
     /// Answers `prompt` over `context` (its own state text, or a prefilled one when
     /// `prefilled`: then the prefilled frame and sensor tokens are used while fresh enough).
-    pub fn answer(
+    fn answer(
         &self,
         engine: &mut LmEngine,
         prompt: &GenerationPrompt,
@@ -337,78 +389,5 @@ impl BundleLayout {
             stats.image_age_ns = Some(p.age_ns);
         }
         Ok(stats)
-    }
-
-    /// What a prefill for a state at `at_ns` would show besides its text: the newest frame
-    /// when fresh for that state, and the newest sensor tokens.
-    fn view_for(&self, at_ns: i64) -> View {
-        let image = self.shared.as_ref().and_then(|sh| {
-            sh.latest_image()
-                .filter(|(capture_ns, _)| at_ns.saturating_sub(*capture_ns) <= sh.max_age_ns())
-        });
-        let sensor = self.sensor.as_ref().and_then(|(cache, _)| cache.latest());
-        View { image, sensor }
-    }
-
-    /// A key for what [`Self::prefill`] would show besides the text at `at_ns`.
-    pub fn extras(&self, at_ns: i64) -> u64 {
-        let v = self.view_for(at_ns);
-        hash_of((v.image.map(|(c, _)| c), v.sensor.map(|f| f.at_ns)))
-    }
-
-    /// Brings the cache up to the prefix of a seeing answer over `text` at `at_ns` (the
-    /// system turn, the sensor tokens, the newest fresh frame), stopping between chunks
-    /// once `stop` is set. Returns the positions decoded and whether the prefix is whole.
-    pub fn prefill(
-        &self,
-        engine: &mut LmEngine,
-        text: &str,
-        at_ns: i64,
-        stop: &AtomicBool,
-    ) -> Result<(u32, bool), LmError> {
-        let view = self.view_for(at_ns);
-        let result = if view.image.is_none() && view.sensor.is_none() {
-            engine
-                .prefill_context_until(text, stop)
-                .map(|(_, n, complete)| (n, complete))
-        } else {
-            // The user turn after the frame does not matter: the prefix ends with the frame.
-            let (parts, _) = self.lay_out(engine, text, &view, "Request: …")?;
-            engine.prefill_pieces_until(&pieces_of(&parts), stop)
-        };
-        if let Ok((_, true)) = result {
-            if let Ok(mut p) = self.prefilled.lock() {
-                *p = view;
-            }
-        }
-        result
-    }
-}
-
-impl PromptLayout for BundleLayout {
-    fn extras(&self, at_ns: i64) -> u64 {
-        BundleLayout::extras(self, at_ns)
-    }
-
-    fn prefill(
-        &self,
-        engine: &mut LmEngine,
-        text: &str,
-        at_ns: i64,
-        stop: &AtomicBool,
-    ) -> Result<(u32, bool), LmError> {
-        BundleLayout::prefill(self, engine, text, at_ns, stop)
-    }
-
-    fn answer(
-        &self,
-        engine: &mut LmEngine,
-        prompt: &GenerationPrompt,
-        context: &str,
-        prefilled: bool,
-        on_text: &mut dyn FnMut(&str) -> Continue,
-        cancel: &AtomicBool,
-    ) -> Result<GenerationStats, LmError> {
-        BundleLayout::answer(self, engine, prompt, context, prefilled, on_text, cancel)
     }
 }

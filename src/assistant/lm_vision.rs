@@ -3,10 +3,12 @@
 //! [`VisionConsumer`] is a consumer of the run's RGB stream: each time it is woken it takes
 //! the newest frame only (older ones in the same batch are superseded and counted) and gives
 //! it to a [`FrameEmbedder`], which encodes at most one frame per [`IMAGE_EVERY_NS`] of
-//! capture time and shares the newest embedding. [`VisionGenerator`] answers the forms that
-//! should see (scene descriptions and open questions) with that embedding at the prompt's
-//! image placeholder — in the user turn, after the system turn (standing prompt and state
-//! text, reused from the KV cache) — when the frame is at most [`IMAGE_MAX_AGE_NS`] older
+//! capture time and shares the newest embedding. The bundle's prompt layout
+//! ([`super::lm_layout::BundleLayout`]: [`VisionGenerator`] in lock step, the prefill thread in
+//! real time) answers the forms that should see (scene descriptions and open questions) with
+//! that embedding at the prompt's image placeholder — in the user turn, after the system turn
+//! (standing prompt and state text; in real time the frame too is prefilled ahead of
+//! requests) — when the frame is at most [`IMAGE_MAX_AGE_NS`] older
 //! than the state being answered; an older frame, or none, leaves the answer on the text
 //! (recorded in the decision and counted). Other forms, and alerts, never wait for images.
 //! With a fusion network too, the sensor tokens go at the sensor placeholder in the system
@@ -22,6 +24,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::lm_layout::BundleLayout;
+use super::lm_prefill::PromptLayout;
 use super::lm_sensor::SensorTokenCache;
 use super::lm_threads::ThreadPolicy;
 use crate::buffer::Reader;
