@@ -11,8 +11,10 @@
 # generates after its own 325-token prompt and its figure includes greedy sampling and
 # detokenisation, llama-bench's only the decodes), with flash attention off as vista runs
 # (`-fa 0`), and llama-bench's default on a CPU (`-fa 1`) for reference. Each round is one
-# llama-bench run per figure (`-r 3`, its mean) and one `vista bench lm --repeats 3` (its
-# median); the script prints the median over rounds of each and of the per-round ratios, with
+# llama-bench run per figure (`-r 3`, its mean) and two `vista bench lm --repeats 3` (its
+# median): in the assistant's 2,048-token window and in `--ctx 512`, the window llama-bench
+# makes for these tests (llama.cpp rounds 325 + 64 up to 512; the window's size changes
+# generation speed, see src/infer/llm/bench.rs); the script prints the median over rounds of each and of the per-round ratios, with
 # the load average before and after.
 #
 # llama-bench is built from the very llama.cpp that vista links: the sources vendored in the
@@ -118,14 +120,17 @@ for ((r = 1; r <= rounds; r++)); do
     lb=$("$bench" -m "$model" -t "$t" -p 325 -n 0 -fa 0,1 -r 3 -o json)
     lbg=$("$bench" -m "$model" -t "$t" -p 0 -n 64 -d 325 -fa 0,1 -r 3 -o json)
     v=$("$vista" bench lm --model "$model" --threads "$t" --repeats 3 --json)
-    python3 - "$lb" "$lbg" "$v" "$t" "$r" "$(cut -d' ' -f1 /proc/loadavg)" >>"$results" <<'PY'
+    v512=$("$vista" bench lm --model "$model" --threads "$t" --repeats 3 --ctx 512 --json)
+    python3 - "$lb" "$lbg" "$v" "$t" "$r" "$(cut -d' ' -f1 /proc/loadavg)" "$v512" >>"$results" <<'PY'
 import json, sys
 lb, lbg, v = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])["reports"][0]
+w = json.loads(sys.argv[7])["reports"][0]
 fa = lambda rows, on: next(x["avg_ts"] for x in rows if bool(int(x["flash_attn"])) == on)
 print(json.dumps({
     "threads": int(sys.argv[4]), "round": int(sys.argv[5]), "load1": float(sys.argv[6]),
     "lb_pp": fa(lb, False), "lb_tg": fa(lbg, False), "lb_fa_pp": fa(lb, True), "lb_fa_tg": fa(lbg, True),
     "v_pp": v["prompt_tok_per_s"], "v_tg": v["gen_tok_per_s"], "v_fa": v["flash_attention"],
+    "v_ctx": v["n_ctx"], "v512_pp": w["prompt_tok_per_s"], "v512_tg": w["gen_tok_per_s"],
     "v_ttft_cold_ms": v["ttft_cold_ms"], "v_ttft_prefix_ms": v["ttft_prefix_ms"],
     "v_question_tokens": v["question_tokens"], "v_system_tokens": v["system_tokens"],
 }))
@@ -138,13 +143,15 @@ python3 - "$results" <<'PY'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 print("medians over rounds; ratio = vista / llama-bench per round, then the median")
-print(f"{'threads':>7} {'figure':>9} {'llama-bench fa0':>16} {'vista':>9} {'ratio':>6} {'(min-max)':>13}"
+print(f"vista's window: {rows[0]['v_ctx']} tokens (the assistant's) and 512 (llama-bench's for these tests)")
+print(f"{'threads':>7} {'figure':>14} {'llama-bench fa0':>16} {'vista':>9} {'ratio':>6} {'(min-max)':>13}"
       f" {'llama-bench fa1':>16} {'vista/fa1':>9}")
 for t in sorted({r["threads"] for r in rows}):
     rs = [r for r in rows if r["threads"] == t]
-    for name, a, b, c in [("prompt", "lb_pp", "v_pp", "lb_fa_pp"), ("generate", "lb_tg", "v_tg", "lb_fa_tg")]:
+    for name, a, b, c in [("prompt", "lb_pp", "v_pp", "lb_fa_pp"), ("generate", "lb_tg", "v_tg", "lb_fa_tg"),
+                          ("prompt @512", "lb_pp", "v512_pp", "lb_fa_pp"), ("generate @512", "lb_tg", "v512_tg", "lb_fa_tg")]:
         ratios = [r[b] / r[a] for r in rs]
-        print(f"{t:>7} {name:>9} {st.median(r[a] for r in rs):>14.1f}/s {st.median(r[b] for r in rs):>7.1f}/s"
+        print(f"{t:>7} {name:>14} {st.median(r[a] for r in rs):>14.1f}/s {st.median(r[b] for r in rs):>7.1f}/s"
               f" {st.median(ratios):>6.3f} ({min(ratios):.3f}-{max(ratios):.3f})"
               f" {st.median(r[c] for r in rs):>14.1f}/s {st.median(r[b] / r[c] for r in rs):>9.3f}")
     print(f"{t:>7} first token: cold {st.median(r['v_ttft_cold_ms'] for r in rs):.1f} ms "

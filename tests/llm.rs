@@ -852,3 +852,38 @@ fn a_keyed_prefix_with_rows_is_reused_exactly_and_only_while_its_key_holds() {
     let (text, _) = run(&mut e, &rows_a, 3);
     assert_eq!(text, ref_a);
 }
+
+/// `vista bench lm --ctx N`: the prompt and generation figures come from a context of the
+/// window asked for (llama.cpp's own rounding to 256 reported), the first-token figures from
+/// the assistant's window; a window too small for the measurement is a typed error before
+/// anything is decoded.
+#[test]
+fn bench_measures_in_the_window_asked_for() {
+    use vista::infer::llm::bench::{run_bench, LmBenchConfig};
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    let small = LmBenchConfig {
+        repeats: 1,
+        gen_tokens: 8,
+        n_ctx: 400,
+        ..LmBenchConfig::default()
+    };
+    let r = run_bench(&path, &small).unwrap();
+    assert_eq!(r.n_ctx, 512, "400 rounded up by llama.cpp");
+    assert!(r.prompt_tokens >= 325, "{}", r.prompt_tokens);
+    assert!(r.prompt_tok_per_s > 0.0 && r.gen_tok_per_s > 0.0, "{r:?}");
+    // The system turn alone is longer than this window: it was measured in the assistant's.
+    assert!(r.system_tokens + r.question_tokens > 512, "{r:?}");
+    assert!(r.ttft_cold_ms > 0.0 && r.ttft_prefix_ms > 0.0, "{r:?}");
+
+    let too_small = LmBenchConfig {
+        n_ctx: 256,
+        ..small
+    };
+    match run_bench(&path, &too_small) {
+        Err(LmError::ContextFull { needed, n_ctx, .. }) => {
+            assert_eq!((needed, n_ctx), (325 + 8, 256));
+        }
+        other => panic!("expected ContextFull, got {other:?}"),
+    }
+}

@@ -55,6 +55,11 @@ struct LmArgs {
     /// Repeats per measurement (medians reported).
     #[arg(long, default_value_t = 5)]
     repeats: usize,
+    /// Context window for the prompt and generation figures, tokens (default: the
+    /// assistant's; `--ctx 512` is the window `llama-bench` makes for a 325-token prompt and
+    /// 64 tokens generated after it).
+    #[arg(long)]
+    ctx: Option<u32>,
     /// Rounds: with `--compare`, the two models are measured alternately this many times.
     #[arg(long, default_value_t = 1)]
     rounds: usize,
@@ -100,6 +105,7 @@ fn print_report(r: &LmBenchReport) {
         "generate         {:.1} tok/s ({} tokens after the prompt)",
         r.gen_tok_per_s, r.gen_tokens
     );
+    println!("window           {} tokens (prompt and generate)", r.n_ctx);
     println!(
         "first token cold {:.0} ms ({} system + {} question tokens, empty cache)",
         r.ttft_cold_ms, r.system_tokens, r.question_tokens
@@ -283,6 +289,7 @@ fn run_lm(mut a: LmArgs) -> anyhow::Result<()> {
                 threads: a.threads,
                 repeats: a.repeats,
                 flash_attention: *f,
+                n_ctx: a.ctx.unwrap_or(LmBenchConfig::default().n_ctx),
                 ..LmBenchConfig::default()
             };
             let r = run_bench(p, &cfg).with_context(|| format!("benchmarking {}", p.display()))?;
