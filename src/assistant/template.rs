@@ -287,8 +287,22 @@ fn not_found(words: &[String]) -> TemplateAnswer {
     ))
 }
 
-fn where_is(words: &[String], state: &EnvironmentState) -> TemplateAnswer {
+/// The most confident sign at `door` (see [`super::goal::door_at_sign`]).
+fn sign_at_door<'a>(door: &Thing, state: &'a EnvironmentState) -> Option<&'a TextFact> {
+    state
+        .texts
+        .iter()
+        .filter(|x| super::goal::door_at_sign(door, x))
+        .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+}
+
+fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> TemplateAnswer {
     if let Some(t) = resolve(words, state) {
+        if t.kind == ThingKind::Door {
+            // A door is told by the sign at it, when one was read there.
+            let sign = sign_at_door(t, state);
+            return TemplateAnswer::known(vec![door_sentence(request, t, sign)]);
+        }
         return TemplateAnswer::known(vec![thing_sentence(t)]);
     }
     if let Some(x) = matching_text(words, state) {
@@ -535,6 +549,86 @@ fn ambient(state: &EnvironmentState) -> TemplateAnswer {
     }
 }
 
+/// The wearer's motion in words ("walking", "standing still"); `None` when unknown.
+fn motion_words(m: MotionState) -> Option<&'static str> {
+    match m {
+        MotionState::Unknown => None,
+        MotionState::Standing => Some("standing still"),
+        MotionState::Walking => Some("walking"),
+        MotionState::Turning => Some("turning"),
+        MotionState::StairsUp => Some("walking up stairs"),
+        MotionState::StairsDown => Some("walking down stairs"),
+    }
+}
+
+/// "Am I walking?", "Am I standing still?", "Did I just turn?": yes or no from the motion
+/// state, and what the wearer is doing. A question about a turn that is over is not
+/// answered no: the state holds the motion now, not what it was.
+fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
+    let m = state.motion.state;
+    let Some(now) = motion_words(m) else {
+        return TemplateAnswer::cannot("I can't tell yet how you are moving.".into());
+    };
+    let t = tokens(request);
+    let has = |ws: &[&str]| t.iter().any(|w| ws.contains(&w.as_str()));
+    let past = t.first().is_some_and(|w| w == "did" || w == "have");
+    let asked = if has(&["standing", "stand", "still", "stopped"]) {
+        Some(m == MotionState::Standing)
+    } else if has(&["turn", "turned", "turning"]) {
+        (m == MotionState::Turning || !past).then_some(m == MotionState::Turning)
+    } else if has(&["walking", "walk", "moving", "move"]) {
+        Some(m != MotionState::Standing)
+    } else {
+        None
+    };
+    let first = match asked {
+        Some(true) => format!("Yes, you are {now}."),
+        Some(false) => format!("No, you are {now}."),
+        None if past => format!("You are {now} now; I can't tell whether you turned before."),
+        None => format!("You are {now}."),
+    };
+    TemplateAnswer::known(vec![first])
+}
+
+/// "Is someone coming toward me?": the people perception tracks (moving people), nearest
+/// first; with none, says so and names what is in the way (a person standing still is
+/// measured as an obstacle, not as a person).
+fn people(state: &EnvironmentState) -> TemplateAnswer {
+    let persons = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| t.kind == ThingKind::Person)
+            .collect(),
+    );
+    if let Some(p) = persons.first() {
+        let mut s = format!(
+            "Yes. A person is moving at {}, {}",
+            clock(p.clock),
+            about_metres(p.distance_m)
+        );
+        if p.in_path {
+            s.push_str(", in your path");
+        }
+        s.push('.');
+        let mut out = vec![s];
+        if persons.len() > 1 {
+            out.push(format!("{} people are moving near you.", persons.len()));
+        }
+        return TemplateAnswer::known(out);
+    }
+    if no_evidence(state) {
+        return TemplateAnswer::cannot(
+            "I can't tell: nothing around you has been measured yet.".into(),
+        );
+    }
+    let mut out = vec!["I don't see anyone moving near you.".to_string()];
+    if let Some(t) = in_path_hazards(state).first() {
+        out.push(thing_sentence(t));
+    }
+    TemplateAnswer::known(out)
+}
+
 /// Answers `request` in `form` from `state` alone.
 pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAnswer {
     match form {
@@ -546,8 +640,10 @@ pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAn
             Intent::HeadHeight => head_height(state),
             Intent::Stairs => stairs(state),
             Intent::LookingAt => looking_at(state),
-            Intent::WhereIs(words) => where_is(&words, state),
+            Intent::WhereIs(words) => where_is(request, &words, state),
             Intent::AtGoal => at_goal(request, state),
+            Intent::Motion => motion(request, state),
+            Intent::People => people(state),
             Intent::Ahead => ahead(state),
         },
     }
