@@ -342,6 +342,30 @@ mod tests {
     }
 
     #[test]
+    fn equivalent_spoken_forms_are_the_fact() {
+        // Walking up stairs is climbing them; walking down them is not.
+        let f = "you are climbing stairs";
+        assert!(fact_present(f, "Yes. You are walking up stairs."));
+        assert!(fact_present(f, "You are climbing the stairs."));
+        assert!(!fact_present(f, "You are walking down stairs."));
+        assert!(!fact_present(f, "You are walking."));
+        // A doorway is where the door is; its numbers still bind.
+        let f = "the door is at 12 o'clock, about 4 m";
+        assert!(fact_present(
+            f,
+            "The doorway is at 12 o'clock, about 4 metres."
+        ));
+        assert!(!fact_present(
+            f,
+            "The doorway is at 3 o'clock, about 4 metres."
+        ));
+        assert!(!fact_present(
+            f,
+            "The wall is at 12 o'clock, about 4 metres."
+        ));
+    }
+
+    #[test]
     fn unsafe_phrases_and_negations() {
         let ins = vec![
             "walk straight ahead".to_string(),
