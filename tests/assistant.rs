@@ -437,6 +437,22 @@ fn templates_answer_motion_distance_and_people_questions() {
         say("Is someone coming toward me?", &s),
         "Yes. A person is moving at 12 o'clock, about 6 metres, in your path."
     );
+    // A label that says "at head height" is not followed by it again.
+    let mut h = EnvironmentState::empty(DeviceTime(0));
+    let mut branch = thing(
+        3,
+        ThingKind::Overhead,
+        "obstacle at head height",
+        12,
+        1.9,
+        true,
+    );
+    branch.height = Some(HeightBand::Head);
+    h.things.push(branch);
+    assert_eq!(
+        say("Is there anything at head height?", &h),
+        "Yes. The obstacle at head height is at 12 o'clock, 2 metres, in your path."
+    );
     // Every one of these passes the guard unchanged.
     let g = Guard::default();
     for (q, st) in [

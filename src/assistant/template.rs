@@ -66,7 +66,8 @@ pub fn thing_sentence(t: &Thing) -> String {
         clock(t.clock),
         about_metres(t.distance_m)
     );
-    if at_head(t) {
+    // Said once: a label that says it already ("obstacle at head height") is not repeated.
+    if at_head(t) && !t.label.contains("head height") {
         s.push_str(", at head height");
     }
     if t.in_path && is_hazard(t.kind) {
