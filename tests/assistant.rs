@@ -389,7 +389,7 @@ fn templates_answer_motion_distance_and_people_questions() {
     // A turn that may be over is not denied: the state holds the motion now.
     assert_eq!(
         say("Did I just turn?", &s),
-        "You are walking now; I can't tell whether you turned before."
+        "You are walking now. I can't tell whether you turned before."
     );
     s.motion.state = MotionState::Standing;
     assert_eq!(
@@ -425,6 +425,14 @@ fn templates_answer_motion_distance_and_people_questions() {
     assert_eq!(
         say("How far is the door now?", &d),
         "The door is at 12 o'clock, about 4 metres, under the sign \"ROOM 12\"."
+    );
+    // A sign at an unknown distance is not put over the nearer door.
+    d.things.retain(|t| t.id == 1);
+    d.texts[0].clock = ClockHour::new(1);
+    d.texts[0].distance_m = None;
+    assert_eq!(
+        say("How far is the door?", &d),
+        "The doorway is at 2 o'clock, 2.5 metres."
     );
     // People: a moving person is named; with none, says so and what is in the way.
     assert_eq!(

@@ -288,12 +288,14 @@ fn not_found(words: &[String]) -> TemplateAnswer {
     ))
 }
 
-/// The most confident sign at `door` (see [`super::goal::door_at_sign`]).
+/// The most confident sign at `door` (see [`super::goal::door_at_sign`]) whose distance
+/// is known: a sign in the door's direction at an unknown distance may hang over another
+/// door farther on.
 fn sign_at_door<'a>(door: &Thing, state: &'a EnvironmentState) -> Option<&'a TextFact> {
     state
         .texts
         .iter()
-        .filter(|x| super::goal::door_at_sign(door, x))
+        .filter(|x| x.distance_m.is_some() && super::goal::door_at_sign(door, x))
         .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
 }
 
@@ -585,10 +587,14 @@ fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let first = match asked {
         Some(true) => format!("Yes, you are {now}."),
         Some(false) => format!("No, you are {now}."),
-        None if past => format!("You are {now} now; I can't tell whether you turned before."),
+        None if past => format!("You are {now} now."),
         None => format!("You are {now}."),
     };
-    TemplateAnswer::known(vec![first])
+    let mut out = vec![first];
+    if asked.is_none() && past {
+        out.push("I can't tell whether you turned before.".into());
+    }
+    TemplateAnswer::known(out)
 }
 
 /// "Is someone coming toward me?": the people perception tracks (moving people), nearest
