@@ -437,7 +437,14 @@ fn templates_answer_motion_distance_and_people_questions() {
     // People: a moving person is named; with none, says so and what is in the way.
     assert_eq!(
         say("Is someone coming toward me?", &s),
-        "I don't see anyone moving near you. The bin is at 12 o'clock, 2.5 metres, in your path."
+        "I don't detect anyone moving. The bin is at 12 o'clock, 2.5 metres, in your path."
+    );
+    // What stands close beside is named (it may be a person standing or walking along).
+    s.things
+        .push(thing(8, ThingKind::Obstacle, "obstacle", 3, 0.8, false));
+    assert_eq!(
+        say("Is anyone walking with me?", &s),
+        "I don't detect anyone moving. The obstacle is at 3 o'clock, 1 metre."
     );
     s.things
         .push(thing(9, ThingKind::Person, "person moving", 12, 6.0, true));

@@ -597,6 +597,10 @@ fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     TemplateAnswer::known(out)
 }
 
+/// With no moving person, a thing this close is named (it may be a person standing),
+/// metres.
+pub const PEOPLE_CLOSE_M: f32 = 2.0;
+
 /// "Is someone coming toward me?": the people perception tracks (moving people), nearest
 /// first; with none, says so and names what is in the way (a person standing still is
 /// measured as an obstacle, not as a person).
@@ -629,8 +633,16 @@ fn people(state: &EnvironmentState) -> TemplateAnswer {
             "I can't tell: nothing around you has been measured yet.".into(),
         );
     }
-    let mut out = vec!["I don't see anyone moving near you.".to_string()];
-    if let Some(t) = in_path_hazards(state).first() {
+    // Perception tells people only by their motion: what stands close by may be one.
+    let mut out = vec!["I don't detect anyone moving.".to_string()];
+    let close = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| is_hazard(t.kind) && t.distance_m <= PEOPLE_CLOSE_M)
+            .collect(),
+    );
+    if let Some(t) = close.first().or(in_path_hazards(state).first()) {
         out.push(thing_sentence(t));
     }
     TemplateAnswer::known(out)
