@@ -90,7 +90,12 @@ pub fn classify(question: &str) -> Intent {
             return Intent::WhereIs(words);
         }
     }
-    if t.iter().any(|w| PEOPLE_WORDS.contains(&w.as_str())) {
+    // A yes-or-no question about people ("is someone …", "are people …"); counting them
+    // or describing them is an open question.
+    let yes_no = t
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "is" | "are" | "does" | "has"));
+    if yes_no && t.iter().any(|w| PEOPLE_WORDS.contains(&w.as_str())) {
         return Intent::People;
     }
     Intent::Ahead
@@ -178,5 +183,7 @@ mod tests {
         ] {
             assert_eq!(classify(q), Intent::People, "{q}");
         }
+        // Counting people is an open question, not yes or no.
+        assert_eq!(classify("How many people are here?"), Intent::Ahead);
     }
 }
