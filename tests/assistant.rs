@@ -452,6 +452,26 @@ fn templates_answer_motion_distance_and_people_questions() {
         say("Is someone coming toward me?", &s),
         "Yes. A person is moving at 12 o'clock, about 6 metres, in your path."
     );
+    // "Can I keep going?" with someone moving into the path, or a hazard close in it:
+    // "Wait." first; asked what is ahead, or with the hazard farther, no "wait".
+    let mut w = EnvironmentState::empty(DeviceTime(0));
+    w.things
+        .push(thing(9, ThingKind::Person, "person moving", 12, 2.5, true));
+    assert_eq!(
+        say("Can I keep going?", &w),
+        "Wait. The person moving is at 12 o'clock, 2.5 metres, in your path."
+    );
+    assert_eq!(
+        say("What is ahead?", &w),
+        "The person moving is at 12 o'clock, 2.5 metres, in your path."
+    );
+    w.things = vec![thing(7, ThingKind::Obstacle, "bin", 12, 4.0, true)];
+    assert_eq!(
+        say("Can I keep going?", &w),
+        "The bin is at 12 o'clock, about 4 metres, in your path."
+    );
+    w.things[0].distance_m = 1.0;
+    assert!(say("Is it safe to cross?", &w).starts_with("Wait. The bin"));
     // A label that says "at head height" is not followed by it again.
     let mut h = EnvironmentState::empty(DeviceTime(0));
     let mut branch = thing(
@@ -474,6 +494,7 @@ fn templates_answer_motion_distance_and_people_questions() {
         ("Is someone coming toward me?", &s),
         ("How far is the door now?", &d),
         ("Am I walking?", &s),
+        ("Can I keep going?", &w),
     ] {
         let a = answer(Form::Question, q, st);
         let checked = g.check_text(&a.text(), st, None);

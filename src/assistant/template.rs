@@ -314,7 +314,28 @@ fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> Templa
     not_found(words)
 }
 
-fn ahead(state: &EnvironmentState) -> TemplateAnswer {
+/// A hazard in the path this close makes "Can I keep going?" a "Wait.", metres.
+pub const WAIT_M: f32 = 1.5;
+
+/// Whether `question` asks leave to go on ("Can I keep going?", "Is it safe to cross?").
+fn asks_to_go(question: &str) -> bool {
+    let t = tokens(question);
+    let opens = t.get(..2).is_some_and(|w| {
+        matches!(
+            (w[0].as_str(), w[1].as_str()),
+            ("can", "i") | ("may", "i") | ("should", "i") | ("is", "it")
+        )
+    });
+    let go = t.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "go" | "going" | "keep" | "continue" | "walk" | "walking" | "cross" | "move" | "safe"
+        )
+    });
+    opens && go
+}
+
+fn ahead(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     if no_evidence(state) {
         return TemplateAnswer::cannot(
             "I can't tell what is ahead: nothing has been detected yet.".into(),
@@ -322,7 +343,17 @@ fn ahead(state: &EnvironmentState) -> TemplateAnswer {
     }
     let hazards = in_path_hazards(state);
     if !hazards.is_empty() {
-        return TemplateAnswer::known(hazards.iter().take(2).map(|t| thing_sentence(t)).collect());
+        let mut out: Vec<String> = hazards.iter().take(2).map(|t| thing_sentence(t)).collect();
+        // Asked whether to go on with something moving into the path, or close in it: the
+        // answer is to wait, said first.
+        let stop = hazards.iter().any(|t| {
+            matches!(t.kind, ThingKind::Person | ThingKind::Vehicle) || t.distance_m <= WAIT_M
+        });
+        if stop && asks_to_go(request) {
+            out.insert(0, "Wait.".into());
+            out.truncate(2);
+        }
+        return TemplateAnswer::known(out);
     }
     let mut out = Vec::new();
     if let Some(s) = path_clear_sentence(state) {
@@ -663,7 +694,7 @@ pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAn
             Intent::AtGoal => at_goal(request, state),
             Intent::Motion => motion(request, state),
             Intent::People => people(state),
-            Intent::Ahead => ahead(state),
+            Intent::Ahead => ahead(request, state),
         },
     }
 }
