@@ -366,6 +366,146 @@ fn templates_say_when_the_evidence_does_not_answer() {
     assert!(a.unanswerable && a.text().starts_with("I can't tell"));
 }
 
+/// Questions about the wearer's own motion, how far a thing is, and people are answered
+/// by templates from the state (they went to the model, or to "what is ahead", before).
+#[test]
+fn templates_answer_motion_distance_and_people_questions() {
+    use vista::assistant::lm_route::{route, Route};
+    use vista::state::MotionState;
+    let mut s = door_and_bin(0);
+    s.motion.state = MotionState::Walking;
+    for q in [
+        "Am I walking?",
+        "Am I standing still?",
+        "Did I just turn?",
+        "How far is the door?",
+        "Is someone coming toward me?",
+    ] {
+        assert_eq!(route(Form::Question, q), Route::Template, "{q}");
+    }
+    let say = |q: &str, st: &EnvironmentState| answer(Form::Question, q, st).text();
+    assert_eq!(say("Am I walking?", &s), "Yes, you are walking.");
+    assert_eq!(say("Am I standing still?", &s), "No, you are walking.");
+    // A turn that may be over is not denied: the state holds the motion now.
+    assert_eq!(
+        say("Did I just turn?", &s),
+        "You are walking now. I can't tell whether you turned before."
+    );
+    s.motion.state = MotionState::Standing;
+    assert_eq!(
+        say("Am I standing still?", &s),
+        "Yes, you are standing still."
+    );
+    s.motion.state = MotionState::Turning;
+    assert_eq!(say("Did I just turn?", &s), "Yes, you are turning.");
+    s.motion.state = MotionState::Unknown;
+    assert!(answer(Form::Question, "Am I walking?", &s).unanswerable);
+    // "How far is the door?": where the door is.
+    assert_eq!(
+        say("How far is the door?", &s),
+        "The exit door is at 2 o'clock, about 6 metres."
+    );
+    // Of two doorways, the one with the clearer evidence (lintel and jambs), and the sign
+    // read at it.
+    let mut d = EnvironmentState::empty(DeviceTime(0));
+    let mut gap = thing(1, ThingKind::Door, "doorway", 2, 2.4, false);
+    gap.confidence = 0.7;
+    d.things.push(gap);
+    d.things
+        .push(thing(2, ThingKind::Door, "doorway", 12, 4.0, false));
+    d.texts.push(TextFact {
+        text: "ROOM 12".into(),
+        confidence: 0.9,
+        clock: ClockHour::new(12),
+        distance_m: Some(3.9),
+        rgb_box: [0.0; 4],
+        gazed: false,
+        at: DeviceTime(0),
+    });
+    assert_eq!(
+        say("How far is the door now?", &d),
+        "The door is at 12 o'clock, about 4 metres, under the sign \"ROOM 12\"."
+    );
+    // A sign at an unknown distance is not put over the nearer door.
+    d.things.retain(|t| t.id == 1);
+    d.texts[0].clock = ClockHour::new(1);
+    d.texts[0].distance_m = None;
+    assert_eq!(
+        say("How far is the door?", &d),
+        "The doorway is at 2 o'clock, 2.5 metres."
+    );
+    // People: a moving person is named; with none, says so and what is in the way.
+    assert_eq!(
+        say("Is someone coming toward me?", &s),
+        "I don't detect anyone moving. The bin is at 12 o'clock, 2.5 metres, in your path."
+    );
+    // What stands close beside is named (it may be a person standing or walking along).
+    s.things
+        .push(thing(8, ThingKind::Obstacle, "obstacle", 3, 0.8, false));
+    assert_eq!(
+        say("Is anyone walking with me?", &s),
+        "I don't detect anyone moving. The obstacle is at 3 o'clock, 1 metre."
+    );
+    s.things
+        .push(thing(9, ThingKind::Person, "person moving", 12, 6.0, true));
+    assert_eq!(
+        say("Is someone coming toward me?", &s),
+        "Yes. A person is moving at 12 o'clock, about 6 metres, in your path."
+    );
+    // "Can I keep going?" with someone moving into the path, or a hazard close in it:
+    // "Wait." first; asked what is ahead, or with the hazard farther, no "wait".
+    let mut w = EnvironmentState::empty(DeviceTime(0));
+    w.things
+        .push(thing(9, ThingKind::Person, "person moving", 12, 2.5, true));
+    assert_eq!(
+        say("Can I keep going?", &w),
+        "Wait. The person moving is at 12 o'clock, 2.5 metres, in your path."
+    );
+    assert_eq!(
+        say("What is ahead?", &w),
+        "The person moving is at 12 o'clock, 2.5 metres, in your path."
+    );
+    w.things = vec![thing(7, ThingKind::Obstacle, "bin", 12, 4.0, true)];
+    assert_eq!(
+        say("Can I keep going?", &w),
+        "The bin is at 12 o'clock, about 4 metres, in your path."
+    );
+    w.things[0].distance_m = 1.0;
+    assert!(say("Is it safe to cross?", &w).starts_with("Wait. The bin"));
+    // A label that says "at head height" is not followed by it again.
+    let mut h = EnvironmentState::empty(DeviceTime(0));
+    let mut branch = thing(
+        3,
+        ThingKind::Overhead,
+        "obstacle at head height",
+        12,
+        1.9,
+        true,
+    );
+    branch.height = Some(HeightBand::Head);
+    h.things.push(branch);
+    assert_eq!(
+        say("Is there anything at head height?", &h),
+        "Yes. The obstacle at head height is at 12 o'clock, 2 metres, in your path."
+    );
+    // Every one of these passes the guard unchanged.
+    let g = Guard::default();
+    for (q, st) in [
+        ("Is someone coming toward me?", &s),
+        ("How far is the door now?", &d),
+        ("Am I walking?", &s),
+        ("Can I keep going?", &w),
+    ] {
+        let a = answer(Form::Question, q, st);
+        let checked = g.check_text(&a.text(), st, None);
+        assert!(
+            checked.interventions.is_empty(),
+            "{q}: {:?}",
+            checked.interventions
+        );
+    }
+}
+
 /// A generator that streams a fixed text word by word (and counts its calls).
 struct Scripted {
     text: String,

@@ -234,6 +234,14 @@ impl Engine {
     /// Answers `job` (blocking until generation ends).
     pub(crate) fn answer(&mut self, job: &Job) {
         let state = Arc::clone(&job.state);
+        log::debug!(
+            "request {} ({} \"{}\") answered from the state at {} ns:\n{}",
+            job.request_id,
+            job.request.form.name(),
+            job.request.text,
+            state.at.ns(),
+            super::render::render_state(&state)
+        );
         let target = target_of(&job.request, &state);
         let speaker = Arc::clone(&self.speaker);
         let mut speech = Speech {

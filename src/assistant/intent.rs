@@ -19,9 +19,30 @@ pub enum Intent {
     WhereIs(Vec<String>),
     /// "Am I at the exit?" / "Have I reached the door?"
     AtGoal,
+    /// "Am I walking?" / "Am I standing still?" / "Am I turning?": the wearer's own motion.
+    Motion,
+    /// "Is someone coming toward me?" / "Is anyone walking with me?": people nearby.
+    People,
     /// "What's ahead?" / "Is the path clear?" (also the default).
     Ahead,
 }
+
+/// Words that, asked about oneself ("am I …", "did I …"), ask about one's own motion.
+const MOTION_WORDS: &[&str] = &[
+    "walking", "walk", "moving", "move", "standing", "stand", "still", "stopped", "turn", "turned",
+    "turning",
+];
+
+/// How a question about oneself starts.
+const SELF_OPENINGS: &[[&str; 2]] = &[["am", "i"], ["did", "i"], ["was", "i"], ["have", "i"]];
+
+/// Words that ask about people.
+const PEOPLE_WORDS: &[&str] = &[
+    "someone", "somebody", "anyone", "anybody", "person", "people", "everyone",
+];
+
+/// Words of a "how far is …" question that do not name the thing.
+const DISTANCE_WORDS: &[&str] = &["far", "away", "distance", "close", "near"];
 
 /// Classifies a question.
 pub fn classify(question: &str) -> Intent {
@@ -44,6 +65,21 @@ pub fn classify(question: &str) -> Intent {
     if text.contains("am i at") || text.contains("have i reached") || text.contains("am i there") {
         return Intent::AtGoal;
     }
+    let about_self = SELF_OPENINGS
+        .iter()
+        .any(|o| t.get(..2).is_some_and(|w| w[0] == o[0] && w[1] == o[1]));
+    if about_self && t.iter().any(|w| MOTION_WORDS.contains(&w.as_str())) {
+        return Intent::Motion;
+    }
+    if t.first().is_some_and(|w| w == "how") && t.get(1).is_some_and(|w| w == "far") {
+        let words: Vec<String> = content_words(question)
+            .into_iter()
+            .filter(|w| !DISTANCE_WORDS.contains(&w.as_str()))
+            .collect();
+        if !words.is_empty() {
+            return Intent::WhereIs(words);
+        }
+    }
     if t.first()
         .is_some_and(|w| w == "where" || w == "where's" || w == "find")
         || text.contains("where is")
@@ -54,11 +90,26 @@ pub fn classify(question: &str) -> Intent {
             return Intent::WhereIs(words);
         }
     }
+    // A yes-or-no question about people ("is someone …", "are people …"); counting them
+    // or describing them is an open question.
+    let yes_no = t
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "is" | "are" | "does" | "has"));
+    if yes_no && t.iter().any(|w| PEOPLE_WORDS.contains(&w.as_str())) {
+        return Intent::People;
+    }
     Intent::Ahead
 }
 
+/// Confidence in tenths: two things named alike are told apart by a clear difference in
+/// evidence (a doorway with lintel and jambs over a gap in a wall), not by noise.
+fn confidence_tenths(t: &Thing) -> i32 {
+    (t.confidence * 10.0).round() as i32
+}
+
 /// The tracked thing that `words` name best: most words matched (labels and kind words),
-/// then nearest. `None` when no word names anything.
+/// then the clearer evidence ([`Thing::confidence`] in tenths), then nearest. `None` when
+/// no word names anything.
 pub fn resolve<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&'a Thing> {
     let mut best: Option<(&Thing, usize)> = None;
     for t in &state.things {
@@ -66,10 +117,13 @@ pub fn resolve<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&'a 
         if score == 0 {
             continue;
         }
+        let keep = |b: &Thing, s: usize| {
+            (s, confidence_tenths(b)) > (score, confidence_tenths(t))
+                || ((s, confidence_tenths(b)) == (score, confidence_tenths(t))
+                    && b.distance_m <= t.distance_m)
+        };
         best = match best {
-            Some((b, s)) if s > score || (s == score && b.distance_m <= t.distance_m) => {
-                Some((b, s))
-            }
+            Some((b, s)) if keep(b, s) => Some((b, s)),
             _ => Some((t, score)),
         };
     }
@@ -101,5 +155,35 @@ mod tests {
         );
         assert_eq!(classify("What is in front of me?"), Intent::Ahead);
         assert_eq!(classify("Am I at the exit?"), Intent::AtGoal);
+    }
+
+    #[test]
+    fn motion_distance_and_people_questions() {
+        // Asked about oneself: the wearer's motion (not the way ahead).
+        for q in ["Am I walking?", "Did I just turn?", "Am I standing still?"] {
+            assert_eq!(classify(q), Intent::Motion, "{q}");
+        }
+        // Stairs keep their own intent; "can I keep walking" asks about the way ahead.
+        assert_eq!(classify("Am I going up stairs?"), Intent::Stairs);
+        assert_eq!(classify("Can I keep walking?"), Intent::Ahead);
+        // "How far is X" asks where X is.
+        assert_eq!(
+            classify("How far is the door now?"),
+            Intent::WhereIs(vec!["door".into()])
+        );
+        assert_eq!(
+            classify("How far is the bench?"),
+            Intent::WhereIs(vec!["bench".into()])
+        );
+        for q in [
+            "Is someone coming toward me?",
+            "Is anyone walking with me?",
+            "Is someone in front of me?",
+            "Is someone waving at me?",
+        ] {
+            assert_eq!(classify(q), Intent::People, "{q}");
+        }
+        // Counting people is an open question, not yes or no.
+        assert_eq!(classify("How many people are here?"), Intent::Ahead);
     }
 }

@@ -66,7 +66,8 @@ pub fn thing_sentence(t: &Thing) -> String {
         clock(t.clock),
         about_metres(t.distance_m)
     );
-    if at_head(t) {
+    // Said once: a label that says it already ("obstacle at head height") is not repeated.
+    if at_head(t) && !t.label.contains("head height") {
         s.push_str(", at head height");
     }
     if t.in_path && is_hazard(t.kind) {
@@ -287,8 +288,24 @@ fn not_found(words: &[String]) -> TemplateAnswer {
     ))
 }
 
-fn where_is(words: &[String], state: &EnvironmentState) -> TemplateAnswer {
+/// The most confident sign at `door` (see [`super::goal::door_at_sign`]) whose distance
+/// is known: a sign in the door's direction at an unknown distance may hang over another
+/// door farther on.
+fn sign_at_door<'a>(door: &Thing, state: &'a EnvironmentState) -> Option<&'a TextFact> {
+    state
+        .texts
+        .iter()
+        .filter(|x| x.distance_m.is_some() && super::goal::door_at_sign(door, x))
+        .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+}
+
+fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> TemplateAnswer {
     if let Some(t) = resolve(words, state) {
+        if t.kind == ThingKind::Door {
+            // A door is told by the sign at it, when one was read there.
+            let sign = sign_at_door(t, state);
+            return TemplateAnswer::known(vec![door_sentence(request, t, sign)]);
+        }
         return TemplateAnswer::known(vec![thing_sentence(t)]);
     }
     if let Some(x) = matching_text(words, state) {
@@ -297,7 +314,28 @@ fn where_is(words: &[String], state: &EnvironmentState) -> TemplateAnswer {
     not_found(words)
 }
 
-fn ahead(state: &EnvironmentState) -> TemplateAnswer {
+/// A hazard in the path this close makes "Can I keep going?" a "Wait.", metres.
+pub const WAIT_M: f32 = 1.5;
+
+/// Whether `question` asks leave to go on ("Can I keep going?", "Is it safe to cross?").
+fn asks_to_go(question: &str) -> bool {
+    let t = tokens(question);
+    let opens = t.get(..2).is_some_and(|w| {
+        matches!(
+            (w[0].as_str(), w[1].as_str()),
+            ("can", "i") | ("may", "i") | ("should", "i") | ("is", "it")
+        )
+    });
+    let go = t.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "go" | "going" | "keep" | "continue" | "walk" | "walking" | "cross" | "move" | "safe"
+        )
+    });
+    opens && go
+}
+
+fn ahead(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     if no_evidence(state) {
         return TemplateAnswer::cannot(
             "I can't tell what is ahead: nothing has been detected yet.".into(),
@@ -305,7 +343,17 @@ fn ahead(state: &EnvironmentState) -> TemplateAnswer {
     }
     let hazards = in_path_hazards(state);
     if !hazards.is_empty() {
-        return TemplateAnswer::known(hazards.iter().take(2).map(|t| thing_sentence(t)).collect());
+        let mut out: Vec<String> = hazards.iter().take(2).map(|t| thing_sentence(t)).collect();
+        // Asked whether to go on with something moving into the path, or close in it: the
+        // answer is to wait, said first.
+        let stop = hazards.iter().any(|t| {
+            matches!(t.kind, ThingKind::Person | ThingKind::Vehicle) || t.distance_m <= WAIT_M
+        });
+        if stop && asks_to_go(request) {
+            out.insert(0, "Wait.".into());
+            out.truncate(2);
+        }
+        return TemplateAnswer::known(out);
     }
     let mut out = Vec::new();
     if let Some(s) = path_clear_sentence(state) {
@@ -535,6 +583,102 @@ fn ambient(state: &EnvironmentState) -> TemplateAnswer {
     }
 }
 
+/// The wearer's motion in words ("walking", "standing still"); `None` when unknown.
+fn motion_words(m: MotionState) -> Option<&'static str> {
+    match m {
+        MotionState::Unknown => None,
+        MotionState::Standing => Some("standing still"),
+        MotionState::Walking => Some("walking"),
+        MotionState::Turning => Some("turning"),
+        MotionState::StairsUp => Some("walking up stairs"),
+        MotionState::StairsDown => Some("walking down stairs"),
+    }
+}
+
+/// "Am I walking?", "Am I standing still?", "Did I just turn?": yes or no from the motion
+/// state, and what the wearer is doing. A question about a turn that is over is not
+/// answered no: the state holds the motion now, not what it was.
+fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
+    let m = state.motion.state;
+    let Some(now) = motion_words(m) else {
+        return TemplateAnswer::cannot("I can't tell yet how you are moving.".into());
+    };
+    let t = tokens(request);
+    let has = |ws: &[&str]| t.iter().any(|w| ws.contains(&w.as_str()));
+    let past = t.first().is_some_and(|w| w == "did" || w == "have");
+    let asked = if has(&["standing", "stand", "still", "stopped"]) {
+        Some(m == MotionState::Standing)
+    } else if has(&["turn", "turned", "turning"]) {
+        (m == MotionState::Turning || !past).then_some(m == MotionState::Turning)
+    } else if has(&["walking", "walk", "moving", "move"]) {
+        Some(m != MotionState::Standing)
+    } else {
+        None
+    };
+    let first = match asked {
+        Some(true) => format!("Yes, you are {now}."),
+        Some(false) => format!("No, you are {now}."),
+        None if past => format!("You are {now} now."),
+        None => format!("You are {now}."),
+    };
+    let mut out = vec![first];
+    if asked.is_none() && past {
+        out.push("I can't tell whether you turned before.".into());
+    }
+    TemplateAnswer::known(out)
+}
+
+/// With no moving person, a thing this close is named (it may be a person standing),
+/// metres.
+pub const PEOPLE_CLOSE_M: f32 = 2.0;
+
+/// "Is someone coming toward me?": the people perception tracks (moving people), nearest
+/// first; with none, says so and names what is in the way (a person standing still is
+/// measured as an obstacle, not as a person).
+fn people(state: &EnvironmentState) -> TemplateAnswer {
+    let persons = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| t.kind == ThingKind::Person)
+            .collect(),
+    );
+    if let Some(p) = persons.first() {
+        let mut s = format!(
+            "Yes. A person is moving at {}, {}",
+            clock(p.clock),
+            about_metres(p.distance_m)
+        );
+        if p.in_path {
+            s.push_str(", in your path");
+        }
+        s.push('.');
+        let mut out = vec![s];
+        if persons.len() > 1 {
+            out.push(format!("{} people are moving near you.", persons.len()));
+        }
+        return TemplateAnswer::known(out);
+    }
+    if no_evidence(state) {
+        return TemplateAnswer::cannot(
+            "I can't tell: nothing around you has been measured yet.".into(),
+        );
+    }
+    // Perception tells people only by their motion: what stands close by may be one.
+    let mut out = vec!["I don't detect anyone moving.".to_string()];
+    let close = by_distance(
+        state
+            .things
+            .iter()
+            .filter(|t| is_hazard(t.kind) && t.distance_m <= PEOPLE_CLOSE_M)
+            .collect(),
+    );
+    if let Some(t) = close.first().or(in_path_hazards(state).first()) {
+        out.push(thing_sentence(t));
+    }
+    TemplateAnswer::known(out)
+}
+
 /// Answers `request` in `form` from `state` alone.
 pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAnswer {
     match form {
@@ -546,9 +690,11 @@ pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAn
             Intent::HeadHeight => head_height(state),
             Intent::Stairs => stairs(state),
             Intent::LookingAt => looking_at(state),
-            Intent::WhereIs(words) => where_is(&words, state),
+            Intent::WhereIs(words) => where_is(request, &words, state),
             Intent::AtGoal => at_goal(request, state),
-            Intent::Ahead => ahead(state),
+            Intent::Motion => motion(request, state),
+            Intent::People => people(state),
+            Intent::Ahead => ahead(request, state),
         },
     }
 }

@@ -103,6 +103,21 @@ fn contains_exact(hay: &str, needle: &str) -> bool {
         .any(|(i, m)| !alnum_before(i) && !alnum_after(i + m.len()))
 }
 
+/// Whether `word` occurs in `stems` not negated: one of the two words before it is not a
+/// word of [`NEGATIONS`] ("you are not standing still" does not say "standing still").
+/// A fact that is itself negated (`negated_fact`) takes any occurrence.
+fn said_plainly(stems: &[String], word: &str, negated_fact: bool) -> bool {
+    stems.iter().enumerate().any(|(i, s)| {
+        s == word
+            && (negated_fact
+                || !stems
+                    .get(i.saturating_sub(2)..i)
+                    .unwrap_or(&[])
+                    .iter()
+                    .any(|b| NEGATIONS.contains(&b.as_str())))
+    })
+}
+
 /// Whether `answer` contains `fact`: some scope of the answer (each sentence when the fact
 /// has a clock hour or a distance, so numbers bind to their subject; else the whole answer)
 /// holds every quoted string of the fact (case/space-folded, whole), every content word
@@ -113,6 +128,7 @@ pub fn fact_present(fact: &str, answer: &str) -> bool {
     let clocks = clock_hours(fact);
     let dists = distances_m(fact);
     let content = content_words(fact);
+    let negated_fact = words(fact).iter().any(|w| NEGATIONS.contains(&w.as_str()));
     let scopes = if clocks.is_empty() && dists.is_empty() {
         vec![answer.to_string()]
     } else {
@@ -125,7 +141,7 @@ pub fn fact_present(fact: &str, answer: &str) -> bool {
         let said_dists = distances_m(s);
         quotes.iter().all(|q| contains_exact(&folded, q))
             && content.iter().all(|w| {
-                stems.contains(w)
+                said_plainly(&stems, w, negated_fact)
                     || (w == "ahead" && said_clocks.iter().any(|&h| clock_difference(h, 12) <= 1))
             })
             && clocks
@@ -338,6 +354,46 @@ mod tests {
         assert!(!fact_present(
             f,
             "A cardboard box is on the floor at 3 o'clock."
+        ));
+    }
+
+    #[test]
+    fn a_fact_said_negated_is_not_present() {
+        let f = "you are standing still";
+        assert!(fact_present(f, "Yes, you are standing still."));
+        assert!(!fact_present(
+            f,
+            "No, you are not standing still. You are moving."
+        ));
+        assert!(!fact_present(
+            "the door is straight ahead",
+            "No door is straight ahead."
+        ));
+        // A negated fact is matched as said.
+        assert!(fact_present("do not cross", "Do not cross yet."));
+    }
+
+    #[test]
+    fn equivalent_spoken_forms_are_the_fact() {
+        // Walking up stairs is climbing them; walking down them is not.
+        let f = "you are climbing stairs";
+        assert!(fact_present(f, "Yes. You are walking up stairs."));
+        assert!(fact_present(f, "You are climbing the stairs."));
+        assert!(!fact_present(f, "You are walking down stairs."));
+        assert!(!fact_present(f, "You are walking."));
+        // A doorway is where the door is; its numbers still bind.
+        let f = "the door is at 12 o'clock, about 4 m";
+        assert!(fact_present(
+            f,
+            "The doorway is at 12 o'clock, about 4 metres."
+        ));
+        assert!(!fact_present(
+            f,
+            "The doorway is at 3 o'clock, about 4 metres."
+        ));
+        assert!(!fact_present(
+            f,
+            "The wall is at 12 o'clock, about 4 metres."
         ));
     }
 

@@ -203,17 +203,61 @@ pub fn distances_m(s: &str) -> Vec<f64> {
 }
 
 fn stem(w: &str) -> &str {
-    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
+    let w = if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
         w.get(..w.len() - 1).unwrap_or(w)
     } else {
         w
+    };
+    // The same thing said in another word.
+    match w {
+        "doorway" => "door",
+        "climbing" | "climb" => "climb",
+        _ => w,
     }
 }
 
-/// The content words of `s` (stemmed): its words outside quotes, less stop words, numbers,
-/// units, `oclock` and the `straight ahead` phrase.
+/// Spoken phrases that say what one word of a fact says: walking up or going up stairs is
+/// climbing them. Applied to fact and answer alike (before [`stem`]), so either form
+/// matches the other.
+const PHRASES: &[(&[&str], &str)] = &[
+    (&["walking", "up"], "climb"),
+    (&["going", "up"], "climb"),
+    (&["walk", "up"], "climb"),
+    (&["go", "up"], "climb"),
+    (&["goes", "up"], "climb"),
+    (&["walks", "up"], "climb"),
+];
+
+/// `words` with every phrase of [`PHRASES`] replaced by its word.
+fn join_phrases(words: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let hit = PHRASES.iter().find(|(p, _)| {
+            words
+                .get(i..i + p.len())
+                .is_some_and(|w| w.iter().zip(p.iter()).all(|(a, b)| a == b))
+        });
+        match hit {
+            Some((p, w)) => {
+                out.push((*w).to_string());
+                i += p.len();
+            }
+            None => {
+                if let Some(w) = words.get(i) {
+                    out.push(w.clone());
+                }
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The content words of `s` (stemmed, phrases of one meaning joined): its words outside
+/// quotes, less stop words, numbers, units, `oclock` and the `straight ahead` phrase.
 pub fn content_words(s: &str) -> Vec<String> {
-    let w = words(&without_quotes(s));
+    let w = join_phrases(words(&without_quotes(s)));
     let mut out = Vec::new();
     let mut skip_next = false;
     for (i, word) in w.iter().enumerate() {
@@ -236,9 +280,12 @@ pub fn content_words(s: &str) -> Vec<String> {
     out
 }
 
-/// The stemmed words of `s` (to look content words up in).
+/// The stemmed words of `s`, phrases of one meaning joined (to look content words up in).
 pub fn stemmed_words(s: &str) -> Vec<String> {
-    words(s).iter().map(|w| stem(w).to_string()).collect()
+    join_phrases(words(s))
+        .iter()
+        .map(|w| stem(w).to_string())
+        .collect()
 }
 
 /// Sentences of `s`: split after `.`, `!`, `?`, `;` and line breaks (a `.` between digits
@@ -335,6 +382,28 @@ mod tests {
             ["metal", "pole", "path"]
         );
         assert_eq!(content_words("the sign says \"Platform 3\""), ["sign"]);
+    }
+
+    #[test]
+    fn equivalent_spoken_forms_match_one_word() {
+        // Climbing stairs is walking or going up them; a doorway is a door.
+        assert_eq!(content_words("you are climbing stairs"), ["climb", "stair"]);
+        assert_eq!(
+            stemmed_words("Yes. You are walking up stairs."),
+            ["yes", "you", "are", "climb", "stair"]
+        );
+        assert_eq!(
+            content_words("stairs going up ahead"),
+            ["stair", "climb", "ahead"]
+        );
+        assert_eq!(
+            stemmed_words("The doorway is here"),
+            ["the", "door", "is", "here"]
+        );
+        // Stop words are still told before stemming ("this" is not a content word).
+        assert_eq!(content_words("this door"), ["door"]);
+        // "Up" alone is no climb.
+        assert!(!stemmed_words("Look up at the sign").contains(&"climb".to_string()));
     }
 
     #[test]
