@@ -1502,3 +1502,102 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
         "{t:?}"
     );
 }
+
+/// One lock-step run: an alert at 1.0 s (about 2 s of audio), a goal at 1.05 s answered at
+/// once and queued behind it, a second alert at 1.5 s (the alert before it still speaking).
+/// Returns the decisions and the transcript.
+fn lockstep_answer_behind_two_alerts(
+    dir: &Path,
+) -> (
+    Vec<vista::state::Decision>,
+    Vec<vista::speech::transcript::TranscriptEntry>,
+) {
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
+    let speech = start_session_speech(
+        dir,
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir, AssistantMode::LockStep),
+        speech.speaker,
+        None,
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_scripted(vec![goal(S + 50_000_000, 0)]);
+    for i in 0..=40 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        if at == S {
+            a.on_hazard(&pole_hazard(at));
+        }
+        if at == S + 500_000_000 {
+            let mut second = pole_hazard(at);
+            second.thing = thing(9, ThingKind::Person, "person moving", 11, 1.5, true);
+            a.on_hazard(&second);
+        }
+        a.on_state(&Arc::new(door_and_bin(at)), now);
+    }
+    a.finish();
+    (
+        read_decisions(&dir.join("decisions.jsonl")).unwrap(),
+        read_transcript(&dir.join("transcript.jsonl")).unwrap(),
+    )
+}
+
+/// Lock-step replay answers inline, and its answers, too, are withdrawn by an alert that
+/// comes before any of their audio played, and answered again after it — deterministically
+/// (the speaker places the alert before the assistant asks what was heard). Before, an
+/// inline answer was not tracked at all: find_exit's "Can I keep going?" and four other
+/// scenario questions were cleared from the speaker's queue unheard and never answered.
+#[test]
+fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let (d, t) = lockstep_answer_behind_two_alerts(dirs[0].path());
+    let goals: Vec<_> = d
+        .iter()
+        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "goal"))
+        .collect();
+    assert_eq!(goals.len(), 2, "{d:?}");
+    // The first answer rests on the state at 1.1 s, the second on the one after the
+    // second alert.
+    assert_eq!(goals[0].state_at_ns, S + 100_000_000);
+    assert_eq!(goals[1].state_at_ns, S + 500_000_000);
+    let answers: Vec<_> = t
+        .iter()
+        .filter(|e| e.priority == Priority::Answer)
+        .collect();
+    // The first was cleared from the queue by the second alert; the second is heard whole.
+    assert!(
+        answers
+            .iter()
+            .filter(|e| e.request_id == goals[0].request_id)
+            .all(|e| e.dropped.is_some()),
+        "{t:?}"
+    );
+    let heard: Vec<_> = answers
+        .iter()
+        .filter(|e| e.dropped.is_none() && !e.interrupted)
+        .map(|e| e.request_id)
+        .collect();
+    assert!(
+        !heard.is_empty() && heard.iter().all(|&id| id == goals[1].request_id),
+        "{t:?}"
+    );
+    // The same run again: the same decisions, and every utterance decided and dropped
+    // alike (not the audio's length after a cut: see `lock_step_runs_are_deterministic`).
+    let (d2, t2) = lockstep_answer_behind_two_alerts(dirs[1].path());
+    assert_eq!(format!("{d:?}"), format!("{d2:?}"));
+    let key = |t: &[vista::speech::transcript::TranscriptEntry]| -> Vec<_> {
+        t.iter()
+            .map(|e| {
+                let heard = e.dropped.is_none() && !e.interrupted;
+                (e.text.clone(), e.request_id, e.decided_ns, heard)
+            })
+            .collect()
+    };
+    assert_eq!(key(&t), key(&t2));
+}

@@ -389,6 +389,13 @@ impl Assistant {
     /// anyway).
     fn cancel_in_flight(&mut self) {
         let speaker = self.speaker.clone();
+        if let (Answering::Inline(_), Some(s), false) =
+            (&self.answering, &speaker, self.in_flight.is_empty())
+        {
+            // Lock step: the speaker thread places the alert (committing the audio before
+            // it) before what was heard is asked, so the answer is the same on every run.
+            s.sync();
+        }
         for f in self.in_flight.drain(..) {
             let heard = speaker
                 .as_ref()
@@ -480,26 +487,36 @@ impl Assistant {
             phase: Arc::clone(&phase),
             text_read,
         };
-        match &mut self.answering {
-            Answering::Inline(engine) => engine.answer(&job),
+        let sent = match &mut self.answering {
+            // Lock step: answered and handed to the speaker now; an alert before its audio
+            // plays still withdraws it (as in real time), so it is tracked too.
+            Answering::Inline(engine) => {
+                engine.answer(&job);
+                true
+            }
             Answering::Thread { tx: Some(tx), .. } => match tx.try_send(job) {
-                Ok(()) => {
-                    self.in_flight.push_back(InFlight {
-                        cancel,
-                        phase,
-                        request_id,
-                        request: kept,
-                        text_read: kept_read,
-                    });
-                    while self.in_flight.len() > self.config.answer_queue.max(1) + 1 {
-                        self.in_flight.pop_front();
-                    }
-                }
+                Ok(()) => true,
                 Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
                     bump(&self.counters.dropped_requests);
+                    false
                 }
             },
-            Answering::Thread { tx: None, .. } => bump(&self.counters.dropped_requests),
+            Answering::Thread { tx: None, .. } => {
+                bump(&self.counters.dropped_requests);
+                false
+            }
+        };
+        if sent {
+            self.in_flight.push_back(InFlight {
+                cancel,
+                phase,
+                request_id,
+                request: kept,
+                text_read: kept_read,
+            });
+            while self.in_flight.len() > self.config.answer_queue.max(1) + 1 {
+                self.in_flight.pop_front();
+            }
         }
     }
 }

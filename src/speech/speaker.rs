@@ -134,6 +134,8 @@ pub struct SpeakerReport {
 
 enum Msg {
     Say(Utterance),
+    /// Answered once everything sent before it was handled ([`Speaker::sync`]).
+    Sync(Sender<()>),
     Finish(Option<HostTime>),
 }
 
@@ -262,6 +264,17 @@ impl Speaker {
 }
 
 impl Speaker {
+    /// Returns once the speaker thread has handled every utterance said before: on a
+    /// virtual clock (lock-step replay) the audio up to the newest utterance's decision time
+    /// is then committed, so [`Self::answer_heard`] is exact and the same on every run.
+    /// Returns at once if the speaker thread has stopped.
+    pub fn sync(&self) {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        if self.tx.send(Msg::Sync(tx)).is_ok() {
+            let _ = rx.recv();
+        }
+    }
+
     /// Whether any audio of answer `request_id` (or of a newer answer: answers are spoken
     /// in request order, a newer one supersedes an older) has reached the sink: the wearer
     /// has begun to hear it.
@@ -406,6 +419,9 @@ impl Worker {
                         .advance(tl.index_of(u.decided), 0, synth, &mut self.out);
                     self.scheduler.push(u, &mut self.out);
                 }
+                Some(Msg::Sync(done)) => {
+                    let _ = done.send(());
+                }
                 Some(Msg::Finish(e)) => {
                     end = e;
                     break;
@@ -454,6 +470,9 @@ impl Worker {
                     Msg::Say(u) => {
                         self.received(&u);
                         self.scheduler.push(u, &mut self.out);
+                    }
+                    Msg::Sync(done) => {
+                        let _ = done.send(());
                     }
                     Msg::Finish(e) => finishing = Some(e),
                 }
