@@ -134,3 +134,62 @@ fn the_imu_pose_holds_gravity_follows_turns_and_covers_the_walk() {
         "walked {est_len:.1} m vs {true_len:.1} m"
     );
 }
+
+#[test]
+fn a_replay_without_mps_streams_leaves_the_point_map_of_another_frame_out() {
+    // read_sign replayed as live input sees it (`--recorded-only`: no trajectory, so the
+    // pose is derived from the IMU, at the origin facing +x at height 0). The session's
+    // semi-dense map is in the MPS trajectory's frame: used beside the derived pose, the
+    // floor stood at eye height around the head, "Head height obstacle, 11 o'clock, 0.5
+    // metres" walked along with the wearer (a false alert) and the wall ahead was never
+    // alerted. Without the map, depth alone shows the wall.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s");
+    let out = dir.path().join("o");
+    let sc = find_scenario(&root.join("scenarios"), "read_sign").unwrap();
+    let opts = SynthOptions {
+        rgb_fps: Some(0.0),
+        ..SynthOptions::default()
+    };
+    write_session(&sc, &session, &opts).unwrap();
+    let vista = env!("CARGO_BIN_EXE_vista");
+    let run = std::process::Command::new(vista)
+        .arg("replay")
+        .arg(&session)
+        .args([
+            "--asap",
+            "--no-ocr",
+            "--no-lm",
+            "-q",
+            "--recorded-only",
+            "--speak",
+        ])
+        .arg(&out)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let score = std::process::Command::new(vista)
+        .arg("score")
+        .arg(&session)
+        .arg(&out)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&score.stdout).unwrap();
+    let m = &v["score"]["summary"];
+    let alerts: Vec<&str> = v["score"]["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["text"].as_str())
+        .collect();
+    assert_eq!(m["false_alerts"], 0, "{alerts:?}");
+    assert_eq!(m["hazards_relevant"], 1, "{m}");
+    assert_eq!(m["hazards_caught"], 1, "{alerts:?}");
+}

@@ -139,7 +139,11 @@ pub struct SpeakInputs {
 
 impl SpeakInputs {
     /// Marks the run to derive the device pose from the IMU when `streams` lack one (and
-    /// have the IMU): the stream is listed and a note says so.
+    /// have the IMU): the stream is listed and a note says so. A semi-dense point map (a
+    /// replay of a session with MPS, `--recorded-only`) is then not used: its points are
+    /// in the MPS trajectory's world frame, not in the derived pose's (which starts at the
+    /// origin, facing +x, at height 0): the floor 1.6 m below the real eyes stood at eye
+    /// height beside the derived head, an "obstacle at head height" that walked along.
     pub fn derive_pose_if_missing(&mut self) {
         use vista::source::inertial::InertialPoseSource;
         if InertialPoseSource::needed(&self.streams) {
@@ -150,6 +154,13 @@ impl SpeakInputs {
                  position by counted steps; it drifts, and height is not tracked)"
                     .to_string(),
             );
+            if self.perception.points.take().is_some() {
+                self.perception.notes.push(
+                    "the semi-dense point map is in the MPS trajectory's frame, not the \
+                     IMU-derived pose's: not used"
+                        .to_string(),
+                );
+            }
         }
     }
 }

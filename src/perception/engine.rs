@@ -10,6 +10,7 @@ use std::sync::Arc;
 use nalgebra::Vector3;
 
 use super::config::PerceptionConfig;
+use super::corridor_margin::sure_half_width_m;
 use super::elevation::{standard_altitude_m, HeightHistory, CHANGE_SPAN_NS};
 use super::gaze::{gaze_ray, GazeRay};
 use super::geom::{bearing_and_distance, wrap_deg, yaw_of};
@@ -503,13 +504,14 @@ impl Perception {
                         .filter(|(_, ap)| ap.in_path)
                         .map(|(th, ap)| {
                             format!(
-                                "#{} {} {:.2}m ahead {:.2} ttc {:?} appr {}",
+                                "#{} {} {:.2}m ahead {:.2} ttc {:?} appr {} sure {}",
                                 th.id,
                                 th.label,
                                 th.distance_m,
                                 ap.distance_m,
                                 ap.ttc_s,
-                                ap.approaching
+                                ap.approaching,
+                                ap.sure
                             )
                         })
                         .collect();
@@ -682,11 +684,12 @@ impl Perception {
             }
         };
         let approaching = super::hazards::is_approaching(closing);
-        let static_approach = |in_path: bool, ahead: f32| Approach {
+        let static_approach = |in_path: bool, ahead: f32, sure: bool| Approach {
             in_path,
             distance_m: ahead,
             ttc_s: super::hazards::time_to_contact_s(ahead, closing).filter(|_| in_path),
             approaching,
+            sure: in_path && sure,
         };
         for (cl, tr) in view.clusters.iter().zip(&ids) {
             if tr.id == 0 {
@@ -709,11 +712,22 @@ impl Perception {
                     conflict.is_some(),
                     conf,
                 );
+                // Surely in the path: its points surely in the corridor now (as for
+                // anything standing), or its path entering the narrowed corridor from
+                // outside it. A cluster of depth points at the corridor's edge whose
+                // centroid wanders as points come and go (a door jamb 4.5 m ahead, its
+                // depth 0.4 m short) reads as a slow "person" already within reach of the
+                // corridor, and is no surer than the jamb it is.
+                let sure = conflict.is_some()
+                    && (cl.sure
+                        || predict_sure_conflict(c, cl.centroid_m, v, wearer_v)
+                            .is_some_and(|dt| dt > 0.0));
                 let ap = Approach {
                     in_path: conflict.is_some(),
                     distance_m: cl.ahead_m.unwrap_or(cl.distance_m),
                     ttc_s: conflict,
                     approaching: conflict.is_some(),
+                    sure,
                 };
                 out.push((th, ap));
                 continue;
@@ -737,7 +751,7 @@ impl Perception {
                 cl.in_path,
                 conf,
             );
-            let ap = static_approach(cl.in_path, cl.ahead_m.unwrap_or(cl.distance_m));
+            let ap = static_approach(cl.in_path, cl.ahead_m.unwrap_or(cl.distance_m), cl.sure);
             out.push((th, ap));
         }
         for (e, tr) in view.edges.iter().zip(ids.iter().skip(view.clusters.len())) {
@@ -761,7 +775,8 @@ impl Perception {
                 true,
                 conf,
             );
-            out.push((th, static_approach(true, e.along_m)));
+            // An edge is found on the corridor's centre line: surely in it.
+            out.push((th, static_approach(true, e.along_m, true)));
         }
         out
     }
@@ -825,6 +840,28 @@ pub fn predict_conflict(
     v_mps: [f32; 2],
     wearer_mps: [f32; 2],
 ) -> Option<f32> {
+    conflict_within(c, p_m, v_mps, wearer_mps, false)
+}
+
+/// Like [`predict_conflict`], into the corridor narrowed by the walking direction's
+/// uncertainty at each predicted distance ([`super::corridor_margin::sure_half_width_m`]):
+/// when the thing enters the corridor surely.
+pub fn predict_sure_conflict(
+    c: &Corridor,
+    p_m: [f32; 3],
+    v_mps: [f32; 2],
+    wearer_mps: [f32; 2],
+) -> Option<f32> {
+    conflict_within(c, p_m, v_mps, wearer_mps, true)
+}
+
+fn conflict_within(
+    c: &Corridor,
+    p_m: [f32; 3],
+    v_mps: [f32; 2],
+    wearer_mps: [f32; 2],
+    sure: bool,
+) -> Option<f32> {
     let rel = [v_mps[0] - wearer_mps[0], v_mps[1] - wearer_mps[1]];
     let (dx, dy) = (p_m[0] - c.head_m[0], p_m[1] - c.head_m[1]);
     let standing = wearer_mps[0].hypot(wearer_mps[1]) < MIN_CLOSING_MPS;
@@ -832,13 +869,19 @@ pub fn predict_conflict(
         return None;
     }
     let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
-    let reach = c.width_m / 2.0 + PERSON_RADIUS_M;
+    let half = c.width_m / 2.0;
     let steps = (PREDICT_S / PREDICT_STEP_S).round() as usize;
     (0..=steps).find_map(|i| {
         let dt = i as f32 * PREDICT_STEP_S;
         let (qx, qy) = (dx + rel[0] * dt, dy + rel[1] * dt);
         let along = qx * cs + qy * sn;
         let lat = -qx * sn + qy * cs;
+        let half = if sure {
+            sure_half_width_m(half, along)
+        } else {
+            half
+        };
+        let reach = half + PERSON_RADIUS_M;
         (lat.abs() <= reach && along > 0.0 && along - PERSON_RADIUS_M <= c.range_m).then_some(dt)
     })
 }

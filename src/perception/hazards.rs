@@ -60,6 +60,14 @@ pub struct Approach {
     /// Whether it is being closed in on (the wearer walks toward it, or it moves toward
     /// the corridor).
     pub approaching: bool,
+    /// Whether it is (or enters) the corridor surely: within the corridor narrowed by the
+    /// walking direction's uncertainty at its distance
+    /// ([`super::corridor_margin::surely_within`]). Only such a thing is alerted from
+    /// beyond the alert distance: farther out, a thing at the corridor's edge (the jamb
+    /// beside a doorway walked through) is in it on some strides and not on others, and
+    /// whether the wearer will meet it is not known yet. Within the alert distance the
+    /// corridor counts as it is.
+    pub sure: bool,
 }
 
 /// Decides which things need an alert now.
@@ -112,6 +120,7 @@ impl HazardGate {
                     None
                 },
                 approaching: is_approaching(closing_mps),
+                sure: th.in_path,
             })
             .collect();
         self.update_approaches(t_ns, things, &approaches)
@@ -146,14 +155,17 @@ impl HazardGate {
                 distance_m: th.distance_m,
                 ttc_s: None,
                 approaching: false,
+                sure: false,
             });
             let ttc = if ap.in_path { ap.ttc_s } else { None };
             // Within the alert distance counts only while it is being approached: someone
             // standing and turning their head towards a wall 2 m away is not about to walk
-            // into it; the alert comes when they set off.
+            // into it; the alert comes when they set off. From farther (by time to
+            // contact), only what is surely in the corridor.
             let close = ap.in_path
                 && ((ap.approaching && ap.distance_m <= c.alert_distance_m)
-                    || (ttc.is_some_and(|s| s <= c.alert_ttc_s)
+                    || (ap.sure
+                        && ttc.is_some_and(|s| s <= c.alert_ttc_s)
                         && ap.distance_m <= c.max_alert_distance_m));
             let far = ap.distance_m > c.alert_distance_m + c.rearm_margin_m
                 && ttc.is_none_or(|s| s > c.alert_ttc_s + 2.0);
@@ -332,6 +344,7 @@ mod tests {
             distance_m: d,
             ttc_s: Some(d),
             approaching: true,
+            sure: true,
         };
         let th = [thing(9, 2.0, true)];
         // Alerted walking along +x.
@@ -347,6 +360,28 @@ mod tests {
         let th = [thing(10, 2.0, true)];
         assert_eq!(g.update_walking(50, &th, &[ap(2.0)], Some(-0.17)).len(), 1);
         assert!(g.update_walking(60, &th, &[ap(1.9)], Some(6.1)).is_empty());
+    }
+
+    #[test]
+    fn at_the_corridor_edge_only_the_alert_distance_counts() {
+        let mut g = gate();
+        let th = [thing(11, 4.0, true)];
+        let ap = |d: f32, sure: bool| Approach {
+            in_path: true,
+            distance_m: d,
+            ttc_s: Some(d / 1.5),
+            approaching: true,
+            sure,
+        };
+        // 4 m ahead at 1.5 m/s (2.7 s to contact) but in the corridor only within the
+        // walking direction's uncertainty: no alert from there...
+        assert!(g.update_approaches(0, &th, &[ap(4.0, false)]).is_empty());
+        assert!(g.update_approaches(10, &th, &[ap(3.5, false)]).is_empty());
+        // ...but within the alert distance, as for anything in the corridor.
+        assert_eq!(g.update_approaches(20, &th, &[ap(3.0, false)]).len(), 1);
+        // Surely in the corridor, the same thing is alerted by its time to contact.
+        let mut g = gate();
+        assert_eq!(g.update_approaches(0, &th, &[ap(4.0, true)]).len(), 1);
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //!   [`walking`]: the walking line from the head track (a turn on the spot starts a new one).
 //! * [`gaze`]: the eye-gaze ray through the CPF into the RGB image.
 //! * [`points`]: the semi-dense map with a grid index and causal first-seen times;
-//!   [`obstacles`]: corridor analysis (things, drop-offs, walkable space) and tracking.
+//!   [`obstacles`]: corridor analysis (things, drop-offs, walkable space) and tracking;
+//!   [`corridor_margin`]: what is surely in the corridor, given the direction's uncertainty.
 //! * [`hazards`]: one alert per approach.
 //! * [`engine`]: [`Perception`], pure; [`consumer`]: [`PerceptionConsumer`], the runtime
 //!   stage; [`load`]: what a session folder provides (calibration, points).
@@ -17,6 +18,7 @@
 pub mod cellhash;
 pub mod config;
 pub mod consumer;
+pub mod corridor_margin;
 pub mod depth_input;
 pub mod elevation;
 pub mod engine;

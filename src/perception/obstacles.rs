@@ -12,6 +12,7 @@ use crate::state::{HeightBand, ThingKind, Walkable};
 use crate::time::DeviceTime;
 
 use super::cellhash::{CellMap, CellSet};
+use super::corridor_margin::{narrowed, surely_within};
 use super::points::{PointMap, RecentPoints};
 
 /// Floor profile bin along the corridor, m.
@@ -123,6 +124,10 @@ pub struct Cluster {
     pub dynamic_points: usize,
     /// Its nearest point in the corridor (where the wearer would meet it), world, m.
     pub hit_m: Option<[f32; 3]>,
+    /// Whether a part of it lies surely in the corridor: within the corridor narrowed by
+    /// the walking direction's uncertainty at its distance
+    /// ([`super::corridor_margin::surely_within`]).
+    pub sure: bool,
 }
 
 /// A floor edge ahead.
@@ -179,6 +184,7 @@ struct CellAcc {
     ahead: f32,
     hit: [f32; 3],
     dynamic: usize,
+    sure: bool,
 }
 
 /// Reusable buffers of the analysis (no allocation per tick once warmed up).
@@ -479,6 +485,7 @@ impl CorridorAnalyzer {
             }
             if n.lat.abs() <= half {
                 acc.in_path = true;
+                acc.sure |= surely_within(half, n.along, n.lat);
                 if n.along < acc.ahead {
                     acc.ahead = n.along;
                     acc.hit = n.p;
@@ -533,6 +540,7 @@ impl CorridorAnalyzer {
             let mut ahead = f32::INFINITY;
             let mut hit = [0.0f32; 3];
             let mut dynamic = 0usize;
+            let mut sure = false;
             while let Some((x, y)) = self.stack.pop() {
                 let Some(a) = self.cells.get(&(x, y)) else {
                     continue;
@@ -557,6 +565,7 @@ impl CorridorAnalyzer {
                     hit = a.hit;
                 }
                 dynamic += a.dynamic;
+                sure |= a.sure;
                 for ddx in -1..=1 {
                     for ddy in -1..=1 {
                         let q = (x + ddx, y + ddy);
@@ -601,6 +610,7 @@ impl CorridorAnalyzer {
                 ahead_m: in_path.then_some(ahead),
                 dynamic_points: dynamic,
                 hit_m: in_path.then_some(hit),
+                sure,
             };
             if let Some(line) = wall {
                 // A wall is a thing only where the corridor meets it: at the centre line's
@@ -616,6 +626,7 @@ impl CorridorAnalyzer {
                 cl.in_path = true;
                 cl.ahead_m = Some(along);
                 cl.hit_m = Some([at[0], at[1], z]);
+                cl.sure = segment_in_corridor(&narrowed(c, along), line).is_some();
             }
             out.push(cl);
         }
@@ -630,6 +641,7 @@ impl CorridorAnalyzer {
         for c in &mut out {
             if c.ahead_m.is_some_and(|a| a > block + BLOCK_SLACK_M) {
                 c.in_path = false;
+                c.sure = false;
                 c.ahead_m = None;
                 c.hit_m = None;
             }
@@ -1105,6 +1117,37 @@ mod tests {
         let map = PointMap::new(pts, false);
         let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
         assert!(v.edges.is_empty(), "{:?}", v.edges);
+    }
+
+    #[test]
+    fn a_jamb_at_the_corridor_edge_far_ahead_is_in_it_but_not_surely() {
+        // A 0.35 m half-corridor along +x; a door jamb's edge 4.5 m ahead, 0.34 m to the
+        // left (a 1 m doorway seen along a walking line 1° off), and a pole on the line
+        // 4 m ahead.
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 8.0), (-1.5, 1.5), (0.0, 0.0), 0.1);
+        grid(&mut pts, (4.5, 4.5), (0.34, 0.6), (0.0, 1.8), 0.05);
+        grid(&mut pts, (4.0, 4.0), (-0.04, 0.04), (0.0, 1.8), 0.04);
+        let map = PointMap::new(pts, false);
+        let c = corridor_w(0.0, 0.0, 0.0);
+        let v = CorridorAnalyzer::new().analyze(&map, &c, DeviceTime(0));
+        let at = |x: f32| {
+            v.clusters
+                .iter()
+                .find(|cl| (cl.centroid_m[0] - x).abs() < 0.1)
+                .unwrap_or_else(|| panic!("none at {x}: {:?}", v.clusters))
+        };
+        let (jamb, pole) = (at(4.5), at(4.0));
+        assert!(jamb.in_path && !jamb.sure, "{jamb:?}");
+        assert!(pole.in_path && pole.sure, "{pole:?}");
+        // 0.3 m ahead, the jamb's edge is surely in the corridor.
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor_w(4.2, 0.0, 0.0), DeviceTime(0));
+        let jamb = v
+            .clusters
+            .iter()
+            .find(|cl| (cl.centroid_m[0] - 4.5).abs() < 0.1)
+            .unwrap();
+        assert!(jamb.in_path && jamb.sure, "{jamb:?}");
     }
 
     #[test]

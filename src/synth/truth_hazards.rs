@@ -54,6 +54,19 @@
 //! inside [`LAST_ALERT_M`] keeps its alert useful until the wearer is within
 //! [`CONTACT_M`] of it (or the approach ends).
 //!
+//! A static thing's approach in which the wearer never gets within [`LAST_ALERT_M`] of it
+//! and, walking, is never within [`REACH_S`] (the corridor's 5 m at a 1 m/s walk) of
+//! reaching it at their pace is listed with `relevant_from_ns` `None`: it only ever stood
+//! at the corridor's far end while the wearer slowed to a stop or walked obliquely past
+//! (`stairs_curb_branch`: the far end of the plaza enters the corridor 0.5 s before the
+//! walk ends 4.8 m short of it, 5.2 s away at the slowing pace; the plaza's side, 7.9 s
+//! away for 0.3 s of a diagonal walk). Nothing was about to be walked into, so no alert is
+//! required — the window would otherwise run from there to the session's end, through
+//! time in which the wearer stands, which is no approach by this very rule — and an alert
+//! about it is not false either. Every other approach of the scenarios that never comes
+//! within [`LAST_ALERT_M`] (a wall the wearer stops 2.5 m short of, 3.4 s away at 0.8 m/s)
+//! is at most 4.4 s away at some moment and stays a hazard.
+//!
 //! # The `hazard` flags of the scenario
 //!
 //! A scenario's `hazard: true` on an obstacle, step or person is now an **explicit
@@ -85,6 +98,14 @@ pub const CONTACT_M: f64 = 0.2;
 pub const HEAD_TOP_ABOVE_EYES_M: f64 = 0.15;
 /// A person entering the corridor within this time counts, s.
 pub const PERSON_PREDICT_S: f64 = 3.0;
+/// A walking pace of 1 m/s, the scenarios' usual walk, m/s.
+pub const REFERENCE_PACE_MPS: f64 = 1.0;
+/// A static thing the wearer never comes within [`LAST_ALERT_M`] of is a hazard only if,
+/// walking toward it, they were at some moment no more than this from reaching it at their
+/// pace, s: the corridor's reach ([`AHEAD_M`]) in time at [`REFERENCE_PACE_MPS`].
+pub const REACH_S: f64 = AHEAD_M / REFERENCE_PACE_MPS;
+/// Below this walking speed there is no time to reach, m/s.
+pub const MIN_PACE_MPS: f64 = 0.05;
 /// Step of the person's path prediction, s.
 pub const PREDICT_STEP_S: f64 = 0.1;
 /// Gaps shorter than this do not split an approach, s.
@@ -438,6 +459,17 @@ struct Approach {
     to_s: f64,
     position: [f64; 2],
     reversed: bool,
+    /// The least time, over the approach, in which the wearer walking on at their pace
+    /// would reach the thing (distance ahead / walking speed), s; infinite when never
+    /// walking toward it at a measurable pace.
+    soonest_reach_s: f64,
+}
+
+/// Whether a static thing's approach is a hazard: the wearer came within
+/// [`LAST_ALERT_M`] of it (`latest_s` is set), or, walking, was at some moment at most
+/// [`REACH_S`] from reaching it at their pace.
+fn static_relevant(a: &Approach, latest_s: Option<f64>) -> bool {
+    latest_s.is_some() || a.soonest_reach_s <= REACH_S
 }
 
 /// Whether a thing's approach survives the wearer stopping in front of it.
@@ -482,17 +514,25 @@ fn approaches(
             continue;
         };
         let reversed = dir_sign(&w);
+        let speed = w.velocity_mps[0].hypot(w.velocity_mps[1]);
+        let reach = if w.walking && speed > MIN_PACE_MPS {
+            ahead_m.max(0.0) / speed
+        } else {
+            f64::INFINITY
+        };
         let resumed = resume == Resume::Continues && !walked_since_hit && ahead_m < LAST_ALERT_M;
         walked_since_hit = false;
         match out.last_mut() {
             Some(a) if (t - a.to_s < MERGE_GAP_S || resumed) && a.reversed == reversed => {
-                a.to_s = t
+                a.to_s = t;
+                a.soonest_reach_s = a.soonest_reach_s.min(reach);
             }
             _ => out.push(Approach {
                 from_s: t,
                 to_s: t,
                 position: point,
                 reversed,
+                soonest_reach_s: reach,
             }),
         }
     }
@@ -598,13 +638,14 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
         let ahead_of = |t: f64| walking_hit(path, eye, t, &fp);
         let near_part = |t: f64| nearest_on_footprint(o, head_xy(t));
         for a in &found {
+            let latest = static_window(a, &ahead_of);
             out.push(Hazard {
                 kind: kind.clone(),
                 label: o.label.clone(),
                 position_m: o.center_m,
                 moving: false,
-                relevant_from_ns: Some(ns(a.from_s)),
-                latest_alert_ns: static_window(a, &ahead_of).map(ns),
+                relevant_from_ns: static_relevant(a, latest).then(|| ns(a.from_s)),
+                latest_alert_ns: latest.map(ns),
                 track: Vec::new(),
                 half_extent_m: None,
             });
@@ -634,13 +675,14 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
         });
         for a in approaches(path, eye, duration_s, &probe, |_| false, Resume::Continues) {
             let ahead_of = |t: f64| walking_hit(path, eye, t, &ends);
+            let latest = static_window(&a, &ahead_of);
             out.push(Hazard {
                 kind: "wall".into(),
                 label: format!("wall {}", i + 1),
                 position_m: [a.position[0], a.position[1], world.floor_z_m],
                 moving: false,
-                relevant_from_ns: Some(ns(a.from_s)),
-                latest_alert_ns: static_window(&a, &ahead_of).map(ns),
+                relevant_from_ns: static_relevant(&a, latest).then(|| ns(a.from_s)),
+                latest_alert_ns: latest.map(ns),
                 track: Vec::new(),
                 half_extent_m: None,
             });
@@ -665,13 +707,14 @@ pub fn hazards(sc: &Scenario, path: &WearerPath, t0_ns: i64, duration_s: f64) ->
         for a in &found {
             let ahead_of = |t: f64| walking_hit(path, eye, t, &ends);
             let z = if a.reversed { e.z_m + e.rise_m } else { e.z_m };
+            let latest = static_window(a, &ahead_of);
             out.push(Hazard {
                 kind: kind_of(a.reversed),
                 label: e.label.clone(),
                 position_m: [a.position[0], a.position[1], z],
                 moving: false,
-                relevant_from_ns: Some(ns(a.from_s)),
-                latest_alert_ns: static_window(a, &ahead_of).map(ns),
+                relevant_from_ns: static_relevant(a, latest).then(|| ns(a.from_s)),
+                latest_alert_ns: latest.map(ns),
                 track: Vec::new(),
                 half_extent_m: None,
             });
@@ -916,6 +959,31 @@ mod tests {
         // The grazing box: its near face (x = 8.8) is 5 m ahead at x = 3.8.
         let g = &hz[1];
         assert!((head_x(&path, g.relevant_from_ns.unwrap()) - 3.8).abs() < 0.02);
+    }
+
+    #[test]
+    fn a_thing_the_walk_ends_far_short_of_is_not_required_and_one_stopped_near_is() {
+        // A box on the line, its near face at x = 5.8.
+        let world = || World {
+            obstacles: vec![boxed("ahead", [6.0, 0.0], [0.4, 0.4, 0.8], false)],
+            ..World::default()
+        };
+        // The walk ends at x = 1.0: the face enters the 5 m corridor 0.2 m before the stop,
+        // while the wearer slows down, and is never nearer than 4.8 m (more than 5 s at the
+        // slowing pace): listed, not relevant.
+        let (sc, path) = scenario(world(), vec![walk(1.0), Action::Stop { duration_s: 5.0 }]);
+        let hz = hazards(&sc, &path, T0, 7.0);
+        assert_eq!(hz.len(), 1);
+        assert_eq!(hz[0].relevant_from_ns, None);
+        assert_eq!(hz[0].latest_alert_ns, None);
+        // The walk ends at x = 3.5, 2.3 m short (2.5 s at 1 m/s before slowing down):
+        // never within 1.5 m, but the wearer was about to reach it. Relevant, its window
+        // open to the session's end.
+        let (sc, path) = scenario(world(), vec![walk(3.5), Action::Stop { duration_s: 5.0 }]);
+        let hz = hazards(&sc, &path, T0, 9.0);
+        assert_eq!(hz.len(), 1);
+        assert!(hz[0].relevant_from_ns.is_some());
+        assert_eq!(hz[0].latest_alert_ns, None);
     }
 
     #[test]
