@@ -647,7 +647,8 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     let dir = tempfile::tempdir().unwrap();
     let a = lockstep_run(dir.path(), None, true);
     let c = a.counters();
-    assert_eq!((c.alerts, c.answers, c.unanswerable), (1, 2, 1));
+    // The goal's answer, cut by the alert, is answered again after it.
+    assert_eq!((c.alerts, c.answers, c.unanswerable), (1, 3, 1));
     let decisions = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
     let kinds: Vec<DecisionKind> = decisions.iter().map(|d| d.kind).collect();
     assert_eq!(
@@ -655,6 +656,7 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
         vec![
             DecisionKind::Answer,
             DecisionKind::Alert,
+            DecisionKind::Answer,
             DecisionKind::Answer
         ]
     );
@@ -663,7 +665,9 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     assert_eq!(decisions[0].state_at_ns, S);
     assert_eq!(decisions[1].text, "Stop. Obstacle ahead, 2 metres.");
     assert_eq!(decisions[1].capture_ns, 1_200_000_000 - 30_000_000);
-    assert_eq!(decisions[2].text, "I can't see any text right now.");
+    assert_eq!(decisions[2].request_index, Some(0));
+    assert_eq!(decisions[2].state_at_ns, 1_200_000_000);
+    assert_eq!(decisions[3].text, "I can't see any text right now.");
     // The transcript: the answer, started at 1 s, is cut off by the alert at 1.2 s, which
     // plays at once.
     let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
@@ -736,9 +740,11 @@ fn the_guard_rewrites_a_model_answer_before_it_is_spoken() {
         emitted: Arc::default(),
     };
     let a = lockstep_run_with(dir.path(), Some(Box::new(g)), true, true);
-    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    // The scene, cut by the alert at 1.2 s and asked again after it, and the question.
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
     let c = a.counters();
-    assert_eq!(c.guard_interventions, 4, "{c:?}");
+    // Two per answer: both of the model's sentences are replaced.
+    assert_eq!(c.guard_interventions, 6, "{c:?}");
     let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
     assert_eq!(d[0].generator, "scripted");
     // The first token is a time on the session clock (decision + the reported delay; the
@@ -787,7 +793,8 @@ fn a_failing_generator_is_replaced_by_templates() {
         .iter()
         .filter(|d| d.kind == DecisionKind::Answer)
         .collect();
-    assert_eq!(answers.len(), 2);
+    // The scene, cut by the alert at 1.2 s and answered again after it, and the question.
+    assert_eq!(answers.len(), 3);
     assert!(answers.iter().all(|d| d.generator == "template"));
     // The scene template names what the state holds: the door where the state has it.
     assert!(
@@ -1600,4 +1607,178 @@ fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
             .collect()
     };
     assert_eq!(key(&t), key(&t2));
+}
+
+/// One lock-step run of 16 s: a goal at 1.05 s (answered at 1.1 s, about 10 s of speech),
+/// an alert at `alert_at_ns`. Returns the goal's decisions and the transcript.
+fn lockstep_goal_then_alert(
+    dir: &Path,
+    alert_at_ns: i64,
+) -> (
+    Vec<vista::state::Decision>,
+    Vec<vista::speech::transcript::TranscriptEntry>,
+) {
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
+    let speech = start_session_speech(
+        dir,
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir, AssistantMode::LockStep),
+        speech.speaker,
+        None,
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_scripted(vec![goal(S + 50_000_000, 0)]);
+    for i in 0..=160 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        if at == alert_at_ns {
+            a.on_hazard(&pole_hazard(at));
+        }
+        a.on_state(&Arc::new(door_and_bin(at)), now);
+    }
+    a.finish();
+    let goals = read_decisions(&dir.join("decisions.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "goal"))
+        .collect();
+    (
+        goals,
+        read_transcript(&dir.join("transcript.jsonl")).unwrap(),
+    )
+}
+
+/// An answer an alert cuts part-way ("The exit door is at 2 o'clock, [alert]") is answered
+/// again, whole, from the state after the alert; one heard to its end before an alert is
+/// not repeated. (Before, what was said stayed said and the rest was lost: find_exit's "Am
+/// I at the exit?" lost its distance.)
+#[test]
+fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), 2 * S);
+    assert_eq!(goals.len(), 2, "{goals:?}");
+    assert_eq!(goals[0].state_at_ns, S + 100_000_000);
+    assert_eq!(goals[1].state_at_ns, 2 * S);
+    let of = |id: u64| -> Vec<_> {
+        t.iter()
+            .filter(|e| e.priority == Priority::Answer && e.request_id == id)
+            .collect()
+    };
+    let first = of(goals[0].request_id);
+    // Part of the first was heard, and the alert cut the rest.
+    assert!(first.iter().any(|e| e.first_audio_ns.is_some()), "{t:?}");
+    assert!(
+        first.iter().any(|e| e.interrupted || e.dropped.is_some()),
+        "{t:?}"
+    );
+    // The second is heard to its end, after the alert.
+    let second = of(goals[1].request_id);
+    assert!(
+        !second.is_empty() && second.iter().all(|e| e.dropped.is_none() && !e.interrupted),
+        "{t:?}"
+    );
+    let alert_end = t
+        .iter()
+        .find(|e| e.priority == Priority::Alert)
+        .map(|e| e.end_ns)
+        .unwrap();
+    assert!(second.iter().all(|e| e.first_audio_ns >= Some(alert_end)));
+
+    // The same answer heard whole before an alert at 15 s: answered once.
+    let dir = tempfile::tempdir().unwrap();
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), 15 * S);
+    assert_eq!(goals.len(), 1, "{goals:?}");
+    let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
+    assert!(
+        t.iter()
+            .filter(|e| e.priority == Priority::Answer)
+            .all(|e| e.dropped.is_none() && !e.interrupted && e.end_ns <= alert.decided_ns),
+        "{t:?}"
+    );
+}
+
+/// Real time: a model answer the wearer has begun to hear when an alert comes is stopped
+/// (the rest is not generated) and answered again from the state after the alert.
+#[test]
+fn real_time_an_answer_cut_part_way_by_an_alert_is_answered_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(WallClock);
+    let (heard_tx, heard) = crossbeam_channel::unbounded();
+    let speech = start_session_speech(
+        dir.path(),
+        AudioChoice::Wav,
+        SpeakerConfig {
+            first_audio_events: Some(heard_tx),
+            ..SpeakerConfig::default()
+        },
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let g = Scripted {
+        text: "The exit door is at 2 o'clock, about 6 metres. The bin is at 12 o'clock. ".into(),
+        calls: Arc::clone(&calls),
+        fail: false,
+        word_delay: Duration::from_millis(20),
+        emitted: Arc::default(),
+    };
+    let queue = RequestQueue::new(4);
+    let mut a = Assistant::new(
+        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        speech.speaker,
+        Some(Box::new(g)),
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_live(queue.clone());
+    queue.offer(Request {
+        index: None,
+        form: Form::Scene,
+        text: "What is around me?".into(),
+        t: RequestTime::Arrival(clock.now()),
+    });
+    a.on_state(&Arc::new(door_and_bin(S)), clock.now());
+    // The answer's first audio reached the sink, however loaded the machine.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut first = None;
+    while first.is_none() && std::time::Instant::now() < deadline {
+        if let Ok(e) = heard.recv_timeout(Duration::from_millis(100)) {
+            first = (e.priority == Priority::Answer).then_some(e.request_id);
+        }
+    }
+    let first = first.expect("the answer was never heard");
+    a.on_hazard(&pole_hazard(S + 100_000_000));
+    let later = S + 200_000_000;
+    // The next state (the alert placed by then: wait for its first audio).
+    while std::time::Instant::now() < deadline {
+        if let Ok(e) = heard.recv_timeout(Duration::from_millis(100)) {
+            if e.priority == Priority::Alert {
+                break;
+            }
+        }
+    }
+    a.on_state(&Arc::new(door_and_bin(later)), clock.now());
+    // The answer again, heard after the alert.
+    let mut again = None;
+    while again.is_none() && std::time::Instant::now() < deadline {
+        if let Ok(e) = heard.recv_timeout(Duration::from_millis(100)) {
+            again = (e.priority == Priority::Answer && e.request_id > first).then_some(e);
+        }
+    }
+    assert!(again.is_some(), "not answered again");
+    a.finish();
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let answers: Vec<_> = d
+        .iter()
+        .filter(|d| d.kind == DecisionKind::Answer)
+        .collect();
+    assert_eq!(answers.len(), 2, "{d:?}");
+    assert_eq!(answers[1].state_at_ns, later);
 }

@@ -275,7 +275,9 @@ fn a_session_without_rgb_or_mps_says_what_it_cannot_do() {
         "{notes:?}"
     );
     let a = answers(&dir);
-    assert_eq!(a.len(), 2, "{a:?}");
+    // Both requests answered (one may be answered again after an alert cut it).
+    let asked: std::collections::BTreeSet<_> = a.iter().map(|x| x.0).collect();
+    assert_eq!(asked.len(), 2, "{a:?}");
     let sign = &a
         .iter()
         .find(|x| x.2 == "What does the sign say?")

@@ -267,7 +267,10 @@ fn a_replay_shows_the_newest_frame_records_it_and_repeats() {
     let t2 = std::fs::read_to_string(o2.join("transcript.jsonl")).unwrap();
     assert_eq!(t1, t2, "lock-step replays with frames repeat exactly");
     let (a1, a2) = (answers(&o1), answers(&o2));
-    assert_eq!(a1.len(), 3, "{a1:#?}");
+    // Three requests, each answered (again, after an alert that cut it), alike in both runs.
+    let asked: std::collections::BTreeSet<_> = a1.iter().map(|d| d.request_index).collect();
+    assert_eq!(asked.len(), 3, "{a1:#?}");
+    assert_eq!(a1.len(), a2.len());
     for (d, d2) in a1.iter().zip(&a2) {
         let form = d.request.as_ref().map(|r| r.0.as_str());
         let lm = d.lm.as_ref();

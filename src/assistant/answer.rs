@@ -48,6 +48,9 @@ pub(crate) const WITHDRAWN: u8 = 2;
 /// Its first sentence went to the speaker: from then on it can only be cancelled (what it
 /// said stays said), or withdrawn by an alert while none of its audio has reached the sink.
 pub(crate) const SPEAKING: u8 = 3;
+/// Every sentence of it went to the speaker (or it had nothing to say): an alert can still
+/// cut its audio, or withdraw it while none of that has reached the sink.
+pub(crate) const DONE: u8 = 4;
 
 /// Claims the right to speak for `phase`'s job: `false` once it was withdrawn. Compare and
 /// swap, so the assistant withdrawing it and the answer thread speaking it never both win.
@@ -389,6 +392,14 @@ impl Engine {
         }
         if cancelled || job.cancel.load(Ordering::Acquire) {
             bump(&self.counters.cancelled);
+        } else {
+            // All of it is with the speaker now (an alert's take-back may race this: it
+            // wins, or sees the answer done).
+            let _ = job
+                .phase
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| {
+                    (p != WITHDRAWN).then_some(DONE)
+                });
         }
         if guarded.sentences.is_empty() && job.request.form == Form::Ambient {
             return;

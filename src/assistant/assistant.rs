@@ -23,7 +23,7 @@ use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 
 use super::alerts::{Alerter, AlerterConfig};
 use super::answer::{
-    write_decision, Engine, Job, SharedDecisions, QUEUED, SPEAKING, STARTED, WITHDRAWN,
+    write_decision, Engine, Job, SharedDecisions, DONE, QUEUED, SPEAKING, STARTED, WITHDRAWN,
 };
 use super::counters::{bump, Counters};
 use super::decisions::{DecisionError, DecisionWriter};
@@ -143,6 +143,9 @@ pub struct Assistant {
     /// Requests taken back from the answer queue by an alert, answered at the next state
     /// (with their text wait, when they had one).
     retry: VecDeque<(Request, Option<TextReadWait>)>,
+    /// Answers partly heard when an alert came: answered again if the alert cut them
+    /// ([`Self::settle_cuts`]).
+    cut_checks: Vec<InFlight>,
     /// Whole-frame text reads on request (with a text reader only).
     read_requests: Option<Arc<ReadRequests>>,
     /// Requests waiting for a whole-frame read.
@@ -183,7 +186,8 @@ impl InFlight {
         let withdrawn = self
             .phase
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| {
-                (p == QUEUED || p == STARTED || (p == SPEAKING && !heard)).then_some(WITHDRAWN)
+                let handed = p == SPEAKING || p == DONE;
+                (p == QUEUED || p == STARTED || (handed && !heard)).then_some(WITHDRAWN)
             })
             .is_ok();
         // Either way its generation stops.
@@ -273,6 +277,7 @@ impl Assistant {
             next_id: 1,
             in_flight: VecDeque::new(),
             retry: VecDeque::new(),
+            cut_checks: Vec::new(),
             answering,
             finished: false,
             speaker_report: None,
@@ -375,6 +380,7 @@ impl Assistant {
     /// already speaking is cancelled (what it said stays said), those not yet heard are
     /// dropped; both are counted as cancelled.
     fn supersede_in_flight(&mut self) {
+        self.cut_checks.clear();
         for f in self.in_flight.drain(..) {
             if f.take_back(true) {
                 bump(&self.counters.cancelled);
@@ -382,11 +388,12 @@ impl Assistant {
         }
     }
 
-    /// An alert makes every answer in flight stale: one already speaking is cancelled
-    /// (what it said stays said); those of which nothing was heard yet (waiting, or being
-    /// generated but still silent) are withdrawn and answered again from the next state, so
-    /// an alert never swallows a question (scene updates are dropped: the next one comes
-    /// anyway).
+    /// An alert makes every answer in flight stale: those of which nothing was heard yet
+    /// (waiting, being generated but still silent, or queued in the speaker) are withdrawn
+    /// and answered again from the next state; one already heard is cancelled (what it said
+    /// stays said) and, if the alert cut it short, answered again too
+    /// ([`Self::settle_cuts`]). An alert never swallows a question or half an answer
+    /// (scene updates are dropped: the next one comes anyway).
     fn cancel_in_flight(&mut self) {
         let speaker = self.speaker.clone();
         if let (Answering::Inline(_), Some(s), false) =
@@ -396,19 +403,52 @@ impl Assistant {
             // it) before what was heard is asked, so the answer is the same on every run.
             s.sync();
         }
-        for f in self.in_flight.drain(..) {
+        let flights: Vec<InFlight> = self.in_flight.drain(..).collect();
+        for f in flights {
             let heard = speaker
                 .as_ref()
                 .is_none_or(|s| s.answer_heard(f.request_id));
             if !f.take_back(heard) {
+                // Heard part-way, or whole: whether the alert cut it is known once the
+                // speaker has placed the alert.
+                if f.request.form != Form::Ambient {
+                    self.cut_checks.push(f);
+                }
                 continue;
             }
             if f.request.form == Form::Ambient {
                 bump(&self.counters.cancelled);
-            } else if self.retry.len() >= self.config.max_pending {
-                bump(&self.counters.dropped_requests);
             } else {
-                self.retry.push_back((f.request, f.text_read));
+                self.ask_again(f);
+            }
+        }
+        if matches!(self.answering, Answering::Inline(_)) {
+            self.settle_cuts();
+        }
+    }
+
+    /// Answers `f`'s request again at the next state (dropped, and counted, when too many
+    /// wait already).
+    fn ask_again(&mut self, f: InFlight) {
+        if self.retry.len() >= self.config.max_pending {
+            bump(&self.counters.dropped_requests);
+        } else {
+            self.retry.push_back((f.request, f.text_read));
+        }
+    }
+
+    /// Answers partly heard when an alert came are answered again, from a newer state, when
+    /// the alert cut them: stopped while the answer thread still had more to say, or with
+    /// some of their audio stopped or cleared by the alert. One heard to its end is not.
+    /// In lock step this runs right after the alert (the speaker has placed it,
+    /// [`Speaker::sync`]); in real time at the next state, by when the speaker thread has.
+    fn settle_cuts(&mut self) {
+        let speaker = self.speaker.clone();
+        for f in std::mem::take(&mut self.cut_checks) {
+            let done = f.phase.load(Ordering::Acquire) == DONE;
+            let cut = !done || speaker.as_ref().is_some_and(|s| s.answer_cut(f.request_id));
+            if cut {
+                self.ask_again(f);
             }
         }
     }
@@ -587,6 +627,7 @@ impl PerceptionSink for Assistant {
         let served = self.read_requests.as_ref().map(|r| r.served());
         self.end_waits(state, now, served);
         // Requests taken back by an alert (older than any waiting), then new ones.
+        self.settle_cuts();
         let retried: Vec<(Request, Option<TextReadWait>)> = self.retry.drain(..).collect();
         for (r, w) in retried {
             self.route(r, w, false, state, now);

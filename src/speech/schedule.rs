@@ -11,7 +11,7 @@
 //! * real-time sinks (device, null): it advances to "now + a short lookahead" as the clock
 //!   moves, never placing new speech before "now" (`floor`).
 
-use super::queue::{Admission, QueueConfig, SpeechQueue, Utterance};
+use super::queue::{Admission, Priority, QueueConfig, SpeechQueue, Utterance};
 use super::timeline::Timeline;
 use super::transcript::TranscriptEntry;
 
@@ -22,6 +22,9 @@ pub trait Output {
     fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>);
     /// One finished transcript entry (spoken, interrupted or dropped).
     fn entry(&mut self, entry: TranscriptEntry);
+    /// An alert cut answer `request_id`: stopped it while it played, or cleared some of it
+    /// from the queue unspoken.
+    fn answer_cut(&mut self, _request_id: u64) {}
 }
 
 /// Turns text into samples at the timeline's rate.
@@ -86,16 +89,23 @@ impl Scheduler {
             .current
             .as_ref()
             .map(|c| (c.utt.priority, c.utt.request_id));
+        let alert = u.priority == Priority::Alert;
         let Admission {
             interrupt_current,
             dropped,
         } = self.queue.push(u, playing);
         let now_ns = self.timeline.time_of(self.frontier).ns();
         for (d, reason) in dropped {
+            if alert && d.priority == Priority::Answer {
+                out.answer_cut(d.request_id);
+            }
             out.entry(TranscriptEntry::dropped(&d, reason, now_ns));
         }
         if interrupt_current {
             if let Some(c) = self.current.take() {
+                if alert && c.utt.priority == Priority::Answer {
+                    out.answer_cut(c.utt.request_id);
+                }
                 self.finish(c, true, out);
             }
         }
@@ -193,7 +203,6 @@ impl Scheduler {
 
 #[cfg(test)]
 mod tests {
-    use super::super::queue::Priority;
     use super::*;
     use crate::time::{DeviceTime, HostTime};
 

@@ -8,9 +8,10 @@
 //! FIFO channel, so utterances said from one thread are seen in order (deterministic output
 //! on timeline sinks).
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -132,6 +133,9 @@ pub struct SpeakerReport {
     pub transcript: Vec<TranscriptEntry>,
 }
 
+/// Cut answers the speaker remembers (the assistant asks only about those in flight).
+const CUT_ANSWERS_KEPT: usize = 16;
+
 enum Msg {
     Say(Utterance),
     /// Answered once everything sent before it was handled ([`Speaker::sync`]).
@@ -145,6 +149,9 @@ pub struct Speaker {
     tx: Sender<Msg>,
     /// One more than the newest answer request id whose audio reached the sink (0: none).
     heard_answer: Arc<AtomicU64>,
+    /// The newest answers an alert cut ([`Speaker::answer_cut`]), at most
+    /// [`CUT_ANSWERS_KEPT`].
+    cut_answers: Arc<Mutex<VecDeque<u64>>>,
     in_flight: Arc<AtomicUsize>,
     refused: Arc<AtomicU64>,
     capacity: usize,
@@ -186,6 +193,7 @@ impl Speaker {
         };
         let (tx, rx) = unbounded();
         let heard_answer = Arc::new(AtomicU64::new(0));
+        let cut_answers = Arc::new(Mutex::new(VecDeque::with_capacity(CUT_ANSWERS_KEPT)));
         let in_flight = Arc::new(AtomicUsize::new(0));
         let refused = Arc::new(AtomicU64::new(0));
         let worker = Worker {
@@ -199,6 +207,7 @@ impl Speaker {
             out: SinkOutput {
                 sink,
                 heard_answer: Arc::clone(&heard_answer),
+                cut_answers: Arc::clone(&cut_answers),
                 events: config.first_audio_events.clone(),
                 transcript,
                 report: SpeakerReport::default(),
@@ -212,6 +221,7 @@ impl Speaker {
         Ok(Self {
             tx,
             heard_answer,
+            cut_answers,
             in_flight,
             refused,
             capacity: config.capacity.max(1),
@@ -275,6 +285,15 @@ impl Speaker {
         }
     }
 
+    /// Whether an alert cut answer `request_id` (stopped it while it played, or cleared some
+    /// of it from the queue unspoken), as far as the speaker thread has placed the alerts
+    /// said so far (see [`Self::sync`]). Only the newest few cut answers are remembered.
+    pub fn answer_cut(&self, request_id: u64) -> bool {
+        self.cut_answers
+            .lock()
+            .is_ok_and(|c| c.contains(&request_id))
+    }
+
     /// Whether any audio of answer `request_id` (or of a newer answer: answers are spoken
     /// in request order, a newer one supersedes an older) has reached the sink: the wearer
     /// has begun to hear it.
@@ -295,6 +314,7 @@ impl Drop for Speaker {
 struct SinkOutput {
     sink: Box<dyn AudioSink>,
     heard_answer: Arc<AtomicU64>,
+    cut_answers: Arc<Mutex<VecDeque<u64>>>,
     events: Option<Sender<FirstAudio>>,
     transcript: Option<TranscriptWriter>,
     report: SpeakerReport,
@@ -324,6 +344,17 @@ impl Output for SinkOutput {
                 decided: u.decided,
                 in_sink: HostTime::now(),
             });
+        }
+    }
+
+    fn answer_cut(&mut self, request_id: u64) {
+        if let Ok(mut c) = self.cut_answers.lock() {
+            if !c.contains(&request_id) {
+                if c.len() >= CUT_ANSWERS_KEPT {
+                    c.pop_front();
+                }
+                c.push_back(request_id);
+            }
         }
     }
 
