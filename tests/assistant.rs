@@ -1610,10 +1610,11 @@ fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
 }
 
 /// One lock-step run of 16 s: a goal at 1.05 s (answered at 1.1 s, about 10 s of speech),
-/// an alert at `alert_at_ns`. Returns the goal's decisions and the transcript.
+/// an alert at each of `alerts_ns` (about a different thing each). Returns the goal's
+/// decisions and the transcript.
 fn lockstep_goal_then_alert(
     dir: &Path,
-    alert_at_ns: i64,
+    alerts_ns: &[i64],
 ) -> (
     Vec<vista::state::Decision>,
     Vec<vista::speech::transcript::TranscriptEntry>,
@@ -1637,8 +1638,10 @@ fn lockstep_goal_then_alert(
     for i in 0..=160 {
         let at = i * 100_000_000;
         let now = clock.wait_until(clock.due(DeviceTime(at)));
-        if at == alert_at_ns {
-            a.on_hazard(&pole_hazard(at));
+        if let Some(k) = alerts_ns.iter().position(|&t| t == at) {
+            let mut h = pole_hazard(at);
+            h.thing.id = 20 + k as u32;
+            a.on_hazard(&h);
         }
         a.on_state(&Arc::new(door_and_bin(at)), now);
     }
@@ -1661,7 +1664,7 @@ fn lockstep_goal_then_alert(
 #[test]
 fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_not() {
     let dir = tempfile::tempdir().unwrap();
-    let (goals, t) = lockstep_goal_then_alert(dir.path(), 2 * S);
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), &[2 * S]);
     assert_eq!(goals.len(), 2, "{goals:?}");
     assert_eq!(goals[0].state_at_ns, S + 100_000_000);
     assert_eq!(goals[1].state_at_ns, 2 * S);
@@ -1692,7 +1695,7 @@ fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_n
 
     // The same answer heard whole before an alert at 15 s: answered once.
     let dir = tempfile::tempdir().unwrap();
-    let (goals, t) = lockstep_goal_then_alert(dir.path(), 15 * S);
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), &[15 * S]);
     assert_eq!(goals.len(), 1, "{goals:?}");
     let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
     assert!(
@@ -1781,4 +1784,22 @@ fn real_time_an_answer_cut_part_way_by_an_alert_is_answered_again() {
         .collect();
     assert_eq!(answers.len(), 2, "{d:?}");
     assert_eq!(answers[1].state_at_ns, later);
+}
+
+/// Alerts one after another cut the same answer again and again: it is answered again at
+/// most twice; the third cut ends it (the wearer can ask again).
+#[test]
+fn an_answer_cut_by_alert_after_alert_is_answered_again_at_most_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), &[2 * S, 5 * S, 8 * S, 11 * S]);
+    assert_eq!(goals.len(), 3, "{goals:?}");
+    // Each of them was heard part-way and cut.
+    for g in &goals {
+        let mine: Vec<_> = t
+            .iter()
+            .filter(|e| e.priority == Priority::Answer && e.request_id == g.request_id)
+            .collect();
+        assert!(mine.iter().any(|e| e.first_audio_ns.is_some()), "{t:?}");
+        assert!(mine.iter().any(|e| e.interrupted), "{t:?}");
+    }
 }

@@ -146,6 +146,9 @@ pub struct Assistant {
     /// Answers partly heard when an alert came: answered again if the alert cut them
     /// ([`Self::settle_cuts`]).
     cut_checks: Vec<InFlight>,
+    /// How often each recent request was answered again after a cut (at most
+    /// [`MAX_CUT_REPEATS`] times; the newest [`CUT_REPEATS_KEPT`] requests).
+    cut_repeats: VecDeque<(Request, u8)>,
     /// Whole-frame text reads on request (with a text reader only).
     read_requests: Option<Arc<ReadRequests>>,
     /// Requests waiting for a whole-frame read.
@@ -166,6 +169,12 @@ impl std::fmt::Debug for Assistant {
             .finish()
     }
 }
+
+/// How often an answer cut part-way by alerts is answered again, at most: a third cut in a
+/// row ends it (the wearer can ask again).
+const MAX_CUT_REPEATS: u8 = 2;
+/// Requests whose repeats are counted (the newest).
+const CUT_REPEATS_KEPT: usize = 8;
 
 /// A job handed to the answer thread, as the assistant still sees it.
 struct InFlight {
@@ -278,6 +287,7 @@ impl Assistant {
             in_flight: VecDeque::new(),
             retry: VecDeque::new(),
             cut_checks: Vec::new(),
+            cut_repeats: VecDeque::new(),
             answering,
             finished: false,
             speaker_report: None,
@@ -439,7 +449,8 @@ impl Assistant {
 
     /// Answers partly heard when an alert came are answered again, from a newer state, when
     /// the alert cut them: stopped while the answer thread still had more to say, or with
-    /// some of their audio stopped or cleared by the alert. One heard to its end is not.
+    /// some of their audio stopped or cleared by the alert, at most [`MAX_CUT_REPEATS`]
+    /// times each. One heard to its end is not.
     /// In lock step this runs right after the alert (the speaker has placed it,
     /// [`Speaker::sync`]); in real time at the next state, by when the speaker thread has.
     fn settle_cuts(&mut self) {
@@ -447,9 +458,28 @@ impl Assistant {
         for f in std::mem::take(&mut self.cut_checks) {
             let done = f.phase.load(Ordering::Acquire) == DONE;
             let cut = !done || speaker.as_ref().is_some_and(|s| s.answer_cut(f.request_id));
-            if cut {
-                self.ask_again(f);
+            if !cut {
+                continue;
             }
+            // Alerts one after another would otherwise restart the same answer without end.
+            let n = match self.cut_repeats.iter_mut().find(|(r, _)| *r == f.request) {
+                Some((_, n)) => n,
+                None => {
+                    if self.cut_repeats.len() >= CUT_REPEATS_KEPT {
+                        self.cut_repeats.pop_front();
+                    }
+                    self.cut_repeats.push_back((f.request.clone(), 0));
+                    match self.cut_repeats.back_mut() {
+                        Some((_, n)) => n,
+                        None => continue,
+                    }
+                }
+            };
+            if *n >= MAX_CUT_REPEATS {
+                continue;
+            }
+            *n += 1;
+            self.ask_again(f);
         }
     }
 
