@@ -1510,51 +1510,6 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
     );
 }
 
-/// One lock-step run: an alert at 1.0 s (about 2 s of audio), a goal at 1.05 s answered at
-/// once and queued behind it, a second alert at 1.5 s (the alert before it still speaking).
-/// Returns the decisions and the transcript.
-fn lockstep_answer_behind_two_alerts(
-    dir: &Path,
-) -> (
-    Vec<vista::state::Decision>,
-    Vec<vista::speech::transcript::TranscriptEntry>,
-) {
-    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
-    let speech = start_session_speech(
-        dir,
-        AudioChoice::Wav,
-        SpeakerConfig::default(),
-        Arc::clone(&clock),
-    )
-    .unwrap();
-    let mut a = Assistant::new(
-        AssistantConfig::new(dir, AssistantMode::LockStep),
-        speech.speaker,
-        None,
-        Arc::clone(&clock),
-    )
-    .unwrap()
-    .with_scripted(vec![goal(S + 50_000_000, 0)]);
-    for i in 0..=40 {
-        let at = i * 100_000_000;
-        let now = clock.wait_until(clock.due(DeviceTime(at)));
-        if at == S {
-            a.on_hazard(&pole_hazard(at));
-        }
-        if at == S + 500_000_000 {
-            let mut second = pole_hazard(at);
-            second.thing = thing(9, ThingKind::Person, "person moving", 11, 1.5, true);
-            a.on_hazard(&second);
-        }
-        a.on_state(&Arc::new(door_and_bin(at)), now);
-    }
-    a.finish();
-    (
-        read_decisions(&dir.join("decisions.jsonl")).unwrap(),
-        read_transcript(&dir.join("transcript.jsonl")).unwrap(),
-    )
-}
-
 /// Lock-step replay answers inline, and its answers, too, are withdrawn by an alert that
 /// comes before any of their audio played, and answered again after it — deterministically
 /// (the speaker places the alert before the assistant asks what was heard). Before, an
@@ -1562,13 +1517,12 @@ fn lockstep_answer_behind_two_alerts(
 /// scenario questions were cleared from the speaker's queue unheard and never answered.
 #[test]
 fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
+    // An alert at 1.0 s (about 2 s of audio), the goal at 1.05 s answered at once and
+    // queued behind it, a second alert at 1.5 s (the first still speaking).
+    let alerts = [S, S + 500_000_000];
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let (d, t) = lockstep_answer_behind_two_alerts(dirs[0].path());
-    let goals: Vec<_> = d
-        .iter()
-        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "goal"))
-        .collect();
-    assert_eq!(goals.len(), 2, "{d:?}");
+    let (goals, t) = lockstep_goal_then_alert(dirs[0].path(), &alerts);
+    assert_eq!(goals.len(), 2, "{goals:?}");
     // The first answer rests on the state at 1.1 s, the second on the one after the
     // second alert.
     assert_eq!(goals[0].state_at_ns, S + 100_000_000);
@@ -1596,8 +1550,8 @@ fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
     );
     // The same run again: the same decisions, and every utterance decided and dropped
     // alike (not the audio's length after a cut: see `lock_step_runs_are_deterministic`).
-    let (d2, t2) = lockstep_answer_behind_two_alerts(dirs[1].path());
-    assert_eq!(format!("{d:?}"), format!("{d2:?}"));
+    let (goals2, t2) = lockstep_goal_then_alert(dirs[1].path(), &alerts);
+    assert_eq!(format!("{goals:?}"), format!("{goals2:?}"));
     let key = |t: &[vista::speech::transcript::TranscriptEntry]| -> Vec<_> {
         t.iter()
             .map(|e| {
