@@ -144,8 +144,9 @@ pub struct Assistant {
     /// (with their text wait, when they had one).
     retry: VecDeque<(Request, Option<TextReadWait>)>,
     /// Answers partly heard when an alert came: answered again if the alert cut them
-    /// ([`Self::settle_cuts`]).
-    cut_checks: Vec<InFlight>,
+    /// ([`Self::settle_cuts`]); with the speaker's count of utterances said once the alert
+    /// was, and when the alert came.
+    cut_checks: Vec<(InFlight, u64, HostTime)>,
     /// How often each recent request was answered again after a cut (at most
     /// [`MAX_CUT_REPEATS`] times; the newest [`CUT_REPEATS_KEPT`] requests).
     cut_repeats: VecDeque<(Request, u8)>,
@@ -175,6 +176,9 @@ impl std::fmt::Debug for Assistant {
 const MAX_CUT_REPEATS: u8 = 2;
 /// Requests whose repeats are counted (the newest).
 const CUT_REPEATS_KEPT: usize = 8;
+/// How long a real-time check of whether an alert cut an answer waits for the speaker
+/// thread to place the alert, ns (then the answer counts as not cut).
+const CUT_CHECK_LIMIT_NS: i64 = 2_000_000_000;
 
 /// A job handed to the answer thread, as the assistant still sees it.
 struct InFlight {
@@ -413,6 +417,8 @@ impl Assistant {
             // it) before what was heard is asked, so the answer is the same on every run.
             s.sync();
         }
+        let mark = speaker.as_ref().map_or(0, |s| s.said_count());
+        let now = self.clock.now();
         let flights: Vec<InFlight> = self.in_flight.drain(..).collect();
         for f in flights {
             let heard = speaker
@@ -422,7 +428,7 @@ impl Assistant {
                 // Heard part-way, or whole: whether the alert cut it is known once the
                 // speaker has placed the alert.
                 if f.request.form != Form::Ambient {
-                    self.cut_checks.push(f);
+                    self.cut_checks.push((f, mark, now));
                 }
                 continue;
             }
@@ -433,7 +439,7 @@ impl Assistant {
             }
         }
         if matches!(self.answering, Answering::Inline(_)) {
-            self.settle_cuts();
+            self.settle_cuts(now);
         }
     }
 
@@ -452,12 +458,27 @@ impl Assistant {
     /// some of their audio stopped or cleared by the alert, at most [`MAX_CUT_REPEATS`]
     /// times each. One heard to its end is not.
     /// In lock step this runs right after the alert (the speaker has placed it,
-    /// [`Speaker::sync`]); in real time at the next state, by when the speaker thread has.
-    fn settle_cuts(&mut self) {
+    /// [`Speaker::sync`]); in real time at each state until the speaker thread has placed
+    /// the alert (it may be busy synthesising; never waited for), for at most
+    /// [`CUT_CHECK_LIMIT_NS`].
+    fn settle_cuts(&mut self, now: HostTime) {
         let speaker = self.speaker.clone();
-        for f in std::mem::take(&mut self.cut_checks) {
+        for (f, mark, since) in std::mem::take(&mut self.cut_checks) {
             let done = f.phase.load(Ordering::Acquire) == DONE;
-            let cut = !done || speaker.as_ref().is_some_and(|s| s.answer_cut(f.request_id));
+            let cut = if !done {
+                true
+            } else {
+                match speaker.as_ref() {
+                    None => false,
+                    Some(s) if s.has_placed(mark) => s.answer_cut(f.request_id),
+                    Some(_) => {
+                        if now.since(since) < CUT_CHECK_LIMIT_NS {
+                            self.cut_checks.push((f, mark, since));
+                        }
+                        continue;
+                    }
+                }
+            };
             if !cut {
                 continue;
             }
@@ -657,7 +678,7 @@ impl PerceptionSink for Assistant {
         let served = self.read_requests.as_ref().map(|r| r.served());
         self.end_waits(state, now, served);
         // Requests taken back by an alert (older than any waiting), then new ones.
-        self.settle_cuts();
+        self.settle_cuts(now);
         let retried: Vec<(Request, Option<TextReadWait>)> = self.retry.drain(..).collect();
         for (r, w) in retried {
             self.route(r, w, false, state, now);

@@ -152,6 +152,10 @@ pub struct Speaker {
     /// The newest answers an alert cut ([`Speaker::answer_cut`]), at most
     /// [`CUT_ANSWERS_KEPT`].
     cut_answers: Arc<Mutex<VecDeque<u64>>>,
+    /// Utterances handed to the speaker thread so far.
+    said: AtomicU64,
+    /// Utterances the speaker thread has placed (pushed to its scheduler) so far.
+    placed: Arc<AtomicU64>,
     in_flight: Arc<AtomicUsize>,
     refused: Arc<AtomicU64>,
     capacity: usize,
@@ -196,8 +200,10 @@ impl Speaker {
         let cut_answers = Arc::new(Mutex::new(VecDeque::with_capacity(CUT_ANSWERS_KEPT)));
         let in_flight = Arc::new(AtomicUsize::new(0));
         let refused = Arc::new(AtomicU64::new(0));
+        let placed = Arc::new(AtomicU64::new(0));
         let worker = Worker {
             rx,
+            placed: Arc::clone(&placed),
             in_flight: Arc::clone(&in_flight),
             refused: Arc::clone(&refused),
             tts,
@@ -222,6 +228,8 @@ impl Speaker {
             tx,
             heard_answer,
             cut_answers,
+            said: AtomicU64::new(0),
+            placed,
             in_flight,
             refused,
             capacity: config.capacity.max(1),
@@ -252,12 +260,17 @@ impl Speaker {
             }
         }
         let alert = u.priority == Priority::Alert;
-        self.tx.send(Msg::Say(u)).map_err(|_| {
-            if !alert {
-                self.in_flight.fetch_sub(1, Ordering::AcqRel);
-            }
-            SayError::Closed
-        })
+        self.tx
+            .send(Msg::Say(u))
+            .map(|()| {
+                self.said.fetch_add(1, Ordering::AcqRel);
+            })
+            .map_err(|_| {
+                if !alert {
+                    self.in_flight.fetch_sub(1, Ordering::AcqRel);
+                }
+                SayError::Closed
+            })
     }
 
     /// Speaks everything queued, pads a timeline sink to `session_end` (so the file spans
@@ -283,6 +296,17 @@ impl Speaker {
         if self.tx.send(Msg::Sync(tx)).is_ok() {
             let _ = rx.recv();
         }
+    }
+
+    /// Utterances said so far (a mark for [`Self::has_placed`]).
+    pub fn said_count(&self) -> u64 {
+        self.said.load(Ordering::Acquire)
+    }
+
+    /// Whether the speaker thread has placed the first `count` utterances said (so what
+    /// they cut is known to [`Self::answer_cut`]), without waiting for it.
+    pub fn has_placed(&self, count: u64) -> bool {
+        self.placed.load(Ordering::Acquire) >= count
     }
 
     /// Whether an alert cut answer `request_id` (stopped it while it played, or cleared some
@@ -384,6 +408,7 @@ impl Output for SinkOutput {
 
 struct Worker {
     rx: Receiver<Msg>,
+    placed: Arc<AtomicU64>,
     in_flight: Arc<AtomicUsize>,
     refused: Arc<AtomicU64>,
     tts: Tts,
@@ -449,6 +474,7 @@ impl Worker {
                     self.scheduler
                         .advance(tl.index_of(u.decided), 0, synth, &mut self.out);
                     self.scheduler.push(u, &mut self.out);
+                    self.placed.fetch_add(1, Ordering::AcqRel);
                 }
                 Some(Msg::Sync(done)) => {
                     let _ = done.send(());
@@ -501,6 +527,7 @@ impl Worker {
                     Msg::Say(u) => {
                         self.received(&u);
                         self.scheduler.push(u, &mut self.out);
+                        self.placed.fetch_add(1, Ordering::AcqRel);
                     }
                     Msg::Sync(done) => {
                         let _ = done.send(());
