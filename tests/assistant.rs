@@ -804,13 +804,19 @@ fn a_failing_generator_is_replaced_by_templates() {
     );
 }
 
-#[test]
-fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() {
-    let dir = tempfile::tempdir().unwrap();
+/// A real-time assistant answering with `g`, writing a WAV into `dir`, asked "What is
+/// around me?" live and given the state at `S`; with the speaker's first-audio events.
+fn real_time_scene_asked(
+    dir: &Path,
+    g: Scripted,
+) -> (
+    Assistant,
+    crossbeam_channel::Receiver<vista::speech::FirstAudio>,
+) {
     let clock: Arc<dyn Clock> = Arc::new(WallClock);
     let (heard_tx, heard) = crossbeam_channel::unbounded();
     let speech = start_session_speech(
-        dir.path(),
+        dir,
         AudioChoice::Wav,
         SpeakerConfig {
             first_audio_events: Some(heard_tx),
@@ -819,18 +825,9 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
         Arc::clone(&clock),
     )
     .unwrap();
-    let calls = Arc::new(AtomicUsize::new(0));
-    let emitted = Arc::new(AtomicUsize::new(0));
-    let g = Scripted {
-        text: "The exit door is at 2 o'clock, about 6 metres. ".repeat(20),
-        calls: Arc::clone(&calls),
-        fail: false,
-        word_delay: Duration::from_millis(20),
-        emitted: Arc::clone(&emitted),
-    };
     let queue = RequestQueue::new(4);
     let mut a = Assistant::new(
-        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
+        AssistantConfig::new(dir, AssistantMode::RealTime),
         speech.speaker,
         Some(Box::new(g)),
         Arc::clone(&clock),
@@ -843,8 +840,23 @@ fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() 
         text: "What is around me?".into(),
         t: RequestTime::Arrival(clock.now()),
     });
-    let state = Arc::new(door_and_bin(S));
-    a.on_state(&state, clock.now());
+    a.on_state(&Arc::new(door_and_bin(S)), clock.now());
+    (a, heard)
+}
+
+#[test]
+fn real_time_answers_are_cancelled_by_an_alert_and_live_requests_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let emitted = Arc::new(AtomicUsize::new(0));
+    let g = Scripted {
+        text: "The exit door is at 2 o'clock, about 6 metres. ".repeat(20),
+        calls: Arc::clone(&calls),
+        fail: false,
+        word_delay: Duration::from_millis(20),
+        emitted: Arc::clone(&emitted),
+    };
+    let (mut a, heard) = real_time_scene_asked(dir.path(), g);
     // Once the answer's first audio reached the sink, however loaded the machine: an
     // answer already heard is cut, not withdrawn.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -1665,18 +1677,6 @@ fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_n
 #[test]
 fn real_time_an_answer_cut_part_way_by_an_alert_is_answered_again() {
     let dir = tempfile::tempdir().unwrap();
-    let clock: Arc<dyn Clock> = Arc::new(WallClock);
-    let (heard_tx, heard) = crossbeam_channel::unbounded();
-    let speech = start_session_speech(
-        dir.path(),
-        AudioChoice::Wav,
-        SpeakerConfig {
-            first_audio_events: Some(heard_tx),
-            ..SpeakerConfig::default()
-        },
-        Arc::clone(&clock),
-    )
-    .unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
     let g = Scripted {
         text: "The exit door is at 2 o'clock, about 6 metres. The bin is at 12 o'clock. ".into(),
@@ -1685,22 +1685,8 @@ fn real_time_an_answer_cut_part_way_by_an_alert_is_answered_again() {
         word_delay: Duration::from_millis(20),
         emitted: Arc::default(),
     };
-    let queue = RequestQueue::new(4);
-    let mut a = Assistant::new(
-        AssistantConfig::new(dir.path(), AssistantMode::RealTime),
-        speech.speaker,
-        Some(Box::new(g)),
-        Arc::clone(&clock),
-    )
-    .unwrap()
-    .with_live(queue.clone());
-    queue.offer(Request {
-        index: None,
-        form: Form::Scene,
-        text: "What is around me?".into(),
-        t: RequestTime::Arrival(clock.now()),
-    });
-    a.on_state(&Arc::new(door_and_bin(S)), clock.now());
+    let (mut a, heard) = real_time_scene_asked(dir.path(), g);
+    let clock = WallClock;
     // The answer's first audio reached the sink, however loaded the machine.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let mut first = None;

@@ -483,24 +483,31 @@ impl Assistant {
                 continue;
             }
             // Alerts one after another would otherwise restart the same answer without end.
-            let n = match self.cut_repeats.iter_mut().find(|(r, _)| *r == f.request) {
-                Some((_, n)) => n,
-                None => {
-                    if self.cut_repeats.len() >= CUT_REPEATS_KEPT {
-                        self.cut_repeats.pop_front();
-                    }
-                    self.cut_repeats.push_back((f.request.clone(), 0));
-                    match self.cut_repeats.back_mut() {
-                        Some((_, n)) => n,
-                        None => continue,
-                    }
-                }
-            };
-            if *n >= MAX_CUT_REPEATS {
-                continue;
+            if self.count_cut_repeat(&f.request) {
+                self.ask_again(f);
             }
-            *n += 1;
-            self.ask_again(f);
+        }
+    }
+
+    /// Counts one more repeat of `request` after a cut: `false` (not counted) once it was
+    /// repeated [`MAX_CUT_REPEATS`] times.
+    fn count_cut_repeat(&mut self, request: &Request) -> bool {
+        let i = match self.cut_repeats.iter().position(|(r, _)| r == request) {
+            Some(i) => i,
+            None => {
+                if self.cut_repeats.len() >= CUT_REPEATS_KEPT {
+                    self.cut_repeats.pop_front();
+                }
+                self.cut_repeats.push_back((request.clone(), 0));
+                self.cut_repeats.len() - 1
+            }
+        };
+        match self.cut_repeats.get_mut(i) {
+            Some((_, n)) if *n < MAX_CUT_REPEATS => {
+                *n += 1;
+                true
+            }
+            _ => false,
         }
     }
 

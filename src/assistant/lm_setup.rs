@@ -203,6 +203,21 @@ fn start(
     with_engine(engine, real_time, threads)
 }
 
+/// The prefill thread for a bundle's prompt layout (`gguf`: named in the error).
+#[cfg(feature = "llm")]
+fn start_layout_prefill(
+    engine: crate::infer::llm::LmEngine,
+    layout: std::sync::Arc<dyn super::lm_prefill::PromptLayout>,
+    threads: ThreadPolicy,
+    gguf: &std::path::Path,
+) -> Result<super::lm_prefill::LmPrefill, LmSetupError> {
+    super::lm_prefill::LmPrefill::start_with_layout(engine, layout, Default::default(), threads)
+        .map_err(|e| LmSetupError::Load {
+            path: gguf.to_path_buf(),
+            message: format!("starting the prefill thread: {e}"),
+        })
+}
+
 #[cfg(feature = "llm")]
 fn load_bundle_choice(
     dir: &std::path::Path,
@@ -239,16 +254,7 @@ fn load_bundle_choice(
             if real_time {
                 // The frame, the sensor tokens and the state prefilled ahead of requests.
                 let (engine, layout) = generator.into_parts();
-                let p = super::lm_prefill::LmPrefill::start_with_layout(
-                    engine,
-                    layout,
-                    Default::default(),
-                    threads,
-                )
-                .map_err(|e| LmSetupError::Load {
-                    path: gguf.clone(),
-                    message: format!("starting the prefill thread: {e}"),
-                })?;
+                let p = start_layout_prefill(engine, layout, threads, &gguf)?;
                 LmSetup {
                     generator: Some(p.generator()),
                     prefill: Some(p),
@@ -272,16 +278,7 @@ fn load_bundle_choice(
                 cache,
                 placeholder,
             )));
-            let p = super::lm_prefill::LmPrefill::start_with_layout(
-                engine,
-                layout,
-                Default::default(),
-                threads,
-            )
-            .map_err(|e| LmSetupError::Load {
-                path: gguf.clone(),
-                message: format!("starting the prefill thread: {e}"),
-            })?;
+            let p = start_layout_prefill(engine, layout, threads, &gguf)?;
             LmSetup {
                 generator: Some(p.generator()),
                 prefill: Some(p),
