@@ -130,6 +130,12 @@ impl Alerter {
                 clock(t.clock),
                 metres(t.distance_m)
             ),
+            // A vehicle says where it comes from: that is what the wearer acts on.
+            ThingKind::Vehicle if t.label.starts_with("vehicle coming from") => {
+                let stop = if urgent { "Stop. " } else { "" };
+                let from = t.label.trim_start_matches("vehicle ");
+                format!("{stop}Vehicle {from}, {}.", metres(t.distance_m))
+            }
             k => {
                 let what = match k {
                     ThingKind::Person => "Person",

@@ -32,6 +32,9 @@ pub struct ProfileArgs {
     /// Stereo depth is on by default; `--depth` is still accepted (no effect).
     #[arg(long, hide = true, conflicts_with = "no_depth")]
     pub depth: bool,
+    /// Do not look for vehicles moving in the SLAM cameras' images (on by default).
+    #[arg(long)]
+    pub no_movers: bool,
     /// The language model for scenes and open questions (GGUF path; default: SmolLM2 from
     /// the model cache when present).
     #[arg(long, value_name = "GGUF|default")]
@@ -81,6 +84,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             no_ocr: args.no_ocr,
             no_depth: args.no_depth,
             depth: args.depth,
+            no_movers: args.no_movers,
             lm: args.lm,
             no_lm: args.no_lm,
             bundle: args.bundle,

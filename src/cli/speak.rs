@@ -69,6 +69,10 @@ pub struct SpeakArgs {
     /// Stereo depth is on by default; `--depth` is still accepted (no effect).
     #[arg(long, hide = true, conflicts_with = "no_depth")]
     pub depth: bool,
+    /// Do not look for vehicles moving in the SLAM cameras' images. On by default: it is
+    /// what sees a car coming from the side, beyond stereo depth's reach (see the README).
+    #[arg(long)]
+    pub no_movers: bool,
     // --- language model (h-llm) ---
     /// The language model for scene descriptions and open questions: SmolLM2 from the model
     /// cache by default (templates, with one warning, when it is missing or corrupt), or a
@@ -522,6 +526,28 @@ pub fn setup_with(
                 notes.push(n);
             }
             None => notes.push("no calibration: no stereo depth".into()),
+        }
+    }
+    if args.no_movers {
+        notes.push("vehicle detection off (--no-movers)".into());
+    } else if !(streams.contains(&StreamId::CameraSlamLeft)
+        && streams.contains(&StreamId::CameraSlamRight))
+    {
+        notes.push("no SLAM cameras: vehicles coming from the side are unseen".into());
+    } else {
+        match inputs.calibration.as_ref().map(|c| {
+            vista::perception::movers::MoverInput::new(
+                c,
+                vista::perception::movers::MoverConfig::default(),
+            )
+        }) {
+            Some(Ok(m)) => consumer = consumer.with_movers(m),
+            Some(Err(e)) => {
+                let n = format!("vehicle detection unavailable: {e}");
+                log::warn!("{n}");
+                notes.push(n);
+            }
+            None => notes.push("no calibration: no vehicle detection".into()),
         }
     }
     let session_clock = SessionClock {

@@ -18,6 +18,7 @@ use crate::time::{DeviceTime, HostTime};
 
 use super::depth_input::DepthInput;
 use super::engine::Perception;
+use super::movers::MoverInput;
 
 /// Streams perception reads.
 pub const WANTED: [StreamId; 7] = [
@@ -38,6 +39,7 @@ pub struct PerceptionConsumer {
     reader: Option<Box<dyn TextReader>>,
     whole: Option<WholeReads>,
     depth: Option<DepthInput>,
+    movers: Option<MoverInput>,
     scratch: Vec<Sample>,
     next_tick_ns: Option<i64>,
     ticks: u64,
@@ -73,6 +75,7 @@ impl PerceptionConsumer {
             reader: None,
             whole: None,
             depth: None,
+            movers: None,
             scratch: Vec::with_capacity(4096),
             next_tick_ns: None,
             ticks: 0,
@@ -100,6 +103,17 @@ impl PerceptionConsumer {
     pub fn with_depth(mut self, depth: DepthInput) -> Self {
         self.depth = Some(depth);
         self
+    }
+
+    /// Also sees things moving on the ground (vehicles) through `movers`.
+    pub fn with_movers(mut self, movers: MoverInput) -> Self {
+        self.movers = Some(movers);
+        self
+    }
+
+    /// The motion detector's counters, when there is one.
+    pub fn mover_stats(&self) -> Option<super::movers::MoverStats> {
+        self.movers.as_ref().map(MoverInput::stats)
     }
 
     /// The stereo depth input's counters, when there is one.
@@ -155,6 +169,13 @@ impl PerceptionConsumer {
                     .on_depth_frame(f.capture_ns, f.origin_m, &f.points_world);
             }
         }
+        if let Some(m) = self.movers.as_mut() {
+            if let Some(floor) = self.engine.floor_z_m(at_ns) {
+                for (t, sightings) in m.poll(floor) {
+                    self.engine.on_mover_sightings(t, &sightings);
+                }
+            }
+        }
         let (state, events) = self.engine.tick(DeviceTime(at_ns), now);
         self.ticks += 1;
         for e in &events {
@@ -199,6 +220,11 @@ impl PerceptionConsumer {
                 d.on_sample(s);
             }
         }
+        if let Some(m) = self.movers.as_mut() {
+            if MoverInput::wants(s.stream) {
+                m.on_sample(s);
+            }
+        }
         if WANTED.contains(&s.stream) {
             self.engine.on_sample(s);
         }
@@ -213,6 +239,7 @@ impl Consumer for PerceptionConsumer {
     fn wants(&self, stream: StreamId) -> bool {
         (WANTED.contains(&stream) && (stream != StreamId::CameraRgb || self.reader.is_some()))
             || (self.depth.is_some() && DepthInput::wants(stream))
+            || (self.movers.is_some() && MoverInput::wants(stream))
     }
 
     fn on_samples(&mut self, reader: &mut Reader, now: HostTime) -> Result<(), ConsumerError> {
@@ -233,6 +260,9 @@ impl Consumer for PerceptionConsumer {
     }
 
     fn finish(&mut self) {
+        if let Some(m) = self.movers.as_ref() {
+            log::info!("motion detection: {:?}", m.stats());
+        }
         if let Some(d) = self.depth.as_ref() {
             log::info!("stereo depth: {:?}", d.stats());
             log::info!(

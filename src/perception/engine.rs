@@ -18,6 +18,7 @@ use super::hazards::{Approach, GateConfig, HazardGate, MIN_CLOSING_MPS};
 use super::heading::HeadingFilter;
 use super::limits::limitations;
 use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
+use super::movers::{MoverTracker, Sighting, TrackConfig};
 use super::obstacles::{Corridor, CorridorAnalyzer, CorridorView};
 use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
@@ -51,6 +52,17 @@ pub const PREDICT_S: f32 = 3.0;
 const PREDICT_STEP_S: f32 = 0.1;
 /// Radius assumed for a moving person around its points' centroid, m.
 pub const PERSON_RADIUS_M: f32 = 0.25;
+/// Radius assumed for a vehicle around where it touches the ground (its near face), m:
+/// half a car's width and a margin.
+pub const VEHICLE_RADIUS_M: f32 = 1.0;
+/// A pose of at least this quality is a tracked trajectory's (MPS); below, an estimate.
+pub const TRUSTED_POSE_QUALITY: f32 = 0.99;
+/// Moving regions are left out while a step was detected within this (with a pose not
+/// trusted), ns.
+pub const MOVER_STEP_NS: i64 = 800_000_000;
+/// Ids of vehicles start here, far above the obstacle tracker's and the doorways'
+/// ([`super::openings::DOOR_ID_BASE`]), so they never collide.
+pub const VEHICLE_ID_BASE: u32 = 2_000_000_000;
 
 /// Counters of one engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -69,6 +81,8 @@ pub struct PerceptionStats {
     pub things_dropped: u64,
     /// Depth points dropped (non-finite, too old, beyond the cap of the recent set).
     pub depth_points_dropped: u64,
+    /// Frames of moving regions left out because the wearer was walking.
+    pub mover_frames_walking: u64,
 }
 
 /// The perception engine (pure).
@@ -90,11 +104,14 @@ pub struct Perception {
     traj_z: HeightHistory,
     pose: PoseTracker,
     pose_yaw_rate_dps: Option<(i64, f32)>,
+    /// Quality of the newest pose (0 before any).
+    pose_quality: f32,
     pose_up_device: Option<Vector3<f64>>,
     gaze: Option<(i64, GazeRay)>,
     motion: MotionDebounce,
     analyzer: CorridorAnalyzer,
     tracker: ThingTracker,
+    movers: MoverTracker,
     gate: HazardGate,
     /// Texts read, with where each is in the world when the point map places it.
     texts: VecDeque<(TextFact, Option<[f64; 3]>)>,
@@ -118,6 +135,7 @@ impl Perception {
         Self {
             pose: PoseTracker::new(models.t_device_cpf),
             tracker: ThingTracker::new(cfg.forget_after_ns),
+            movers: MoverTracker::new(TrackConfig::default()),
             texts: VecDeque::with_capacity(cfg.max_texts),
             cfg,
             models,
@@ -134,6 +152,7 @@ impl Perception {
             baro: HeightHistory::new(),
             traj_z: HeightHistory::new(),
             pose_yaw_rate_dps: None,
+            pose_quality: 0.0,
             pose_up_device: None,
             gaze: None,
             motion: MotionDebounce::default(),
@@ -218,6 +237,54 @@ impl Perception {
         self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));
     }
 
+    /// Folds in the moving regions one camera frame captured at `capture_ns` showed,
+    /// placed on the floor ([`super::movers`]); tracks moving like vehicles join the state
+    /// at the next tick.
+    pub fn on_mover_sightings(&mut self, capture_ns: i64, sightings: &[Sighting]) {
+        // Walking, the head's translation makes near things move by parallax; the mover
+        // input checks the pose for it, but a pose less than fully trusted (the IMU's own
+        // estimate, quality < 1) lags a walk (its speed comes from the step cadence): then
+        // a step detected within the last 0.8 s also says the wearer walks, and the frame
+        // is left out.
+        let imu_current = self
+            .imu_stream
+            .is_some_and(|(_, last)| capture_ns.saturating_sub(last) < CURRENT_NS);
+        let trusted = self.pose_quality >= TRUSTED_POSE_QUALITY;
+        if !trusted && imu_current && self.steps.stepped_within(capture_ns, MOVER_STEP_NS) {
+            self.stats.mover_frames_walking += 1;
+            return;
+        }
+        for s in sightings {
+            log::debug!(
+                "movers {capture_ns}: cam {} ground ({:.1}, {:.1}) range {:.1} height {:.2} width {:.2} px {}",
+                s.camera,
+                s.ground_m[0],
+                s.ground_m[1],
+                s.range_m,
+                s.height_m,
+                s.width_m,
+                s.pixels
+            );
+        }
+        self.movers.update(capture_ns, sightings);
+        for (tr, f) in self.movers.vehicles() {
+            log::debug!("movers {capture_ns}: vehicle #{} {f:?}", tr.id);
+        }
+        self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));
+    }
+
+    /// The floor's height under the wearer at `t_ns` (world, m): the corridor analysis'
+    /// when it saw the floor, else the head's height less the eye height; `None` without
+    /// a pose.
+    pub fn floor_z_m(&self, t_ns: i64) -> Option<f64> {
+        let h = self.pose.head(t_ns)?;
+        Some(if self.last_view.floor_seen {
+            f64::from(self.last_view.floor_z_m)
+        } else {
+            h.position_m.z - f64::from(self.cfg.eye_height_m)
+        })
+    }
+
     /// What the depth filter kept and removed so far.
     pub fn depth_filter_stats(&self) -> DepthFilterStats {
         self.depth_filter.stats()
@@ -277,6 +344,11 @@ impl Perception {
                 None => false,
             },
             Payload::Pose(p) if self.pose.push(t, p) => {
+                self.pose_quality = if p.quality.is_finite() {
+                    p.quality
+                } else {
+                    0.0
+                };
                 let r = p.t_world_device.rotation;
                 let w = Vector3::new(
                     f64::from(p.angular_velocity_radps[0]),
@@ -534,6 +606,10 @@ impl Perception {
                     approaches.push(ap);
                 }
             }
+            for (th, ap) in self.vehicles(t, &h, &c, v_w) {
+                things.push(th);
+                approaches.push(ap);
+            }
         }
         let alerts = self
             .gate
@@ -635,6 +711,71 @@ impl Perception {
         };
         self.body_yaw = Some((t, yaw));
         yaw
+    }
+
+    /// The tracked movers that are vehicles at `t`, where they are now (their fitted
+    /// line carried forward), each with how it approaches the corridor `c`.
+    fn vehicles(
+        &self,
+        t: i64,
+        h: &HeadPose,
+        c: &Corridor,
+        wearer_v: [f32; 2],
+    ) -> Vec<(Thing, Approach)> {
+        let (hx, hy) = (h.position_m.x, h.position_m.y);
+        let floor = self.floor_z_m(t).unwrap_or(h.position_m.z - 1.6) as f32;
+        let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
+        self.movers
+            .vehicles()
+            .into_iter()
+            .map(|(tr, f)| {
+                let dt = (t.saturating_sub(tr.last_ns)).max(0) as f64 * 1e-9;
+                let p = [
+                    (f.position_m[0] + f.velocity_mps[0] * dt) as f32,
+                    (f.position_m[1] + f.velocity_mps[1] * dt) as f32,
+                    floor,
+                ];
+                let v = [f.velocity_mps[0] as f32, f.velocity_mps[1] as f32];
+                let conflict = vehicle_conflict(c, p, v, wearer_v);
+                log::debug!(
+                    "tick {t}: vehicle #{} at ({:.1}, {:.1}) v ({:.1}, {:.1}) corridor {:.0}° from ({:.1}, {:.1}) wearer v ({:.2}, {:.2}) conflict {conflict:?}",
+                    tr.id, p[0], p[1], v[0], v[1], c.dir_rad.to_degrees(), c.head_m[0], c.head_m[1], wearer_v[0], wearer_v[1]
+                );
+                let (b, d) = bearing_and_distance(hx, hy, h.yaw_rad, f64::from(p[0]), f64::from(p[1]));
+                // Which side of the walking line it is on, and whether it is coming at it.
+                let (dx, dy) = (p[0] - c.head_m[0], p[1] - c.head_m[1]);
+                let lat = -dx * sn + dy * cs;
+                let lat_v = -v[0] * sn + v[1] * cs;
+                let side = if lat >= 0.0 { "left" } else { "right" };
+                let label = if lat * lat_v < 0.0 {
+                    format!("vehicle coming from the {side}")
+                } else {
+                    format!("vehicle on the {side}, moving away")
+                };
+                let th = Thing {
+                    id: VEHICLE_ID_BASE.saturating_add(tr.id),
+                    kind: ThingKind::Vehicle,
+                    label,
+                    clock: bearing_to_clock(b),
+                    distance_m: d,
+                    height: Some(HeightBand::Body),
+                    world_m: Some(p),
+                    in_path: conflict.is_some(),
+                    first_seen: DeviceTime(tr.first_ns),
+                    last_seen: DeviceTime(tr.last_ns),
+                    confidence: 0.6,
+                    evidence: Evidence::Motion,
+                };
+                let ap = Approach {
+                    in_path: conflict.is_some(),
+                    distance_m: conflict.map_or(d, |(_, along)| along),
+                    ttc_s: conflict.map(|(s, _)| s),
+                    approaching: conflict.is_some(),
+                    sure: conflict.is_some(),
+                };
+                (th, ap)
+            })
+            .collect()
     }
 
     /// Things from the analysis, tracked, each with how it is being approached.
@@ -853,6 +994,35 @@ pub fn predict_sure_conflict(
     wearer_mps: [f32; 2],
 ) -> Option<f32> {
     conflict_within(c, p_m, v_mps, wearer_mps, true)
+}
+
+/// When a vehicle whose near face is at `p_m`, moving at `v_mps`, enters the corridor `c`
+/// of a wearer moving at `wearer_mps`, within [`PREDICT_S`]: seconds from now (0: in it
+/// now) and how far ahead along the corridor, m. A standing wearer counts only a vehicle
+/// closing in.
+pub fn vehicle_conflict(
+    c: &Corridor,
+    p_m: [f32; 3],
+    v_mps: [f32; 2],
+    wearer_mps: [f32; 2],
+) -> Option<(f32, f32)> {
+    let rel = [v_mps[0] - wearer_mps[0], v_mps[1] - wearer_mps[1]];
+    let (dx, dy) = (p_m[0] - c.head_m[0], p_m[1] - c.head_m[1]);
+    let standing = wearer_mps[0].hypot(wearer_mps[1]) < MIN_CLOSING_MPS;
+    if standing && rel[0] * dx + rel[1] * dy >= 0.0 {
+        return None;
+    }
+    let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
+    let reach = c.width_m / 2.0 + VEHICLE_RADIUS_M;
+    let steps = (PREDICT_S / PREDICT_STEP_S).round() as usize;
+    (0..=steps).find_map(|i| {
+        let dt = i as f32 * PREDICT_STEP_S;
+        let (qx, qy) = (dx + rel[0] * dt, dy + rel[1] * dt);
+        let along = qx * cs + qy * sn;
+        let lat = -qx * sn + qy * cs;
+        (lat.abs() <= reach && along > -VEHICLE_RADIUS_M && along - VEHICLE_RADIUS_M <= c.range_m)
+            .then_some((dt, along.max(0.0)))
+    })
 }
 
 fn conflict_within(

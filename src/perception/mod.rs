@@ -31,6 +31,7 @@ pub mod inertial_pose;
 pub mod limits;
 pub mod load;
 pub mod motion;
+pub mod movers;
 pub mod obstacles;
 pub mod openings;
 pub mod points;

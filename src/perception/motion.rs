@@ -168,6 +168,15 @@ impl StepDetector {
         Some((60e9 / mean as f64) as f32)
     }
 
+    /// Whether a step was detected within `within_ns` before `now_ns` (a step counts from
+    /// the first one, before there is a cadence).
+    pub fn stepped_within(&self, now_ns: i64, within_ns: i64) -> bool {
+        self.peaks
+            .iter()
+            .rev()
+            .any(|&t| t <= now_ns && now_ns.saturating_sub(t) <= within_ns)
+    }
+
     /// Smoothed yaw rate about gravity, deg/s, counter-clockwise (to the left) positive.
     pub fn yaw_rate_dps(&self) -> Option<f32> {
         self.gravity.map(|_| self.yaw_rate_dps as f32)

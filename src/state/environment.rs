@@ -94,6 +94,9 @@ pub enum Evidence {
     Inertial,
     /// A learned model's output (detector, vision-language model).
     Model,
+    /// Motion in a camera's images (a thing moving on the ground, placed where it touches
+    /// it).
+    Motion,
 }
 
 /// One thing near the wearer.
