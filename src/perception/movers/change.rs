@@ -43,14 +43,30 @@ impl Default for ChangeConfig {
     }
 }
 
-/// One earlier frame to compare with: its image and `R_ref_cur`, the rotation from the
-/// current camera frame to its camera frame.
+/// One earlier frame to compare with: its image, `R_ref_cur`, the rotation from the
+/// current camera frame to its camera frame, and the brightness gain from it to the
+/// current frame.
 #[derive(Clone, Copy, Debug)]
 pub struct Reference<'a> {
     /// The earlier coarse image (same camera, same block size).
     pub image: &'a CoarseImage,
     /// Current camera frame → reference camera frame.
     pub r_ref_cur: Rotation3<f64>,
+    /// Its pixels times this are the current frame's brightness (the ratio of the two
+    /// frames' exposure × gain: auto-exposure changes every pixel at once; 1 when
+    /// unknown).
+    pub gain: f32,
+}
+
+/// The brightness gain from a frame exposed with `reference` (exposure × analogue gain)
+/// to one exposed with `current`: their ratio, within 1/4…4; 1 when either is unknown
+/// (zero, negative or not finite).
+pub fn exposure_gain(current: f32, reference: f32) -> f32 {
+    if current.is_finite() && reference.is_finite() && current > 0.0 && reference > 0.0 {
+        (current / reference).clamp(0.25, 4.0)
+    } else {
+        1.0
+    }
 }
 
 /// Counts of one [`change_mask`].
@@ -136,14 +152,26 @@ impl Warp {
 
 /// Whether `v` differs from every pixel of the 3 × 3 neighbourhood of `at` (coarse
 /// coordinates) in `reference`; `None` when none of it is inside.
-fn changed_at(v: u8, reference: &CoarseImage, at: [f64; 2], cfg: &ChangeConfig) -> Option<bool> {
+fn changed_at(
+    v: u8,
+    reference: &CoarseImage,
+    gain: f32,
+    at: [f64; 2],
+    cfg: &ChangeConfig,
+) -> Option<bool> {
     let (x, y) = (at[0].round() as isize, at[1].round() as isize);
     let mut best = u8::MAX;
     let mut seen = false;
+    let unit = (gain - 1.0).abs() < 1e-3;
     for dy in -1..=1 {
         for dx in -1..=1 {
             if let Some(r) = reference.get(x + dx, y + dy) {
                 seen = true;
+                let r = if unit {
+                    r
+                } else {
+                    (f32::from(r) * gain).round().clamp(0.0, 255.0) as u8
+                };
                 best = best.min(v.abs_diff(r));
             }
         }
@@ -202,7 +230,7 @@ pub fn change_mask(
                     Some(p) => p,
                     None => project_coarse(camera, &(r.r_ref_cur * ray), grid.k),
                 };
-                match at.and_then(|p| changed_at(v, r.image, p, cfg)) {
+                match at.and_then(|p| changed_at(v, r.image, r.gain, p, cfg)) {
                     Some(c) => all &= c,
                     None => {
                         compared = false;
@@ -317,10 +345,12 @@ mod tests {
             Reference {
                 image: &imgs[1],
                 r_ref_cur: pose(yaws[1]).inverse() * cur,
+                gain: 1.0,
             },
             Reference {
                 image: &imgs[0],
                 r_ref_cur: pose(yaws[0]).inverse() * cur,
+                gain: 1.0,
             },
         ];
         let mut mask = Vec::new();
@@ -373,6 +403,46 @@ mod tests {
         }
         assert!(compared > 100_000, "{compared}");
         assert!(worst < 0.2, "worst interpolation error {worst} coarse px");
+    }
+
+    #[test]
+    fn a_longer_exposure_is_not_motion_when_the_frames_say_so() {
+        let cam = camera();
+        let grid = RayGrid::new(&cam, 2).unwrap();
+        let r = pose(0.0);
+        let dim = coarse(&render(&r, None));
+        // The same view exposed 1.6× longer (within the pattern's range: no clipping).
+        let bright = CoarseImage {
+            pixels: dim
+                .pixels
+                .iter()
+                .map(|&p| (f32::from(p) * 1.6).round().min(255.0) as u8)
+                .collect(),
+            ..dim.clone()
+        };
+        let run = |gain: f32| {
+            let refs = [Reference {
+                image: &dim,
+                r_ref_cur: Rotation3::identity(),
+                gain,
+            }];
+            let mut mask = Vec::new();
+            change_mask(
+                &grid,
+                &cam,
+                &bright,
+                &r,
+                &refs,
+                &ChangeConfig::default(),
+                &mut mask,
+            )
+        };
+        let told = run(exposure_gain(0.008, 0.005));
+        assert_eq!(told.changed, 0, "{told:?}");
+        let untold = run(exposure_gain(0.0, 0.005));
+        assert!(untold.changed * 2 > untold.compared, "{untold:?}");
+        assert_eq!(exposure_gain(f32::NAN, 1.0), 1.0);
+        assert_eq!(exposure_gain(100.0, 1.0), 4.0);
     }
 
     #[test]

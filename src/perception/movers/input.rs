@@ -16,7 +16,7 @@ use nalgebra::{Isometry3, Rotation3};
 use serde::Serialize;
 
 use super::blobs::{find_blobs, Blob};
-use super::change::{change_mask, ChangeConfig, Reference};
+use super::change::{change_mask, exposure_gain, ChangeConfig, Reference};
 use super::coarse::{CoarseImage, RayGrid};
 use super::place::{place, PlaceConfig, Sighting};
 use crate::aria::calib::{CameraCalibration, DeviceCalibration};
@@ -49,6 +49,10 @@ pub struct MoverConfig {
     pub min_blob_pixels: usize,
     /// Moving regions kept per frame (the largest).
     pub max_blobs: usize,
+    /// A frame in which more than this share of the compared pixels changed is not
+    /// motion on the ground but something else (a hand over the lens, a light switched,
+    /// a pose far off): nothing is detected in it.
+    pub max_changed_share: f64,
     /// What counts as a change.
     pub change: ChangeConfig,
     /// Where regions are placed.
@@ -65,6 +69,7 @@ impl Default for MoverConfig {
             max_head_move_m: 0.15,
             min_blob_pixels: 4,
             max_blobs: 8,
+            max_changed_share: 0.25,
             change: ChangeConfig::default(),
             place: PlaceConfig::default(),
         }
@@ -90,6 +95,8 @@ pub struct MoverStats {
     pub no_reference: u64,
     /// Not compared: the head moved too far since the references.
     pub head_moved: u64,
+    /// Compared, but too much of it changed (see [`MoverConfig::max_changed_share`]).
+    pub changed_too_much: u64,
     /// Moving regions found.
     pub regions: u64,
     /// Detections dropped because [`MoverInput::poll`] did not come.
@@ -99,10 +106,10 @@ pub struct MoverStats {
 struct Camera {
     calib: CameraCalibration,
     grid: RayGrid,
-    /// Frames waiting for the pose after them.
-    pending: VecDeque<(i64, CoarseImage)>,
-    /// Posed frames: capture time, image, `T_world_camera`.
-    history: VecDeque<(i64, CoarseImage, Isometry3<f64>)>,
+    /// Frames waiting for the pose after them, with their exposure × gain.
+    pending: VecDeque<(i64, CoarseImage, f32)>,
+    /// Posed frames: capture time, image, `T_world_camera`, exposure × gain.
+    history: VecDeque<(i64, CoarseImage, Isometry3<f64>, f32)>,
     last_ns: Option<i64>,
 }
 
@@ -261,7 +268,8 @@ impl MoverInput {
                     cam.pending.pop_front();
                     self.stats.dropped_pending += 1;
                 }
-                cam.pending.push_back((t, coarse));
+                cam.pending
+                    .push_back((t, coarse, frame.exposure_s * frame.gain));
             }
             _ => return,
         }
@@ -297,7 +305,7 @@ impl MoverInput {
 
     fn process_pending(&mut self) {
         for ci in 0..self.cams.len() {
-            while let Some(&(t, _)) = self.cams.get(ci).and_then(|c| c.pending.front()) {
+            while let Some(&(t, _, _)) = self.cams.get(ci).and_then(|c| c.pending.front()) {
                 let pose = match pose_at_time(&self.poses, t) {
                     PoseAt::Interpolated(p) | PoseAt::Nearest(p) => Some(p),
                     PoseAt::Wait(p) => {
@@ -311,12 +319,13 @@ impl MoverInput {
                     }
                     PoseAt::Missing => None,
                 };
-                let Some((t, img)) = self.cams.get_mut(ci).and_then(|c| c.pending.pop_front())
+                let Some((t, img, exposure)) =
+                    self.cams.get_mut(ci).and_then(|c| c.pending.pop_front())
                 else {
                     break;
                 };
                 match pose {
-                    Some(p) => self.detect(ci, t, img, p),
+                    Some(p) => self.detect(ci, t, img, exposure, p),
                     None => self.stats.unposed += 1,
                 }
             }
@@ -324,7 +333,14 @@ impl MoverInput {
     }
 
     /// Compares one posed frame with its references and keeps it as a reference.
-    fn detect(&mut self, ci: usize, t: i64, img: CoarseImage, t_world_device: Isometry3<f64>) {
+    fn detect(
+        &mut self,
+        ci: usize,
+        t: i64,
+        img: CoarseImage,
+        exposure: f32,
+        t_world_device: Isometry3<f64>,
+    ) {
         let cfg = self.cfg;
         let Some(cam) = self.cams.get_mut(ci) else {
             return;
@@ -333,21 +349,23 @@ impl MoverInput {
         let pick = |back: i64| {
             cam.history
                 .iter()
-                .filter(|(rt, _, _)| (t.saturating_sub(*rt) - back).abs() <= cfg.reference_slack_ns)
-                .min_by_key(|(rt, _, _)| (t.saturating_sub(*rt) - back).abs())
+                .filter(|(rt, _, _, _)| {
+                    (t.saturating_sub(*rt) - back).abs() <= cfg.reference_slack_ns
+                })
+                .min_by_key(|(rt, _, _, _)| (t.saturating_sub(*rt) - back).abs())
         };
-        let refs: Vec<&(i64, CoarseImage, Isometry3<f64>)> =
+        let refs: Vec<&(i64, CoarseImage, Isometry3<f64>, f32)> =
             cfg.reference_ns.iter().filter_map(|&b| pick(b)).collect();
         if refs.len() < cfg.reference_ns.len() {
             self.stats.no_reference += 1;
-        } else if refs.iter().any(|(_, _, p)| {
+        } else if refs.iter().any(|(_, _, p, _)| {
             (p.translation.vector - t_world_camera.translation.vector).norm() > cfg.max_head_move_m
         }) {
             log::trace!(
                 "movers {t}: cam {ci} head moved {:?}",
                 refs.iter()
                     .map(
-                        |(_, _, p)| (p.translation.vector - t_world_camera.translation.vector)
+                        |(_, _, p, _)| (p.translation.vector - t_world_camera.translation.vector)
                             .norm()
                     )
                     .collect::<Vec<_>>()
@@ -357,12 +375,13 @@ impl MoverInput {
             let r_world_cur: Rotation3<f64> = t_world_camera.rotation.to_rotation_matrix();
             let references: Vec<Reference<'_>> = refs
                 .iter()
-                .map(|(_, image, p)| Reference {
+                .map(|(_, image, p, e)| Reference {
                     image,
                     r_ref_cur: p.rotation.to_rotation_matrix().inverse() * r_world_cur,
+                    gain: exposure_gain(exposure, *e),
                 })
                 .collect();
-            change_mask(
+            let counts = change_mask(
                 &cam.grid,
                 &cam.calib,
                 &img,
@@ -371,6 +390,11 @@ impl MoverInput {
                 &cfg.change,
                 &mut self.mask,
             );
+            let too_much = counts.changed as f64 > cfg.max_changed_share * counts.compared as f64;
+            if too_much {
+                self.stats.changed_too_much += 1;
+                self.mask.iter_mut().for_each(|m| *m = false);
+            }
             let blobs = find_blobs(
                 &self.mask,
                 cam.grid.width,
@@ -403,7 +427,7 @@ impl MoverInput {
         if cam.history.len() >= HISTORY_CAP {
             cam.history.pop_front();
         }
-        cam.history.push_back((t, img, t_world_camera));
+        cam.history.push_back((t, img, t_world_camera, exposure));
     }
 
     /// The moving regions found since the last poll, placed on the floor at `floor_z_m`
@@ -432,5 +456,117 @@ impl MoverInput {
             out.push((d.capture_ns, sightings));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::{ImageEncoding, ImageFrame, PoseSample};
+    use crate::time::{DeviceTime, HostTime};
+
+    fn gen1() -> DeviceCalibration {
+        let rec = crate::aria::recording::AriaRecording::open(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs"
+        ))
+        .unwrap();
+        crate::aria::recorded_calib::recording_calibration(&rec)
+            .unwrap()
+            .unwrap()
+    }
+
+    fn sample(stream: StreamId, t_ns: i64, payload: Payload) -> Sample {
+        Sample {
+            stream,
+            capture: DeviceTime(t_ns),
+            arrival: HostTime(0),
+            seq: 0,
+            payload,
+        }
+    }
+
+    fn frame(invert: bool) -> Payload {
+        let (w, h) = (640u32, 480u32);
+        let pixels: Vec<u8> = (0..h)
+            .flat_map(|y| {
+                (0..w).map(move |x| {
+                    let v = 90 + ((x / 16 + y / 16) % 2) as u8 * 80;
+                    if invert {
+                        255 - v
+                    } else {
+                        v
+                    }
+                })
+            })
+            .collect();
+        Payload::Image(ImageFrame {
+            width: w,
+            height: h,
+            encoding: ImageEncoding::Raw {
+                pixel_format: 1,
+                stride: w,
+            },
+            data: bytes::Bytes::from(pixels),
+            frame_number: 0,
+            exposure_s: 0.004,
+            gain: 1.0,
+        })
+    }
+
+    fn pose() -> Payload {
+        Payload::Pose(PoseSample {
+            t_world_device: Isometry3::translation(0.0, 0.0, 1.6),
+            linear_velocity_mps: [0.0; 3],
+            angular_velocity_radps: [0.0; 3],
+            quality: 1.0,
+        })
+    }
+
+    #[test]
+    fn a_still_view_shows_nothing_and_a_frame_changed_all_over_is_not_motion() {
+        let mut m = MoverInput::new(&gen1(), MoverConfig::default()).unwrap();
+        for i in 0..8i64 {
+            let t = i * 100_000_000;
+            m.on_sample(&sample(StreamId::CameraSlamLeft, t, frame(i == 7)));
+            m.on_sample(&sample(StreamId::DevicePose, t + 1_000_000, pose()));
+        }
+        let s = m.stats();
+        assert_eq!((s.frames, s.failed, s.unposed), (8, 0, 0), "{s:?}");
+        // Frames 0.4 s and later have both references: 4 compared.
+        assert_eq!(s.compared, 4, "{s:?}");
+        assert_eq!(s.changed_too_much, 1, "{s:?}");
+        assert_eq!(s.regions, 0, "{s:?}");
+        assert!(m.poll(0.0).is_empty());
+    }
+
+    #[test]
+    fn a_frame_not_of_the_calibrated_size_is_refused_and_counted() {
+        let mut m = MoverInput::new(&gen1(), MoverConfig::default()).unwrap();
+        let small = Payload::Image(ImageFrame {
+            width: 4,
+            height: 2,
+            encoding: ImageEncoding::Raw {
+                pixel_format: 1,
+                stride: 4,
+            },
+            data: bytes::Bytes::from(vec![0u8; 8]),
+            frame_number: 0,
+            exposure_s: 0.0,
+            gain: 0.0,
+        });
+        m.on_sample(&sample(StreamId::CameraSlamRight, 0, small));
+        let truncated = Payload::Image(ImageFrame {
+            width: 640,
+            height: 480,
+            encoding: ImageEncoding::Jpeg,
+            data: bytes::Bytes::from(vec![0xFF, 0xD8, 0xFF]),
+            frame_number: 1,
+            exposure_s: 0.0,
+            gain: 0.0,
+        });
+        m.on_sample(&sample(StreamId::CameraSlamLeft, 0, truncated));
+        assert_eq!(m.stats().failed, 2);
+        assert_eq!(m.stats().compared, 0);
     }
 }
