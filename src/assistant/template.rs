@@ -10,7 +10,7 @@ use super::corridor::{blockers, is_hazard, pass_blockers};
 use super::forms::Form;
 use super::goal::{find_goal, Goal};
 use super::intent::{classify, resolve, Intent};
-use super::lexicon::{content_words, tokens};
+use super::lexicon::{content_words, handled_words, tokens};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
@@ -538,7 +538,7 @@ fn goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
         ),
         Some(Goal::Sign(x)) => guide(state, sign_place_sentence(x), x.clock, x.distance_m, None),
         None => {
-            let words = content_words(request);
+            let words = handled_words(&content_words(request));
             let mut a = not_found(&words);
             a.sentences.extend(instead(state));
             a
