@@ -366,6 +366,60 @@ fn templates_say_when_the_evidence_does_not_answer() {
     assert!(a.unanswerable && a.text().starts_with("I can't tell"));
 }
 
+/// Turns that are over are answered from the state's turn history: "Did I just turn?" asked
+/// after the turn, and a recent turn said after other motion answers. With a heading and no
+/// recent turn, a past turn is answered no; without a heading it is not denied.
+#[test]
+fn motion_answers_say_the_recent_turns() {
+    use vista::state::{MotionState, TurnFact};
+    let at = |s: f64| DeviceTime((s * 1e9) as i64);
+    let turn = |angle_deg: f32, from_s: f64, to_s: f64| TurnFact {
+        direction: TurnFact::direction_of(angle_deg),
+        angle_deg,
+        started: at(from_s),
+        ended: at(to_s),
+    };
+    let say = |q: &str, st: &EnvironmentState| answer(Form::Question, q, st).text();
+    let mut s = EnvironmentState::empty(at(9.6));
+    s.motion.state = MotionState::Walking;
+    s.motion.heading_deg = Some(272.0);
+    s.turns = vec![turn(-88.0, 6.2, 7.7)];
+    assert_eq!(
+        say("Did I just turn?", &s),
+        "Yes, you turned left, about 90 degrees, 2 seconds ago. You are walking now."
+    );
+    assert_eq!(
+        say("Am I walking?", &s),
+        "Yes, you are walking. You turned left, about 90 degrees, 2 seconds ago."
+    );
+    // Standing after a half turn.
+    let mut s = EnvironmentState::empty(at(24.0));
+    s.motion.state = MotionState::Standing;
+    s.motion.heading_deg = Some(92.0);
+    s.turns = vec![turn(179.0, 17.0, 20.0), turn(-88.0, 6.2, 7.7)];
+    assert_eq!(
+        say("Am I standing still?", &s),
+        "Yes, you are standing still. You turned around, 4 seconds ago."
+    );
+    // Turns older than 15 s are not "just" turns; with a heading that is a no.
+    s.at = at(40.0);
+    assert_eq!(
+        say("Did I just turn?", &s),
+        "No, I noticed no turn in the last 15 seconds. You are standing still now."
+    );
+    assert_eq!(
+        say("Am I standing still?", &s),
+        "Yes, you are standing still."
+    );
+    // Without a heading, a turn is neither seen nor denied.
+    s.turns.clear();
+    s.motion.heading_deg = None;
+    assert_eq!(
+        say("Did I just turn?", &s),
+        "You are standing still now. I can't tell whether you turned before."
+    );
+}
+
 /// Questions about the wearer's own motion, how far a thing is, and people are answered
 /// by templates from the state (they went to the model, or to "what is ahead", before).
 #[test]

@@ -8,6 +8,7 @@
 //! * [`forms`]: the three response forms with their system prompts and length budgets.
 //! * [`render`]: the environment state as compact, deterministic text for a language model.
 //! * [`phrase`]: how directions, distances and steps are said.
+//! * [`turn_words`]: how the wearer's recent turns are said.
 //! * [`corridor`]: which things lie on a straight walk in a clock direction.
 //! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
 //! * [`intent`]: what a question asks about, and which thing a request names.
@@ -61,6 +62,7 @@ pub mod requests;
 pub mod session;
 pub mod template;
 pub mod text_wait;
+pub mod turn_words;
 
 pub use alerts::{Alerter, AlerterConfig};
 pub use assistant::{Assistant, AssistantConfig, AssistantCounters, AssistantError, AssistantMode};

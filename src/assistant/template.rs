@@ -12,6 +12,7 @@ use super::goal::{find_goal, Goal};
 use super::intent::{classify, resolve, Intent};
 use super::lexicon::{content_words, handled_words, tokens};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
+use super::turn_words::{recent_turn, turn_sentence, turned, RECENT_TURN_NS};
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
     Generator, GeneratorError, HeightBand, MotionState, TextFact, Thing, ThingKind,
@@ -596,8 +597,10 @@ fn motion_words(m: MotionState) -> Option<&'static str> {
 }
 
 /// "Am I walking?", "Am I standing still?", "Did I just turn?": yes or no from the motion
-/// state, and what the wearer is doing. A question about a turn that is over is not
-/// answered no: the state holds the motion now, not what it was.
+/// state, and what the wearer is doing; a question about a turn that is over is answered
+/// from the turn history (the newest turn of the last [`RECENT_TURN_NS`]), and a recent
+/// turn is said after any other motion answer too ("Yes, you are standing still. You turned
+/// around, 4 seconds ago."). Without a compass heading, a past turn is not answered no.
 fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let m = state.motion.state;
     let Some(now) = motion_words(m) else {
@@ -606,9 +609,28 @@ fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let t = tokens(request);
     let has = |ws: &[&str]| t.iter().any(|w| ws.contains(&w.as_str()));
     let past = t.first().is_some_and(|w| w == "did" || w == "have");
+    let recent = recent_turn(state);
+    let about_turn = has(&["turn", "turned", "turning"]);
+    if about_turn && m != MotionState::Turning {
+        if let Some(turn) = recent {
+            return TemplateAnswer::known(vec![
+                format!("Yes, {}.", turned(turn, state.at)),
+                format!("You are {now} now."),
+            ]);
+        }
+        if past && state.motion.heading_deg.is_some() {
+            return TemplateAnswer::known(vec![
+                format!(
+                    "No, I noticed no turn in the last {} seconds.",
+                    RECENT_TURN_NS / 1_000_000_000
+                ),
+                format!("You are {now} now."),
+            ]);
+        }
+    }
     let asked = if has(&["standing", "stand", "still", "stopped"]) {
         Some(m == MotionState::Standing)
-    } else if has(&["turn", "turned", "turning"]) {
+    } else if about_turn {
         (m == MotionState::Turning || !past).then_some(m == MotionState::Turning)
     } else if has(&["walking", "walk", "moving", "move"]) {
         Some(m != MotionState::Standing)
@@ -624,6 +646,9 @@ fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let mut out = vec![first];
     if asked.is_none() && past {
         out.push("I can't tell whether you turned before.".into());
+    }
+    if let Some(turn) = recent.filter(|_| m != MotionState::Turning) {
+        out.push(turn_sentence(turn, state.at));
     }
     TemplateAnswer::known(out)
 }
