@@ -11,6 +11,7 @@
 //! * [`turn_words`]: how the wearer's recent turns are said.
 //! * [`corridor`]: which things lie on a straight walk in a clock direction.
 //! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
+//! * [`sign_wall`]: the wall a sign hangs on, where a way to the sign ends.
 //! * [`intent`]: what a question asks about, and which thing a request names.
 //! * [`lexicon`]: tokens, number words and the nouns that name things.
 //! * [`template`]: the template generator, grounded by construction.
@@ -60,6 +61,7 @@ pub mod render;
 pub mod request_pump;
 pub mod requests;
 pub mod session;
+pub mod sign_wall;
 pub mod template;
 pub mod text_wait;
 pub mod turn_words;

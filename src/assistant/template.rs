@@ -12,6 +12,7 @@ use super::goal::{find_goal, Goal};
 use super::intent::{classify, resolve, Intent};
 use super::lexicon::{content_words, handled_words, tokens};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
+use super::sign_wall::{wall_under_sign, REACH_M};
 use super::turn_words::{recent_turn, turn_sentence, turned, RECENT_TURN_NS};
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
@@ -537,7 +538,29 @@ fn goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
             Some(t.distance_m),
             Some(t.id),
         ),
-        Some(Goal::Sign(x)) => guide(state, sign_place_sentence(x), x.clock, x.distance_m, None),
+        Some(Goal::Sign(x)) => match wall_under_sign(state, x) {
+            // The sign's wall is where the way ends, not a thing to go around.
+            Some(w) if w.distance_m <= REACH_M => TemplateAnswer::known(vec![
+                sign_place_sentence(x),
+                format!(
+                    "It is on the wall in front of you, at {}, {}.",
+                    clock(w.clock),
+                    about_metres(w.distance_m)
+                ),
+            ]),
+            Some(w) => {
+                let mut a = guide(
+                    state,
+                    sign_place_sentence(x),
+                    x.clock,
+                    Some(w.distance_m - REACH_M / 2.0),
+                    Some(w.id),
+                );
+                a.sentences.insert(1, "It is on the wall.".into());
+                a
+            }
+            None => guide(state, sign_place_sentence(x), x.clock, x.distance_m, None),
+        },
         None => {
             let words = handled_words(&content_words(request));
             let mut a = not_found(&words);
