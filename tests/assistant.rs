@@ -366,6 +366,50 @@ fn templates_say_when_the_evidence_does_not_answer() {
     assert!(a.unanswerable && a.text().starts_with("I can't tell"));
 }
 
+/// Floor edges in the answers: three drop-offs of riser height a tread apart are stairs
+/// going down (said once, with the stairs seen counted), one edge of curb height is a step,
+/// never a curb or stairs; "Am I nearly across?" is about the way ahead. Every answer
+/// passes the guard unchanged.
+#[test]
+fn edges_in_a_row_are_stairs_and_one_edge_is_a_step() {
+    use vista::state::MotionState;
+    let edge = |id: u32, kind: ThingKind, label: &str, d: f32| {
+        let mut t = thing(id, kind, label, 12, d, true);
+        t.world_m = Some([d, 0.0, 0.0]);
+        t
+    };
+    let say = |form: Form, q: &str, st: &EnvironmentState| {
+        let text = answer(form, q, st).text();
+        let g = Guard::default().check_text(&text, st, None);
+        assert!(g.interventions.is_empty(), "{text}: {:?}", g.interventions);
+        text
+    };
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.motion.state = MotionState::Standing;
+    s.things = vec![
+        edge(4, ThingKind::DropOff, "drop-off of 17 cm", 2.6),
+        edge(2, ThingKind::DropOff, "drop-off of 17 cm", 2.0),
+        edge(3, ThingKind::DropOff, "drop-off of 17 cm", 2.3),
+    ];
+    assert_eq!(
+        say(Form::Question, "What is ahead?", &s),
+        "Stairs going down at 12 o'clock, 2 metres, in your path. I can see three stairs."
+    );
+    assert_eq!(
+        say(Form::Question, "Am I on stairs?", &s),
+        "No, you are on level ground. Stairs going down at 12 o'clock, 2 metres, in your path. \
+         I can see three stairs."
+    );
+    // One step up of curb height: a step up, in the way ahead when nearly across.
+    s.things = vec![edge(5, ThingKind::StepUp, "step up of 15 cm", 1.5)];
+    let text = say(Form::Question, "Am I nearly across?", &s);
+    assert_eq!(
+        text,
+        "The step up of 15 cm is at 12 o'clock, 1.5 metres, in your path."
+    );
+    assert!(!text.contains("curb") && !text.contains("tairs"), "{text}");
+}
+
 /// Turns that are over are answered from the state's turn history: "Did I just turn?" asked
 /// after the turn, and a recent turn said after other motion answers. With a heading and no
 /// recent turn, a past turn is answered no; without a heading it is not denied.

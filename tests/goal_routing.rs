@@ -142,6 +142,12 @@ fn the_wall_a_sign_hangs_on_is_not_gone_around() {
     s.texts = vec![sign("LIFT", 12, Some(4.2))];
     let text = guarded(Form::Goal, "Take me to the lift", &s);
     assert!(!text.contains("go around"), "{text}");
-    assert!(fact_present("the sign \"LIFT\" is at 12 o'clock, about 4 m", &text), "{text}");
-    assert!(text.contains("It is on the wall. Walk straight ahead"), "{text}");
+    assert!(
+        fact_present("the sign \"LIFT\" is at 12 o'clock, about 4 m", &text),
+        "{text}"
+    );
+    assert!(
+        text.contains("It is on the wall. Walk straight ahead"),
+        "{text}"
+    );
 }

@@ -10,6 +10,7 @@
 //! * [`phrase`]: how directions, distances and steps are said.
 //! * [`turn_words`]: how the wearer's recent turns are said.
 //! * [`corridor`]: which things lie on a straight walk in a clock direction.
+//! * [`flight`]: stairs from floor edges in a row (a single edge is a step, not stairs).
 //! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
 //! * [`sign_wall`]: the wall a sign hangs on, where a way to the sign ends.
 //! * [`intent`]: what a question asks about, and which thing a request names.
@@ -35,6 +36,7 @@ pub mod assistant;
 pub mod corridor;
 mod counters;
 pub mod decisions;
+pub mod flight;
 pub mod forms;
 pub mod goal;
 pub mod guard;

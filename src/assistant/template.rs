@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::corridor::{blockers, is_hazard, pass_blockers};
+use super::flight::{flight_sentences, flights};
 use super::forms::Form;
 use super::goal::{find_goal, Goal};
 use super::intent::{classify, resolve, Intent};
@@ -217,6 +218,29 @@ fn head_height(state: &EnvironmentState) -> TemplateAnswer {
     TemplateAnswer::known(vec!["I don't detect anything at head height.".into()])
 }
 
+/// Sentences for `things` (at most `max` things said), a flight of stairs among them said
+/// once as stairs ([`super::flight`]) instead of edge by edge.
+fn things_sentences(state: &EnvironmentState, things: &[&Thing], max: usize) -> Vec<String> {
+    let fl = flights(state);
+    let mut said_flights: Vec<usize> = Vec::new();
+    let (mut out, mut said) = (Vec::new(), 0);
+    for t in things {
+        if said == max {
+            break;
+        }
+        match fl.iter().position(|f| f.holds(t)) {
+            Some(i) if said_flights.contains(&i) => continue,
+            Some(i) => {
+                said_flights.push(i);
+                out.extend(flight_sentences(&fl[i]));
+            }
+            None => out.push(thing_sentence(t)),
+        }
+        said += 1;
+    }
+    out
+}
+
 fn stairs(state: &EnvironmentState) -> TemplateAnswer {
     if let Some(s) = stairs_sentence(state.motion.state) {
         return TemplateAnswer::known(vec![format!("Yes. {s}")]);
@@ -232,11 +256,12 @@ fn stairs(state: &EnvironmentState) -> TemplateAnswer {
         (MotionState::Unknown, None) => {
             TemplateAnswer::cannot("I can't tell yet whether you are on stairs.".into())
         }
-        (MotionState::Unknown, Some(t)) => TemplateAnswer::known(vec![thing_sentence(t)]),
-        (_, Some(t)) => TemplateAnswer::known(vec![
-            "No, you are on level ground.".into(),
-            thing_sentence(t),
-        ]),
+        (MotionState::Unknown, Some(t)) => TemplateAnswer::known(things_sentences(state, &[t], 1)),
+        (_, Some(t)) => {
+            let mut out = vec!["No, you are on level ground.".to_string()];
+            out.extend(things_sentences(state, &[t], 1));
+            TemplateAnswer::known(out)
+        }
         (_, None) => TemplateAnswer::known(vec!["No, you are on level ground.".into()]),
     }
 }
@@ -345,7 +370,7 @@ fn ahead(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     }
     let hazards = in_path_hazards(state);
     if !hazards.is_empty() {
-        let mut out: Vec<String> = hazards.iter().take(2).map(|t| thing_sentence(t)).collect();
+        let mut out: Vec<String> = things_sentences(state, &hazards, 2);
         // Asked whether to go on with something moving into the path, or close in it: the
         // answer is to wait, said first.
         let stop = hazards.iter().any(|t| {
