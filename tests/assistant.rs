@@ -402,6 +402,11 @@ fn edges_in_a_row_are_stairs_and_one_edge_is_a_step() {
     );
     // One step up of curb height: a step up, in the way ahead when nearly across.
     s.things = vec![edge(5, ThingKind::StepUp, "step up of 15 cm", 1.5)];
+    // "Pick up" names no step up: a goal of handling a thing not seen is not found.
+    assert_eq!(
+        say(Form::Goal, "Help me pick up my water bottle", &s),
+        "I can't tell where the water bottle is: I don't see it right now."
+    );
     let text = say(Form::Question, "Am I nearly across?", &s);
     assert_eq!(
         text,
@@ -454,6 +459,16 @@ fn motion_answers_say_the_recent_turns() {
     assert_eq!(
         say("Am I standing still?", &s),
         "Yes, you are standing still."
+    );
+    // A generated sentence saying the wearer turned needs that turn in the history.
+    let g = Guard::default();
+    assert!(matches!(
+        g.check_sentence("You turned right a moment ago.", &s, None),
+        Verdict::Block { .. }
+    ));
+    assert_eq!(
+        g.check_sentence("You turned around a few seconds ago.", &s, None),
+        Verdict::Pass
     );
     // Without a heading, a turn is neither seen nor denied.
     s.turns.clear();
@@ -522,6 +537,24 @@ fn templates_answer_motion_distance_and_people_questions() {
     });
     assert_eq!(
         say("How far is the door now?", &d),
+        "The door is at 12 o'clock, about 4 metres, under the sign \"ROOM 12\"."
+    );
+    // Read twice (distance_estimation): from afar, small and more confident, with the
+    // words joined; near, larger. The larger read is the sign's (as the boxes measured).
+    let mut near = d.clone();
+    near.texts[0].rgb_box = [415.0, 656.0, 449.0, 777.0];
+    near.texts[0].confidence = 0.905;
+    near.texts.insert(
+        0,
+        TextFact {
+            text: "ROOM12".into(),
+            confidence: 0.933,
+            rgb_box: [473.0, 696.0, 497.0, 758.0],
+            ..near.texts[0].clone()
+        },
+    );
+    assert_eq!(
+        say("How far is the door now?", &near),
         "The door is at 12 o'clock, about 4 metres, under the sign \"ROOM 12\"."
     );
     // A sign at an unknown distance is not put over the nearer door.

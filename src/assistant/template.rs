@@ -315,15 +315,24 @@ fn not_found(words: &[String]) -> TemplateAnswer {
     ))
 }
 
-/// The most confident sign at `door` (see [`super::goal::door_at_sign`]) whose distance
-/// is known: a sign in the door's direction at an unknown distance may hang over another
-/// door farther on.
+/// The sign at `door` (see [`super::goal::door_at_sign`]) whose distance is known (a sign
+/// in the door's direction at an unknown distance may hang over another door farther on),
+/// read largest in the image (from closest: a sign read again as the wearer nears it is
+/// read better, "ROOM 12" where it was "ROOM12" from afar), then most confident.
 fn sign_at_door<'a>(door: &Thing, state: &'a EnvironmentState) -> Option<&'a TextFact> {
+    let area = |x: &TextFact| {
+        let [x0, y0, x1, y1] = x.rgb_box;
+        ((x1 - x0) * (y1 - y0)).abs()
+    };
     state
         .texts
         .iter()
         .filter(|x| x.distance_m.is_some() && super::goal::door_at_sign(door, x))
-        .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+        .max_by(|a, b| {
+            area(a)
+                .total_cmp(&area(b))
+                .then(a.confidence.total_cmp(&b.confidence))
+        })
 }
 
 fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> TemplateAnswer {
