@@ -366,6 +366,119 @@ fn templates_say_when_the_evidence_does_not_answer() {
     assert!(a.unanswerable && a.text().starts_with("I can't tell"));
 }
 
+/// Floor edges in the answers: three drop-offs of riser height a tread apart are stairs
+/// going down (said once, with the stairs seen counted), one edge of curb height is a step,
+/// never a curb or stairs; "Am I nearly across?" is about the way ahead. Every answer
+/// passes the guard unchanged.
+#[test]
+fn edges_in_a_row_are_stairs_and_one_edge_is_a_step() {
+    use vista::state::MotionState;
+    let edge = |id: u32, kind: ThingKind, label: &str, d: f32| {
+        let mut t = thing(id, kind, label, 12, d, true);
+        t.world_m = Some([d, 0.0, 0.0]);
+        t
+    };
+    let say = |form: Form, q: &str, st: &EnvironmentState| {
+        let text = answer(form, q, st).text();
+        let g = Guard::default().check_text(&text, st, None);
+        assert!(g.interventions.is_empty(), "{text}: {:?}", g.interventions);
+        text
+    };
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.motion.state = MotionState::Standing;
+    s.things = vec![
+        edge(4, ThingKind::DropOff, "drop-off of 17 cm", 2.6),
+        edge(2, ThingKind::DropOff, "drop-off of 17 cm", 2.0),
+        edge(3, ThingKind::DropOff, "drop-off of 17 cm", 2.3),
+    ];
+    assert_eq!(
+        say(Form::Question, "What is ahead?", &s),
+        "Stairs going down at 12 o'clock, 2 metres, in your path. I can see three stairs."
+    );
+    assert_eq!(
+        say(Form::Question, "Am I on stairs?", &s),
+        "No, you are on level ground. Stairs going down at 12 o'clock, 2 metres, in your path. \
+         I can see three stairs."
+    );
+    // One step up of curb height: a step up, in the way ahead when nearly across.
+    s.things = vec![edge(5, ThingKind::StepUp, "step up of 15 cm", 1.5)];
+    // "Pick up" names no step up: a goal of handling a thing not seen is not found.
+    assert_eq!(
+        say(Form::Goal, "Help me pick up my water bottle", &s),
+        "I can't tell where the water bottle is: I don't see it right now."
+    );
+    let text = say(Form::Question, "Am I nearly across?", &s);
+    assert_eq!(
+        text,
+        "The step up of 15 cm is at 12 o'clock, 1.5 metres, in your path."
+    );
+    assert!(!text.contains("curb") && !text.contains("tairs"), "{text}");
+}
+
+/// Turns that are over are answered from the state's turn history: "Did I just turn?" asked
+/// after the turn, and a recent turn said after other motion answers. With a heading and no
+/// recent turn, a past turn is answered no; without a heading it is not denied.
+#[test]
+fn motion_answers_say_the_recent_turns() {
+    use vista::state::{MotionState, TurnFact};
+    let at = |s: f64| DeviceTime((s * 1e9) as i64);
+    let turn = |angle_deg: f32, from_s: f64, to_s: f64| TurnFact {
+        direction: TurnFact::direction_of(angle_deg),
+        angle_deg,
+        started: at(from_s),
+        ended: at(to_s),
+    };
+    let say = |q: &str, st: &EnvironmentState| answer(Form::Question, q, st).text();
+    let mut s = EnvironmentState::empty(at(9.6));
+    s.motion.state = MotionState::Walking;
+    s.motion.heading_deg = Some(272.0);
+    s.turns = vec![turn(-88.0, 6.2, 7.7)];
+    assert_eq!(
+        say("Did I just turn?", &s),
+        "Yes, you turned left, about 90 degrees, 2 seconds ago. You are walking now."
+    );
+    assert_eq!(
+        say("Am I walking?", &s),
+        "Yes, you are walking. You turned left, about 90 degrees, 2 seconds ago."
+    );
+    // Standing after a half turn.
+    let mut s = EnvironmentState::empty(at(24.0));
+    s.motion.state = MotionState::Standing;
+    s.motion.heading_deg = Some(92.0);
+    s.turns = vec![turn(179.0, 17.0, 20.0), turn(-88.0, 6.2, 7.7)];
+    assert_eq!(
+        say("Am I standing still?", &s),
+        "Yes, you are standing still. You turned around, 4 seconds ago."
+    );
+    // Turns older than 15 s are not "just" turns; with a heading that is a no.
+    s.at = at(40.0);
+    assert_eq!(
+        say("Did I just turn?", &s),
+        "No, I noticed no turn in the last 15 seconds. You are standing still now."
+    );
+    assert_eq!(
+        say("Am I standing still?", &s),
+        "Yes, you are standing still."
+    );
+    // A generated sentence saying the wearer turned needs that turn in the history.
+    let g = Guard::default();
+    assert!(matches!(
+        g.check_sentence("You turned right a moment ago.", &s, None),
+        Verdict::Block { .. }
+    ));
+    assert_eq!(
+        g.check_sentence("You turned around a few seconds ago.", &s, None),
+        Verdict::Pass
+    );
+    // Without a heading, a turn is neither seen nor denied.
+    s.turns.clear();
+    s.motion.heading_deg = None;
+    assert_eq!(
+        say("Did I just turn?", &s),
+        "You are standing still now. I can't tell whether you turned before."
+    );
+}
+
 /// Questions about the wearer's own motion, how far a thing is, and people are answered
 /// by templates from the state (they went to the model, or to "what is ahead", before).
 #[test]
@@ -424,6 +537,24 @@ fn templates_answer_motion_distance_and_people_questions() {
     });
     assert_eq!(
         say("How far is the door now?", &d),
+        "The door is at 12 o'clock, about 4 metres, under the sign \"ROOM 12\"."
+    );
+    // Read twice (distance_estimation): from afar, small and more confident, with the
+    // words joined; near, larger. The larger read is the sign's (as the boxes measured).
+    let mut near = d.clone();
+    near.texts[0].rgb_box = [415.0, 656.0, 449.0, 777.0];
+    near.texts[0].confidence = 0.905;
+    near.texts.insert(
+        0,
+        TextFact {
+            text: "ROOM12".into(),
+            confidence: 0.933,
+            rgb_box: [473.0, 696.0, 497.0, 758.0],
+            ..near.texts[0].clone()
+        },
+    );
+    assert_eq!(
+        say("How far is the door now?", &near),
         "The door is at 12 o'clock, about 4 metres, under the sign \"ROOM 12\"."
     );
     // A sign at an unknown distance is not put over the nearer door.

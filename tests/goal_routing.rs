@@ -121,3 +121,33 @@ fn am_i_at_the_exit_follows_the_distance() {
         "{text}"
     );
 }
+
+/// A goal that ends at a sign on a wall (task_instructions: "LIFT" on the wall beside the
+/// lift door): the wall the sign hangs on is where the way ends, never "in the way: go
+/// around it". The wearer close to it hears it is within reach; farther, the walk to it.
+#[test]
+fn the_wall_a_sign_hangs_on_is_not_gone_around() {
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.things = vec![thing(7, ThingKind::Obstacle, "wall", 11, 0.5, true)];
+    s.texts = vec![sign("LIFT", 11, Some(0.5))];
+    let text = guarded(Form::Goal, "Take me to the lift", &s);
+    assert!(!text.contains("go around"), "{text}");
+    assert_eq!(
+        text,
+        "The sign \"LIFT\" is at 11 o'clock, 0.5 metres. \
+         It is on the wall in front of you, at 11 o'clock, 0.5 metres."
+    );
+    // Four metres off: walk up to the wall, not around it.
+    s.things = vec![thing(7, ThingKind::Obstacle, "wall", 12, 4.1, true)];
+    s.texts = vec![sign("LIFT", 12, Some(4.2))];
+    let text = guarded(Form::Goal, "Take me to the lift", &s);
+    assert!(!text.contains("go around"), "{text}");
+    assert!(
+        fact_present("the sign \"LIFT\" is at 12 o'clock, about 4 m", &text),
+        "{text}"
+    );
+    assert!(
+        text.contains("It is on the wall. Walk straight ahead"),
+        "{text}"
+    );
+}

@@ -5,7 +5,7 @@
 //! when the request names a door or an exit and no sign says more; otherwise a thing whose
 //! label the request names, or the sign itself.
 
-use super::lexicon::{content_words, names_thing, tokens};
+use super::lexicon::{content_words, handled_words, names_thing, tokens};
 use crate::state::{EnvironmentState, TextFact, Thing, ThingKind};
 
 /// Words that ask for a way through a wall.
@@ -75,7 +75,8 @@ fn nearest<'a>(v: impl Iterator<Item = &'a Thing>) -> Option<&'a Thing> {
 /// Resolves the place a goal request names against `state`; `None` when nothing there
 /// matches.
 pub fn find_goal<'a>(request: &str, state: &'a EnvironmentState) -> Option<Goal<'a>> {
-    let words = content_words(request);
+    // "Pick up my bottle": "up" names the bottle's handling, not a "step up".
+    let words = handled_words(&content_words(request));
     let doors = || state.things.iter().filter(|t| t.kind == ThingKind::Door);
     let sign = named_sign(&words, state);
     if let Some(s) = sign {

@@ -146,6 +146,29 @@ pub fn names_thing(word: &str, thing: &Thing) -> bool {
         || tokens(&thing.label).iter().any(|l| singular(l) == w)
 }
 
+/// Verbs of handling a thing with the hands ("pick up my bottle", "press the button"): a
+/// goal with one is about an object within reach, not a place to walk to.
+pub const HANDLING_VERBS: &[&str] = &[
+    "pick", "press", "push", "pull", "grab", "hold", "touch", "open", "close", "fetch", "carry",
+    "put", "plug", "unplug", "drink", "pour", "sit", "use", "hang", "switch",
+];
+
+/// `words` less the handling verbs and the particle right after one ("pick up my water
+/// bottle" → "water bottle"): what is to be handled.
+pub fn handled_words(words: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(words.len());
+    let mut after_verb = false;
+    for w in words {
+        let verb = HANDLING_VERBS.contains(&w.as_str());
+        let particle = after_verb && matches!(w.as_str(), "up" | "down" | "on" | "off" | "out");
+        if !verb && !particle {
+            out.push(w.clone());
+        }
+        after_verb = verb;
+    }
+    out
+}
+
 /// Words that carry no meaning for matching a request to a thing.
 pub const STOP_WORDS: &[&str] = &[
     "the", "a", "an", "to", "me", "my", "i", "is", "are", "where", "what", "take", "find", "get",
@@ -181,6 +204,10 @@ mod tests {
         assert_eq!(
             content_words("Take me to the exit door."),
             vec!["exit", "door"]
+        );
+        assert_eq!(
+            handled_words(&content_words("Help me pick up my water bottle")),
+            vec!["water", "bottle"]
         );
     }
 }

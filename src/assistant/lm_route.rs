@@ -35,6 +35,7 @@ const WAY_AHEAD_WORDS: &[&str] = &[
     "walk",
     "walking",
     "cross",
+    "across",
     "safe",
     "stop",
     "wait",
@@ -90,6 +91,7 @@ mod tests {
             "What am I looking at?",
             "Where is the door?",
             "Am I at the exit?",
+            "Am I nearly across?",
         ] {
             assert_eq!(route(Form::Question, q), Route::Template, "{q}");
         }

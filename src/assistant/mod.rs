@@ -8,8 +8,11 @@
 //! * [`forms`]: the three response forms with their system prompts and length budgets.
 //! * [`render`]: the environment state as compact, deterministic text for a language model.
 //! * [`phrase`]: how directions, distances and steps are said.
+//! * [`turn_words`]: how the wearer's recent turns are said.
 //! * [`corridor`]: which things lie on a straight walk in a clock direction.
+//! * [`flight`]: stairs from floor edges in a row (a single edge is a step, not stairs).
 //! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
+//! * [`sign_wall`]: the wall a sign hangs on, where a way to the sign ends.
 //! * [`intent`]: what a question asks about, and which thing a request names.
 //! * [`lexicon`]: tokens, number words and the nouns that name things.
 //! * [`template`]: the template generator, grounded by construction.
@@ -33,6 +36,7 @@ pub mod assistant;
 pub mod corridor;
 mod counters;
 pub mod decisions;
+pub mod flight;
 pub mod forms;
 pub mod goal;
 pub mod guard;
@@ -59,8 +63,10 @@ pub mod render;
 pub mod request_pump;
 pub mod requests;
 pub mod session;
+pub mod sign_wall;
 pub mod template;
 pub mod text_wait;
+pub mod turn_words;
 
 pub use alerts::{Alerter, AlerterConfig};
 pub use assistant::{Assistant, AssistantConfig, AssistantCounters, AssistantError, AssistantMode};

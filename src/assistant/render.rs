@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::turn_words::turn_phrase;
 use crate::state::{metres_to_steps, EnvironmentState, HeightBand, MotionState, Thing, ThingKind};
 use crate::time::DeviceTime;
 
@@ -86,6 +87,19 @@ pub fn render_state(state: &EnvironmentState) -> String {
         let _ = write!(out, ", height change {dz:+.1} m in 10 s");
     }
     out.push_str(".\n");
+    if !state.turns.is_empty() {
+        out.push_str("Turns (newest first):");
+        for (i, t) in state.turns.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{} {}, {:.1} s ago",
+                if i == 0 { "" } else { ";" },
+                turn_phrase(t),
+                age_s(now, t.ended)
+            );
+        }
+        out.push_str(".\n");
+    }
     if state.things.is_empty() {
         out.push_str("Things: none seen.\n");
     } else {
@@ -180,5 +194,28 @@ mod tests {
             Cannot: read text in the dark.\n";
         assert_eq!(text, expected);
         assert_eq!(render_state(&s), text);
+    }
+
+    #[test]
+    fn renders_the_turns_newest_first() {
+        use crate::state::TurnFact;
+        let mut s = EnvironmentState::empty(DeviceTime(24_000_000_000));
+        s.motion.state = MotionState::Standing;
+        s.motion.since = DeviceTime(21_000_000_000);
+        let turn = |angle_deg: f32, ended_ns: i64| TurnFact {
+            direction: TurnFact::direction_of(angle_deg),
+            angle_deg,
+            started: DeviceTime(ended_ns - 2_000_000_000),
+            ended: DeviceTime(ended_ns),
+        };
+        s.turns = vec![turn(178.0, 20_000_000_000), turn(-91.0, 7_700_000_000)];
+        let text = render_state(&s);
+        assert!(
+            text.starts_with(
+                "Wearer: standing for 3.0 s.\n\
+                 Turns (newest first): around, 4.0 s ago; left, about 90 degrees, 16.3 s ago.\n"
+            ),
+            "{text}"
+        );
     }
 }

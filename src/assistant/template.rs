@@ -7,11 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::corridor::{blockers, is_hazard, pass_blockers};
+use super::flight::{flight_sentences, flights};
 use super::forms::Form;
 use super::goal::{find_goal, Goal};
 use super::intent::{classify, resolve, Intent};
-use super::lexicon::{content_words, tokens};
+use super::lexicon::{content_words, handled_words, tokens};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
+use super::sign_wall::{wall_under_sign, REACH_M};
+use super::turn_words::{recent_turn, turn_sentence, turned, RECENT_TURN_NS};
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
     Generator, GeneratorError, HeightBand, MotionState, TextFact, Thing, ThingKind,
@@ -215,6 +218,29 @@ fn head_height(state: &EnvironmentState) -> TemplateAnswer {
     TemplateAnswer::known(vec!["I don't detect anything at head height.".into()])
 }
 
+/// Sentences for `things` (at most `max` things said), a flight of stairs among them said
+/// once as stairs ([`super::flight`]) instead of edge by edge.
+fn things_sentences(state: &EnvironmentState, things: &[&Thing], max: usize) -> Vec<String> {
+    let fl = flights(state);
+    let mut said_flights: Vec<usize> = Vec::new();
+    let (mut out, mut said) = (Vec::new(), 0);
+    for t in things {
+        if said == max {
+            break;
+        }
+        match fl.iter().position(|f| f.holds(t)) {
+            Some(i) if said_flights.contains(&i) => continue,
+            Some(i) => {
+                said_flights.push(i);
+                out.extend(flight_sentences(&fl[i]));
+            }
+            None => out.push(thing_sentence(t)),
+        }
+        said += 1;
+    }
+    out
+}
+
 fn stairs(state: &EnvironmentState) -> TemplateAnswer {
     if let Some(s) = stairs_sentence(state.motion.state) {
         return TemplateAnswer::known(vec![format!("Yes. {s}")]);
@@ -230,11 +256,12 @@ fn stairs(state: &EnvironmentState) -> TemplateAnswer {
         (MotionState::Unknown, None) => {
             TemplateAnswer::cannot("I can't tell yet whether you are on stairs.".into())
         }
-        (MotionState::Unknown, Some(t)) => TemplateAnswer::known(vec![thing_sentence(t)]),
-        (_, Some(t)) => TemplateAnswer::known(vec![
-            "No, you are on level ground.".into(),
-            thing_sentence(t),
-        ]),
+        (MotionState::Unknown, Some(t)) => TemplateAnswer::known(things_sentences(state, &[t], 1)),
+        (_, Some(t)) => {
+            let mut out = vec!["No, you are on level ground.".to_string()];
+            out.extend(things_sentences(state, &[t], 1));
+            TemplateAnswer::known(out)
+        }
         (_, None) => TemplateAnswer::known(vec!["No, you are on level ground.".into()]),
     }
 }
@@ -288,15 +315,24 @@ fn not_found(words: &[String]) -> TemplateAnswer {
     ))
 }
 
-/// The most confident sign at `door` (see [`super::goal::door_at_sign`]) whose distance
-/// is known: a sign in the door's direction at an unknown distance may hang over another
-/// door farther on.
+/// The sign at `door` (see [`super::goal::door_at_sign`]) whose distance is known (a sign
+/// in the door's direction at an unknown distance may hang over another door farther on),
+/// read largest in the image (from closest: a sign read again as the wearer nears it is
+/// read better, "ROOM 12" where it was "ROOM12" from afar), then most confident.
 fn sign_at_door<'a>(door: &Thing, state: &'a EnvironmentState) -> Option<&'a TextFact> {
+    let area = |x: &TextFact| {
+        let [x0, y0, x1, y1] = x.rgb_box;
+        ((x1 - x0) * (y1 - y0)).abs()
+    };
     state
         .texts
         .iter()
         .filter(|x| x.distance_m.is_some() && super::goal::door_at_sign(door, x))
-        .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+        .max_by(|a, b| {
+            area(a)
+                .total_cmp(&area(b))
+                .then(a.confidence.total_cmp(&b.confidence))
+        })
 }
 
 fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> TemplateAnswer {
@@ -343,7 +379,7 @@ fn ahead(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     }
     let hazards = in_path_hazards(state);
     if !hazards.is_empty() {
-        let mut out: Vec<String> = hazards.iter().take(2).map(|t| thing_sentence(t)).collect();
+        let mut out: Vec<String> = things_sentences(state, &hazards, 2);
         // Asked whether to go on with something moving into the path, or close in it: the
         // answer is to wait, said first.
         let stop = hazards.iter().any(|t| {
@@ -536,9 +572,31 @@ fn goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
             Some(t.distance_m),
             Some(t.id),
         ),
-        Some(Goal::Sign(x)) => guide(state, sign_place_sentence(x), x.clock, x.distance_m, None),
+        Some(Goal::Sign(x)) => match wall_under_sign(state, x) {
+            // The sign's wall is where the way ends, not a thing to go around.
+            Some(w) if w.distance_m <= REACH_M => TemplateAnswer::known(vec![
+                sign_place_sentence(x),
+                format!(
+                    "It is on the wall in front of you, at {}, {}.",
+                    clock(w.clock),
+                    about_metres(w.distance_m)
+                ),
+            ]),
+            Some(w) => {
+                let mut a = guide(
+                    state,
+                    sign_place_sentence(x),
+                    x.clock,
+                    Some(w.distance_m - REACH_M / 2.0),
+                    Some(w.id),
+                );
+                a.sentences.insert(1, "It is on the wall.".into());
+                a
+            }
+            None => guide(state, sign_place_sentence(x), x.clock, x.distance_m, None),
+        },
         None => {
-            let words = content_words(request);
+            let words = handled_words(&content_words(request));
             let mut a = not_found(&words);
             a.sentences.extend(instead(state));
             a
@@ -596,8 +654,10 @@ fn motion_words(m: MotionState) -> Option<&'static str> {
 }
 
 /// "Am I walking?", "Am I standing still?", "Did I just turn?": yes or no from the motion
-/// state, and what the wearer is doing. A question about a turn that is over is not
-/// answered no: the state holds the motion now, not what it was.
+/// state, and what the wearer is doing; a question about a turn that is over is answered
+/// from the turn history (the newest turn of the last [`RECENT_TURN_NS`]), and a recent
+/// turn is said after any other motion answer too ("Yes, you are standing still. You turned
+/// around, 4 seconds ago."). Without a compass heading, a past turn is not answered no.
 fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let m = state.motion.state;
     let Some(now) = motion_words(m) else {
@@ -606,9 +666,28 @@ fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let t = tokens(request);
     let has = |ws: &[&str]| t.iter().any(|w| ws.contains(&w.as_str()));
     let past = t.first().is_some_and(|w| w == "did" || w == "have");
+    let recent = recent_turn(state);
+    let about_turn = has(&["turn", "turned", "turning"]);
+    if about_turn && m != MotionState::Turning {
+        if let Some(turn) = recent {
+            return TemplateAnswer::known(vec![
+                format!("Yes, {}.", turned(turn, state.at)),
+                format!("You are {now} now."),
+            ]);
+        }
+        if past && state.motion.heading_deg.is_some() {
+            return TemplateAnswer::known(vec![
+                format!(
+                    "No, I noticed no turn in the last {} seconds.",
+                    RECENT_TURN_NS / 1_000_000_000
+                ),
+                format!("You are {now} now."),
+            ]);
+        }
+    }
     let asked = if has(&["standing", "stand", "still", "stopped"]) {
         Some(m == MotionState::Standing)
-    } else if has(&["turn", "turned", "turning"]) {
+    } else if about_turn {
         (m == MotionState::Turning || !past).then_some(m == MotionState::Turning)
     } else if has(&["walking", "walk", "moving", "move"]) {
         Some(m != MotionState::Standing)
@@ -624,6 +703,9 @@ fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let mut out = vec![first];
     if asked.is_none() && past {
         out.push("I can't tell whether you turned before.".into());
+    }
+    if let Some(turn) = recent.filter(|_| m != MotionState::Turning) {
+        out.push(turn_sentence(turn, state.at));
     }
     TemplateAnswer::known(out)
 }

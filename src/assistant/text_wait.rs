@@ -3,7 +3,10 @@
 //!
 //! A request *needs text* when it asks what a sign says and no text is held, or when it
 //! names a place that could be written on a sign ("the exit", "gate 12", "platform 3", a
-//! shop's name) and no text read so far names it. When perception has a frame to read, the
+//! shop's name) and no text read so far names it. A goal of handling a thing ("help me pick
+//! up my water bottle", "press the call button") is about an object within reach, not a
+//! place: it needs text only when it names writing or a signed place itself ("the label",
+//! "the exit"). When perception has a frame to read, the
 //! assistant asks it for a whole-frame read of the newest frame
 //! ([`crate::state::ReadRequests`]) and holds the request in [`TextWaits`] — nothing
 //! sleeps — until one of:
@@ -26,7 +29,7 @@ use std::collections::VecDeque;
 use super::forms::Form;
 use super::goal::named_sign;
 use super::intent::{classify, Intent};
-use super::lexicon::{content_words, kind_words, OBJECT_NOUNS};
+use super::lexicon::{content_words, kind_words, HANDLING_VERBS, OBJECT_NOUNS};
 use super::requests::Request;
 use crate::state::{EnvironmentState, ReadOutcome, TextReadWait, ThingKind};
 use crate::time::HostTime;
@@ -40,6 +43,11 @@ const PLACE_WORDS: &[&str] = &["door", "doorway", "opening", "out", "outside", "
 
 /// Place words that are also what signs say.
 const SIGN_PLACES: &[&str] = &["exit", "entrance"];
+
+/// Words that name writing, or places a sign names by number, in a goal of handling a thing.
+const TEXT_WORDS: &[&str] = &[
+    "sign", "label", "text", "writing", "written", "room", "exit", "entrance", "gate", "platform",
+];
 
 const KINDS: [ThingKind; 9] = [
     ThingKind::Obstacle,
@@ -75,7 +83,15 @@ fn sign_words(words: &[String]) -> Vec<String> {
 /// (what does the sign say); `Some(Some(words))` for text naming one of `words`.
 fn text_need(request: &Request) -> Option<Option<Vec<String>>> {
     let words = match request.form {
-        Form::Goal => content_words(&request.text),
+        Form::Goal => {
+            let words = content_words(&request.text);
+            if words.iter().any(|w| HANDLING_VERBS.contains(&w.as_str()))
+                && !words.iter().any(|w| TEXT_WORDS.contains(&w.as_str()))
+            {
+                return None;
+            }
+            words
+        }
         Form::Question => match classify(&request.text) {
             Intent::ReadText => return Some(None),
             Intent::WhereIs(words) => words,
@@ -289,6 +305,11 @@ mod tests {
         assert!(needs_text(&g("How do I get to the exit?"), &toilets));
         assert!(!needs_text(&g("How do I get to the exit?"), &exit));
         assert!(needs_text(&g("Take me to gate 12"), &toilets));
+        // Handling a thing that writing names still needs the writing.
+        assert!(needs_text(
+            &g("Help me press the button for room 12"),
+            &toilets
+        ));
         assert!(needs_text(&q("Where is the exit?"), &none));
         assert!(needs_text(&q("Am I at the exit?"), &none));
         assert!(needs_text(&q("What does the sign say?"), &none));
@@ -298,6 +319,8 @@ mod tests {
             g("Take me to the door."),
             g("Take me to the bench"),
             g("How do I get out?"),
+            g("Help me pick up my water bottle"),
+            g("Help me press the lift call button"),
             q("Where is the door?"),
             q("Is the path clear?"),
             q("Is there anything at head height?"),

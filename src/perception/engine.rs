@@ -30,7 +30,7 @@ use super::walking::WalkingTrack;
 use crate::sample::{Payload, Sample, StreamId};
 use crate::state::{
     bearing_to_clock, EnvironmentState, Evidence, GazeFact, HazardEvent, HeightBand, MotionFact,
-    MotionState, TextFact, Thing, ThingKind, STEP_LENGTH_M,
+    MotionState, TextFact, Thing, ThingKind, TurnTracker, STEP_LENGTH_M,
 };
 use crate::time::{DeviceTime, HostTime};
 
@@ -100,6 +100,7 @@ pub struct Perception {
     steps: StepDetector,
     imu_stream: Option<(StreamId, i64)>,
     heading: HeadingFilter,
+    turns: TurnTracker,
     baro: HeightHistory,
     traj_z: HeightHistory,
     pose: PoseTracker,
@@ -149,6 +150,7 @@ impl Perception {
             steps: StepDetector::new(),
             imu_stream: None,
             heading: HeadingFilter::new(),
+            turns: TurnTracker::new(),
             baro: HeightHistory::new(),
             traj_z: HeightHistory::new(),
             pose_yaw_rate_dps: None,
@@ -491,12 +493,14 @@ impl Perception {
             (false, true) => 0.6,
             (false, false) => 0.0,
         };
+        let heading_deg = self.heading.heading_deg(t);
+        let turns = self.turns.update(at, heading_deg);
         let motion = MotionFact {
             state,
             since: DeviceTime(since),
             cadence_spm: cadence,
             speed_mps: speed,
-            heading_deg: self.heading.heading_deg(t),
+            heading_deg,
             elevation_change_m: elevation_change,
             confidence: if state == MotionState::Unknown {
                 0.0
@@ -680,6 +684,7 @@ impl Perception {
         let state = EnvironmentState {
             at: evidence,
             motion,
+            turns,
             things,
             texts,
             gaze,

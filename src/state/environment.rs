@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::clock::ClockHour;
+use super::turns::TurnFact;
 use crate::time::DeviceTime;
 
 /// What the wearer's body is doing.
@@ -183,6 +184,10 @@ pub struct EnvironmentState {
     pub at: DeviceTime,
     /// The wearer's motion.
     pub motion: MotionFact,
+    /// The wearer's recent completed turns, newest first (bounded; see
+    /// [`super::turns`]).
+    #[serde(default)]
+    pub turns: Vec<TurnFact>,
     /// Nearby things, nearest first.
     pub things: Vec<Thing>,
     /// Text recently read.
@@ -209,6 +214,7 @@ impl EnvironmentState {
                 elevation_change_m: None,
                 confidence: 0.0,
             },
+            turns: Vec::new(),
             things: Vec::new(),
             texts: Vec::new(),
             gaze: None,

@@ -14,6 +14,7 @@ pub mod environment;
 pub mod hazard;
 pub mod ports;
 pub mod read_requests;
+pub mod turns;
 
 pub use clock::{
     bearing_to_clock, clock_to_bearing_deg, metres_to_steps, ClockHour, STEP_LENGTH_M,
@@ -31,3 +32,4 @@ pub use ports::{
     StateTap, TextReader,
 };
 pub use read_requests::ReadRequests;
+pub use turns::{TurnDirection, TurnFact, TurnTracker};

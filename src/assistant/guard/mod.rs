@@ -4,9 +4,11 @@
 //! have been read; an instruction that would walk the user into a known obstacle or drop-off
 //! within a few metres, or a claim that the way is clear when it is not, is blocked. A
 //! blocked sentence is replaced by a safe template sentence (or removed), and every
-//! intervention is reported.
+//! intervention is reported. A sentence saying the wearer turned a way needs a turn that
+//! way in the state's turn history ([`turned`]).
 
 pub mod claims;
+pub mod turned;
 
 use std::collections::BTreeSet;
 
@@ -17,6 +19,7 @@ use super::phrase::{article, metres};
 use super::template::{thing_sentence, warning_sentence};
 use crate::state::{
     ClockHour, EnvironmentState, GuardAction, HeightBand, MotionState, Thing, ThingKind,
+    TurnDirection,
 };
 
 pub use claims::{Movement, Side};
@@ -158,6 +161,18 @@ impl Guard {
         let named = self.check_objects(&c, state, &mut reasons);
         self.check_pass(&c, &named, state, &mut reasons, &mut replacement);
         self.check_places(&c, state, &named, &mut reasons);
+        if let Some(dir) = turned::claimed_turn(sentence).filter(|_| !c.negated) {
+            if !turned::turn_supported(dir, state) {
+                reasons.push(format!(
+                    "says the wearer turned {}, which no turn seen supports",
+                    match dir {
+                        TurnDirection::Left => "left",
+                        TurnDirection::Right => "right",
+                        TurnDirection::Around => "around",
+                    }
+                ));
+            }
+        }
         if reasons.is_empty() {
             return Verdict::Pass;
         }
