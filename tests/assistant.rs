@@ -603,6 +603,29 @@ fn templates_answer_motion_distance_and_people_questions() {
     );
     w.things[0].distance_m = 1.0;
     assert!(say("Is it safe to cross?", &w).starts_with("Wait. The bin"));
+    // A vehicle whose way crosses the path, far still: waited for first, whatever is near.
+    let mut car = thing(
+        2_000_000_007,
+        ThingKind::Vehicle,
+        "vehicle coming from the left",
+        10,
+        16.0,
+        true,
+    );
+    car.evidence = vista::state::Evidence::Motion;
+    w.things.push(car.clone());
+    assert_eq!(
+        say("Is it safe to cross?", &w),
+        "Wait. A vehicle is coming from the left, about 16 metres."
+    );
+    assert_eq!(
+        say("What is ahead?", &w),
+        "A vehicle is coming from the left, about 16 metres. The bin is at 12 o'clock, 1 metre, in your path."
+    );
+    // Moving away (not into the path): not waited for.
+    w.things[1].in_path = false;
+    w.things[1].label = "vehicle on the right, moving away".into();
+    assert!(say("Is it safe to cross?", &w).starts_with("Wait. The bin"));
     // A label that says "at head height" is not followed by it again.
     let mut h = EnvironmentState::empty(DeviceTime(0));
     let mut branch = thing(

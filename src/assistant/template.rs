@@ -353,6 +353,34 @@ fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> Templa
 /// A hazard in the path this close makes "Can I keep going?" a "Wait.", metres.
 pub const WAIT_M: f32 = 1.5;
 
+/// Vehicles whose way crosses the walking path (in it, or predicted into it by
+/// perception, at any distance), nearest first.
+fn coming_vehicles(state: &EnvironmentState) -> Vec<&Thing> {
+    let mut v: Vec<&Thing> = state
+        .things
+        .iter()
+        .filter(|t| t.kind == ThingKind::Vehicle && t.in_path)
+        .collect();
+    v.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+    v
+}
+
+/// "A vehicle is coming from the left, about 16 metres." (the side is perception's, in the
+/// label; without one, where it is).
+fn vehicle_sentence(t: &Thing) -> String {
+    match t.label.strip_prefix("vehicle coming from the ") {
+        Some(side) => format!(
+            "A vehicle is coming from the {side}, {}.",
+            about_metres(t.distance_m)
+        ),
+        None => format!(
+            "A vehicle is at {}, {}, coming into your path.",
+            clock(t.clock),
+            about_metres(t.distance_m)
+        ),
+    }
+}
+
 /// Whether `question` asks leave to go on ("Can I keep going?", "Is it safe to cross?").
 fn asks_to_go(question: &str) -> bool {
     let t = tokens(question);
@@ -378,6 +406,17 @@ fn ahead(request: &str, state: &EnvironmentState) -> TemplateAnswer {
         );
     }
     let hazards = in_path_hazards(state);
+    // A vehicle whose way crosses the path is what matters first, however far it is
+    // still: asked leave to go, the answer is to wait for it.
+    if let Some(v) = coming_vehicles(state).first() {
+        let mut out = vec![vehicle_sentence(v)];
+        if asks_to_go(request) {
+            out.insert(0, "Wait.".into());
+        } else if let Some(h) = hazards.iter().find(|t| t.kind != ThingKind::Vehicle) {
+            out.extend(things_sentences(state, &[h], 1));
+        }
+        return TemplateAnswer::known(out);
+    }
     if !hazards.is_empty() {
         let mut out: Vec<String> = things_sentences(state, &hazards, 2);
         // Asked whether to go on with something moving into the path, or close in it: the
