@@ -210,31 +210,7 @@ impl DepthInput {
     }
 
     fn push_pose(&mut self, t_ns: i64, t_world_device: Isometry3<f64>) {
-        if self.poses.back().is_some_and(|&(t, _)| t_ns < t)
-            || !t_world_device
-                .translation
-                .vector
-                .iter()
-                .all(|v| v.is_finite())
-        {
-            return;
-        }
-        // Keep one pose per 5 ms: plenty to place a frame, bounded at ~400 entries.
-        if self
-            .poses
-            .back()
-            .is_some_and(|&(t, _)| t_ns.saturating_sub(t) < 5_000_000)
-        {
-            return;
-        }
-        self.poses.push_back((t_ns, t_world_device));
-        while self
-            .poses
-            .front()
-            .is_some_and(|&(t, _)| t_ns.saturating_sub(t) > POSE_HISTORY_NS)
-        {
-            self.poses.pop_front();
-        }
+        keep_pose(&mut self.poses, t_ns, t_world_device);
     }
 
     /// The device pose at `t_ns`; see [`pose_at_time`].
@@ -339,6 +315,38 @@ pub enum PoseAt {
     Wait(Option<Isometry3<f64>>),
     /// No pose within [`POSE_MATCH_NS`].
     Missing,
+}
+
+/// Keeps `t_world_device` at `t_ns` in `poses` (capture order): an older pose than the
+/// newest, or one not finite, is ignored; one pose per 5 ms (plenty to place a frame) over
+/// [`POSE_HISTORY_NS`] (bounded at ~400 entries).
+pub fn keep_pose(
+    poses: &mut VecDeque<(i64, Isometry3<f64>)>,
+    t_ns: i64,
+    t_world_device: Isometry3<f64>,
+) {
+    if poses.back().is_some_and(|&(t, _)| t_ns < t)
+        || !t_world_device
+            .translation
+            .vector
+            .iter()
+            .all(|v| v.is_finite())
+    {
+        return;
+    }
+    if poses
+        .back()
+        .is_some_and(|&(t, _)| t_ns.saturating_sub(t) < 5_000_000)
+    {
+        return;
+    }
+    poses.push_back((t_ns, t_world_device));
+    while poses
+        .front()
+        .is_some_and(|&(t, _)| t_ns.saturating_sub(t) > POSE_HISTORY_NS)
+    {
+        poses.pop_front();
+    }
 }
 
 /// The pose at `t_ns` from `poses` (capture order): translation interpolated linearly and

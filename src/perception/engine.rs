@@ -986,7 +986,7 @@ pub fn predict_conflict(
     v_mps: [f32; 2],
     wearer_mps: [f32; 2],
 ) -> Option<f32> {
-    conflict_within(c, p_m, v_mps, wearer_mps, false)
+    conflict_within(c, p_m, v_mps, wearer_mps, false, PERSON_RADIUS_M, 0.0).map(|(dt, _)| dt)
 }
 
 /// Like [`predict_conflict`], into the corridor narrowed by the walking direction's
@@ -998,7 +998,7 @@ pub fn predict_sure_conflict(
     v_mps: [f32; 2],
     wearer_mps: [f32; 2],
 ) -> Option<f32> {
-    conflict_within(c, p_m, v_mps, wearer_mps, true)
+    conflict_within(c, p_m, v_mps, wearer_mps, true, PERSON_RADIUS_M, 0.0).map(|(dt, _)| dt)
 }
 
 /// When a vehicle whose near face is at `p_m`, moving at `v_mps`, enters the corridor `c`
@@ -1011,32 +1011,30 @@ pub fn vehicle_conflict(
     v_mps: [f32; 2],
     wearer_mps: [f32; 2],
 ) -> Option<(f32, f32)> {
-    let rel = [v_mps[0] - wearer_mps[0], v_mps[1] - wearer_mps[1]];
-    let (dx, dy) = (p_m[0] - c.head_m[0], p_m[1] - c.head_m[1]);
-    let standing = wearer_mps[0].hypot(wearer_mps[1]) < MIN_CLOSING_MPS;
-    if standing && rel[0] * dx + rel[1] * dy >= 0.0 {
-        return None;
-    }
-    let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
-    let reach = c.width_m / 2.0 + VEHICLE_RADIUS_M;
-    let steps = (PREDICT_S / PREDICT_STEP_S).round() as usize;
-    (0..=steps).find_map(|i| {
-        let dt = i as f32 * PREDICT_STEP_S;
-        let (qx, qy) = (dx + rel[0] * dt, dy + rel[1] * dt);
-        let along = qx * cs + qy * sn;
-        let lat = -qx * sn + qy * cs;
-        (lat.abs() <= reach && along > -VEHICLE_RADIUS_M && along - VEHICLE_RADIUS_M <= c.range_m)
-            .then_some((dt, along.max(0.0)))
-    })
+    conflict_within(
+        c,
+        p_m,
+        v_mps,
+        wearer_mps,
+        false,
+        VEHICLE_RADIUS_M,
+        VEHICLE_RADIUS_M,
+    )
 }
 
+/// When a thing at `p_m` of `radius_m` moving at `v_mps` enters the corridor `c` (narrowed
+/// by the direction's uncertainty when `sure`) of a wearer moving at `wearer_mps`, within
+/// [`PREDICT_S`], counting it from `behind_m` behind the head along the corridor: seconds
+/// from now and how far ahead, m. A standing wearer counts only a thing closing in.
 fn conflict_within(
     c: &Corridor,
     p_m: [f32; 3],
     v_mps: [f32; 2],
     wearer_mps: [f32; 2],
     sure: bool,
-) -> Option<f32> {
+    radius_m: f32,
+    behind_m: f32,
+) -> Option<(f32, f32)> {
     let rel = [v_mps[0] - wearer_mps[0], v_mps[1] - wearer_mps[1]];
     let (dx, dy) = (p_m[0] - c.head_m[0], p_m[1] - c.head_m[1]);
     let standing = wearer_mps[0].hypot(wearer_mps[1]) < MIN_CLOSING_MPS;
@@ -1056,7 +1054,8 @@ fn conflict_within(
         } else {
             half
         };
-        let reach = half + PERSON_RADIUS_M;
-        (lat.abs() <= reach && along > 0.0 && along - PERSON_RADIUS_M <= c.range_m).then_some(dt)
+        let reach = half + radius_m;
+        (lat.abs() <= reach && along > -behind_m && along - radius_m <= c.range_m)
+            .then_some((dt, along.max(0.0)))
     })
 }

@@ -21,7 +21,7 @@ use super::coarse::{CoarseImage, RayGrid};
 use super::place::{place, PlaceConfig, Sighting};
 use crate::aria::calib::{CameraCalibration, DeviceCalibration};
 use crate::aria::recording::image::decode_image;
-use crate::perception::depth_input::{pose_at_time, PoseAt, POSE_HISTORY_NS, POSE_MATCH_NS};
+use crate::perception::depth_input::{keep_pose, pose_at_time, PoseAt, POSE_MATCH_NS};
 use crate::perception::stereo::stage::{LEFT_LABEL, RIGHT_LABEL};
 use crate::sample::{Payload, Sample, StreamId};
 
@@ -221,7 +221,7 @@ impl MoverInput {
         let t = s.capture.ns();
         self.newest_ns = Some(self.newest_ns.map_or(t, |n| n.max(t)));
         match (&s.payload, s.stream) {
-            (Payload::Pose(p), _) => self.push_pose(t, p.t_world_device),
+            (Payload::Pose(p), _) => keep_pose(&mut self.poses, t, p.t_world_device),
             (Payload::Image(frame), StreamId::CameraSlamLeft | StreamId::CameraSlamRight) => {
                 let ci = usize::from(s.stream == StreamId::CameraSlamRight);
                 self.stats.frames += 1;
@@ -274,33 +274,6 @@ impl MoverInput {
             _ => return,
         }
         self.process_pending();
-    }
-
-    fn push_pose(&mut self, t_ns: i64, t_world_device: Isometry3<f64>) {
-        if self.poses.back().is_some_and(|&(t, _)| t_ns < t)
-            || !t_world_device
-                .translation
-                .vector
-                .iter()
-                .all(|v| v.is_finite())
-        {
-            return;
-        }
-        if self
-            .poses
-            .back()
-            .is_some_and(|&(t, _)| t_ns.saturating_sub(t) < 5_000_000)
-        {
-            return;
-        }
-        self.poses.push_back((t_ns, t_world_device));
-        while self
-            .poses
-            .front()
-            .is_some_and(|&(t, _)| t_ns.saturating_sub(t) > POSE_HISTORY_NS)
-        {
-            self.poses.pop_front();
-        }
     }
 
     fn process_pending(&mut self) {
