@@ -19,7 +19,9 @@ use std::sync::Arc;
 
 use hazards_common::{about, score, static_map, Run, T0};
 use nalgebra::{Isometry3, Point3};
-use stereo_common::{calib, depth_tolerance_m, slam, support_depth_range, true_depth};
+use stereo_common::{
+    calib, depth_tolerance_m, slam, slam_frame_cameras, support_depth_range, true_depth,
+};
 use vista::perception::stereo::filter::{band_verdict, BandConfig, BandVerdict};
 use vista::perception::stereo::{
     DepthFilterConfig, Side, StereoConfig, StereoDepth, StereoGeometry,
@@ -27,8 +29,8 @@ use vista::perception::stereo::{
 use vista::perception::{Perception, PerceptionConfig, SensorModels};
 use vista::sample::{ImageEncoding, ImageFrame, Payload, PoseSample, Sample, StreamId};
 use vista::state::ThingKind;
-use vista::synth::frames::{FrameCamera, FrameKind, FrameWorld};
-use vista::synth::render::{RayTable, Scene, Surface};
+use vista::synth::frames::{FrameCamera, FrameWorld};
+use vista::synth::render::{Scene, Surface};
 use vista::synth::truth::ground_truth;
 use vista::synth::{find_scenario, hands, WearerPath};
 use vista::time::{DeviceTime, HostTime};
@@ -121,14 +123,7 @@ fn stereo_run(
         t0_ns: T0,
         quality: 90,
     };
-    let cam = |c: &vista::aria::calib::CameraCalibration| FrameCamera {
-        kind: FrameKind::Grey,
-        calib: Some(c.clone()),
-        rays: Some(RayTable::new(c)),
-        width: 640,
-        height: 480,
-    };
-    let (cam_l, cam_r) = (cam(&l), cam(&r));
+    let (cam_l, cam_r) = slam_frame_cameras(&cal);
     let mut st = StereoDepth::from_cameras(&l, &r, StereoConfig::default()).unwrap();
     let g = st.rectification().geometry;
     let mut px = Vec::new();

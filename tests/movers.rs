@@ -11,13 +11,13 @@ mod hazards_common;
 mod stereo_common;
 
 use hazards_common::T0;
-use stereo_common::{calib, slam};
+use stereo_common::{calib, slam_frame_cameras};
 use vista::perception::movers::{MoverConfig, MoverInput};
 use vista::perception::{Perception, PerceptionConfig, SensorModels};
 use vista::sample::{ImageEncoding, ImageFrame, Payload, PoseSample, Sample, StreamId};
 use vista::state::{HazardEvent, Thing, ThingKind};
-use vista::synth::frames::{FrameCamera, FrameKind, FrameWorld};
-use vista::synth::render::{RayTable, Scene};
+use vista::synth::frames::FrameWorld;
+use vista::synth::render::Scene;
 use vista::synth::truth::{ground_truth, Hazard};
 use vista::synth::{find_scenario, hands, WearerPath};
 use vista::time::{DeviceTime, HostTime};
@@ -34,7 +34,6 @@ struct Outcome {
 /// Perception with motion detection over `street_crossing` from `from_s` to `to_s`.
 fn run(with_car: bool, from_s: f64, to_s: f64) -> Outcome {
     let cal = calib();
-    let (l, r) = slam(&cal);
     let mut sc = find_scenario(
         &std::path::Path::new(ROOT).join("scenarios"),
         "street_crossing",
@@ -62,14 +61,7 @@ fn run(with_car: bool, from_s: f64, to_s: f64) -> Outcome {
         t0_ns: T0,
         quality: 90,
     };
-    let cam = |c: &vista::aria::calib::CameraCalibration| FrameCamera {
-        kind: FrameKind::Grey,
-        calib: Some(c.clone()),
-        rays: Some(RayTable::new(c)),
-        width: 640,
-        height: 480,
-    };
-    let (cam_l, cam_r) = (cam(&l), cam(&r));
+    let (cam_l, cam_r) = slam_frame_cameras(&cal);
     let mut px = Vec::new();
     let (mut events, mut vehicles) = (Vec::new(), Vec::new());
     let step_ns = 10_000_000i64;

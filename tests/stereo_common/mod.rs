@@ -183,3 +183,21 @@ pub fn check_points(
     }
     out
 }
+
+/// The two SLAM cameras as `vista synth` renders them (640×480 grey through `c`'s rays).
+pub fn slam_frame_cameras(
+    c: &DeviceCalibration,
+) -> (
+    vista::synth::frames::FrameCamera,
+    vista::synth::frames::FrameCamera,
+) {
+    let (l, r) = slam(c);
+    let cam = |c: CameraCalibration| vista::synth::frames::FrameCamera {
+        kind: vista::synth::frames::FrameKind::Grey,
+        rays: Some(RayTable::new(&c)),
+        calib: Some(c),
+        width: 640,
+        height: 480,
+    };
+    (cam(l), cam(r))
+}

@@ -1,5 +1,5 @@
-//! Connected regions of a change mask (pure): 8-connected, each with its pixels, bounding
-//! box and the middle of its lowest row.
+//! Connected regions of a change mask (pure): 8-connected, each with its pixels and
+//! bounding box.
 
 /// One connected region of a mask, in coarse pixels.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,8 +14,6 @@ pub struct Blob {
     pub y0: usize,
     /// Bottom row.
     pub y1: usize,
-    /// Middle column of the bottom row's pixels.
-    pub bottom_x: usize,
     /// Its pixels (row-major indices into the mask).
     pub members: Vec<usize>,
 }
@@ -76,20 +74,12 @@ pub fn find_blobs(
             y0 = y0.min(y);
             y1 = y1.max(y);
         }
-        let mut bottom: Vec<usize> = members
-            .iter()
-            .filter(|&&i| i / width == y1)
-            .map(|&i| i % width)
-            .collect();
-        bottom.sort_unstable();
-        let bottom_x = bottom.get(bottom.len() / 2).copied().unwrap_or(x0);
         out.push(Blob {
             pixels: members.len(),
             x0,
             x1,
             y0,
             y1,
-            bottom_x,
             members: members.clone(),
         });
     }
@@ -126,24 +116,14 @@ mod tests {
         assert_eq!(b.len(), 2);
         // The right one (7 pixels) first.
         assert_eq!(
-            (
-                b[0].pixels,
-                b[0].x0,
-                b[0].x1,
-                b[0].y0,
-                b[0].y1,
-                b[0].bottom_x
-            ),
-            (7, 4, 6, 1, 4, 5)
+            (b[0].pixels, b[0].x0, b[0].x1, b[0].y0, b[0].y1,),
+            (7, 4, 6, 1, 4)
         );
         let mut m0 = b[0].members.clone();
         m0.sort_unstable();
         assert_eq!(m0, vec![12, 19, 20, 26, 32, 33, 34]);
         // The diagonal chain is one region.
-        assert_eq!(
-            (b[1].pixels, b[1].x0, b[1].x1, b[1].y1, b[1].bottom_x),
-            (4, 0, 2, 2, 2)
-        );
+        assert_eq!((b[1].pixels, b[1].x0, b[1].x1, b[1].y1), (4, 0, 2, 2));
     }
 
     #[test]

@@ -11,9 +11,9 @@
 //! parallax (5 cm at 1 m is 3°), so the caller looks for movers only while the head stays
 //! put, and places what it finds in the world with the full pose.
 
-use nalgebra::{Point2, Rotation3};
+use nalgebra::Rotation3;
 
-use super::coarse::{coarse_of_full, full_of_coarse, CoarseImage, RayGrid};
+use super::coarse::{coarse_of_full, CoarseImage, RayGrid};
 use crate::aria::calib::CameraCalibration;
 
 /// Change thresholds.
@@ -254,12 +254,6 @@ pub fn change_mask(
         }
     }
     counts
-}
-
-/// The full-resolution pixel of coarse pixel `(x, y)` (for callers placing what the mask
-/// shows).
-pub fn pixel_of(x: usize, y: usize, k: usize) -> Point2<f64> {
-    Point2::new(full_of_coarse(x as f64, k), full_of_coarse(y as f64, k))
 }
 
 #[cfg(test)]

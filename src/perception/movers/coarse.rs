@@ -119,11 +119,6 @@ impl RayGrid {
         }
         self.rays.get(y * self.width + x)?.as_ref()
     }
-
-    /// Valid rays.
-    pub fn valid(&self) -> usize {
-        self.rays.iter().filter(|r| r.is_some()).count()
-    }
 }
 
 #[cfg(test)]

@@ -165,7 +165,6 @@ mod tests {
             x1: 2,
             y0: 0,
             y1: 2,
-            bottom_x: 1,
             members: (0..9).collect(),
         };
         let s = place(&blob, &grid, &pose, 0.0, 7, 0, &PlaceConfig::default()).unwrap();
@@ -197,7 +196,6 @@ mod tests {
             x1: 1,
             y0: 0,
             y1: 0,
-            bottom_x: 1,
             members: vec![1],
         };
         // 4° down from 1.6 m: 22.9 m; beyond a 20 m limit.

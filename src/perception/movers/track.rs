@@ -3,7 +3,7 @@
 //! contact is coarse far away), else starts one. A track's velocity is the least-squares
 //! line through its recent positions; a track is a **vehicle** once it has been seen
 //! often enough, for long enough, moving faster than anyone walks, along a line its
-//! positions keep to, and is as tall and as wide as a car. Bounded: at most
+//! positions keep to, and is as tall as a car. Bounded: at most
 //! [`MAX_TRACKS`] tracks of at most [`MAX_HISTORY`] positions.
 
 use std::collections::VecDeque;
@@ -55,8 +55,6 @@ pub struct TrackConfig {
     pub min_height_m: f64,
     /// …at most this tall (median), m.
     pub max_height_m: f64,
-    /// …at least this wide across the view (median), m.
-    pub min_width_m: f64,
 }
 
 impl Default for TrackConfig {
@@ -73,7 +71,6 @@ impl Default for TrackConfig {
             max_residual_m: 0.8,
             min_height_m: 0.7,
             max_height_m: 4.5,
-            min_width_m: 0.0,
         }
     }
 }
@@ -360,8 +357,7 @@ impl MoverTracker {
                     && speed <= c.max_speed_mps
                     && f.residual_m <= c.max_residual_m + c.gate_per_m * f.range_m
                     && f.height_m >= c.min_height_m
-                    && f.height_m <= c.max_height_m
-                    && f.width_m >= c.min_width_m;
+                    && f.height_m <= c.max_height_m;
                 ok.then_some((t, f))
             })
             .collect()
