@@ -63,6 +63,90 @@ pub enum ClearClaim {
     HeadHeight,
 }
 
+/// A claim that nothing of a kind is there ("there are no cars", "nobody is ahead", "I
+/// don't see any steps").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Absent {
+    /// No people.
+    People,
+    /// No vehicles or bicycles.
+    Vehicles,
+    /// No obstacles.
+    Obstacles,
+    /// No steps, stairs, kerbs or drops.
+    Steps,
+}
+
+/// Nouns that name each kind an absence can be claimed of (singular and plural).
+const ABSENT_NOUNS: &[(&str, Absent)] = &[
+    ("people", Absent::People),
+    ("person", Absent::People),
+    ("persons", Absent::People),
+    ("pedestrian", Absent::People),
+    ("pedestrians", Absent::People),
+    ("anyone", Absent::People),
+    ("anybody", Absent::People),
+    ("someone", Absent::People),
+    ("car", Absent::Vehicles),
+    ("cars", Absent::Vehicles),
+    ("vehicle", Absent::Vehicles),
+    ("vehicles", Absent::Vehicles),
+    ("traffic", Absent::Vehicles),
+    ("bus", Absent::Vehicles),
+    ("buses", Absent::Vehicles),
+    ("truck", Absent::Vehicles),
+    ("trucks", Absent::Vehicles),
+    ("bike", Absent::Vehicles),
+    ("bikes", Absent::Vehicles),
+    ("bicycle", Absent::Vehicles),
+    ("bicycles", Absent::Vehicles),
+    ("obstacle", Absent::Obstacles),
+    ("obstacles", Absent::Obstacles),
+    ("obstructions", Absent::Obstacles),
+    ("step", Absent::Steps),
+    ("steps", Absent::Steps),
+    ("stair", Absent::Steps),
+    ("stairs", Absent::Steps),
+    ("curb", Absent::Steps),
+    ("curbs", Absent::Steps),
+    ("kerb", Absent::Steps),
+    ("kerbs", Absent::Steps),
+    ("drop", Absent::Steps),
+    ("drops", Absent::Steps),
+];
+
+/// The absences `t` (one sentence's tokens) claims: a kind noun within three words after
+/// "no" or "any" in a negative sentence ("no cars", "not any other people", "I don't see
+/// any steps"), and "nobody" / "no one". Hedged or conditional sentences ("I can't tell
+/// whether anyone is there", "if there are no cars") and questions claim nothing.
+fn absences(t: &[String], negated: bool, hedged: bool) -> Vec<Absent> {
+    let mut out = Vec::new();
+    if hedged {
+        return out;
+    }
+    let mut push = |a: Absent| {
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    };
+    for (i, w) in t.iter().enumerate() {
+        let next = t.get(i + 1).map(String::as_str);
+        if w == "nobody" || (w == "no" && next == Some("one")) {
+            push(Absent::People);
+        }
+        if !(w == "no" || (w == "any" && negated)) {
+            continue;
+        }
+        for n in t.iter().skip(i + 1).take(3) {
+            if let Some((_, a)) = ABSENT_NOUNS.iter().find(|(noun, _)| noun == n) {
+                push(*a);
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// Everything one sentence claims.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Claims {
@@ -82,6 +166,8 @@ pub struct Claims {
     pub pass: Option<Side>,
     /// A claim that the way is clear.
     pub clear: Option<ClearClaim>,
+    /// Claims that nothing of a kind is there.
+    pub absent: Vec<Absent>,
     /// The sentence is negative ("can't", "no", "not", "don't").
     pub negated: bool,
 }
@@ -327,6 +413,14 @@ pub fn parse(sentence: &str) -> Claims {
     let hedged = t
         .iter()
         .any(|w| matches!(w.as_str(), "can't" | "cannot" | "whether" | "unsure" | "if"));
+    let question = sentence.trim_end().ends_with('?');
+    let soft_hedge = t.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "whether" | "unsure" | "if" | "tell" | "sure" | "unless" | "until"
+        )
+    });
+    c.absent = absences(&t, c.negated, soft_hedge || question);
     if lower.contains(" head height ") || lower.contains(" overhead ") {
         if c.negated && !hedged {
             c.clear = Some(ClearClaim::HeadHeight);
@@ -421,5 +515,34 @@ mod tests {
             Some(ClearClaim::Path)
         );
         assert_eq!(parse("It is half a metre away.").distances_m, vec![0.5]);
+    }
+
+    #[test]
+    fn absences_are_claims_of_no_thing_of_a_kind() {
+        assert_eq!(
+            parse("There are no cars coming.").absent,
+            vec![Absent::Vehicles]
+        );
+        assert_eq!(
+            parse("Nobody is ahead of you.").absent,
+            vec![Absent::People]
+        );
+        assert_eq!(parse("No one is there.").absent, vec![Absent::People]);
+        assert_eq!(
+            parse("I don't see any other people or steps.").absent,
+            vec![Absent::People]
+        );
+        assert_eq!(
+            parse("There are no steps here.").absent,
+            vec![Absent::Steps]
+        );
+        // Near misses: a thing said to be there, a question, a condition, a hedge.
+        assert!(parse("The person is not moving.").absent.is_empty());
+        assert!(parse("Are there any cars?").absent.is_empty());
+        assert!(parse("If there are no cars, cross.").absent.is_empty());
+        assert!(parse("I can't tell whether anyone is there.")
+            .absent
+            .is_empty());
+        assert!(parse("A car is coming from the left.").absent.is_empty());
     }
 }
