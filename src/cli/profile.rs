@@ -2,7 +2,8 @@
 //! time (a `replay --speak` at rate R, 1 by default), then where every millisecond went:
 //! per-stream pacing, per-stage latency, capture → decision → first audio per utterance,
 //! hazard alert latency, and (with ground truth) the accuracy table. Writes the same files
-//! as `replay --speak`.
+//! as `replay --speak`. `--recorded-only` runs it in live mode (no MPS); the report says
+//! which mode it ran (`run.json`).
 
 use std::path::PathBuf;
 
@@ -52,6 +53,10 @@ pub struct ProfileArgs {
     /// Scripted requests (default: the session's `requests.jsonl`).
     #[arg(long, value_name = "FILE")]
     pub requests: Option<PathBuf>,
+    /// Live mode: replay only what the glasses stream (no MPS trajectory, points, gaze or
+    /// hands; the device pose is derived from the IMU), as a wearer has it.
+    #[arg(long)]
+    pub recorded_only: bool,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -69,7 +74,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         from: None,
         to: None,
         loops: 0,
-        recorded_only: false,
+        recorded_only: args.recorded_only,
         profile: None,
         pacing_granularity_us: 0,
         digest: false,

@@ -21,6 +21,7 @@ use vista::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
 use vista::assistant::session::{start_assistant, SessionOptions};
 use vista::assistant::{Assistant, AssistantCounters};
 use vista::buffer::Reader;
+use vista::eval::mode::RunInputs;
 use vista::eval::SessionClock;
 use vista::ocr::{OcrConfig, OcrEngine, OcrReader, ReadMode, ReaderConfig, RgbGeometry};
 use vista::perception::{PerceptionConfig, PerceptionConsumer, PerceptionInputs};
@@ -240,6 +241,27 @@ pub struct SpeakRun {
     /// The sensor models to derive the device pose from the IMU with, when the input has no
     /// pose (the caller wraps its source in an `InertialPoseSource`).
     pub derive_pose: Option<vista::perception::SensorModels>,
+    /// Live or offline, and the MPS inputs used (written to `run.json`).
+    pub inputs: RunInputs,
+}
+
+/// Which MPS inputs a run uses: a device pose it did not derive from the IMU, the
+/// semi-dense point map, eye gaze, hands.
+fn run_inputs(inputs: &SpeakInputs) -> RunInputs {
+    let has = |s: StreamId| inputs.streams.contains(&s);
+    let mut mps = Vec::new();
+    if has(StreamId::DevicePose) && !inputs.derive_pose {
+        mps.push(StreamId::DevicePose.name().to_string());
+    }
+    if inputs.perception.points.is_some() {
+        mps.push(StreamId::SemidensePoints.name().to_string());
+    }
+    for s in [StreamId::EyeGaze, StreamId::HandTracking] {
+        if has(s) {
+            mps.push(s.name().to_string());
+        }
+    }
+    RunInputs::new(mps, inputs.derive_pose)
 }
 
 impl SpeakRun {
@@ -345,6 +367,8 @@ pub fn setup_with(
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let streams = inputs.streams.clone();
     let (derive_pose, models) = (inputs.derive_pose, inputs.perception.models.clone());
+    let run_inputs = run_inputs(&inputs);
+    log::info!("mode: {}", run_inputs.mode);
     let mut notes = inputs.perception.notes.clone();
     // (audit) What the session cannot do, as the state will say it, in the run's notes too.
     for l in vista::perception::limits::limitations(
@@ -579,6 +603,7 @@ pub fn setup_with(
             _lm: lm,
             _pump: pump,
             derive_pose: derive_pose.then_some(models),
+            inputs: run_inputs,
         },
         consumers,
     ))
@@ -802,6 +827,10 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         serde_json::to_string_pretty(&run.clock)? + "\n",
     )
     .with_context(|| format!("writing {}", clock_path.display()))?;
+    let run_path = dir.join(vista::eval::mode::RUN_FILE);
+    std::fs::write(&run_path, serde_json::to_string_pretty(&run.inputs)? + "\n")
+        .with_context(|| format!("writing {}", run_path.display()))?;
+    println!("mode: {}", run.inputs.mode);
     let counters = run
         .assistant
         .lock()

@@ -73,6 +73,7 @@ pub mod error;
 pub mod hazards;
 pub mod latency;
 pub mod load;
+pub mod mode;
 pub mod pose;
 pub mod requests;
 pub mod scorecard;
