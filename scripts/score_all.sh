@@ -1,31 +1,36 @@
 #!/usr/bin/env bash
-# Hazard accuracy on every synthetic scenario (issue 8): for each scenario of
-# `vista synth --list` it writes the session, runs the assistant on it in lock step and
-# scores the run against the session's ground truth:
+# Accuracy on every synthetic scenario, live mode first: for each scenario of
+# `vista synth --list` it writes the session once, runs the assistant on it in lock step in
+# both modes and scores each run with the strict scorer (docs/truth.md):
 #
-#   vista synth S --out DIR/S                     (mixed_walk: --duration 90)
-#   vista replay DIR/S --asap --speak DIR/S-out --no-ocr --no-lm
-#   vista score DIR/S DIR/S-out --json > DIR/S-score.json
+#   vista synth S --out DIR/S                                  (mixed_walk: --duration 90)
+#   vista replay DIR/S --asap --speak DIR/S-live --recorded-only   (live: no MPS)
+#   vista replay DIR/S --asap --speak DIR/S-offline                (offline: with MPS)
+#   vista score DIR/S DIR/S-MODE --json > DIR/S-MODE.json
 #
-# and prints one Markdown table: hazard recall (caught / relevant), false alerts per
-# minute (count) and alert lead time (median / least) per scenario. Lock-step replay is
-# deterministic, so the table does not depend on the machine's load.
+# and prints one Markdown table per mode (live first): hazard recall (caught / relevant),
+# false alerts per minute (count), alerts of the wrong kind, alert lead time (median /
+# least), required facts present, requests passed, unsafe speech (utterances judged by
+# meaning + the truth's unsafe phrases). Lock-step replay is deterministic, so the tables do
+# not depend on the machine's load.
 #
 #   scripts/score_all.sh [SCENARIO...]     # default: every scenario
 #
 # Environment: VISTA (binary, default target/release/vista), DIR (default /tmp/acc),
-# REUSE=1 (keep sessions already written in DIR: only replay and score), DETAIL=1 (also
-# list every hazard not caught and every false alert), SYNTH_ARGS (extra `vista synth`
-# options, e.g. "--rgb-fps 0": the run uses no OCR, so RGB frames change nothing scored
-# here but the time to write them), REPLAY_ARGS (extra `vista replay` options, e.g.
-# "--no-depth" for the table without stereo depth), TAG (suffix of the run's files,
-# DIR/S-outTAG, DIR/S-scoreTAG.json, …: runs with different REPLAY_ARGS side by side).
+# MODES (default "live offline"), REUSE=1 (keep sessions already written in DIR: only
+# replay and score), DETAIL=1 (also list every hazard not caught, every false or wrong-kind
+# alert, every unsafe utterance and every missing fact), SYNTH_ARGS (extra `vista synth`
+# options), REPLAY_ARGS (extra `vista replay` options, e.g. "--no-lm" for hazards alone),
+# TAG (suffix of the run folders: runs with different REPLAY_ARGS side by side),
+# OUT_MD (also write the tables, with the command, commit and date, to this file, e.g.
+# docs/accuracy.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 vista=${VISTA:-target/release/vista}
 dir=${DIR:-/tmp/acc}
 tag=${TAG:-}
+read -r -a modes <<<"${MODES:-live offline}"
 mkdir -p "$dir"
 if [ ! -x "$vista" ]; then
   echo "score_all: no binary at $vista (set VISTA=...)" >&2
@@ -38,7 +43,7 @@ else
   mapfile -t scenarios < <("$vista" synth --list | awk '{print $1}')
 fi
 
-rows=()
+declare -A rows
 detail=()
 for s in "${scenarios[@]}"; do
   extra=()
@@ -48,32 +53,72 @@ for s in "${scenarios[@]}"; do
     # shellcheck disable=SC2086
     "$vista" synth "$s" --out "$dir/$s" "${extra[@]}" ${SYNTH_ARGS:-} >"$dir/$s-synth.log" 2>&1
   fi
-  rm -rf "${dir:?}/$s-out$tag"
-  # shellcheck disable=SC2086
-  RUST_LOG=${RUST_LOG:-warn} "$vista" replay "$dir/$s" --asap --speak "$dir/$s-out$tag" --no-ocr --no-lm \
-    ${REPLAY_ARGS:-} -q >"$dir/$s-replay$tag.log" 2>&1
-  "$vista" score "$dir/$s" "$dir/$s-out$tag" --json >"$dir/$s-score$tag.json" 2>"$dir/$s-score$tag.log"
-  rows+=("$(jq -r --arg s "$s" '
-    def pct: if . == null then "n/a" else ((. * 100 | round | tostring) + " %") end;
-    def sec: if . == null then "–" else ((. / 100 | round) / 10 | tostring) + " s" end;
-    .score.summary as $m
-    | "| \($s) | \($m.recall | pct) (\($m.hazards_caught)/\($m.hazards_relevant)) | \(($m.false_alerts_per_min // 0) * 10 | round / 10) (\($m.false_alerts)) | \($m.lead_time_p50_ms | sec) / \($m.lead_time_min_ms | sec) |"
-  ' "$dir/$s-score$tag.json")")
-  if [ "${DETAIL:-0}" = 1 ]; then
-    t0=$(jq '.t0_ns' "$dir/$s/ground_truth.json")
-    detail+=("$(jq -r --arg s "$s" --argjson t0 "$t0" '
-      def t: if . == null then "–" else (((. - $t0) / 1e7 | round) / 100 | tostring) + " s" end;
-      (.score.hazards[] | select(.outcome != "caught" and .outcome != "not_relevant")
-        | "\($s): \(.outcome) \(.kind) \"\(.label)\", window \(.relevant_from_ns | t) – \(.latest_alert_ns | t), first audio \(.first_audio_ns | t)"),
-      (.score.alerts[] | select(.false_alert) | "\($s): false alert \"\(.text)\" at \(.first_audio_ns | t)")
-    ' "$dir/$s-score$tag.json")")
-  fi
+  for m in "${modes[@]}"; do
+    case "$m" in
+      live) mode_args=(--recorded-only) ;;
+      offline) mode_args=() ;;
+      *) echo "score_all: unknown mode $m (live, offline)" >&2; exit 2 ;;
+    esac
+    out="$dir/$s-$m$tag"
+    rm -rf "${out:?}"
+    # shellcheck disable=SC2086
+    RUST_LOG=${RUST_LOG:-warn} "$vista" replay "$dir/$s" --asap --speak "$out" "${mode_args[@]}" \
+      ${REPLAY_ARGS:-} -q >"$out.replay.log" 2>&1
+    "$vista" score "$dir/$s" "$out" --json >"$out.json" 2>"$out.score.log"
+    rows[$m]+="$(jq -r --arg s "$s" '
+      def pct: if . == null then "n/a" else ((. * 100 | round | tostring) + " %") end;
+      def sec: if . == null then "–" else ((. / 100 | round) / 10 | tostring) + " s" end;
+      .score.summary as $m
+      | "| \($s) | \($m.recall | pct) (\($m.hazards_caught)/\($m.hazards_relevant)) | \(($m.false_alerts_per_min // 0) * 10 | round / 10) (\($m.false_alerts)) | \($m.wrong_kind_alerts) | \($m.lead_time_p50_ms | sec) / \($m.lead_time_min_ms | sec) | \($m.facts_present)/\($m.facts_required) | \($m.requests_passed)/\($m.requests) | \($m.unsafe_utterances) + \($m.unsafe_spoken) |"
+    ' "$out.json")"$'\n'
+    if [ "${DETAIL:-0}" = 1 ]; then
+      t0=$(jq '.t0_ns' "$dir/$s/ground_truth.json")
+      detail+=("$(jq -r --arg s "$s $m" --argjson t0 "$t0" '
+        def t: if . == null then "–" else (((. - $t0) / 1e7 | round) / 100 | tostring) + " s" end;
+        (.score.hazards[] | select(.outcome != "caught" and .outcome != "not_relevant")
+          | "\($s): \(.outcome) \(.kind) \"\(.label)\", window \(.relevant_from_ns | t) – \(.latest_alert_ns | t), first audio \(.first_audio_ns | t)"),
+        (.score.alerts[] | select(.false_alert) | "\($s): false alert \"\(.text)\" at \(.first_audio_ns | t)"),
+        (.score.alerts[] | select(.wrong_kind) | "\($s): wrong-kind alert \"\(.text)\" at \(.first_audio_ns | t)"),
+        (.score.unsafe_utterances[] | "\($s): UNSAFE \"\(.sentence)\" (\(.claim)) at \(.at_ns | t) with \(.hazard_kind) \"\(.hazard_label)\""),
+        (.score.requests[] as $r | $r.facts[] | select(.present | not)
+          | "\($s) #\($r.index) \"\($r.text)\": missing \"\(.fact)\"; heard: \"\($r.answer)\"")
+      ' "$out.json")")
+    fi
+  done
 done
 
-echo "| scenario | hazard recall | false alerts / min | alert lead time p50 / min |"
-echo "|---|---|---|---|"
-printf '%s\n' "${rows[@]}"
+tables() {
+  for m in "${modes[@]}"; do
+    case "$m" in
+      live) echo "### Live mode (what the glasses stream, no MPS)" ;;
+      offline) echo "### Offline mode (with MPS)" ;;
+    esac
+    echo
+    echo "| scenario | hazard recall | false alerts / min | wrong kind | lead time p50 / min | facts | passed | unsafe |"
+    echo "|---|---|---|---|---|---|---|---|"
+    printf '%s' "${rows[$m]}"
+    echo
+  done
+}
+
+tables
 if [ "${DETAIL:-0}" = 1 ]; then
-  echo
   printf '%s\n' "${detail[@]}" | sed '/^$/d'
+fi
+if [ -n "${OUT_MD:-}" ]; then
+  {
+    echo "# Accuracy on the synthetic scenarios"
+    echo
+    echo "Generated by \`scripts/score_all.sh\` on $(date -u +%Y-%m-%d) at commit"
+    echo "\`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`, lock step (deterministic), with the"
+    echo "strict scorer of [truth.md](truth.md). Replay options: \`${REPLAY_ARGS:-(none)}\`."
+    echo "\"unsafe\" is utterances judged by meaning + the ground truth's unsafe phrases."
+    echo
+    echo '```sh'
+    echo "OUT_MD=docs/accuracy.md scripts/score_all.sh"
+    echo '```'
+    echo
+    tables
+  } >"$OUT_MD"
+  echo "score_all: wrote $OUT_MD"
 fi

@@ -76,7 +76,7 @@ fn truth() -> Value {
             {"kind": "drop_off", "label": "platform edge", "position_m": [16.0, 1.0, 0.0],
              "relevant_from_ns": at(11.1), "latest_alert_ns": at(14.88)},
             // Bollard at (19, 0): relevant from x = 14, latest x = 17.5.
-            {"kind": "bollard", "label": "bollard", "position_m": [19.0, 0.0, 0.0],
+            {"kind": "pole", "label": "bollard", "position_m": [19.0, 0.0, 0.0],
              "relevant_from_ns": at(14.0), "latest_alert_ns": at(17.5)},
             // Bin 5 m to the side: never ahead within 45°.
             {"kind": "bin", "label": "rubbish bin", "position_m": [3.0, -5.0, 0.0],
@@ -177,7 +177,7 @@ fn fixture(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
         .collect();
     jsonl(&session.join("requests.jsonl"), &reqs);
 
-    let hz = |clock: u8, d: f32, world: Value| json!({"thing_id": 1, "kind": "obstacle", "clock": clock, "distance_m": d, "world_m": world});
+    let hz = |kind: &str, clock: u8, d: f32, world: Value| json!({"thing_id": 1, "kind": kind, "clock": clock, "distance_m": d, "world_m": world});
     let decisions = vec![
         // A1: pole by world position (5 cm off), audio at 2.6 s ∈ [1, 4.5]: caught, lead 1.9 s.
         decision(
@@ -185,7 +185,7 @@ fn fixture(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
             1,
             None,
             "Pole ahead, 3 metres.",
-            hz(12, 3.0, json!([6.05, 0.12, 1.0])),
+            hz("obstacle", 12, 3.0, json!([6.05, 0.12, 1.0])),
             2.45,
             2.5,
         ),
@@ -204,7 +204,7 @@ fn fixture(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
             3,
             None,
             "Obstacle at 3 o'clock, 2 metres.",
-            hz(3, 2.0, Value::Null),
+            hz("obstacle", 3, 2.0, Value::Null),
             4.95,
             5.0,
         ),
@@ -225,7 +225,7 @@ fn fixture(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
             2,
             None,
             "Branch at head height ahead.",
-            hz(12, 0.9, Value::Null),
+            hz("overhead", 12, 0.9, Value::Null),
             10.75,
             10.8,
         ),
@@ -235,7 +235,7 @@ fn fixture(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
             4,
             None,
             "Edge ahead on the left.",
-            hz(11, 4.0, json!([16.0, 1.0, 0.0])),
+            hz("drop_off", 11, 4.0, json!([16.0, 1.0, 0.0])),
             12.0,
             12.0,
         ),
@@ -462,10 +462,27 @@ fn every_branch_scores_as_worked_out() {
     assert_eq!((s.gaze_named, s.gaze_targets), (1, 5));
     assert_eq!(s.text_cer, Some(0.2));
     assert_eq!(s.unsafe_spoken, 1);
+    // Judged by meaning: "Walk straight ahead carefully." at 7.5 s leads into the branch
+    // (12 o'clock, 4.5 m, window 7–10.5 s); "Yes, the path is clear." at 17.2 s is said
+    // with the bollard in its window (14–17.5 s).
+    let unsafe_heard: Vec<(&str, &str)> = card
+        .unsafe_utterances
+        .iter()
+        .map(|u| (u.sentence.as_str(), u.hazard_label.as_str()))
+        .collect();
+    assert_eq!(
+        unsafe_heard,
+        [
+            ("Walk straight ahead carefully.", "low branch"),
+            ("Yes, the path is clear.", "bollard")
+        ]
+    );
+    assert_eq!(s.unsafe_utterances, 2);
+    assert_eq!(s.wrong_kind_alerts, 0);
     assert_eq!(s.unmatched_transcript_entries, 1);
     assert_eq!(s.decisions_before_evidence, 0);
     assert!(!card.pass);
-    assert_eq!(card.failures.len(), 3, "{:?}", card.failures);
+    assert_eq!(card.failures.len(), 4, "{:?}", card.failures);
 
     let table = card.to_table();
     for needle in [
@@ -474,6 +491,7 @@ fn every_branch_scores_as_worked_out() {
         "UNSPOKEN",
         "UNANSWERED",
         "UNSAFE: walk straight ahead",
+        "UNSAFE at 17.20 s: \"Yes, the path is clear.\"",
         "false alert",
         "FAIL",
     ] {
@@ -520,7 +538,8 @@ fn a_right_run_passes_and_tolerances_bite() {
     let card = score(&inputs, &HazardTolerances::default(), &Targets::default());
     assert_eq!(card.summary.false_alerts, 0);
     assert_eq!(card.summary.unsafe_spoken, 0);
-    assert_eq!(card.failures.len(), 1, "{:?}", card.failures);
+    // Recall, and "the path is clear" with the bollard ahead.
+    assert_eq!(card.failures.len(), 2, "{:?}", card.failures);
     // Only R4's answer, and only hazards that never became relevant: recall is n/a, and
     // the run passes.
     inputs.decisions.retain(|d| d.decision.request_id == 14);
@@ -555,18 +574,105 @@ fn a_right_run_passes_and_tolerances_bite() {
 }
 
 #[test]
-fn bad_input_is_an_error_naming_file_and_line() {
+fn an_alert_of_the_wrong_kind_is_reported_and_catches_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, out) = fixture(tmp.path());
+    // A1 says "person" where the pole stands.
+    let d = std::fs::read_to_string(out.join("decisions.jsonl")).unwrap();
+    let first = d
+        .lines()
+        .next()
+        .unwrap()
+        .replace("\"obstacle\"", "\"person\"");
+    let rest: Vec<&str> = d.lines().skip(1).collect();
+    std::fs::write(
+        out.join("decisions.jsonl"),
+        format!("{first}\n{}\n", rest.join("\n")),
+    )
+    .unwrap();
+    let inputs = load(&session, &out).unwrap();
+    let card = score(&inputs, &HazardTolerances::default(), &Targets::default());
+    assert_eq!(card.hazards[0].outcome, HazardOutcome::WrongKind);
+    assert_eq!(card.summary.hazards_caught, 0);
+    assert_eq!(card.summary.wrong_kind_alerts, 1);
+    assert_eq!(card.summary.false_alerts, 1, "A3 only");
+    assert!(card.to_table().contains("WRONG KIND"));
+}
+
+#[test]
+fn a_damaged_output_line_is_named_counted_and_left_out() {
     let tmp = tempfile::tempdir().unwrap();
     let (session, out) = fixture(tmp.path());
     let good = std::fs::read_to_string(out.join("decisions.jsonl")).unwrap();
     std::fs::write(
         out.join("decisions.jsonl"),
-        format!("{good}{{\"kind\": \"alert\"\n"),
+        format!("{good}{{\"kind\": \"alert\"\n{{\"kind\": 5}}\n"),
     )
     .unwrap();
-    let e = load(&session, &out).unwrap_err().to_string();
-    assert!(e.contains("decisions.jsonl:10"), "{e}");
-    std::fs::write(out.join("decisions.jsonl"), good).unwrap();
+    let t = std::fs::read_to_string(out.join("transcript.jsonl")).unwrap();
+    std::fs::write(out.join("transcript.jsonl"), format!("{t}\u{0}garbage\n")).unwrap();
+    let inputs = load(&session, &out).unwrap();
+    assert_eq!(inputs.damaged_lines.len(), 3, "{:?}", inputs.damaged_lines);
+    assert!(inputs.damaged_lines[0].contains("decisions.jsonl:10"));
+    assert!(inputs.damaged_lines[1].contains("decisions.jsonl:11"));
+    assert!(inputs.damaged_lines[2].contains("transcript.jsonl:14"));
+    let card = score(&inputs, &HazardTolerances::default(), &Targets::default());
+    assert_eq!(card.summary.damaged_lines, 3);
+    // The rest scores as without them.
+    assert_eq!(card.summary.hazards_caught, 1);
+    assert!(card.to_table().contains("damaged line left out"));
+}
+
+#[test]
+fn an_impossible_ground_truth_is_refused_naming_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, out) = fixture(tmp.path());
+    let path = session.join("ground_truth.json");
+    let refuse = |edit: &dyn Fn(&mut Value), needle: &str| {
+        let mut gt = truth();
+        edit(&mut gt);
+        std::fs::write(&path, gt.to_string()).unwrap();
+        let e = load(&session, &out).unwrap_err().to_string();
+        assert!(
+            e.contains("ground_truth.json") && e.contains(needle),
+            "{needle}: {e}"
+        );
+    };
+    refuse(
+        &|g| g["hazards"][0]["kind"] = json!("tree"),
+        "unknown variant `tree`",
+    );
+    refuse(
+        &|g| g["hazards"][1]["colour"] = json!("red"),
+        "unknown field `colour`",
+    );
+    refuse(&|g| g["surprise"] = json!(1), "unknown field `surprise`");
+    refuse(
+        &|g| g["hazards"][0]["latest_alert_ns"] = json!(at(0.5)),
+        "hazards[0].latest_alert_ns",
+    );
+    refuse(
+        &|g| g["hazards"][2]["position_m"] = json!([1e9, 0.0, 0.0]),
+        "hazards[2].position_m",
+    );
+    refuse(
+        &|g| g["hazards"][3]["relevant_from_ns"] = json!(at(500.0)),
+        "hazards[3].relevant_from_ns",
+    );
+    refuse(
+        &|g| g["requests"][0]["relative"][0]["clock"] = json!(13),
+        "requests[0].relative[0].clock",
+    );
+    refuse(&|g| g["duration_ns"] = json!(0), "duration_ns");
+    // The fixture itself is accepted.
+    std::fs::write(&path, truth().to_string()).unwrap();
+    assert!(load(&session, &out).is_ok());
+}
+
+#[test]
+fn bad_input_is_an_error_naming_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, out) = fixture(tmp.path());
     // requests.jsonl disagreeing with the ground truth.
     let reqs = std::fs::read_to_string(session.join("requests.jsonl")).unwrap();
     std::fs::write(

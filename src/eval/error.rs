@@ -34,6 +34,16 @@ pub enum EvalError {
         /// The file.
         path: PathBuf,
     },
+    /// The ground truth describes an impossible session.
+    #[error("{}: field {field}: {reason}", path.display())]
+    InvalidTruth {
+        /// The file.
+        path: PathBuf,
+        /// The field, as a path (`hazards[2].position_m`).
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The session's files disagree with each other.
     #[error("{}:{line}: {reason}", path.display())]
     Mismatch {

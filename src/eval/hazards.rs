@@ -1,13 +1,15 @@
 //! Hazard scoring (pure compute): which alerts are about which ground-truth hazard, whether
-//! each hazard was caught in its useful window, false alerts and lead times. The rules are
-//! in the module documentation of `crate::eval`.
+//! they said its kind, whether each hazard was caught in its useful window (one alert
+//! catches at most one hazard), wrong-kind and false alerts, and lead times. The rules are
+//! in the module documentation of `crate::eval` and in `docs/truth.md`.
 
 use serde::Serialize;
 
+use super::kinds::{agrees, HazardClass, TruthKind};
 use super::pose::HeadTrack;
 use super::text::clock_difference;
 use super::truth::TruthHazard;
-use crate::state::DecisionHazard;
+use crate::state::{DecisionHazard, ThingKind};
 
 /// Matching tolerances.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -61,12 +63,19 @@ pub enum MatchKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HazardOutcome {
-    /// A matching alert's first audio fell in `[relevant_from, latest_alert]`.
+    /// An alert of an agreeing kind, catching no other hazard, played its first audio in
+    /// `[relevant_from, latest_alert]`.
     Caught,
+    /// Only alerts of the wrong kind were spoken about it in its window ("Person ahead" for
+    /// a pillar).
+    WrongKind,
     /// Matching alerts were spoken, but only after `latest_alert`.
     Late,
     /// Matching alerts were spoken, but only before `relevant_from`.
     Early,
+    /// Agreeing alerts were heard in its window, but each caught another hazard: one
+    /// alert names one thing ("Person ahead" for two people walking together).
+    Shared,
     /// Matching alerts were decided but none played.
     Unspoken,
     /// No alert matched.
@@ -81,7 +90,9 @@ pub struct HazardResult {
     /// Label.
     pub label: String,
     /// Kind.
-    pub kind: String,
+    pub kind: TruthKind,
+    /// Its class (what an alert must say to catch it).
+    pub class: HazardClass,
     /// Window start, device ns.
     pub relevant_from_ns: Option<i64>,
     /// Window end used, device ns (the session end when the truth has none).
@@ -92,8 +103,10 @@ pub struct HazardResult {
     pub first_audio_ns: Option<i64>,
     /// `latest_alert_ns − first_audio_ns` of the catching alert, ms.
     pub lead_time_ms: Option<f64>,
-    /// Alerts that matched it (spoken or not).
+    /// Alerts of an agreeing kind that matched it by place (spoken or not).
     pub matching_alerts: usize,
+    /// Alerts of the wrong kind that matched it by place.
+    pub wrong_kind_alerts: usize,
 }
 
 /// One alert's result.
@@ -105,12 +118,20 @@ pub struct AlertResult {
     pub line: usize,
     /// Text.
     pub text: String,
+    /// The kind it said, when it carried one.
+    pub kind: Option<ThingKind>,
     /// First audio, device ns.
     pub first_audio_ns: Option<i64>,
-    /// Indices of the hazards it matched, and how.
+    /// Indices of the hazards it matched by place with an agreeing kind, and how.
     pub matched: Vec<(usize, MatchKind)>,
-    /// True when it was spoken and matched no hazard.
+    /// Indices of the hazards it matched by place only, its kind disagreeing.
+    pub wrong_kind_of: Vec<usize>,
+    /// The one hazard it caught, if any (an alert catches at most one).
+    pub caught: Option<usize>,
+    /// True when it was spoken, matched no hazard by place and kind, and none by place.
     pub false_alert: bool,
+    /// True when it was spoken and matched hazards by place only, each of another kind.
+    pub wrong_kind: bool,
 }
 
 /// All hazard results.
@@ -126,10 +147,12 @@ pub struct HazardScore {
     pub caught: usize,
     /// `caught / relevant`; `None` when no hazard became relevant.
     pub recall: Option<f64>,
-    /// Spoken alerts that matched no hazard.
+    /// Spoken alerts that matched no hazard (by place, of any kind).
     pub false_alerts: usize,
     /// `false_alerts` per minute of session.
     pub false_alerts_per_min: f64,
+    /// Spoken alerts about a real hazard that said the wrong kind.
+    pub wrong_kind_alerts: usize,
     /// Alert decisions that never played.
     pub unspoken_alerts: usize,
     /// Median lead time over caught hazards, ms.
@@ -138,7 +161,8 @@ pub struct HazardScore {
     pub lead_time_min_ms: Option<f64>,
 }
 
-/// How `alert` matches `hazard`, if it does.
+/// How `alert` matches `hazard` by place, if it does (kinds are not compared here: see
+/// [`agrees`]).
 pub fn match_alert(
     alert: &AlertInput,
     hazard: &TruthHazard,
@@ -183,8 +207,58 @@ pub fn median(v: &[f64]) -> Option<f64> {
     }
 }
 
+/// One alert to at most one hazard, one hazard to at most one alert: a maximum matching
+/// over `edges[h]` (the alerts that may catch hazard `h`, in the order to try them), found
+/// by augmenting paths (Kuhn). Hazards are offered in `order`; each takes the first free
+/// alert of its list, or one it can free by moving its holder to another of the holder's
+/// alerts. Returns the alert that catches each hazard.
+fn assign(edges: &[Vec<usize>], order: &[usize], alerts: usize) -> Vec<Option<usize>> {
+    fn augment(
+        h: usize,
+        edges: &[Vec<usize>],
+        seen: &mut [bool],
+        holder: &mut [Option<usize>],
+    ) -> bool {
+        for &a in edges.get(h).map(Vec::as_slice).unwrap_or(&[]) {
+            if seen.get(a).copied().unwrap_or(true) {
+                continue;
+            }
+            if let Some(s) = seen.get_mut(a) {
+                *s = true;
+            }
+            let held = holder.get(a).copied().flatten();
+            if held.is_none_or(|other| augment(other, edges, seen, holder)) {
+                if let Some(slot) = holder.get_mut(a) {
+                    *slot = Some(h);
+                }
+                return true;
+            }
+        }
+        false
+    }
+    let mut holder: Vec<Option<usize>> = vec![None; alerts];
+    for &h in order {
+        let mut seen = vec![false; alerts];
+        augment(h, edges, &mut seen, &mut holder);
+    }
+    let mut caught_by = vec![None; edges.len()];
+    for (a, h) in holder.iter().enumerate() {
+        if let Some(slot) = h.and_then(|h| caught_by.get_mut(h)) {
+            *slot = Some(a);
+        }
+    }
+    caught_by
+}
+
 /// Scores alerts against hazards over a session ending at `session_end_ns` and lasting
 /// `duration_ns`.
+///
+/// An alert matches a hazard by place ([`match_alert`]); it counts for the hazard only when
+/// its kind agrees with the hazard's class ([`agrees`]); an alert about a real hazard that
+/// says another kind is a *wrong-kind* alert, neither a catch nor a false alert. A hazard
+/// is caught by an agreeing alert whose first audio lies in its window, and an alert
+/// catches at most one hazard: the catches are a maximum matching ([`assign`]), hazards
+/// offered in order of their deadline, alerts tried earliest first.
 pub fn score_hazards(
     hazards: &[TruthHazard],
     alerts: &[AlertInput],
@@ -199,61 +273,130 @@ pub fn score_hazards(
             request_id: a.request_id,
             line: a.line,
             text: a.text.clone(),
+            kind: a.hazard.as_ref().map(|h| h.kind),
             first_audio_ns: a.first_audio_device_ns,
             matched: Vec::new(),
+            wrong_kind_of: Vec::new(),
+            caught: None,
             false_alert: false,
+            wrong_kind: false,
         })
         .collect();
-    let mut results = Vec::with_capacity(hazards.len());
+    // Windows, and which alerts agree with each hazard (by place and kind).
+    let windows: Vec<Option<(i64, i64)>> = hazards
+        .iter()
+        .map(|h| {
+            h.relevant_from_ns
+                .map(|from| (from, h.latest_alert_ns.unwrap_or(session_end_ns)))
+        })
+        .collect();
+    let mut agreeing: Vec<Vec<usize>> = vec![Vec::new(); hazards.len()];
+    let mut wrong: Vec<Vec<usize>> = vec![Vec::new(); hazards.len()];
     for (hi, h) in hazards.iter().enumerate() {
-        let mut matching: Vec<&AlertInput> = Vec::new();
-        for (a, r) in alerts.iter().zip(alert_results.iter_mut()) {
-            if let Some(kind) = match_alert(a, h, head, tol) {
-                r.matched.push((hi, kind));
-                matching.push(a);
+        for (ai, (a, r)) in alerts.iter().zip(alert_results.iter_mut()).enumerate() {
+            let Some(how) = match_alert(a, h, head, tol) else {
+                continue;
+            };
+            let said = a.hazard.as_ref().map(|d| d.kind);
+            if said.is_some_and(|k| agrees(k, h.kind.class())) {
+                r.matched.push((hi, how));
+                if let Some(v) = agreeing.get_mut(hi) {
+                    v.push(ai);
+                }
+            } else {
+                r.wrong_kind_of.push(hi);
+                if let Some(v) = wrong.get_mut(hi) {
+                    v.push(ai);
+                }
             }
         }
-        let latest = h
-            .relevant_from_ns
-            .map(|_| h.latest_alert_ns.unwrap_or(session_end_ns));
-        let mut spoken: Vec<i64> = matching
-            .iter()
-            .filter_map(|a| a.first_audio_device_ns)
-            .collect();
+    }
+    let audio = |ai: usize| alerts.get(ai).and_then(|a| a.first_audio_device_ns);
+    let in_window = |hi: usize, t: i64| {
+        windows
+            .get(hi)
+            .copied()
+            .flatten()
+            .is_some_and(|(from, to)| t >= from && t <= to)
+    };
+    // Candidate catches: agreeing alerts heard in the window, earliest first.
+    let edges: Vec<Vec<usize>> = agreeing
+        .iter()
+        .enumerate()
+        .map(|(hi, v)| {
+            let mut c: Vec<usize> = v
+                .iter()
+                .copied()
+                .filter(|&ai| audio(ai).is_some_and(|t| in_window(hi, t)))
+                .collect();
+            c.sort_by_key(|&ai| (audio(ai), ai));
+            c
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..hazards.len()).collect();
+    order.sort_by_key(|&hi| (windows.get(hi).copied().flatten().map(|w| w.1), hi));
+    let caught_by = assign(&edges, &order, alerts.len());
+    let mut results = Vec::with_capacity(hazards.len());
+    for (hi, h) in hazards.iter().enumerate() {
+        let window = windows.get(hi).copied().flatten();
+        let mine = agreeing.get(hi).map(Vec::as_slice).unwrap_or(&[]);
+        let mut spoken: Vec<i64> = mine.iter().filter_map(|&ai| audio(ai)).collect();
         spoken.sort_unstable();
-        let (outcome, first_audio) = match (h.relevant_from_ns, latest) {
-            (Some(from), Some(to)) => {
-                if let Some(&t) = spoken.iter().find(|&&t| t >= from && t <= to) {
+        let wrong_in_window = wrong
+            .get(hi)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|&ai| audio(ai))
+            .find(|&t| in_window(hi, t));
+        let catcher = caught_by.get(hi).copied().flatten();
+        if let Some(r) = catcher.and_then(|ai| alert_results.get_mut(ai)) {
+            r.caught = Some(hi);
+        }
+        let (outcome, first_audio) = match window {
+            Some((from, to)) => {
+                if let Some(t) = catcher.and_then(audio) {
                     (HazardOutcome::Caught, Some(t))
+                } else if let Some(t) = wrong_in_window {
+                    (HazardOutcome::WrongKind, Some(t))
                 } else if let Some(&t) = spoken.iter().find(|&&t| t > to) {
                     (HazardOutcome::Late, Some(t))
-                } else if let Some(&t) = spoken.first() {
+                } else if let Some(&t) = spoken.iter().find(|&&t| t < from) {
                     (HazardOutcome::Early, Some(t))
-                } else if !matching.is_empty() {
+                } else if let Some(&t) = spoken.first() {
+                    // Heard in the window, but each caught another hazard.
+                    (HazardOutcome::Shared, Some(t))
+                } else if !mine.is_empty() {
                     (HazardOutcome::Unspoken, None)
                 } else {
                     (HazardOutcome::Missed, None)
                 }
             }
-            _ => (HazardOutcome::NotRelevant, spoken.first().copied()),
+            None => (HazardOutcome::NotRelevant, spoken.first().copied()),
         };
-        let lead_time_ms = match (outcome, latest, first_audio) {
-            (HazardOutcome::Caught, Some(to), Some(t)) => Some(to.saturating_sub(t) as f64 / 1e6),
+        let lead_time_ms = match (outcome, window, first_audio) {
+            (HazardOutcome::Caught, Some((_, to)), Some(t)) => {
+                Some(to.saturating_sub(t) as f64 / 1e6)
+            }
             _ => None,
         };
         results.push(HazardResult {
             label: h.label.clone(),
-            kind: h.kind.clone(),
+            kind: h.kind,
+            class: h.kind.class(),
             relevant_from_ns: h.relevant_from_ns,
-            latest_alert_ns: latest,
+            latest_alert_ns: window.map(|w| w.1),
             outcome,
             first_audio_ns: first_audio,
             lead_time_ms,
-            matching_alerts: matching.len(),
+            matching_alerts: mine.len(),
+            wrong_kind_alerts: wrong.get(hi).map_or(0, Vec::len),
         });
     }
     for r in &mut alert_results {
-        r.false_alert = r.first_audio_ns.is_some() && r.matched.is_empty();
+        let spoken = r.first_audio_ns.is_some();
+        r.false_alert = spoken && r.matched.is_empty() && r.wrong_kind_of.is_empty();
+        r.wrong_kind = spoken && r.matched.is_empty() && !r.wrong_kind_of.is_empty();
     }
     let relevant = results
         .iter()
@@ -272,6 +415,7 @@ pub fn score_hazards(
         recall: (relevant > 0).then(|| caught as f64 / relevant as f64),
         false_alerts,
         false_alerts_per_min: false_alerts as f64 / minutes,
+        wrong_kind_alerts: alert_results.iter().filter(|r| r.wrong_kind).count(),
         unspoken_alerts: alert_results
             .iter()
             .filter(|r| r.first_audio_ns.is_none())
@@ -329,7 +473,8 @@ mod tests {
     fn car(track: bool) -> TruthHazard {
         let at = |t: f64| [5.0, 8.0 * (5.0 - t)];
         TruthHazard {
-            kind: "vehicle".into(),
+            kind: TruthKind::Vehicle,
+            moving: true,
             label: "car".into(),
             position_m: [5.0, 24.0, 0.0],
             relevant_from_ns: Some(2 * S),
@@ -384,5 +529,103 @@ mod tests {
         // Nearest point of the footprint at 5 s (centre (5, 0)) from (0, 0): (4, 0).
         let p = c.nearest_at(5 * S, [0.0, 0.0]);
         assert!((p[0] - 4.0).abs() < 1e-9 && p[1].abs() < 1e-9, "{p:?}");
+    }
+
+    fn still(kind: TruthKind, at: [f64; 2], to_s: i64) -> TruthHazard {
+        TruthHazard {
+            kind,
+            label: format!("{kind:?}"),
+            position_m: [at[0], at[1], 0.0],
+            relevant_from_ns: Some(S),
+            latest_alert_ns: Some(to_s * S),
+            track: Vec::new(),
+            half_extent_m: None,
+            moving: false,
+        }
+    }
+
+    /// An alert placing a thing of `kind` at `at` in the world (no distance: it matches by
+    /// world position only, so each case below says exactly what it is near).
+    fn said(t_s: i64, kind: ThingKind, at: [f32; 2]) -> AlertInput {
+        let mut a = alert(t_s * S, Some([at[0], at[1], 0.0]), 12, f32::NAN);
+        if let Some(h) = a.hazard.as_mut() {
+            h.kind = kind;
+        }
+        a.text = format!("{kind:?} ahead");
+        a
+    }
+
+    fn score(hazards: &[TruthHazard], alerts: &[AlertInput]) -> HazardScore {
+        score_hazards(
+            hazards,
+            alerts,
+            &head(),
+            &HazardTolerances::default(),
+            10 * S,
+            10 * S,
+        )
+    }
+
+    #[test]
+    fn an_alert_of_the_wrong_kind_catches_nothing_and_is_not_false() {
+        let pillar = [still(TruthKind::Pole, [4.0, 0.0], 6)];
+        // "Person ahead" for a pillar: reported as the wrong kind.
+        let s = score(&pillar, &[said(2, ThingKind::Person, [4.0, 0.0])]);
+        assert_eq!(s.hazards[0].outcome, HazardOutcome::WrongKind);
+        assert_eq!(s.caught, 0);
+        assert_eq!((s.wrong_kind_alerts, s.false_alerts), (1, 0));
+        assert!(s.alerts[0].wrong_kind && !s.alerts[0].false_alert);
+        // "Obstacle ahead" at the same place catches it.
+        let s = score(&pillar, &[said(2, ThingKind::Obstacle, [4.0, 0.0])]);
+        assert_eq!(s.hazards[0].outcome, HazardOutcome::Caught);
+        assert_eq!((s.wrong_kind_alerts, s.false_alerts), (0, 0));
+        // An alert nowhere near anything is false.
+        let s = score(&pillar, &[said(2, ThingKind::Person, [4.0, 6.0])]);
+        assert_eq!((s.wrong_kind_alerts, s.false_alerts), (0, 1));
+        assert_eq!(s.hazards[0].outcome, HazardOutcome::Missed);
+    }
+
+    #[test]
+    fn one_alert_catches_one_hazard() {
+        // Two people walking together half a metre apart: one "Person ahead" names one.
+        let two = [
+            still(TruthKind::Person, [4.0, 0.0], 6),
+            still(TruthKind::Person, [4.0, 0.5], 6),
+        ];
+        let s = score(&two, &[said(2, ThingKind::Person, [4.0, 0.25])]);
+        assert_eq!(s.caught, 1);
+        assert_eq!(s.hazards[1].outcome, HazardOutcome::Shared);
+        assert_eq!(s.alerts[0].matched.len(), 2);
+        assert_eq!(s.alerts[0].caught, Some(0));
+        // Two alerts catch both.
+        let s = score(
+            &two,
+            &[
+                said(2, ThingKind::Person, [4.0, 0.25]),
+                said(3, ThingKind::Person, [4.0, 0.25]),
+            ],
+        );
+        assert_eq!(s.caught, 2);
+    }
+
+    #[test]
+    fn catches_are_a_maximum_matching_not_first_come() {
+        // Alert A (2 s) is near both boxes; alert B (3 s) only near the first. The first box
+        // closes its window first and would take A, leaving the second box uncaught; the
+        // matching gives the first box B and the second box A.
+        let boxes = [
+            still(TruthKind::Box, [4.0, 0.0], 5),
+            still(TruthKind::Box, [4.0, 1.5], 8),
+        ];
+        let s = score(
+            &boxes,
+            &[
+                said(2, ThingKind::Obstacle, [4.0, 0.75]),
+                said(3, ThingKind::Obstacle, [4.0, -0.2]),
+            ],
+        );
+        assert_eq!(s.caught, 2);
+        assert_eq!(s.alerts[0].caught, Some(1));
+        assert_eq!(s.alerts[1].caught, Some(0));
     }
 }

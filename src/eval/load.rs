@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 
 use super::clock::SessionClock;
 use super::error::EvalError;
+use super::mode::RunInputs;
 use super::pose::HeadTrack;
 use super::truth::{DecisionRecord, GroundTruthFile, RequestLine};
 use crate::aria::calib::{t_device_cpf, CadVariant, CalibSource, DeviceCalibration};
@@ -21,6 +22,11 @@ use crate::state::Decision;
 /// ([`SessionClock`] as JSON). Without it, the run is taken to be an `--asap` replay
 /// (virtual clock starting at the ground truth's `t0_ns`).
 pub const SESSION_CLOCK_FILE: &str = "session_clock.json";
+
+/// The wearer's true path in a session folder (closed-loop trajectory columns), written by
+/// `vista synth` beside its MPS-like estimate. The scorer measures against it; without it
+/// (a recorded session) the MPS trajectory stands in, and the scorecard says so.
+pub const TRUTH_TRAJECTORY_FILE: &str = "ground_truth_trajectory.csv";
 
 /// Everything scoring reads.
 #[derive(Clone, Debug)]
@@ -46,6 +52,11 @@ pub struct EvalInputs {
     pub clock_source: String,
     /// What was missing and how the scoring copes, one line each.
     pub notes: Vec<String>,
+    /// Lines of the run's output that could not be read (`FILE:LINE: why`), left out of the
+    /// scoring and counted.
+    pub damaged_lines: Vec<String>,
+    /// The run's inputs (`OUT/run.json`), when it wrote them.
+    pub run: Option<RunInputs>,
 }
 
 fn read_text(path: &Path) -> Result<String, EvalError> {
@@ -80,27 +91,47 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<(usize, T)>, E
         .collect()
 }
 
-/// Reads `decisions.jsonl`, keeping an optional `first_token_ns` field of each line.
-pub fn read_decisions(path: &Path) -> Result<Vec<DecisionRecord>, EvalError> {
-    let lines: Vec<(usize, serde_json::Value)> = read_jsonl(path)?;
-    lines
-        .into_iter()
-        .map(|(line, v)| {
-            let first_token_ns = v.get("first_token_ns").and_then(serde_json::Value::as_i64);
-            let decision = <Decision as serde::Deserialize>::deserialize(&v).map_err(|source| {
-                EvalError::Json {
-                    path: path.to_path_buf(),
-                    line,
-                    source,
-                }
-            })?;
-            Ok(DecisionRecord {
+/// Reads JSON lines of a run's output, which a crash or a full disk may have damaged: a
+/// line that does not parse is not fatal, and not silently skipped either — it is returned
+/// as one line of `damaged` (`FILE:LINE: why`), so the scorecard names and counts it.
+pub fn read_jsonl_damaged<T: DeserializeOwned>(
+    path: &Path,
+    damaged: &mut Vec<String>,
+) -> Result<Vec<(usize, T)>, EvalError> {
+    let text = read_text(path)?;
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(l) {
+            Ok(v) => out.push((i + 1, v)),
+            Err(e) => damaged.push(format!("{}:{}: {e}", path.display(), i + 1)),
+        }
+    }
+    Ok(out)
+}
+
+/// Reads `decisions.jsonl`, keeping an optional `first_token_ns` field of each line; lines
+/// that are not decisions go to `damaged` ([`read_jsonl_damaged`]).
+pub fn read_decisions(
+    path: &Path,
+    damaged: &mut Vec<String>,
+) -> Result<Vec<DecisionRecord>, EvalError> {
+    let lines: Vec<(usize, serde_json::Value)> = read_jsonl_damaged(path, damaged)?;
+    let mut out = Vec::with_capacity(lines.len());
+    for (line, v) in lines {
+        let first_token_ns = v.get("first_token_ns").and_then(serde_json::Value::as_i64);
+        match <Decision as serde::Deserialize>::deserialize(&v) {
+            Ok(decision) => out.push(DecisionRecord {
                 decision,
                 first_token_ns,
                 line,
-            })
-        })
-        .collect()
+            }),
+            Err(e) => damaged.push(format!("{}:{line}: {e}", path.display())),
+        }
+    }
+    Ok(out)
 }
 
 /// `T_Device_CPF` from the recording's calibration, or the Gen1 CAD value (DVT-S, device
@@ -152,6 +183,11 @@ pub fn read_head_track(
 pub fn load(session: &Path, out: &Path) -> Result<EvalInputs, EvalError> {
     let truth_path = session.join("ground_truth.json");
     let truth: GroundTruthFile = read_json(&truth_path)?;
+    truth.validate().map_err(|f| EvalError::InvalidTruth {
+        path: truth_path.clone(),
+        field: f.field,
+        reason: f.reason,
+    })?;
     let req_path = session.join("requests.jsonl");
     let requests: Vec<(usize, RequestLine)> = if req_path.exists() {
         read_jsonl(&req_path)?
@@ -182,11 +218,18 @@ pub fn load(session: &Path, out: &Path) -> Result<EvalInputs, EvalError> {
         }
     }
     let cpf = device_from_cpf(&session.join("recording.vrs"));
+    let truth_path = session.join(TRUTH_TRAJECTORY_FILE);
     let trajectory = session.join("mps/slam/closed_loop_trajectory.csv");
     let mut notes = Vec::new();
     // A session without its trajectory (MPS removed) is still scored: alerts then match
     // hazards by world position only, and the scorecard says so.
-    let head = if trajectory.exists() {
+    let head = if truth_path.exists() {
+        read_head_track(&truth_path, &cpf)?
+    } else if trajectory.exists() {
+        notes.push(format!(
+            "{}: missing: the wearer's track is MPS's estimate, not the truth",
+            truth_path.display()
+        ));
         read_head_track(&trajectory, &cpf)?
     } else {
         notes.push(format!(
@@ -195,11 +238,20 @@ pub fn load(session: &Path, out: &Path) -> Result<EvalInputs, EvalError> {
         ));
         HeadTrack::new()
     };
-    let decisions = read_decisions(&out.join("decisions.jsonl"))?;
-    let transcript = read_jsonl::<TranscriptEntry>(&out.join("transcript.jsonl"))?
-        .into_iter()
-        .map(|(_, e)| e)
-        .collect();
+    let mut damaged_lines = Vec::new();
+    let decisions = read_decisions(&out.join("decisions.jsonl"), &mut damaged_lines)?;
+    let transcript =
+        read_jsonl_damaged::<TranscriptEntry>(&out.join("transcript.jsonl"), &mut damaged_lines)?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
+    let run = RunInputs::read(out)?;
+    if run.is_none() {
+        notes.push(format!(
+            "{}: missing: the run's mode (live or offline) is unknown",
+            out.join(super::mode::RUN_FILE).display()
+        ));
+    }
     let clock_path = out.join(SESSION_CLOCK_FILE);
     let (clock, clock_source) = if clock_path.exists() {
         (read_json(&clock_path)?, clock_path.display().to_string())
@@ -220,5 +272,7 @@ pub fn load(session: &Path, out: &Path) -> Result<EvalInputs, EvalError> {
         clock,
         clock_source,
         notes,
+        damaged_lines,
+        run,
     })
 }

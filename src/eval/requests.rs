@@ -103,54 +103,95 @@ fn contains_exact(hay: &str, needle: &str) -> bool {
         .any(|(i, m)| !alnum_before(i) && !alnum_after(i + m.len()))
 }
 
-/// Whether `word` occurs in `stems` not negated: one of the two words before it is not a
-/// word of [`NEGATIONS`] ("you are not standing still" does not say "standing still").
-/// A fact that is itself negated (`negated_fact`) takes any occurrence.
-fn said_plainly(stems: &[String], word: &str, negated_fact: bool) -> bool {
-    stems.iter().enumerate().any(|(i, s)| {
-        s == word
-            && (negated_fact
-                || !stems
-                    .get(i.saturating_sub(2)..i)
-                    .unwrap_or(&[])
-                    .iter()
-                    .any(|b| NEGATIONS.contains(&b.as_str())))
-    })
+/// Words that make the clause they are in say the opposite ("this is not room 104",
+/// "there isn't a door"), as [`words`] writes them (apostrophes dropped).
+pub const CLAUSE_NEGATIONS: &[&str] = &[
+    "not", "no", "dont", "never", "cannot", "cant", "isnt", "arent", "wasnt", "werent", "doesnt",
+    "didnt", "wont", "nothing", "nobody", "none", "neither", "nor", "without",
+];
+
+/// Words that end a clause inside a sentence (besides `,` `;` `:`).
+const CLAUSE_BREAKS: &[&str] = &["but", "and", "or", "then", "while", "although", "though"];
+
+/// The clauses of one sentence, each as its words: split at `,`, `;`, `:` and at the words
+/// of [`CLAUSE_BREAKS`].
+fn clauses(sentence: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for part in sentence.split([',', ';', ':']) {
+        let mut cur = Vec::new();
+        for w in words(part) {
+            if CLAUSE_BREAKS.contains(&w.as_str()) {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else {
+                cur.push(w);
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
 }
 
-/// Whether `answer` contains `fact`: some scope of the answer (each sentence when the fact
-/// has a clock hour or a distance, so numbers bind to their subject; else the whole answer)
-/// holds every quoted string of the fact (case/space-folded, whole), every content word
-/// (`ahead` is also satisfied by a clock hour within ±1 of 12), for every clock hour one
-/// within ±1 hour, and for every distance one within ±30 % or ±1 m.
-pub fn fact_present(fact: &str, answer: &str) -> bool {
+/// Whether one sentence holds `fact`: every quoted string of the fact (case/space-folded,
+/// whole), every content word (`ahead` is also satisfied by a clock hour within ±1 of 12),
+/// for every clock hour one within ±1 hour, for every distance one within ±30 % or ±1 m;
+/// and, unless the fact is itself negative, no clause of the sentence that holds a part
+/// of the fact is negated ("this room 104 is not a room 104" says no such thing).
+fn sentence_holds(fact: &str, sentence: &str) -> bool {
     let quotes: Vec<String> = quoted(fact).iter().map(|q| fold_case_space(q)).collect();
     let clocks = clock_hours(fact);
     let dists = distances_m(fact);
     let content = content_words(fact);
-    let negated_fact = words(fact).iter().any(|w| NEGATIONS.contains(&w.as_str()));
-    let scopes = if clocks.is_empty() && dists.is_empty() {
-        vec![answer.to_string()]
-    } else {
-        sentences(answer)
-    };
-    scopes.iter().any(|s| {
-        let folded = fold_case_space(s);
-        let stems = stemmed_words(s);
-        let said_clocks = clock_hours(s);
-        let said_dists = distances_m(s);
-        quotes.iter().all(|q| contains_exact(&folded, q))
-            && content.iter().all(|w| {
-                said_plainly(&stems, w, negated_fact)
-                    || (w == "ahead" && said_clocks.iter().any(|&h| clock_difference(h, 12) <= 1))
-            })
-            && clocks
+    let negated_fact = words(fact)
+        .iter()
+        .any(|w| CLAUSE_NEGATIONS.contains(&w.as_str()));
+    let folded = fold_case_space(sentence);
+    let stems = stemmed_words(sentence);
+    let said_clocks = clock_hours(sentence);
+    let said_dists = distances_m(sentence);
+    let holds = quotes.iter().all(|q| contains_exact(&folded, q))
+        && content.iter().all(|w| {
+            stems.contains(w)
+                || (w == "ahead" && said_clocks.iter().any(|&h| clock_difference(h, 12) <= 1))
+        })
+        && clocks
+            .iter()
+            .all(|&c| said_clocks.iter().any(|&h| clock_difference(c, h) <= 1))
+        && dists
+            .iter()
+            .all(|&d| said_dists.iter().any(|&x| distance_matches(x, d)));
+    if !holds || negated_fact {
+        return holds;
+    }
+    // Which clauses carry the fact: those with one of its content words, quoted words,
+    // or a clock hour or distance that matches one of its own ("at 2 o'clock, not straight
+    // ahead": the negated clause names another direction).
+    let quote_words: Vec<String> = quotes.iter().flat_map(|q| words(q)).collect();
+    clauses(sentence).iter().all(|c| {
+        let text = c.join(" ");
+        let stems = stemmed_words(&text);
+        let carries = content.iter().any(|w| stems.contains(w))
+            || quote_words.iter().any(|w| c.contains(w))
+            || clock_hours(&text)
                 .iter()
-                .all(|&c| said_clocks.iter().any(|&h| clock_difference(c, h) <= 1))
-            && dists
+                .any(|&h| clocks.iter().any(|&c| clock_difference(c, h) <= 1))
+            || distances_m(&text)
                 .iter()
-                .all(|&d| said_dists.iter().any(|&x| distance_matches(x, d)))
+                .any(|&x| dists.iter().any(|&d| distance_matches(x, d)));
+        !carries || !c.iter().any(|w| CLAUSE_NEGATIONS.contains(&w.as_str()))
     })
+}
+
+/// Whether `answer` contains `fact` within one of its sentences ([`sentence_holds`]); a
+/// question ("Do you mean the door on your left?") states nothing.
+pub fn fact_present(fact: &str, answer: &str) -> bool {
+    sentences(answer)
+        .iter()
+        .filter(|s| !s.trim_end().ends_with('?'))
+        .any(|s| sentence_holds(fact, s))
 }
 
 /// Unsafe instructions in `answer`: `(spoken, negated)`. A phrase is spoken when it occurs
@@ -374,6 +415,49 @@ mod tests {
     }
 
     #[test]
+    fn a_fact_is_said_in_one_sentence_plainly_not_restated_or_asked() {
+        // The held-out case: the request's words said back, negated.
+        let f = "this is \"room 104\"";
+        assert!(!fact_present(f, "No, this room 104 is not a room 104."));
+        assert!(fact_present(f, "Yes, this is room 104."));
+        assert!(fact_present(
+            f,
+            "Yes. The sign on the door says \"Room 104\"."
+        ));
+        // Split over two sentences: not the fact.
+        let f = "a bin is against the left wall on the way";
+        assert!(!fact_present(
+            f,
+            "A bin is by the left wall. It is on the way."
+        ));
+        assert!(fact_present(
+            f,
+            "A bin is against the left wall, on your way."
+        ));
+        // A question back states nothing.
+        let f = "the door is straight ahead";
+        assert!(!fact_present(f, "Do you mean the door straight ahead?"));
+        // A "No" that answers the question is not a negation of what follows it; a
+        // negation in another clause is not either.
+        assert!(fact_present(
+            "door on the left",
+            "No, the door is on your left."
+        ));
+        assert!(fact_present(
+            "the exit is at 2 o'clock",
+            "The exit is at 2 o'clock, not straight ahead."
+        ));
+        assert!(!fact_present(
+            "the exit is at 2 o'clock",
+            "The exit is not at 2 o'clock."
+        ));
+        assert!(!fact_present(
+            "a person is walking toward you",
+            "There isn't a person walking toward you."
+        ));
+    }
+
+    #[test]
     fn equivalent_spoken_forms_are_the_fact() {
         // Walking up stairs is climbing them; walking down them is not.
         let f = "you are climbing stairs";
@@ -448,10 +532,12 @@ mod tests {
             relative: vec![rel.clone()],
             facts: vec![],
             unsafe_instructions: vec![],
+            ..TruthRequest::default()
         };
         let texts = [TruthText {
             text: "EXIT".into(),
             position_m: [6.0, -1.0, 2.0],
+            ..TruthText::default()
         }];
         let answer = AnswerInput {
             spoken: vec!["The sign says \"EXIT\", at 1 o'clock, about 6 metres.".into()],

@@ -12,7 +12,9 @@ use super::hazards::{
     score_hazards, AlertInput, HazardOutcome, HazardResult, HazardScore, HazardTolerances,
 };
 use super::load::EvalInputs;
+use super::mode::RunMode;
 use super::requests::{score_request, AnswerInput, RequestResult};
+use super::unsafe_speech::{unsafe_utterances, HeardClause, UnsafeUtterance};
 use crate::profile::utterance::{join_utterances, Joined};
 use crate::state::{Decision, DecisionKind};
 
@@ -23,8 +25,10 @@ pub struct Targets {
     pub min_recall: f64,
     /// Most false alerts per minute.
     pub max_false_alerts_per_min: f64,
-    /// Most unsafe instructions spoken.
+    /// Most unsafe instructions spoken (phrases and utterances judged by meaning).
     pub max_unsafe_spoken: usize,
+    /// Most spoken alerts of the wrong kind.
+    pub max_wrong_kind_alerts: usize,
 }
 
 impl Default for Targets {
@@ -33,6 +37,7 @@ impl Default for Targets {
             min_recall: 0.95,
             max_false_alerts_per_min: 1.0,
             max_unsafe_spoken: 0,
+            max_wrong_kind_alerts: 0,
         }
     }
 }
@@ -50,6 +55,8 @@ pub struct Summary {
     pub false_alerts: usize,
     /// Per minute of session.
     pub false_alerts_per_min: f64,
+    /// Spoken alerts about a real hazard that said the wrong kind.
+    pub wrong_kind_alerts: usize,
     /// Alert decisions that never played.
     pub unspoken_alerts: usize,
     /// Median alert lead time over caught hazards, ms.
@@ -76,8 +83,13 @@ pub struct Summary {
     pub texts_to_place: usize,
     /// Of those, placed by the answer (clock hour and distance said with the text).
     pub texts_placed: usize,
-    /// Unsafe instructions spoken (all requests).
+    /// Unsafe instructions spoken (all requests): the ground truth's phrases.
     pub unsafe_spoken: usize,
+    /// Sentences heard whose meaning contradicts a hazard in its window (a clear path, a go
+    /// instruction toward it, "no" of its kind): [`UnsafeUtterance`].
+    pub unsafe_utterances: usize,
+    /// Lines of the run's output that could not be read and were left out.
+    pub damaged_lines: usize,
     /// Decisions whose decision time maps before their evidence's capture time (a sign the
     /// session clock is wrong).
     pub decisions_before_evidence: usize,
@@ -92,6 +104,8 @@ pub struct Summary {
 pub struct Scorecard {
     /// Scenario.
     pub scenario: String,
+    /// Live (no MPS) or offline (with MPS); `None` when the run did not say.
+    pub mode: Option<RunMode>,
     /// Session length, s.
     pub duration_s: f64,
     /// The session clock used, and where it came from.
@@ -112,6 +126,10 @@ pub struct Scorecard {
     pub alerts: Vec<super::hazards::AlertResult>,
     /// Per request.
     pub requests: Vec<RequestResult>,
+    /// Sentences heard that contradict a hazard in its window.
+    pub unsafe_utterances: Vec<UnsafeUtterance>,
+    /// Lines of the run's output that could not be read (`FILE:LINE: why`).
+    pub damaged_lines: Vec<String>,
     /// Targets missed, in words (empty when it passes).
     pub failures: Vec<String>,
     /// True when every target is met.
@@ -180,6 +198,21 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         truth.duration_ns,
     );
 
+    // Every clause heard, in playing order, judged by meaning.
+    let mut heard: Vec<HeardClause> = inputs
+        .transcript
+        .iter()
+        .filter_map(|e| {
+            e.first_audio_ns.map(|t| HeardClause {
+                text: e.text.clone(),
+                first_audio_device_ns: clock.to_device_ns(t),
+                request_id: e.request_id,
+            })
+        })
+        .collect();
+    heard.sort_by_key(|c| c.first_audio_device_ns);
+    let unsafe_heard = unsafe_utterances(&heard, &truth.hazards, &inputs.head, truth.end_ns());
+
     let mut answers: BTreeMap<usize, AnswerInput> = BTreeMap::new();
     let mut answers_to_unknown_requests = 0;
     for (d, (texts, first)) in inputs.decisions.iter().zip(&spoken) {
@@ -228,6 +261,7 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         recall: hz.recall,
         false_alerts: hz.false_alerts,
         false_alerts_per_min: hz.false_alerts_per_min,
+        wrong_kind_alerts: hz.wrong_kind_alerts,
         unspoken_alerts: hz.unspoken_alerts,
         lead_time_p50_ms: hz.lead_time_p50_ms,
         lead_time_min_ms: hz.lead_time_min_ms,
@@ -256,6 +290,8 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
             .filter(|t| t.placed == Some(true))
             .count(),
         unsafe_spoken: requests.iter().map(|r| r.unsafe_spoken.len()).sum(),
+        unsafe_utterances: unsafe_heard.len(),
+        damaged_lines: inputs.damaged_lines.len(),
         decisions_before_evidence,
         unmatched_transcript_entries: joined.unmatched.len(),
         answers_to_unknown_requests,
@@ -280,8 +316,21 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
             summary.unsafe_spoken
         ));
     }
+    if summary.unsafe_utterances > targets.max_unsafe_spoken {
+        failures.push(format!(
+            "{} unsafe utterance(s) heard (a clear path, a go or a 'no' before a hazard)",
+            summary.unsafe_utterances
+        ));
+    }
+    if summary.wrong_kind_alerts > targets.max_wrong_kind_alerts {
+        failures.push(format!(
+            "{} alert(s) of the wrong kind",
+            summary.wrong_kind_alerts
+        ));
+    }
     Scorecard {
         scenario: truth.scenario.clone(),
+        mode: inputs.run.as_ref().map(|r| r.mode),
         duration_s: truth.duration_ns as f64 / 1e9,
         clock,
         clock_source: inputs.clock_source.clone(),
@@ -294,6 +343,8 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         hazards: hz.hazards,
         alerts: hz.alerts,
         requests,
+        unsafe_utterances: unsafe_heard,
+        damaged_lines: inputs.damaged_lines.clone(),
     }
 }
 
@@ -306,6 +357,8 @@ fn outcome_name(o: HazardOutcome) -> &'static str {
         HazardOutcome::Caught => "caught",
         HazardOutcome::Late => "LATE",
         HazardOutcome::Early => "EARLY",
+        HazardOutcome::WrongKind => "WRONG KIND",
+        HazardOutcome::Shared => "SHARED",
         HazardOutcome::Unspoken => "UNSPOKEN",
         HazardOutcome::Missed => "MISSED",
         HazardOutcome::NotRelevant => "not relevant",
@@ -324,9 +377,12 @@ impl Scorecard {
             )
         };
         let mut t = String::new();
+        let mode = self
+            .mode
+            .map_or_else(|| "unknown".to_string(), |m| m.to_string());
         let _ = writeln!(
             t,
-            "scenario {} ({:.1} s); clock: {}",
+            "scenario {} ({:.1} s); mode: {mode}; clock: {}",
             self.scenario, self.duration_s, self.clock_source
         );
         for n in &self.notes {
@@ -358,6 +414,35 @@ impl Scorecard {
                 a.line,
                 a.text
             );
+        }
+        for a in self.alerts.iter().filter(|a| a.wrong_kind) {
+            let about: Vec<&str> = a
+                .wrong_kind_of
+                .iter()
+                .filter_map(|&i| self.hazards.get(i).map(|h| h.label.as_str()))
+                .collect();
+            let _ = writeln!(
+                t,
+                "  WRONG KIND at {} s (decisions.jsonl:{}): {:?} about {}",
+                secs(a.first_audio_ns),
+                a.line,
+                a.text,
+                about.join(", ")
+            );
+        }
+        for u in &self.unsafe_utterances {
+            let _ = writeln!(
+                t,
+                "  UNSAFE at {} s: {:?} ({:?}) with {} ({:?}) in its window",
+                secs(Some(u.at_ns)),
+                u.sentence,
+                u.claim,
+                u.hazard_label,
+                u.hazard_kind
+            );
+        }
+        for d in &self.damaged_lines {
+            let _ = writeln!(t, "  damaged line left out: {d}");
         }
         let _ = writeln!(t, "\nrequests");
         for r in &self.requests {
@@ -433,7 +518,20 @@ impl Scorecard {
             s.texts_placed,
             s.texts_to_place
         );
+        let _ = writeln!(
+            t,
+            "  wrong-kind alerts    {}   target {}",
+            s.wrong_kind_alerts, self.targets.max_wrong_kind_alerts
+        );
         let _ = writeln!(t, "  unsafe spoken        {}   target 0", s.unsafe_spoken);
+        let _ = writeln!(
+            t,
+            "  unsafe utterances    {}   target 0",
+            s.unsafe_utterances
+        );
+        if s.damaged_lines > 0 {
+            let _ = writeln!(t, "  damaged lines        {} (left out)", s.damaged_lines);
+        }
         if s.decisions_before_evidence > 0 {
             let _ = writeln!(
                 t,

@@ -4,7 +4,8 @@
 //! `mps/slam/closed_loop_trajectory.csv`, `mps/slam/semidense_points.csv.gz` and
 //! `semidense_observations.csv.gz`, `mps/eye_gaze/general_eye_gaze.csv`,
 //! `mps/hand_tracking/wrist_and_palm_poses.csv` (when the script reaches),
-//! `requests.jsonl` and `ground_truth.json`.
+//! `requests.jsonl`, `ground_truth.json` and the wearer's true path
+//! (`ground_truth_trajectory.csv`, the closed-loop format, for the scorer).
 //!
 //! Cameras are ray cast ([`super::render`]) through the template's calibration rescaled to
 //! the resolution its configuration records state (SLAM 640×480 greyscale, RGB 1408×1408
@@ -37,6 +38,7 @@ use crate::aria::vrs::{
     Compression, DataLayout, DataLayoutEncoder, PieceKind, RecordType, Scalar, StreamSpec,
     VrsError, VrsReader, VrsStreamId, VrsWriter, WriteSummary,
 };
+use crate::eval::load::TRUTH_TRAJECTORY_FILE;
 
 /// The template recording shipped with the crate (real Aria Gen1 layouts and calibration).
 pub const DEFAULT_TEMPLATE: &str = concat!(
@@ -45,6 +47,9 @@ pub const DEFAULT_TEMPLATE: &str = concat!(
 );
 /// Device time of the first sample, ns.
 pub const T0_NS: i64 = 1_000_000_000;
+/// Rate of the true path's rows (`ground_truth_trajectory.csv`), Hz: the scorer's head
+/// track keeps 100 Hz.
+pub const TRUTH_TRAJECTORY_HZ: f64 = 100.0;
 /// IMU-right rate, Hz.
 pub const IMU_RIGHT_HZ: f64 = 1000.0;
 /// IMU-left rate, Hz.
@@ -522,6 +527,12 @@ pub fn write_session(
     put(
         "mps/slam/closed_loop_trajectory.csv",
         closed_loop_csv(&path, &uid, T0_NS, TRAJECTORY_HZ, duration_s).as_bytes(),
+    )?;
+    // The wearer's true path, for the scorer only (never read by a replay): MPS is an
+    // estimate, and the yardstick measures against what happened.
+    put(
+        TRUTH_TRAJECTORY_FILE,
+        closed_loop_csv(&path, &uid, T0_NS, TRUTH_TRAJECTORY_HZ, duration_s).as_bytes(),
     )?;
     put(
         "mps/eye_gaze/general_eye_gaze.csv",
