@@ -31,8 +31,8 @@ pub struct PerceptionInputs {
 
 impl PerceptionInputs {
     /// Loads the calibration and points of the session at `path` (a folder or a `.vrs`).
-    /// A missing calibration or point file is a note, not an error; an unreadable
-    /// recording, calibration or point file is an error naming the file.
+    /// A missing or unreadable calibration, or a missing point file, is a note, not an
+    /// error; an unreadable recording or point file is an error naming the file.
     pub fn from_session(path: &Path) -> Result<Self, PerceptionError> {
         let files = SessionFiles::locate(path)?;
         let rec =
@@ -41,20 +41,25 @@ impl PerceptionInputs {
                 message: e.to_string(),
             })?;
         let mut notes = Vec::new();
-        let models =
-            match recording_calibration(&rec).map_err(|source| PerceptionError::Calibration {
-                path: files.recording.clone(),
-                source,
-            })? {
-                Some(c) => SensorModels::from_calibration(&c),
-                None => {
-                    notes.push(format!(
-                        "{}: no calibration (calib_json tag): sensor axes assumed",
-                        files.recording.display()
-                    ));
-                    SensorModels::default()
-                }
-            };
+        // A damaged calibration is reported and left out: the sensor axes are assumed, as
+        // for a recording without one.
+        let models = match recording_calibration(&rec) {
+            Ok(Some(c)) => SensorModels::from_calibration(&c),
+            Ok(None) => {
+                notes.push(format!(
+                    "{}: no calibration (calib_json tag): sensor axes assumed",
+                    files.recording.display()
+                ));
+                SensorModels::default()
+            }
+            Err(e) => {
+                notes.push(format!(
+                    "{}: calibration unreadable, left out ({e}): sensor axes assumed",
+                    files.recording.display()
+                ));
+                SensorModels::default()
+            }
+        };
         let points = load_points(&files.mps, &mut notes)?.map(Arc::new);
         Ok(Self {
             models,
