@@ -144,7 +144,7 @@ fn semidense_bomb(path: &Path, text_bytes: usize) {
     let mut enc = flate2::write::GzEncoder::new(f, flate2::Compression::best());
     enc.write_all(b"uid,graph_uid,px_world,py_world,pz_world,inv_dist_std,dist_std\n")
         .unwrap();
-    let row = b"123456,g,1.5,-2.5,0.5,120.5,0.0083\n";
+    let row = b"123456,g,1.5,-2.5,0.5,0.004,0.0083\n";
     let block: Vec<u8> = row.repeat((1 << 20) / row.len());
     for _ in 0..text_bytes / block.len() {
         enc.write_all(&block).unwrap();
@@ -172,6 +172,23 @@ fn a_gzip_bomb_of_semidense_points_stops_at_its_budget() {
     assert!(budget < 64 << 20, "{gz_len} bytes of gzip: budget {budget}");
     // 256 MB of 35-byte rows held 7.7 M points (~700 MB); the budget keeps a fraction.
     assert!(peak < 128 << 20, "peak heap {:.1} MiB", mib(peak));
+}
+
+#[test]
+fn a_semidense_bomb_in_a_session_keeps_the_points_before_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = session_with(dir.path(), &[]);
+    std::fs::create_dir_all(s.join("mps/slam")).unwrap();
+    semidense_bomb(&s.join("mps/slam/semidense_points.csv.gz"), 128 << 20);
+    let (inputs, peak) = peak_growth(|| vista::perception::PerceptionInputs::from_session(&s));
+    let inputs = inputs.expect("degrades");
+    assert!(inputs.points.is_some());
+    assert!(peak < 256 << 20, "peak heap {:.1} MiB", mib(peak));
+    assert!(
+        inputs.notes.iter().any(|n| n.contains("the rest left out")),
+        "{:?}",
+        inputs.notes
+    );
 }
 
 #[test]
