@@ -227,13 +227,14 @@ fn write_seeds() {
     png.extend(&ihdr);
     png.extend(crc32(&ihdr).to_be_bytes());
     put("image", "png_claims_100000_square", &png);
-    // Images: a JPEG header claiming 16384 × 16384.
-    let mut j = vec![0xFF, 0xD8, 0xFF, 0xDB, 0, 67, 0];
-    j.extend([1u8; 64]);
-    j.extend([0xFF, 0xC0, 0, 11, 8, 0x40, 0, 0x40, 0, 1, 1, 0x11, 0]);
-    j.extend([0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0]);
-    j.extend([0u8; 64]);
-    j.extend([0xFF, 0xD9]);
+    // Images: a real 16 × 16 JPEG whose frame header claims 16384 × 16384.
+    let px: Vec<u8> = (0..16 * 16 * 3).map(|i| (i * 7 % 251) as u8).collect();
+    let mut j = vista::synth::jpeg::encode_rgb(&px, 16, 16, 90).unwrap();
+    let sof = j
+        .windows(2)
+        .position(|w| w[0] == 0xFF && w[1] == 0xC0)
+        .unwrap();
+    j[sof + 5..sof + 9].copy_from_slice(&[0x40, 0, 0x40, 0]);
     put("image", "jpeg_claims_16384_square", &j);
 }
 

@@ -482,17 +482,23 @@ fn vrs_with_images(path: &Path, ids: &[VrsStreamId], image: &[u8]) {
     w.finish().unwrap();
 }
 
-/// A JPEG header (SOI, DQT, SOF0 claiming `side × side` grey, SOS) and a little scan data.
-fn jpeg_claiming(side: u16) -> Vec<u8> {
-    let mut j = vec![0xFF, 0xD8, 0xFF, 0xDB, 0, 67, 0];
-    j.extend([1u8; 64]);
-    j.extend([0xFF, 0xC0, 0, 11, 8]);
-    j.extend(side.to_be_bytes());
-    j.extend(side.to_be_bytes());
-    j.extend([1, 1, 0x11, 0]);
-    j.extend([0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0]);
-    j.extend([0u8; 256]);
-    j.extend([0xFF, 0xD9]);
+/// A real 16 × 16 JPEG (grey, or colour when `rgb`) whose frame header is then made to
+/// claim `side × side`: its headers parse, so a decoder that trusts them allocates
+/// `side² × channels` bytes before the scan data runs out.
+fn jpeg_claiming(side: u16, rgb: bool) -> Vec<u8> {
+    let mut j = if rgb {
+        let px: Vec<u8> = (0..16 * 16 * 3).map(|i| (i * 7 % 251) as u8).collect();
+        vista::synth::jpeg::encode_rgb(&px, 16, 16, 90).unwrap()
+    } else {
+        let px: Vec<u8> = (0..16 * 16).map(|i| (i * 7 % 251) as u8).collect();
+        vista::synth::jpeg::encode_grey(&px, 16, 16, 90).unwrap()
+    };
+    let sof = j
+        .windows(2)
+        .position(|w| w[0] == 0xFF && (0xC0..=0xC2).contains(&w[1]))
+        .unwrap();
+    j[sof + 5..sof + 7].copy_from_slice(&side.to_be_bytes());
+    j[sof + 7..sof + 9].copy_from_slice(&side.to_be_bytes());
     j
 }
 
@@ -500,7 +506,11 @@ fn jpeg_claiming(side: u16) -> Vec<u8> {
 fn a_jpeg_larger_than_its_stream_is_refused_in_replay() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("jpeg.vrs");
-    vrs_with_images(&p, &[VrsStreamId::new(1201, 1)], &jpeg_claiming(16384));
+    vrs_with_images(
+        &p,
+        &[VrsStreamId::new(1201, 1)],
+        &jpeg_claiming(16384, false),
+    );
     let rec = AriaRecording::open(&p).unwrap();
     let (errors, peak) = peak_growth(|| {
         rec.samples()
@@ -537,8 +547,12 @@ fn write_hostile_files() {
         .unwrap_or(8);
     vrs_with_bombs(&out.join("zstd_bombs.vrs"), records, 1 << 30);
     let slam = [VrsStreamId::new(1201, 1), VrsStreamId::new(1201, 2)];
-    vrs_with_images(&out.join("jpeg_bombs.vrs"), &slam, &jpeg_claiming(16384));
-    std::fs::write(out.join("jpeg_16384.jpg"), jpeg_claiming(16384)).unwrap();
+    vrs_with_images(
+        &out.join("jpeg_bombs.vrs"),
+        &slam,
+        &jpeg_claiming(16384, false),
+    );
+    std::fs::write(out.join("jpeg_16384.jpg"), jpeg_claiming(16384, true)).unwrap();
     let raw_mb: usize = std::env::var("VISTA_GZ_MB")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -248,21 +248,16 @@ mod tests {
         assert!(decode_image(&frame(ImageEncoding::Png, 1, 1, vec![0])).is_err());
     }
 
-    /// A JPEG header (SOI, SOF0 claiming `w × h`, nothing else): enough for the header
-    /// reader, no pixel data at all.
+    /// A real 16 × 16 grey JPEG whose frame header claims `w × h`.
     fn jpeg_header_claiming(w: u16, h: u16) -> Vec<u8> {
-        let mut j = vec![0xFF, 0xD8];
-        // DQT (one table), so the header parses as far as the frame.
-        j.extend_from_slice(&[0xFF, 0xDB, 0, 67, 0]);
-        j.extend_from_slice(&[1u8; 64]);
-        j.extend_from_slice(&[0xFF, 0xC0, 0, 11, 8]);
-        j.extend_from_slice(&h.to_be_bytes());
-        j.extend_from_slice(&w.to_be_bytes());
-        j.extend_from_slice(&[1, 1, 0x11, 0]);
-        // DHT-less scan start: the header reader stops here.
-        j.extend_from_slice(&[0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0]);
-        j.extend_from_slice(&[0u8; 16]);
-        j.extend_from_slice(&[0xFF, 0xD9]);
+        let px: Vec<u8> = (0..256).map(|i| (i * 7 % 251) as u8).collect();
+        let mut j = crate::synth::jpeg::encode_grey(&px, 16, 16, 90).unwrap();
+        let sof = j
+            .windows(2)
+            .position(|p| p[0] == 0xFF && p[1] == 0xC0)
+            .unwrap();
+        j[sof + 5..sof + 7].copy_from_slice(&h.to_be_bytes());
+        j[sof + 7..sof + 9].copy_from_slice(&w.to_be_bytes());
         j
     }
 
