@@ -269,6 +269,9 @@ mod tests {
             e.to_string().contains("larger than the stream's 640×480"),
             "{e}"
         );
+        // A live frame whose own header claims the same 16384² answers to the frame budget.
+        let e = decode_image(&frame(ImageEncoding::Jpeg, 16384, 16384, jpg.clone())).unwrap_err();
+        assert!(e.to_string().contains("pixels allowed"), "{e}");
         // A still with no configured size answers to the still budget (16384² > 8192²).
         let e = decode_image(&frame(ImageEncoding::Jpeg, 0, 0, jpg)).unwrap_err();
         assert!(e.to_string().contains("pixels allowed"), "{e}");
