@@ -13,6 +13,7 @@ pub mod aria;
 pub mod assistant;
 pub mod buffer;
 pub mod eval;
+pub mod fuzz;
 pub mod infer;
 pub mod ocr;
 pub mod perception;

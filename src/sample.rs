@@ -192,6 +192,18 @@ pub enum ImageEncoding {
     },
 }
 
+impl ImageEncoding {
+    /// The encoding of a still image file from its first bytes: PNG by its signature,
+    /// anything else JPEG (whose decoder then says what is wrong).
+    pub fn sniff(bytes: &[u8]) -> Self {
+        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Self::Png
+        } else {
+            Self::Jpeg
+        }
+    }
+}
+
 /// One camera frame, still encoded.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageFrame {

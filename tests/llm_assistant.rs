@@ -3,7 +3,8 @@
 //! request over a prefilled state pays only for its own
 //! tokens and answers exactly as a fresh engine given the whole prompt does; a prefilled
 //! state older than the staleness bound is not used; the sink forwards every call. A model
-//! that fails mid-run leaves the run on the templates with one warning (no model needed).
+//! that fails mid-run leaves the run on the templates with one warning (no model needed); a
+//! NUL in one request leaves the model on for the next.
 //! The others need SmolLM2 in the model cache (`models/fetch`); they skip with a message
 //! otherwise.
 
@@ -449,4 +450,50 @@ fn when_nothing_the_model_said_passes_the_guard_the_templates_answer() {
         a.lm_failure().is_none(),
         "blocked text is not a model failure"
     );
+}
+
+/// A NUL in one request (llama.cpp takes chat messages as C strings) used to fail that
+/// prompt, and the failure turned the model off for the rest of the run.
+#[test]
+fn a_nul_in_one_request_leaves_the_model_on_for_the_next() {
+    let Some(_model) = model_path() else {
+        return;
+    };
+    let _one = lock();
+    let dir = tempfile::tempdir().unwrap();
+    let requests = dir.path().join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        concat!(
+            "{\"t_ns\": 0, \"form\": \"question\", \"text\": \"what\\u0000 is here?\"}\n",
+            "{\"t_ns\": 100000000, \"form\": \"question\", \"text\": \"what is here?\"}\n",
+        ),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "replay",
+            "tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs",
+            "--asap",
+            "-q",
+            "--speak",
+        ])
+        .arg(&out_dir)
+        .arg("--requests")
+        .arg(&requests)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("failed mid-run"), "{err}");
+    let decisions = std::fs::read_to_string(out_dir.join("decisions.jsonl")).unwrap();
+    let generators: Vec<String> = decisions
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|d| d["kind"] == "answer")
+        .map(|d| d["generator"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(generators, ["smollm2", "smollm2"], "{decisions}");
 }

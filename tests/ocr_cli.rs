@@ -40,3 +40,48 @@ fn a_missing_image_names_the_file() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/sign.jpg"));
 }
+
+#[test]
+fn the_cli_reads_a_png_as_it_reads_the_jpeg() {
+    use vista::sample::{ImageEncoding, ImageFrame};
+    // The same frame as a PNG (decoded from the JPEG, so the pixels are identical).
+    let jpg = std::fs::read(format!("{DATA}/frame_1408.jpg")).unwrap();
+    let frame = ImageFrame {
+        width: 0,
+        height: 0,
+        encoding: ImageEncoding::Jpeg,
+        data: jpg.into(),
+        frame_number: 0,
+        exposure_s: 0.0,
+        gain: 1.0,
+    };
+    let img = vista::aria::recording::decode_image(&frame).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let png_path = dir.path().join("frame_1408.png");
+    let mut enc = png::Encoder::new(
+        std::fs::File::create(&png_path).unwrap(),
+        img.width,
+        img.height,
+    );
+    enc.set_color(if img.channels == 3 {
+        png::ColorType::Rgb
+    } else {
+        png::ColorType::Grayscale
+    });
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().unwrap();
+    w.write_image_data(&img.pixels).unwrap();
+    w.finish().unwrap();
+    let read = |path: &str| {
+        let out = vista(&["ocr", path, "--gaze", "975", "480", "--json"]);
+        assert!(
+            out.status.success(),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let from_png = read(png_path.to_str().unwrap());
+    assert!(from_png.contains("Gate 12"), "{from_png}");
+    assert_eq!(from_png, read(&format!("{DATA}/frame_1408.jpg")));
+}

@@ -127,3 +127,35 @@ fn say_speaks_standard_input_clause_by_clause() {
     let texts: Vec<&str> = t.iter().map(|e| e.text.as_str()).collect();
     assert_eq!(texts, ["Café on the corner,", "open until nine."]);
 }
+
+#[test]
+fn say_standard_input_drops_no_clause_when_the_queue_is_full() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("t.jsonl");
+    let mut child = vista()
+        .args(["say", "-", "--audio", "wav", "--rate", "900", "--out"])
+        .arg(dir.path().join("s.wav"))
+        .arg("--transcript")
+        .arg(&jsonl)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Far more clauses at once than the speaker's queue holds (64): the rest used to be
+    // refused and never spoken.
+    let n = 200;
+    let text: String = (1..=n).map(|i| format!("Line {i}. ")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(text.as_bytes()).unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let t = read_transcript(&jsonl).unwrap();
+    let spoken: String = t.iter().map(|e| format!("{} ", e.text)).collect();
+    for i in 1..=n {
+        assert!(
+            spoken.contains(&format!("Line {i}.")),
+            "Line {i} missing: {spoken}"
+        );
+    }
+}

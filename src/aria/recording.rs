@@ -110,8 +110,20 @@ impl AriaRecording {
         Ok(Self::from_reader(VrsReader::open(path)?))
     }
 
-    /// Wraps an open reader.
-    pub fn from_reader(vrs: VrsReader) -> Self {
+    /// Wraps an open reader; each known stream's DATA records get a decompressed-size
+    /// budget from its configuration ([`StreamConfig::data_record_budget`]).
+    pub fn from_reader(mut vrs: VrsReader) -> Self {
+        let rep = vrs.recovery();
+        if let crate::aria::vrs::IndexSource::Rebuilt { reason } = &rep.index_source {
+            log::warn!(
+                "{}: damaged or cut short ({reason}): {} bytes lost, {} records skipped; \
+                 replaying the {} records that remain",
+                vrs.path().display(),
+                rep.bytes_lost,
+                rep.records_skipped,
+                vrs.index().len()
+            );
+        }
         let mut configs = BTreeMap::new();
         for s in vrs.streams() {
             let Some(e) = vrs
@@ -126,6 +138,16 @@ impl AriaRecording {
                     configs.insert(s.id, c);
                 }
                 Err(err) => log::warn!("{err}"),
+            }
+        }
+        let none = StreamConfig::default();
+        let ids: Vec<VrsStreamId> = vrs.streams().iter().map(|s| s.id).collect();
+        for id in ids {
+            let cfg = configs.get(&id).unwrap_or(&none);
+            let budget = StreamId::from_vrs_id(id.type_id, id.instance)
+                .and_then(|s| cfg.data_record_budget(s));
+            if let Some(bytes) = budget {
+                vrs.set_payload_budget(id, bytes);
             }
         }
         Self { vrs, configs }

@@ -376,6 +376,7 @@ impl Assistant {
         let mut c = self.counters.snapshot();
         if let Some(q) = &self.live {
             c.dropped_requests += q.stats().dropped_full.load(Ordering::Relaxed);
+            c.dropped_requests += q.stats().rate_limited.load(Ordering::Relaxed);
         }
         c
     }

@@ -24,6 +24,16 @@ pub const MAX_LINE_BYTES: usize = 2048;
 pub const MAX_SCRIPTED: usize = 10_000;
 /// Most socket clients served at once (more are refused and counted).
 pub const MAX_CLIENTS: usize = 4;
+/// Most bytes read from a requests file: [`MAX_SCRIPTED`] lines of [`MAX_LINE_BYTES`] each
+/// (about 20 MB). `--requests /dev/zero` reads this much, skips it as one overlong line and
+/// says the rest was ignored, instead of reading until memory runs out.
+pub const MAX_REQUESTS_FILE_BYTES: u64 = MAX_SCRIPTED as u64 * (MAX_LINE_BYTES as u64 + 1);
+/// Live requests accepted per second, sustained, from every live source together. A person
+/// asks every few seconds at most; 2 per second leaves room for typing ahead, while a client
+/// flooding the socket cannot keep the answer thread busy with its lines.
+pub const MAX_LIVE_REQUESTS_PER_S: f64 = 2.0;
+/// Live requests accepted at once after a quiet spell (the bucket's depth).
+pub const LIVE_REQUEST_BURST: f64 = 8.0;
 
 /// When a request was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,34 +137,81 @@ pub fn parse_requests_jsonl(path: &Path, text: &str) -> Scripted {
                 .push(bad(format!("unknown form {:?}", parsed.form)));
             continue;
         };
-        if parsed.text.trim().is_empty() {
+        let text = clean_text(&parsed.text);
+        if text.is_empty() {
             out.skipped.push(bad("empty text".to_string()));
             continue;
         }
         out.requests.push(Request {
             index: Some(out.requests.len()),
             form,
-            text: parsed.text.trim().to_string(),
+            text,
             t: RequestTime::Device(DeviceTime(parsed.t_ns)),
         });
     }
     out
 }
 
+/// A request's text as the assistant takes it: control characters (NUL, escapes, line
+/// breaks inside a JSON string) become spaces, and the ends are trimmed. A NUL reaching
+/// llama.cpp's C strings failed the prompt, and a failed prompt turned the language model
+/// off for the rest of the run.
+pub fn clean_text(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    cleaned.trim().to_string()
+}
+
 /// Reads and parses `requests.jsonl` (see [`parse_requests_jsonl`]); an unreadable file is
-/// an error.
+/// an error. At most [`MAX_REQUESTS_FILE_BYTES`] are read; a longer file's rest is ignored
+/// and said so (one skipped line).
 pub fn read_requests_jsonl(path: &Path) -> Result<Scripted, RequestError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RequestError::Io {
+    use std::io::Read;
+    let io = |source| RequestError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    Ok(parse_requests_jsonl(path, &text))
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_REQUESTS_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let too_long = bytes.len() as u64 > MAX_REQUESTS_FILE_BYTES;
+    bytes.truncate(MAX_REQUESTS_FILE_BYTES as usize);
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        // A cut at the size limit may split a character: keep what is whole.
+        Err(e) if too_long => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut b = e.into_bytes();
+            b.truncate(valid);
+            String::from_utf8(b).unwrap_or_default()
+        }
+        Err(e) => {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                e.utf8_error(),
+            )))
+        }
+    };
+    let mut s = parse_requests_jsonl(path, &text);
+    if too_long {
+        s.skipped.push(RequestError::Line {
+            path: path.to_path_buf(),
+            line: text.lines().count(),
+            message: format!("file longer than {MAX_REQUESTS_FILE_BYTES} bytes; the rest ignored"),
+        });
+    }
+    Ok(s)
 }
 
 /// A line typed live: `scene: …`, `goal: …`, `question: …` or a bare question. `None` for a
 /// blank line. `scene:` alone asks "What is around me?".
 pub fn parse_live_line(line: &str) -> Option<(Form, String)> {
-    let line = line.trim();
+    let cleaned = clean_text(line);
+    let line = cleaned.as_str();
     if line.is_empty() {
         return None;
     }
@@ -187,6 +244,31 @@ pub struct RequestStats {
     pub skipped_lines: AtomicU64,
     /// Socket clients refused (too many at once).
     pub refused_clients: AtomicU64,
+    /// Requests refused because they came faster than [`MAX_LIVE_REQUESTS_PER_S`].
+    pub rate_limited: AtomicU64,
+}
+
+/// A token bucket on the host's monotonic clock: [`MAX_LIVE_REQUESTS_PER_S`] sustained,
+/// [`LIVE_REQUEST_BURST`] deep.
+#[derive(Debug)]
+struct RateBucket {
+    tokens: f64,
+    at: Option<std::time::Instant>,
+}
+
+impl RateBucket {
+    fn take(&mut self) -> bool {
+        let now = std::time::Instant::now();
+        let dt = self.at.map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+        self.at = Some(now);
+        self.tokens = (self.tokens + dt * MAX_LIVE_REQUESTS_PER_S).min(LIVE_REQUEST_BURST);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
 }
 
 /// The bounded queue live requests share.
@@ -195,6 +277,7 @@ pub struct RequestQueue {
     tx: Sender<Request>,
     rx: Receiver<Request>,
     stats: Arc<RequestStats>,
+    bucket: Arc<std::sync::Mutex<RateBucket>>,
 }
 
 impl RequestQueue {
@@ -205,7 +288,21 @@ impl RequestQueue {
             tx,
             rx,
             stats: Arc::new(RequestStats::default()),
+            bucket: Arc::new(std::sync::Mutex::new(RateBucket {
+                tokens: LIVE_REQUEST_BURST,
+                at: None,
+            })),
         }
+    }
+
+    /// Whether one more live line may be taken now ([`MAX_LIVE_REQUESTS_PER_S`] over every
+    /// live source together); a refusal is counted.
+    pub fn admit(&self) -> bool {
+        let ok = self.bucket.lock().map(|mut b| b.take()).unwrap_or(false);
+        if !ok {
+            self.stats.rate_limited.fetch_add(1, Ordering::Relaxed);
+        }
+        ok
     }
 
     /// Offers a request without blocking; a full queue drops it (counted). Returns whether
@@ -245,10 +342,23 @@ pub fn read_bounded_line<R: BufRead>(
     reader: &mut R,
     max: usize,
 ) -> std::io::Result<Option<Option<String>>> {
+    read_bounded_line_until(reader, max, &AtomicBool::new(false))
+}
+
+/// [`read_bounded_line`] that gives up (`None`) once `stop` is set, even inside an endless
+/// line (`/dev/zero` on standard input never ends one).
+fn read_bounded_line_until<R: BufRead>(
+    reader: &mut R,
+    max: usize,
+    stop: &AtomicBool,
+) -> std::io::Result<Option<Option<String>>> {
     let mut buf = Vec::new();
     let mut too_long = false;
     let mut any = false;
     loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
         let chunk = reader.fill_buf()?;
         if chunk.is_empty() {
             break;
@@ -290,13 +400,14 @@ pub fn pump_lines<R: BufRead>(
 ) -> u64 {
     let mut offered = 0;
     while !stop.load(Ordering::Relaxed) {
-        match read_bounded_line(&mut reader, MAX_LINE_BYTES) {
+        match read_bounded_line_until(&mut reader, MAX_LINE_BYTES, stop) {
             Ok(None) => break,
             Ok(Some(None)) => {
                 queue.stats.skipped_lines.fetch_add(1, Ordering::Relaxed);
             }
             Ok(Some(Some(line))) => {
-                if let Some((form, text)) = parse_live_line(line.trim_end_matches('\r')) {
+                let parsed = parse_live_line(line.trim_end_matches('\r'));
+                if let Some((form, text)) = parsed.filter(|_| queue.admit()) {
                     queue.offer(Request {
                         index: None,
                         form,
@@ -519,6 +630,74 @@ mod tests {
         let got = q.drain();
         assert_eq!(got.len(), 2);
         assert_eq!(got[1].form, Form::Scene);
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_request_text() {
+        assert_eq!(
+            parse_live_line("what\0 is\u{1b}[2J here?"),
+            Some((Form::Question, "what  is [2J here?".into()))
+        );
+        assert_eq!(parse_live_line("\0\0"), None);
+        let s = parse_requests_jsonl(
+            Path::new("r.jsonl"),
+            "{\"t_ns\": 1, \"form\": \"question\", \"text\": \"a\\u0000b?\"}\n",
+        );
+        assert_eq!(s.requests[0].text, "a b?");
+    }
+
+    #[test]
+    fn a_requests_file_without_end_is_read_up_to_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("zeros.jsonl");
+        // Like /dev/zero, but finite: one line longer than the file budget.
+        let f = std::fs::File::create(&p).unwrap();
+        f.set_len(MAX_REQUESTS_FILE_BYTES + 4096).unwrap();
+        let s = read_requests_jsonl(&p).unwrap();
+        assert!(s.requests.is_empty());
+        let msgs: Vec<String> = s.skipped.iter().map(|e| e.to_string()).collect();
+        assert!(
+            msgs.iter().any(|m| m.contains("the rest ignored")),
+            "{msgs:?}"
+        );
+    }
+
+    #[test]
+    fn live_lines_beyond_the_rate_are_refused_and_counted() {
+        let q = RequestQueue::new(1000);
+        let clock = crate::time::VirtualClock::new(DeviceTime(0));
+        let stop = AtomicBool::new(false);
+        let lines = "where is the door?\n".repeat(200);
+        pump_lines(Cursor::new(lines.into_bytes()), &q, &clock, &stop);
+        let accepted = q.stats().accepted.load(Ordering::Relaxed);
+        let limited = q.stats().rate_limited.load(Ordering::Relaxed);
+        assert_eq!(accepted + limited, 200);
+        // The burst, plus whatever the bucket refilled while the lines were read.
+        assert!(accepted >= LIVE_REQUEST_BURST as u64, "{accepted}");
+        assert!(limited >= 150, "{limited}");
+    }
+
+    #[test]
+    fn an_endless_line_stops_with_the_run() {
+        let q = RequestQueue::new(4);
+        let clock = crate::time::VirtualClock::new(DeviceTime(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        /// Zeros without end; after 1000 reads it sets `stop`, as a run ending would.
+        struct Zeros(Arc<AtomicBool>, usize);
+        impl std::io::Read for Zeros {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                self.1 += 1;
+                if self.1 == 1000 {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+                buf.fill(0);
+                Ok(buf.len())
+            }
+        }
+        // Without the stop check inside a line this never returns.
+        let zeros = std::io::BufReader::new(Zeros(Arc::clone(&stop), 0));
+        assert_eq!(pump_lines(zeros, &q, &clock, &stop), 0);
+        assert_eq!(q.stats().skipped_lines.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub fn read_jpeg_rgb(path: &Path) -> anyhow::Result<(u32, u32, Vec<u8>)> {
     let frame = ImageFrame {
         width: 0,
         height: 0,
-        encoding: ImageEncoding::Jpeg,
+        encoding: ImageEncoding::sniff(&data),
         data: data.into(),
         frame_number: 0,
         exposure_s: 0.0,

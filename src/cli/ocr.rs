@@ -1,5 +1,5 @@
-//! `vista ocr IMAGE [--gaze X Y] [--roi-px N] [--json]`: read text in a JPEG image with the
-//! PP-OCRv4 pipeline, around a point or in the whole image.
+//! `vista ocr IMAGE [--gaze X Y] [--roi-px N] [--json]`: read text in a JPEG or PNG image
+//! with the PP-OCRv4 pipeline, around a point or in the whole image.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,7 +11,7 @@ use vista::ocr::{read_region, BgrImage, DetLimit, OcrConfig, OcrEngine, Region};
 /// Arguments of `vista ocr`.
 #[derive(Debug, clap::Args)]
 pub struct OcrArgs {
-    /// A JPEG image (upright).
+    /// A JPEG or PNG image (upright).
     pub image: PathBuf,
     /// Read a square around this pixel first (e.g. the gaze point).
     #[arg(long, num_args = 2, value_names = ["X", "Y"])]
@@ -35,7 +35,7 @@ pub struct OcrArgs {
 pub fn run(args: OcrArgs) -> anyhow::Result<()> {
     let bytes =
         std::fs::read(&args.image).with_context(|| format!("reading {}", args.image.display()))?;
-    let img = BgrImage::from_jpeg(&bytes).with_context(|| args.image.display().to_string())?;
+    let img = BgrImage::from_encoded(&bytes).with_context(|| args.image.display().to_string())?;
     let cfg = OcrConfig {
         threads: args.threads,
         det_limit: args.det_max_px.map_or(DetLimit::default(), DetLimit::Max),

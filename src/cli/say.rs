@@ -106,14 +106,15 @@ pub fn run(args: SayArgs) -> anyhow::Result<()> {
             };
             let text: String = String::from_utf8_lossy(pending.get(..valid).unwrap_or(&[])).into();
             pending.drain(..valid);
-            stream.push(&text, clock.now());
+            // A full speaker queue holds standard input back (no clause is dropped).
+            stream.push_waiting(&text, clock.now());
         }
     } else {
-        stream.push(&args.text, clock.now());
+        stream.push_waiting(&args.text, clock.now());
     }
-    let (_, refused) = stream.finish(clock.now());
+    let (_, refused) = stream.finish_waiting(clock.now());
     if refused > 0 {
-        log::warn!("speech: {refused} clause(s) refused (speaker queue full)");
+        log::warn!("speech: {refused} clause(s) refused (the speaker stopped)");
     }
     let report = speaker.finish(None).context("speaking")?;
     let secs = report.speech_samples as f64 / 22_050.0;

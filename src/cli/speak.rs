@@ -175,8 +175,18 @@ impl SpeakInputs {
     pub fn from_replay(session: &Path, source: &ReplaySource) -> anyhow::Result<Self> {
         let perception = PerceptionInputs::from_session(session)
             .with_context(|| format!("loading perception inputs of {}", session.display()))?;
-        let calibration = recording_calibration(source.recording())
-            .with_context(|| format!("reading the calibration of {}", session.display()))?;
+        // A damaged calibration is left out (the nominal one serves text directions), as for
+        // a recording that carries none.
+        let calibration = match recording_calibration(source.recording()) {
+            Ok(c) => c,
+            Err(e) => {
+                log::warn!(
+                    "{}: calibration unreadable, left out ({e}); using the nominal one",
+                    session.display()
+                );
+                None
+            }
+        };
         let nominal_calibration = match calibration {
             Some(_) => None,
             None => nominal_for(&recorded_camera_sizes(source.recording())),

@@ -72,8 +72,9 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         bail!("--out DIR is required");
     };
     if let Some(d) = args.duration {
-        if !(d.is_finite() && d > 0.0) {
-            bail!("--duration must be a positive number of seconds, got {d}");
+        let max = vista::synth::validate::MAX_DURATION_S;
+        if !(d.is_finite() && d > 0.0 && d <= max) {
+            bail!("--duration must be within (0, {max}] seconds, got {d}");
         }
     }
     if let Some(f) = args.rgb_fps {

@@ -67,6 +67,21 @@ impl BgrImage {
         Self::from_decoded(&decoded)
     }
 
+    /// Decodes a still image file's bytes (PNG by its signature, else JPEG) to BGR.
+    pub fn from_encoded(bytes: &[u8]) -> Result<Self, OcrError> {
+        let encoding = crate::sample::ImageEncoding::sniff(bytes);
+        let frame = ImageFrame {
+            width: 0,
+            height: 0,
+            encoding,
+            data: bytes::Bytes::copy_from_slice(bytes),
+            frame_number: 0,
+            exposure_s: 0.0,
+            gain: 1.0,
+        };
+        Self::from_frame(&frame)
+    }
+
     /// Decodes JPEG bytes to BGR.
     pub fn from_jpeg(bytes: &[u8]) -> Result<Self, OcrError> {
         let frame = ImageFrame {

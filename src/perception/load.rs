@@ -12,7 +12,7 @@ use super::error::PerceptionError;
 use super::points::{MapPoint, PointMap};
 use super::sensors::SensorModels;
 use crate::aria::mps::semidense::ObservationReader;
-use crate::aria::mps::{read_semidense_points, MpsFiles, PointFilter};
+use crate::aria::mps::{read_semidense_points_partial, MpsFiles, PointFilter};
 use crate::aria::recorded_calib::recording_calibration;
 use crate::aria::recording::AriaRecording;
 use crate::sample::StreamId;
@@ -31,8 +31,8 @@ pub struct PerceptionInputs {
 
 impl PerceptionInputs {
     /// Loads the calibration and points of the session at `path` (a folder or a `.vrs`).
-    /// A missing calibration or point file is a note, not an error; an unreadable
-    /// recording, calibration or point file is an error naming the file.
+    /// A missing or unreadable calibration or point file is a note, not an error; an
+    /// unreadable recording is an error naming the file.
     pub fn from_session(path: &Path) -> Result<Self, PerceptionError> {
         let files = SessionFiles::locate(path)?;
         let rec =
@@ -41,20 +41,25 @@ impl PerceptionInputs {
                 message: e.to_string(),
             })?;
         let mut notes = Vec::new();
-        let models =
-            match recording_calibration(&rec).map_err(|source| PerceptionError::Calibration {
-                path: files.recording.clone(),
-                source,
-            })? {
-                Some(c) => SensorModels::from_calibration(&c),
-                None => {
-                    notes.push(format!(
-                        "{}: no calibration (calib_json tag): sensor axes assumed",
-                        files.recording.display()
-                    ));
-                    SensorModels::default()
-                }
-            };
+        // A damaged calibration is reported and left out: the sensor axes are assumed, as
+        // for a recording without one.
+        let models = match recording_calibration(&rec) {
+            Ok(Some(c)) => SensorModels::from_calibration(&c),
+            Ok(None) => {
+                notes.push(format!(
+                    "{}: no calibration (calib_json tag): sensor axes assumed",
+                    files.recording.display()
+                ));
+                SensorModels::default()
+            }
+            Err(e) => {
+                notes.push(format!(
+                    "{}: calibration unreadable, left out ({e}): sensor axes assumed",
+                    files.recording.display()
+                ));
+                SensorModels::default()
+            }
+        };
         let points = load_points(&files.mps, &mut notes)?.map(Arc::new);
         Ok(Self {
             models,
@@ -73,7 +78,8 @@ impl PerceptionInputs {
 }
 
 /// The semi-dense map of `mps` (nominal quality filter), causal when observations exist.
-/// An unreadable observations file leaves the map non-causal, with a note.
+/// An unreadable observations file leaves the map non-causal, with a note; a damaged points
+/// file keeps the points before the damage, with a note.
 pub fn load_points(
     mps: &MpsFiles,
     notes: &mut Vec<String>,
@@ -82,7 +88,23 @@ pub fn load_points(
         notes.push("no semi-dense points in the MPS folder".to_string());
         return Ok(None);
     };
-    let pts = read_semidense_points(path, PointFilter::NOMINAL)?;
+    // Points are optional: a damaged file (or one past its size budget) keeps the points
+    // read before the damage, with a note; none read leaves the map out.
+    let partial = read_semidense_points_partial(path, PointFilter::NOMINAL);
+    let pts = match partial.error {
+        None => partial.items,
+        Some(e) if partial.items.is_empty() => {
+            notes.push(format!("{e}: semi-dense points left out"));
+            return Ok(None);
+        }
+        Some(e) => {
+            notes.push(format!(
+                "{e}: the {} points read before it are used, the rest left out",
+                partial.items.len()
+            ));
+            partial.items
+        }
+    };
     let first_seen = match &mps.semidense_observations {
         Some(obs) => match observation_times(obs) {
             Ok(m) => Some(m),

@@ -384,27 +384,43 @@ pub(crate) fn mps_lanes(files: &mps::MpsFiles) -> Result<Vec<Lane>, mps::MpsErro
             }),
         })));
     }
+    // Eye gaze and hand tracking are optional: a file that cannot be read is reported (one
+    // skipped-sample error naming it and what the run goes without) and left out.
     if let Some(p) = &files.eye_gaze {
-        let rows = mps::read_eye_gaze(p)?;
-        lanes.push(Box::new(rows.into_iter().map(|g| {
-            Ok(derived(
-                StreamId::EyeGaze,
-                g.tracking_time,
-                Payload::EyeGaze(g.to_sample()),
-            ))
-        })));
+        match mps::read_eye_gaze(p) {
+            Ok(rows) => lanes.push(Box::new(rows.into_iter().map(|g| {
+                Ok(derived(
+                    StreamId::EyeGaze,
+                    g.tracking_time,
+                    Payload::EyeGaze(g.to_sample()),
+                ))
+            }))),
+            Err(e) => lanes.push(left_out(StreamId::EyeGaze, &e)),
+        }
     }
     if let Some(p) = &files.wrist_and_palm {
-        let rows = mps::read_wrist_and_palm(p)?;
-        lanes.push(Box::new(rows.into_iter().map(|h| {
-            Ok(derived(
-                StreamId::HandTracking,
-                h.tracking_time,
-                Payload::Hands(h.to_sample()),
-            ))
-        })));
+        match mps::read_wrist_and_palm(p) {
+            Ok(rows) => lanes.push(Box::new(rows.into_iter().map(|h| {
+                Ok(derived(
+                    StreamId::HandTracking,
+                    h.tracking_time,
+                    Payload::Hands(h.to_sample()),
+                ))
+            }))),
+            Err(e) => lanes.push(left_out(StreamId::HandTracking, &e)),
+        }
     }
     Ok(lanes)
+}
+
+/// A lane for an optional MPS input that could not be read: it yields one error saying
+/// so (logged and counted like any skipped sample) and nothing else.
+fn left_out(stream: StreamId, e: &mps::MpsError) -> Lane {
+    log::warn!("{e}: the run continues without {}", stream.name());
+    Box::new(std::iter::once(Err(SourceError::Skipped {
+        stream: stream.name().to_string(),
+        message: format!("{e}; left out, the run continues without it"),
+    })))
 }
 
 fn derived(stream: StreamId, capture: DeviceTime, payload: Payload) -> Sample {

@@ -7,6 +7,9 @@ use super::queue::{Priority, Utterance};
 use super::speaker::{SayError, Speaker};
 use crate::time::{DeviceTime, HostTime};
 
+/// How often [`AnswerStream::push_waiting`] looks again for room in the speaker's queue.
+pub const WAIT_FOR_ROOM: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// One answer being streamed to a speaker.
 #[derive(Debug)]
 pub struct AnswerStream<'a> {
@@ -41,6 +44,51 @@ impl<'a> AnswerStream<'a> {
     pub fn push(&mut self, token: &str, now: HostTime) -> usize {
         let chunks = self.chunker.push(token, now);
         self.say_all(chunks, now)
+    }
+
+    /// Like [`Self::push`], but a clause the speaker has no room for waits (polling every
+    /// [`WAIT_FOR_ROOM`]) until the queue drains, instead of being refused: for a reader
+    /// that can hold its input back (`vista say -` on a pipe), so no clause is dropped.
+    /// Refuses only when the speaker has stopped.
+    pub fn push_waiting(&mut self, token: &str, now: HostTime) -> usize {
+        let chunks = self.chunker.push(token, now);
+        self.say_all_waiting(chunks, now)
+    }
+
+    /// Like [`Self::finish`], waiting for room as [`Self::push_waiting`] does.
+    pub fn finish_waiting(mut self, now: HostTime) -> (usize, usize) {
+        let rest: Vec<Chunk> = self.chunker.finish().into_iter().collect();
+        self.say_all_waiting(rest, now);
+        (self.said, self.refused)
+    }
+
+    fn say_all_waiting(&mut self, chunks: Vec<Chunk>, now: HostTime) -> usize {
+        let mut n = 0;
+        for c in chunks {
+            let u = Utterance {
+                text: c.text,
+                priority: Priority::Answer,
+                request_id: self.request_id,
+                capture: self.capture,
+                decided: now,
+                earcon: None,
+            };
+            loop {
+                match self.speaker.say(u.clone()) {
+                    Ok(()) => {
+                        n += 1;
+                        break;
+                    }
+                    Err(SayError::Full) => std::thread::sleep(WAIT_FOR_ROOM),
+                    Err(SayError::Closed) => {
+                        self.refused += 1;
+                        break;
+                    }
+                }
+            }
+        }
+        self.said += n;
+        n
     }
 
     /// Speaks pending text that has waited past the chunker's timeout.

@@ -35,6 +35,7 @@ pub mod tile_cull;
 pub mod trajectory;
 pub mod truth;
 pub mod truth_people;
+pub mod validate;
 
 pub use rng::SplitMix64;
 pub use scenario::{find_scenario, scenario_files, Scenario, ScenarioError};

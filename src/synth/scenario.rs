@@ -529,6 +529,7 @@ impl Scenario {
             reason: e.to_string(),
         })?;
         s.validate(path)?;
+        super::validate::check(&s, path)?;
         Ok(s)
     }
 

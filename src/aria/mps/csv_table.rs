@@ -190,20 +190,136 @@ pub trait RowDecoder: Sized {
     fn decode(&self, row: &Row<'_>) -> Result<Self::Item, MpsError>;
 }
 
-/// Opens `path` for reading, transparently gunzipping files whose name ends in `.gz`.
+/// Longest line of an MPS CSV file, bytes. The widest MPS row (hand tracking v2: 60-odd
+/// numbers) is under 2 KB; 64 KiB leaves a wide margin, and a file with no line breaks
+/// cannot make the CSV reader buffer all of it.
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// Most bytes a `.gz` MPS file may inflate to per byte of the file. CSV of decimal numbers
+/// compresses 3–5× (measured on Meta's sample outputs); 32× is far beyond real data, while a
+/// gzip bomb of repeated rows inflates 100–1000×.
+pub const MAX_GZIP_RATIO: u64 = 32;
+
+/// Decompressed bytes always allowed for a `.gz` file, however small (a short real file may
+/// compress better than [`MAX_GZIP_RATIO`]).
+pub const MIN_GZIP_BUDGET_BYTES: u64 = 16 << 20;
+
+/// Most bytes any `.gz` MPS file may inflate to. Rows kept in memory take about what their
+/// text does (a semi-dense point: ~90 bytes of text, ~110 in memory), so 512 MiB (some
+/// 6 M points, more than MPS writes for an hour) keeps a reader well under 1 GB. A
+/// semi-dense gzip bomb took 7.6 GB before this cap.
+pub const MAX_GZIP_OUTPUT_BYTES: u64 = 512 << 20;
+
+/// The decompressed-size budget of a `.gz` file of `compressed` bytes.
+pub fn gzip_budget(compressed: u64) -> u64 {
+    compressed
+        .saturating_mul(MAX_GZIP_RATIO)
+        .clamp(MIN_GZIP_BUDGET_BYTES, MAX_GZIP_OUTPUT_BYTES)
+}
+
+/// A reader that fails (with [`std::io::ErrorKind::InvalidData`]) once more than `budget`
+/// bytes have been read, or a line runs past `max_line` bytes. Memory stays bounded
+/// whatever the input holds.
+#[derive(Debug)]
+pub struct Capped<R> {
+    inner: R,
+    budget: u64,
+    read: u64,
+    max_line: usize,
+    line: usize,
+    what: &'static str,
+}
+
+impl<R: Read> Capped<R> {
+    /// Caps `inner` at `budget` bytes in all and `max_line` bytes per line; `what` names the
+    /// budget in errors ("decompressed", "read").
+    pub fn new(inner: R, budget: u64, max_line: usize, what: &'static str) -> Self {
+        Self {
+            inner,
+            budget,
+            read: 0,
+            max_line,
+            line: 0,
+            what,
+        }
+    }
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > self.budget {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "more than {} bytes {} (the budget for this file); the rest is ignored",
+                    self.budget, self.what
+                ),
+            ));
+        }
+        let got = buf.get(..n).unwrap_or_default();
+        let too_long = || {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a line longer than {} bytes", self.max_line),
+            )
+        };
+        if n > self.max_line {
+            // A long read may hold whole long lines: look at every byte.
+            for &b in got {
+                self.line = if b == b'\n' { 0 } else { self.line + 1 };
+                if self.line > self.max_line {
+                    return Err(too_long());
+                }
+            }
+            return Ok(n);
+        }
+        // A short read: only the line running on from the last read can be too long.
+        match (
+            got.iter().position(|&b| b == b'\n'),
+            got.iter().rposition(|&b| b == b'\n'),
+        ) {
+            (Some(first), Some(last)) => {
+                if self.line + first > self.max_line {
+                    return Err(too_long());
+                }
+                self.line = n - last - 1;
+            }
+            _ => {
+                self.line += n;
+                if self.line > self.max_line {
+                    return Err(too_long());
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Opens `path` for reading, transparently gunzipping files whose name ends in `.gz`. Lines
+/// are capped at [`MAX_LINE_BYTES`], and a `.gz` file's output at [`gzip_budget`] of its
+/// size.
 pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn Read + Send>, MpsError> {
     let file = File::open(path).map_err(|source| MpsError::Open {
         path: path.to_path_buf(),
         source,
     })?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let buffered = BufReader::with_capacity(1 << 16, file);
     let gz = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     Ok(if gz {
-        Box::new(flate2::read::MultiGzDecoder::new(buffered))
+        let inflated = flate2::read::MultiGzDecoder::new(buffered);
+        Box::new(Capped::new(
+            inflated,
+            gzip_budget(len),
+            MAX_LINE_BYTES,
+            "decompressed",
+        ))
     } else {
-        Box::new(buffered)
+        Box::new(Capped::new(buffered, u64::MAX, MAX_LINE_BYTES, "read"))
     })
 }
 
@@ -404,5 +520,53 @@ pub fn read_partial<D: RowDecoder>(path: &Path) -> Partial<D::Item> {
             items: Vec::new(),
             error: Some(e),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(
+        input: &[u8],
+        budget: u64,
+        max_line: usize,
+        chunk: usize,
+    ) -> std::io::Result<usize> {
+        let mut r = Capped::new(input, budget, max_line, "read");
+        let mut buf = vec![0u8; chunk];
+        let mut total = 0;
+        loop {
+            match r.read(&mut buf)? {
+                0 => return Ok(total),
+                n => total += n,
+            }
+        }
+    }
+
+    #[test]
+    fn capped_reader_refuses_long_lines_and_overruns() {
+        let ok = b"ab\ncdef\ngh\n".repeat(10);
+        for chunk in [1, 3, 7, 64] {
+            assert_eq!(
+                read_all(&ok, 1000, 4, chunk).unwrap(),
+                ok.len(),
+                "chunk {chunk}"
+            );
+            // "cdef" is 4 bytes: a limit of 3 refuses it, however the reads fall.
+            let e = read_all(&ok, 1000, 3, chunk).unwrap_err();
+            assert!(e.to_string().contains("longer than 3 bytes"), "{e}");
+        }
+        let e = read_all(&ok, 20, 100, 8).unwrap_err();
+        assert!(e.to_string().contains("more than 20 bytes read"), "{e}");
+        // A line that never ends is refused once past the limit.
+        assert!(read_all(&[b'x'; 5000], u64::MAX, 1000, 256).is_err());
+    }
+
+    #[test]
+    fn gzip_budget_scales_with_the_file_within_bounds() {
+        assert_eq!(gzip_budget(0), MIN_GZIP_BUDGET_BYTES);
+        assert_eq!(gzip_budget(1 << 20), 32 << 20);
+        assert_eq!(gzip_budget(1 << 30), MAX_GZIP_OUTPUT_BYTES);
     }
 }

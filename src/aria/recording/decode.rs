@@ -57,6 +57,66 @@ impl StreamConfig {
     }
 }
 
+/// Room for a DATA record's metadata block (its DataLayout) beside its image or audio: an
+/// Aria record's metadata is a few hundred bytes; 64 KiB leaves a wide margin.
+pub const RECORD_METADATA_BYTES: usize = 64 << 10;
+
+/// A JPEG frame may exceed the raw frame it encodes (noise at quality 100 costs more than
+/// 8 bits per sample), so an image record may hold twice its raw size.
+pub const IMAGE_RECORD_FACTOR: usize = 2;
+
+/// Bytes per pixel assumed for a pixel format the decoder does not name: 16 (four 32-bit
+/// float channels), the widest VRS pixel format.
+pub const MAX_BYTES_PER_PIXEL: usize = 16;
+
+/// Longest stretch of audio one record may hold, seconds. Aria Gen1 writes 4096 frames
+/// (85 ms at 48 kHz) per record; 2 s is over twenty times that.
+pub const MAX_AUDIO_RECORD_S: usize = 2;
+
+impl StreamConfig {
+    /// The plausible decompressed size of one DATA record of `stream`, from what the
+    /// configuration says (image size and pixel format, audio rate and channels); `None`
+    /// when the configuration does not say enough, or the stream is not one vista decodes.
+    pub fn data_record_budget(&self, stream: StreamId) -> Option<usize> {
+        if stream.is_camera() {
+            let (w, h) = self.image_size()?;
+            let bytes_per_pixel = match self.image_pixel_format {
+                Some(1) => 1,      // grey8
+                Some(2 | 4) => 3,  // bgr8, rgb8
+                Some(6) => 4,      // rgba8
+                Some(9..=11) => 2, // grey10, grey12, grey16
+                _ => MAX_BYTES_PER_PIXEL,
+            };
+            let row = (w as usize)
+                .saturating_mul(bytes_per_pixel)
+                .max(self.image_stride.unwrap_or(0) as usize);
+            let raw = row.saturating_mul(h as usize);
+            return Some(
+                raw.saturating_mul(IMAGE_RECORD_FACTOR)
+                    .saturating_add(RECORD_METADATA_BYTES),
+            );
+        }
+        match stream {
+            StreamId::Audio => {
+                let rate = self.audio_sample_rate_hz? as usize;
+                let channels = usize::from(self.audio_channels?);
+                // Each frame: one i32 per channel plus its own i64 capture time.
+                let frame = channels * 4 + 8;
+                Some(
+                    rate.saturating_mul(frame)
+                        .saturating_mul(MAX_AUDIO_RECORD_S)
+                        .saturating_add(RECORD_METADATA_BYTES),
+                )
+            }
+            StreamId::ImuRight
+            | StreamId::ImuLeft
+            | StreamId::Magnetometer
+            | StreamId::Barometer => Some(RECORD_METADATA_BYTES),
+            _ => None,
+        }
+    }
+}
+
 /// A record's payload with its content blocks located.
 pub struct SplitRecord<'a> {
     /// The whole decompressed payload.

@@ -78,6 +78,14 @@ impl<'a> Cursor<'a> {
     pub fn f64(&mut self, what: &str) -> Result<f64, ParseError> {
         Ok(f64::from_le_bytes(self.array(what)?))
     }
+    /// A length-prefixed string whose invalid UTF-8 (a flipped bit in a tag) becomes U+FFFD
+    /// instead of an error: one damaged character spoils one tag, not the whole record.
+    pub fn string_lossy(&mut self, what: &str) -> Result<String, ParseError> {
+        let n = self.u32(what)? as usize;
+        let b = self.bytes(n, what)?;
+        Ok(String::from_utf8_lossy(b).into_owned())
+    }
+
     /// A VRS string: `u32` length, then UTF-8 bytes (no NUL).
     pub fn string(&mut self, what: &str) -> Result<String, ParseError> {
         let at = self.pos;

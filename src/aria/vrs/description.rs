@@ -124,8 +124,8 @@ fn read_map(c: &mut Cursor<'_>, what: &str) -> Result<BTreeMap<String, String>, 
     let n = c.u32(what)?;
     let mut m = BTreeMap::new();
     for _ in 0..n {
-        let k = c.string(what)?;
-        let v = c.string(what)?;
+        let k = c.string_lossy(what)?;
+        let v = c.string_lossy(what)?;
         m.insert(k, v);
     }
     Ok(m)
@@ -172,6 +172,26 @@ impl Description {
         }
         put_map(&mut out, &self.file_tags);
         out
+    }
+
+    /// Adds tags read from a TAGS record to stream `id` (declaring it when the description
+    /// did not); a tag present in both takes the TAGS record's value.
+    pub fn merge_tags(
+        &mut self,
+        id: VrsStreamId,
+        vrs_tags: BTreeMap<String, String>,
+        user_tags: BTreeMap<String, String>,
+    ) {
+        let (mut vrs, mut user) = match self.streams.iter().position(|s| s.id == id) {
+            Some(i) => {
+                let old = self.streams.remove(i);
+                (old.vrs_tags, old.user_tags)
+            }
+            None => (BTreeMap::new(), BTreeMap::new()),
+        };
+        vrs.extend(vrs_tags);
+        user.extend(user_tags);
+        self.streams.push(VrsStream::new(id, user, vrs));
     }
 
     /// The stream `id`.

@@ -71,11 +71,17 @@ fn parse_infos(
     count: usize,
     compressed: Option<usize>,
     base: usize,
+    max_records: usize,
 ) -> Result<Vec<DiskRecordInfo>, ParseError> {
     let need = count
         .checked_mul(DISK_RECORD_INFO_SIZE)
-        .filter(|&n| n <= MAX_PAYLOAD_BYTES)
-        .ok_or_else(|| ParseError::new(base, format!("record count {count} is impossible")))?;
+        .filter(|&n| n <= MAX_PAYLOAD_BYTES && count <= max_records)
+        .ok_or_else(|| {
+            ParseError::new(
+                base,
+                format!("record count {count} is impossible (at most {max_records})"),
+            )
+        })?;
     let owned;
     let raw: &[u8] = match compressed {
         Some(_) => {
@@ -108,6 +114,16 @@ pub fn parse_classic(
     payload: &[u8],
     uncompressed_size: u32,
 ) -> Result<(Vec<VrsStreamId>, Vec<DiskRecordInfo>), ParseError> {
+    parse_classic_within(payload, uncompressed_size, usize::MAX)
+}
+
+/// [`parse_classic`] for a file that can hold at most `max_records` records (its length over
+/// the record header size): a larger count is refused before the array is decompressed.
+pub fn parse_classic_within(
+    payload: &[u8],
+    uncompressed_size: u32,
+    max_records: usize,
+) -> Result<(Vec<VrsStreamId>, Vec<DiskRecordInfo>), ParseError> {
     let mut c = Cursor::new(payload);
     let n = c.u32("stream count")? as usize;
     let mut streams = Vec::with_capacity(n.min(payload.len() / 6));
@@ -120,7 +136,7 @@ pub fn parse_classic(
     let base = c.pos();
     let rest = payload.get(base..).unwrap_or_default();
     let compressed = (uncompressed_size > 0).then_some(uncompressed_size as usize);
-    let infos = parse_infos(rest, count, compressed, base)?;
+    let infos = parse_infos(rest, count, compressed, base, max_records)?;
     Ok((streams, infos))
 }
 
@@ -130,11 +146,21 @@ pub fn parse_split(
     payload: &[u8],
     uncompressed_size: u32,
 ) -> Result<Vec<DiskRecordInfo>, ParseError> {
+    parse_split_within(payload, uncompressed_size, usize::MAX)
+}
+
+/// [`parse_split`] for a file that can hold at most `max_records` records.
+pub fn parse_split_within(
+    payload: &[u8],
+    uncompressed_size: u32,
+    max_records: usize,
+) -> Result<Vec<DiskRecordInfo>, ParseError> {
     if uncompressed_size > 0 {
         let n = uncompressed_size as usize / DISK_RECORD_INFO_SIZE;
-        parse_infos(payload, n, Some(n * DISK_RECORD_INFO_SIZE), 0)
+        parse_infos(payload, n, Some(n * DISK_RECORD_INFO_SIZE), 0, max_records)
     } else {
-        parse_infos(payload, payload.len() / DISK_RECORD_INFO_SIZE, None, 0)
+        let n = payload.len() / DISK_RECORD_INFO_SIZE;
+        parse_infos(payload, n, None, 0, max_records)
     }
 }
 

@@ -11,14 +11,14 @@ use std::path::Path;
 use bytes::Bytes;
 
 use super::data_layout::DataLayout;
-use super::decompress::{decompress, MAX_PAYLOAD_BYTES};
+use super::decompress::{decompress, MAX_PAYLOAD_BYTES, MAX_RECORD_BYTES};
 use super::description::{Description, VrsStream};
 use super::error::VrsError;
 use super::file_io::FileAt;
 use super::header::{FileHeader, HeaderProblem, FILE_HEADER_SIZE};
 use super::index::{self, IndexEntry, CLASSIC_INDEX_VERSION, SPLIT_INDEX_VERSION};
 use super::record_format::RecordFormat;
-use super::record_header::{RecordHeader, DESCRIPTION_TYPE_ID, INDEX_TYPE_ID};
+use super::record_header::{RecordHeader, DESCRIPTION_TYPE_ID, INDEX_TYPE_ID, RECORD_HEADER_SIZE};
 use super::scan::scan;
 use super::types::{Compression, RecordType, VrsStreamId};
 
@@ -68,6 +68,9 @@ pub struct VrsReader {
     description_offset: u64,
     index: Vec<IndexEntry>,
     recovery: RecoveryReport,
+    /// Decompressed-size budget of each stream's DATA records (set from its configuration;
+    /// a stream not listed has [`MAX_RECORD_BYTES`]).
+    budgets: BTreeMap<VrsStreamId, usize>,
 }
 
 impl VrsReader {
@@ -94,17 +97,18 @@ impl VrsReader {
             });
         }
         let payload_offset = description_offset + u64::from(hs);
-        let description = Description::parse(&payload).map_err(|e| VrsError::BadDescription {
-            path: file.path().to_path_buf(),
-            offset: payload_offset + e.at as u64,
-            reason: e.what,
-        })?;
+        let mut description =
+            Description::parse(&payload).map_err(|e| VrsError::BadDescription {
+                path: file.path().to_path_buf(),
+                offset: payload_offset + e.at as u64,
+                reason: e.what,
+            })?;
         let first_user = if header.first_user_record_offset > 0 {
             header.first_user_record_offset as u64
         } else {
             description_offset + u64::from(dh.record_size)
         };
-        let (index, recovery) = match index_from_record(&file, &header, first_user) {
+        let (mut index, recovery) = match index_from_record(&file, &header, first_user) {
             Ok(index) => (
                 index,
                 RecoveryReport {
@@ -131,6 +135,7 @@ impl VrsReader {
                 (s.entries, report)
             }
         };
+        apply_tags_records(&file, hs, &mut description, &mut index);
         Ok(Self {
             file,
             header,
@@ -138,6 +143,7 @@ impl VrsReader {
             description_offset,
             index,
             recovery,
+            budgets: BTreeMap::new(),
         })
     }
 
@@ -182,6 +188,26 @@ impl VrsReader {
         self.description_offset
     }
 
+    /// Sets the budget of `stream`'s DATA records: a record that declares (or stores) more
+    /// than `bytes` once decompressed is refused before it is decompressed. Callers derive
+    /// it from the stream's configuration (image size, audio rate); it never exceeds
+    /// [`MAX_RECORD_BYTES`].
+    pub fn set_payload_budget(&mut self, stream: VrsStreamId, bytes: usize) {
+        self.budgets.insert(stream, bytes.min(MAX_RECORD_BYTES));
+    }
+
+    /// The decompressed-size budget of a record of `stream` of type `rt`.
+    pub fn payload_budget(&self, stream: VrsStreamId, rt: RecordType) -> usize {
+        match rt {
+            RecordType::Data => self
+                .budgets
+                .get(&stream)
+                .copied()
+                .unwrap_or(MAX_RECORD_BYTES),
+            _ => MAX_RECORD_BYTES,
+        }
+    }
+
     /// Reads and decompresses the record `e`.
     pub fn read_record(&self, e: &IndexEntry) -> Result<Record, VrsError> {
         let mut buf = Vec::new();
@@ -222,23 +248,43 @@ impl VrsReader {
             )
         })?;
         let payload_at = e.offset + u64::from(hs);
+        let budget = self.payload_budget(h.stream, h.record_type);
+        let over = |size: usize| VrsError::Decompress {
+            path: self.path().to_path_buf(),
+            offset: e.offset,
+            codec: codec_name(h.compression),
+            reason: format!(
+                "payload of {size} bytes exceeds stream {}'s budget of {budget} bytes",
+                h.stream
+            ),
+        };
         match h.compression {
-            Compression::None => self
-                .file
-                .read_into(payload_at, stored, buf, "record payload")?,
-            codec => COMPRESSED.with(|c| {
-                let mut scratch = c.borrow_mut();
+            Compression::None => {
+                if stored > budget {
+                    return Err(over(stored));
+                }
                 self.file
-                    .read_into(payload_at, stored, &mut scratch, "record payload")?;
-                decompress(codec, &scratch, h.uncompressed_size as usize, buf).map_err(|reason| {
-                    VrsError::Decompress {
-                        path: self.path().to_path_buf(),
-                        offset: e.offset,
-                        codec: codec_name(codec),
-                        reason,
-                    }
-                })
-            })?,
+                    .read_into(payload_at, stored, buf, "record payload")?
+            }
+            codec => {
+                if h.uncompressed_size as usize > budget {
+                    return Err(over(h.uncompressed_size as usize));
+                }
+                COMPRESSED.with(|c| {
+                    let mut scratch = c.borrow_mut();
+                    self.file
+                        .read_into(payload_at, stored, &mut scratch, "record payload")?;
+                    let declared = h.uncompressed_size as usize;
+                    decompress(codec, &scratch, declared, budget, buf).map_err(|reason| {
+                        VrsError::Decompress {
+                            path: self.path().to_path_buf(),
+                            offset: e.offset,
+                            codec: codec_name(codec),
+                            reason,
+                        }
+                    })
+                })?
+            }
         }
         Ok(h)
     }
@@ -397,6 +443,7 @@ fn read_raw_record(
         h.compression,
         &stored,
         h.uncompressed_size as usize,
+        MAX_RECORD_BYTES,
         &mut out,
     )
     .map_err(|reason| VrsError::Decompress {
@@ -406,6 +453,78 @@ fn read_raw_record(
         reason,
     })?;
     Ok((h, out))
+}
+
+/// A stream's tags, name to value.
+pub type TagMap = BTreeMap<String, String>;
+
+/// Format version of a TAGS record (`vrs/TagsRecord.h`, `kTagsVersion`).
+pub const TAGS_RECORD_VERSION: u32 = 1;
+
+/// Streams whose tags are stored in TAGS records (newer VRS writers, e.g. Meta's Aria Digital
+/// Twin output, whose description record lists no stream): each record's tags are merged
+/// into its stream (declared there if the description did not), and the TAGS records leave
+/// the index, as VRS's own reader does. A damaged TAGS record is logged and skipped.
+fn apply_tags_records(
+    file: &FileAt,
+    header_size: u32,
+    description: &mut Description,
+    index: &mut Vec<IndexEntry>,
+) {
+    for e in index.iter().filter(|e| e.record_type == RecordType::Tags) {
+        let parsed =
+            read_raw_record(file, e.offset, header_size, "tags record").and_then(|(h, p)| {
+                if h.format_version != TAGS_RECORD_VERSION {
+                    return Err(VrsError::BadRecordFormat {
+                        path: file.path().to_path_buf(),
+                        offset: e.offset,
+                        stream: e.stream.to_string(),
+                        reason: format!("tags record version {}", h.format_version),
+                    });
+                }
+                parse_tags_record(&p).map_err(|reason| VrsError::BadRecordFormat {
+                    path: file.path().to_path_buf(),
+                    offset: e.offset,
+                    stream: e.stream.to_string(),
+                    reason: format!("tags record: {reason}"),
+                })
+            });
+        match parsed {
+            Ok((vrs_tags, user_tags)) => description.merge_tags(e.stream, vrs_tags, user_tags),
+            Err(err) => log::warn!("{err}; the stream's tags are left out"),
+        }
+    }
+    index.retain(|e| e.record_type != RecordType::Tags);
+}
+
+/// A TAGS record's payload: a DataLayout with no fixed part and two variable pieces,
+/// `vrs_tags` and `user_tags` (`DataPieceStringMap<string>`): an index of two
+/// `(u32 offset, u32 length)`, then each map as `(u32 len, key, u32 len, value)*`.
+pub fn parse_tags_record(payload: &[u8]) -> Result<(TagMap, TagMap), String> {
+    let word = |at: usize| -> Result<usize, String> {
+        payload
+            .get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map(|b| u32::from_le_bytes(b) as usize)
+            .ok_or_else(|| format!("cut short at byte {at}"))
+    };
+    let data = payload.get(16..).ok_or("no var-size index")?;
+    let map = |slot: usize| -> Result<BTreeMap<String, String>, String> {
+        let (off, len) = (word(slot * 8)?, word(slot * 8 + 4)?);
+        let bytes = off
+            .checked_add(len)
+            .and_then(|end| data.get(off..end))
+            .ok_or_else(|| format!("map {slot} ({off}+{len}) outside the record"))?;
+        let mut c = super::cursor::Cursor::new(bytes);
+        let mut m = BTreeMap::new();
+        while c.pos() < bytes.len() {
+            let k = c.string_lossy("tag name").map_err(|e| e.to_string())?;
+            let v = c.string_lossy("tag value").map_err(|e| e.to_string())?;
+            m.insert(k, v);
+        }
+        Ok(m)
+    };
+    Ok((map(0)?, map(1)?))
 }
 
 /// Most record headers checked against the index at open (spread evenly).
@@ -434,9 +553,16 @@ fn index_from_record(
             Vec::new(),
         ));
     }
+    // Every record takes at least a record header in the file, so a file of n bytes holds
+    // at most n / 32 records: an index that claims more is refused before it is inflated.
+    let max_records = usize::try_from(file.len() / RECORD_HEADER_SIZE as u64).unwrap_or(usize::MAX);
     let infos = match h.format_version {
-        CLASSIC_INDEX_VERSION => index::parse_classic(&payload, h.uncompressed_size).map(|r| r.1),
-        SPLIT_INDEX_VERSION => index::parse_split(&payload, h.uncompressed_size),
+        CLASSIC_INDEX_VERSION => {
+            index::parse_classic_within(&payload, h.uncompressed_size, max_records).map(|r| r.1)
+        }
+        SPLIT_INDEX_VERSION => {
+            index::parse_split_within(&payload, h.uncompressed_size, max_records)
+        }
         v => return Err((format!("unsupported index format version {v}"), Vec::new())),
     }
     .map_err(|e| (format!("index record at {at}: {e}"), Vec::new()))?;

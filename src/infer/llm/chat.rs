@@ -87,7 +87,7 @@ impl ChatFormat {
                     .map_err(|e| LmError::Prompt(format!("chat template: {e}")))?;
                 let msgs = messages
                     .iter()
-                    .map(|(r, c)| LlamaChatMessage::new((*r).to_string(), (*c).to_string()))
+                    .map(|(r, c)| LlamaChatMessage::new((*r).to_string(), without_nul(c)))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| LmError::Prompt(format!("message: {e}")))?;
                 model
@@ -104,6 +104,12 @@ impl ChatFormat {
         let full = self.render(model, &[("system", system), ("user", user)], true)?;
         Ok(ChatText { prefix, full })
     }
+}
+
+/// `text` with every NUL made a space: llama.cpp takes messages as C strings, and a NUL in
+/// one request failed its prompt (which turned the language model off for the run).
+pub fn without_nul(text: &str) -> String {
+    text.replace('\0', " ")
 }
 
 /// Length of the longest common prefix of two token sequences.
