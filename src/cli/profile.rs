@@ -70,6 +70,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         to: None,
         loops: 0,
         recorded_only: false,
+        max_clock_jump_s: 10.0,
         profile: None,
         pacing_granularity_us: 0,
         digest: false,
