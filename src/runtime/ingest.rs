@@ -44,7 +44,8 @@ pub(crate) const MAX_PACING_SLACK_NS: i64 = 5_000_000;
 const MAX_WAKE_DEFER_NS: i64 = 1_000_000;
 
 /// Consecutive samples ahead of the plausibility window, consistent with each other and
-/// from at least two streams, that move the session clock on (a gap in the recording).
+/// from at least two streams, that move the session clock on (a gap in the recording);
+/// they are held meanwhile, and delivered once confirmed.
 pub const JUMP_CONFIRM: u32 = 16;
 
 /// Keeps the session clock from jumping on a corrupt timestamp (pure state).
@@ -55,7 +56,7 @@ pub const JUMP_CONFIRM: u32 = 16;
 /// lone one (+1e18 ns in one IMU sample or trajectory row) never moves the clock, so neither
 /// its stream nor anything that follows the session clock (the speech WAV, the trace) is
 /// thrown off; [`JUMP_CONFIRM`] consistent implausible samples from two or more streams
-/// are a real gap, and the clock moves on.
+/// are a real gap: the held samples are delivered and the clock moves on.
 #[derive(Clone, Debug)]
 pub(crate) struct JumpGuard {
     window_ns: i64,
@@ -82,10 +83,10 @@ impl JumpGuard {
         }
     }
 
-    /// True if `capture` (of `stream`, seen at host time `now`) may be delivered.
-    pub(crate) fn admit(&mut self, stream: StreamId, capture: DeviceTime, now: HostTime) -> bool {
+    /// What to do with `capture` (of `stream`, seen at host time `now`).
+    pub(crate) fn check(&mut self, stream: StreamId, capture: DeviceTime, now: HostTime) -> Jump {
         let Some((newest, at)) = self.newest else {
-            return true;
+            return Jump::Deliver;
         };
         let elapsed_ns = (now.since(at).max(0) as f64 * self.rate).min(i64::MAX as f64) as i64;
         let limit = newest
@@ -94,14 +95,16 @@ impl JumpGuard {
             .saturating_add(elapsed_ns);
         if capture.ns() <= limit {
             self.run = None;
-            return true;
+            return Jump::Deliver;
         }
         let bit = 1u64 << (stream.index() % 64);
         let consistent =
             |first: DeviceTime| capture.since(first).saturating_abs() <= self.window_ns;
-        let run = match self.run {
-            Some((first, n, streams)) if consistent(first) => (first, n + 1, streams | bit),
-            _ => (capture, 1, bit),
+        let (run, fresh) = match self.run {
+            Some((first, n, streams)) if consistent(first) => {
+                ((first, n + 1, streams | bit), false)
+            }
+            _ => ((capture, 1, bit), true),
         };
         if run.1 >= JUMP_CONFIRM && run.2.count_ones() >= 2 {
             log::warn!(
@@ -112,10 +115,10 @@ impl JumpGuard {
                 run.2.count_ones()
             );
             self.run = None;
-            return true;
+            return Jump::Release;
         }
         self.run = Some(run);
-        false
+        Jump::Hold { fresh }
     }
 
     /// Notes a delivered sample.
@@ -126,6 +129,23 @@ impl JumpGuard {
         }
     }
 }
+
+/// The verdict of [`JumpGuard::check`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Jump {
+    /// Plausible: deliver it (anything held was a lone jump: left out).
+    Deliver,
+    /// Implausible: hold it; `fresh` when it starts a new run (what is held is left out).
+    Hold {
+        /// A new run begins with this sample.
+        fresh: bool,
+    },
+    /// The run is confirmed: deliver what is held, then this sample.
+    Release,
+}
+
+/// The most samples held while a jump is being confirmed (the oldest are left out).
+const JUMP_HOLD_MAX: usize = 64;
 
 /// Settings ingest needs from the run configuration.
 pub(crate) struct IngestSettings {
@@ -162,6 +182,8 @@ struct Ingest {
     warned_backwards: [bool; StreamId::COUNT],
     jumps: JumpGuard,
     warned_jump: bool,
+    /// Samples held while a jump is being confirmed (bounded by `JUMP_HOLD_MAX`).
+    held: Vec<Sample>,
     clock: Option<Arc<dyn Clock>>,
     origin: DeviceTime,
     // Lock-step state.
@@ -195,6 +217,7 @@ pub(crate) fn ingest_thread(
     let mut ing = Ingest {
         jumps,
         warned_jump: false,
+        held: Vec::new(),
         shared,
         woken: vec![false; links.len()],
         links,
@@ -219,6 +242,7 @@ pub(crate) fn ingest_thread(
     };
     log::info!("ingest: reading {}", source.describe());
     let reason = ing.run(source.as_mut());
+    ing.drop_held();
     ing.flush_wakes();
     // A last lock-step round delivers what was pushed since the previous one (not after a
     // consumer failed: the run is being torn down).
@@ -285,7 +309,7 @@ impl Ingest {
             if self.settings.end.is_some_and(|t1| sample.capture > t1) {
                 return StopReason::EndOfRange;
             }
-            if let Err(r) = self.deliver(sample) {
+            if let Err(r) = self.admit(sample) {
                 return r;
             }
             self.progress(false);
@@ -314,6 +338,66 @@ impl Ingest {
         c
     }
 
+    /// Delivers `sample` unless its capture time jumps implausibly far ahead (see
+    /// [`JumpGuard`]): such samples are held until the jump is confirmed, or left out.
+    fn admit(&mut self, sample: Sample) -> Result<(), StopReason> {
+        match self
+            .jumps
+            .check(sample.stream, sample.capture, HostTime::now())
+        {
+            Jump::Deliver => {
+                self.drop_held();
+                self.deliver(sample)
+            }
+            Jump::Hold { fresh } => {
+                if fresh {
+                    self.drop_held();
+                }
+                if self.held.len() >= JUMP_HOLD_MAX {
+                    let oldest = self.held.remove(0);
+                    self.left_out(&oldest);
+                }
+                self.held.push(sample);
+                Ok(())
+            }
+            Jump::Release => {
+                let mut held = std::mem::take(&mut self.held);
+                let mut result = Ok(());
+                for s in held.drain(..) {
+                    if result.is_ok() {
+                        result = self.deliver(s);
+                    }
+                }
+                self.held = held;
+                result?;
+                self.deliver(sample)
+            }
+        }
+    }
+
+    /// Leaves out (and counts) every held sample: the jump was a lone one.
+    fn drop_held(&mut self) {
+        let mut held = std::mem::take(&mut self.held);
+        for s in held.drain(..) {
+            self.left_out(&s);
+        }
+        self.held = held;
+    }
+
+    fn left_out(&mut self, sample: &Sample) {
+        self.pacing.record_implausible(sample.stream);
+        if !std::mem::replace(&mut self.warned_jump, true) {
+            log::warn!(
+                "ingest: {} capture time {} is more than {:.0} s ahead of the session clock \
+                 (at {}); left out as an outlier (warned once)",
+                sample.stream,
+                sample.capture,
+                self.settings.max_clock_jump_ns as f64 * 1e-9,
+                self.newest.unwrap_or_default()
+            );
+        }
+    }
+
     fn deliver(&mut self, mut sample: Sample) -> Result<(), StopReason> {
         let idx = sample.stream.index();
         let last = self.last_capture.get(idx).copied().flatten();
@@ -329,23 +413,6 @@ impl Ingest {
                         last.unwrap_or_default()
                     );
                 }
-            }
-            return Ok(());
-        }
-        if !self
-            .jumps
-            .admit(sample.stream, sample.capture, HostTime::now())
-        {
-            self.pacing.record_implausible(sample.stream);
-            if !std::mem::replace(&mut self.warned_jump, true) {
-                log::warn!(
-                    "ingest: {} capture time {} is more than {:.0} s ahead of the session \
-                     clock (at {}); left out as an outlier (warned once)",
-                    sample.stream,
-                    sample.capture,
-                    self.settings.max_clock_jump_ns as f64 * 1e-9,
-                    self.newest.unwrap_or_default()
-                );
             }
             return Ok(());
         }
