@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -22,7 +22,8 @@ use crate::time::{Clock, DeviceTime, HostTime};
 pub const MAX_LINE_BYTES: usize = 2048;
 /// Most scripted requests read from one file (the rest are counted as skipped).
 pub const MAX_SCRIPTED: usize = 10_000;
-/// Most socket clients served at once (more are refused and counted).
+/// Most socket clients served at once: a new client takes the slot of the one idle the
+/// longest (disconnected and counted), so idle connections cannot hold the socket.
 pub const MAX_CLIENTS: usize = 4;
 /// Most bytes read from a requests file: [`MAX_SCRIPTED`] lines of [`MAX_LINE_BYTES`] each
 /// (about 20 MB). `--requests /dev/zero` reads this much, skips it as one overlong line and
@@ -242,10 +243,13 @@ pub struct RequestStats {
     pub dropped_full: AtomicU64,
     /// Lines skipped (too long, not text).
     pub skipped_lines: AtomicU64,
-    /// Socket clients refused (too many at once).
+    /// Socket clients refused (not loopback, or no thread for them).
     pub refused_clients: AtomicU64,
     /// Requests refused because they came faster than [`MAX_LIVE_REQUESTS_PER_S`].
     pub rate_limited: AtomicU64,
+    /// Socket clients disconnected to make room: the one idle the longest when a new
+    /// client came with every slot taken.
+    pub evicted_clients: AtomicU64,
 }
 
 /// A token bucket on the host's monotonic clock: [`MAX_LIVE_REQUESTS_PER_S`] sustained,
@@ -446,8 +450,9 @@ pub fn spawn_stdin(
 }
 
 /// Serves requests on a loopback TCP socket: one request per line, at most
-/// [`MAX_CLIENTS`] clients at once. Returns the bound address (port 0 picks one) and the
-/// listener thread, which ends when `stop` is set.
+/// [`MAX_CLIENTS`] clients at once; a client arriving with every slot taken disconnects the
+/// one idle the longest (counted in [`RequestStats::evicted_clients`]). Returns the bound
+/// address (port 0 picks one) and the listener thread, which ends when `stop` is set.
 pub fn spawn_socket(
     addr: SocketAddr,
     queue: RequestQueue,
@@ -464,36 +469,26 @@ pub fn spawn_socket(
     let listener = TcpListener::bind(addr).map_err(io)?;
     let local = listener.local_addr().map_err(io)?;
     listener.set_nonblocking(true).map_err(io)?;
-    let clients = Arc::new(AtomicUsize::new(0));
     let handle = std::thread::Builder::new()
         .name("vista-requests-socket".into())
         .spawn(move || {
+            let mut slots: Vec<ClientSlot> = Vec::with_capacity(MAX_CLIENTS);
             while !stop.load(Ordering::Relaxed) {
                 match listener.accept() {
                     Ok((stream, peer)) => {
-                        if !peer.ip().is_loopback()
-                            || clients.fetch_add(1, Ordering::AcqRel) >= MAX_CLIENTS
-                        {
-                            if peer.ip().is_loopback() {
-                                clients.fetch_sub(1, Ordering::AcqRel);
-                            }
+                        if !peer.ip().is_loopback() {
                             queue.stats.refused_clients.fetch_add(1, Ordering::Relaxed);
                             continue;
                         }
-                        let (q, c, s, n) = (
-                            queue.clone(),
-                            Arc::clone(&clock),
-                            Arc::clone(&stop),
-                            Arc::clone(&clients),
-                        );
-                        let spawned = std::thread::Builder::new()
-                            .name("vista-requests-client".into())
-                            .spawn(move || {
-                                serve_client(stream, &q, c.as_ref(), &s);
-                                n.fetch_sub(1, Ordering::AcqRel);
-                            });
-                        if spawned.is_err() {
-                            clients.fetch_sub(1, Ordering::AcqRel);
+                        slots.retain(|c| !c.done.load(Ordering::Acquire));
+                        if slots.len() >= MAX_CLIENTS {
+                            evict_idlest(&mut slots, &queue.stats, local);
+                        }
+                        match start_client(stream, &queue, &clock, &stop) {
+                            Some(slot) => slots.push(slot),
+                            None => {
+                                queue.stats.refused_clients.fetch_add(1, Ordering::Relaxed);
+                            }
                         }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
@@ -505,16 +500,106 @@ pub fn spawn_socket(
                     }
                 }
             }
+            // Clients blocked on a read end with the run.
+            for c in &slots {
+                let _ = c.stream.shutdown(std::net::Shutdown::Both);
+            }
         })
         .map_err(io)?;
     Ok((local, handle))
 }
 
-fn serve_client(stream: TcpStream, queue: &RequestQueue, clock: &dyn Clock, stop: &AtomicBool) {
-    // Blocking reads: the client thread ends when the client closes the connection (and
-    // checks `stop` between lines).
+/// One served socket client, as the listener thread sees it.
+struct ClientSlot {
+    /// A handle on the connection, to disconnect it.
+    stream: TcpStream,
+    /// Host time (ns) the client last sent anything (or connected).
+    last_ns: Arc<AtomicI64>,
+    /// Its thread ended.
+    done: Arc<AtomicBool>,
+}
+
+/// Starts a client's thread; `None` when the stream or the thread could not be set up.
+fn start_client(
+    stream: TcpStream,
+    queue: &RequestQueue,
+    clock: &Arc<dyn Clock>,
+    stop: &Arc<AtomicBool>,
+) -> Option<ClientSlot> {
+    let handle = stream.try_clone().ok()?;
+    let last_ns = Arc::new(AtomicI64::new(HostTime::now().ns()));
+    let done = Arc::new(AtomicBool::new(false));
+    let (q, c, s, l, d) = (
+        queue.clone(),
+        Arc::clone(clock),
+        Arc::clone(stop),
+        Arc::clone(&last_ns),
+        Arc::clone(&done),
+    );
+    let spawned = std::thread::Builder::new()
+        .name("vista-requests-client".into())
+        .spawn(move || {
+            serve_client(stream, &q, c.as_ref(), &s, l);
+            d.store(true, Ordering::Release);
+        });
+    spawned.ok().map(|_| ClientSlot {
+        stream: handle,
+        last_ns,
+        done,
+    })
+}
+
+/// Disconnects the client idle the longest (its thread then ends) and counts it.
+fn evict_idlest(slots: &mut Vec<ClientSlot>, stats: &RequestStats, local: SocketAddr) {
+    let Some(i) = slots
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, c)| c.last_ns.load(Ordering::Acquire))
+        .map(|(i, _)| i)
+    else {
+        return;
+    };
+    let c = slots.swap_remove(i);
+    let idle_s = HostTime::now().since(HostTime(c.last_ns.load(Ordering::Acquire))) as f64 * 1e-9;
+    log::warn!(
+        "requests: socket {local}: {MAX_CLIENTS} clients connected; disconnected the one idle \
+         for {idle_s:.1} s to serve a new one"
+    );
+    let _ = c.stream.shutdown(std::net::Shutdown::Both);
+    stats.evicted_clients.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A reader that notes the host time of every read that returns data.
+struct Touch<R> {
+    inner: R,
+    last_ns: Arc<AtomicI64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Touch<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.last_ns.store(HostTime::now().ns(), Ordering::Release);
+        }
+        Ok(n)
+    }
+}
+
+fn serve_client(
+    stream: TcpStream,
+    queue: &RequestQueue,
+    clock: &dyn Clock,
+    stop: &AtomicBool,
+    last_ns: Arc<AtomicI64>,
+) {
+    // Blocking reads: the client thread ends when the client closes the connection, or is
+    // disconnected (evicted, or the run ends), and checks `stop` between lines.
     let _ = stream.set_nonblocking(false);
-    pump_lines(BufReader::new(stream), queue, clock, stop);
+    let reader = Touch {
+        inner: stream,
+        last_ns,
+    };
+    pump_lines(BufReader::new(reader), queue, clock, stop);
 }
 
 /// Periodic scene updates on the device clock: due every `every_ns` once the first state
@@ -707,6 +792,46 @@ mod tests {
         assert!(!p.due(DeviceTime(4_000_000_000)));
         assert!(p.due(DeviceTime(5_000_000_000)));
         assert!(!p.due(DeviceTime(6_000_000_000)));
+    }
+
+    /// Four idle clients hold every slot: a fifth is served, and the one idle the longest is
+    /// disconnected and counted (the fifth was silently reset).
+    #[test]
+    fn a_new_socket_client_takes_the_slot_of_the_idlest() {
+        use std::io::{Read, Write};
+        let q = RequestQueue::new(8);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (addr, handle) = spawn_socket(
+            "127.0.0.1:0".parse().unwrap(),
+            q.clone(),
+            Arc::new(crate::time::WallClock),
+            Arc::clone(&stop),
+        )
+        .unwrap();
+        let mut idle = Vec::new();
+        for _ in 0..MAX_CLIENTS {
+            idle.push(TcpStream::connect(addr).unwrap());
+            // Accepted in this order (the listener polls every 20 ms).
+            std::thread::sleep(Duration::from_millis(60));
+        }
+        let mut fresh = TcpStream::connect(addr).unwrap();
+        fresh.write_all(b"what is ahead?\n").unwrap();
+        let got = q.take_timeout(Duration::from_secs(5));
+        assert!(got.is_some(), "the fifth client was not served");
+        assert_eq!(q.stats().evicted_clients.load(Ordering::Relaxed), 1);
+        // The first (idle the longest) was disconnected: its read ends.
+        let oldest = &mut idle[0];
+        oldest
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let mut buf = [0u8; 8];
+        match oldest.read(&mut buf) {
+            Ok(0) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            other => panic!("the idlest client is still connected: {other:?}"),
+        }
+        stop.store(true, Ordering::Relaxed);
+        handle.join().unwrap();
     }
 
     #[test]

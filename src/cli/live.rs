@@ -58,6 +58,12 @@ pub struct LiveArgs {
     /// After the device says goodbye, wait for the next connection instead of exiting.
     #[arg(long)]
     pub stay: bool,
+    /// Plausibility window of the device clock, seconds: a capture time further than this
+    /// from its arrival (or, in the runtime, ahead of the session clock) is left out as an
+    /// outlier and counted; a run of them is a device-clock restart, which continues the
+    /// session clock.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub max_clock_jump_s: f64,
     /// Seconds to keep trying to (re)connect before giving up.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     pub reconnect_s: f64,
@@ -88,6 +94,10 @@ pub struct LiveProfile {
 pub fn run(mut args: LiveArgs) -> anyhow::Result<()> {
     let mut config = RuntimeConfig::new(ClockMode::Live);
     config.handle_ctrl_c = true;
+    // From the start: a signal while waiting for the device (or after a goodbye with
+    // `--stay`) stops the run in order, with every output written.
+    vista::runtime::stop_on_interrupt(&config.stop);
+    config.max_clock_jump_ns = secs_to_ns(args.max_clock_jump_s);
     if let Some(l) = args.listen.clone() {
         check_local(&l)?;
         // From here on `connect` names the address of the link, whichever side opened it.
@@ -97,6 +107,7 @@ pub fn run(mut args: LiveArgs) -> anyhow::Result<()> {
     live_config.listen = args.listen.is_some();
     live_config.token = args.token.clone();
     live_config.stay = args.stay;
+    live_config.max_clock_jump = Duration::from_nanos(config.max_clock_jump_ns.unsigned_abs());
     live_config.stop = Some(config.stop.clone());
     live_config.reconnect_for = if args.stay {
         Duration::MAX
@@ -139,6 +150,15 @@ pub fn run(mut args: LiveArgs) -> anyhow::Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+/// Seconds to ns for a plausibility window: at least 1 ms, at most a day; not finite → 10 s.
+pub(super) fn secs_to_ns(s: f64) -> i64 {
+    if s.is_finite() {
+        (s.clamp(0.001, 86_400.0) * 1e9) as i64
+    } else {
+        10_000_000_000
     }
 }
 
@@ -269,8 +289,18 @@ fn live_inputs(
             "calibration in the hello of {} on {}",
             hello.device_serial, args.connect
         ));
-        let c = DeviceCalibration::from_json_str_with_source(&hello.calib_json, src)?;
-        Some(c.with_recorded_sizes(sizes)?)
+        // The live source refused a calibration that does not parse; one that does not fit
+        // the streamed image sizes is refused here, for this run's geometry only.
+        match DeviceCalibration::from_json_str_with_source(&hello.calib_json, src)
+            .and_then(|c| c.with_recorded_sizes(sizes))
+        {
+            Ok(c) => Some(c),
+            Err(e) => {
+                log::warn!("{e}; going on without it");
+                notes.push(format!("the hello's calibration was refused: {e}"));
+                None
+            }
+        }
     };
     let models = match &calibration {
         Some(c) => SensorModels::from_calibration(c),

@@ -75,6 +75,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         to: None,
         loops: 0,
         recorded_only: args.recorded_only,
+        max_clock_jump_s: 10.0,
         profile: None,
         pacing_granularity_us: 0,
         digest: false,

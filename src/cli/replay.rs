@@ -48,6 +48,11 @@ pub struct ReplayArgs {
     /// Leave out MPS-derived streams (eye gaze, hands, trajectory): what live input sees.
     #[arg(long)]
     pub recorded_only: bool,
+    /// Plausibility window of capture times, seconds: a sample this far from its
+    /// neighbours, or this far ahead of the session clock, is left out as a corrupt
+    /// timestamp and counted (never the new "now").
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub max_clock_jump_s: f64,
     /// Write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
@@ -112,6 +117,8 @@ pub struct StreamLine {
     pub dropped_out_of_order: u64,
     /// Of `dropped`: unreadable records skipped.
     pub dropped_unreadable: u64,
+    /// Of `dropped`: capture time implausibly far ahead of the session clock.
+    pub dropped_implausible: u64,
     /// Of `dropped`: lost in a full ring buffer.
     pub dropped_buffer_full: u64,
     /// Measured rate from capture times, Hz.
@@ -138,6 +145,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         to_s: args.to,
         extra_loops: args.loops,
         recorded_only: args.recorded_only,
+        max_clock_jump_ns: super::live::secs_to_ns(args.max_clock_jump_s),
     };
     let source = ReplaySource::open(&args.session, options)
         .with_context(|| format!("opening session {}", args.session.display()))?;
@@ -155,6 +163,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     };
     let mut config = RuntimeConfig::new(mode);
     config.handle_ctrl_c = true;
+    // From here on: a signal while the models load stops the run before it starts, in order.
+    vista::runtime::stop_on_interrupt(&config.stop);
+    config.max_clock_jump_ns = super::live::secs_to_ns(args.max_clock_jump_s);
     config.pacing_granularity_ns = i64::from(args.pacing_granularity_us) * 1_000;
     let bar = progress_bar(args.quiet, args.asap, duration_s);
     if let Some(bar) = bar.clone() {
@@ -273,6 +284,7 @@ pub fn build_profile(
                 dropped: s.dropped + buffer_full,
                 dropped_out_of_order: s.out_of_order_dropped,
                 dropped_unreadable: s.skipped,
+                dropped_implausible: s.implausible_dropped,
                 dropped_buffer_full: buffer_full,
                 rate_hz: s.rate_hz,
                 pacing_us: Pacing {

@@ -14,6 +14,9 @@ pub struct StreamPacing {
     pub out_of_order_dropped: u64,
     /// Samples the source skipped (recoverable read errors) on this stream.
     pub skipped: u64,
+    /// Samples left out because their capture time jumped implausibly far ahead of the
+    /// session clock (a corrupt timestamp).
+    pub implausible_dropped: u64,
     /// Delivered-at minus due-at, ns (only recorded on real-time clocks).
     pub pacing: LatencyHistogram,
     /// Capture time of the first delivered sample.
@@ -25,7 +28,7 @@ pub struct StreamPacing {
 impl StreamPacing {
     /// Samples that never reached the buffers (out of order or skipped by the source).
     pub fn dropped(&self) -> u64 {
-        self.out_of_order_dropped + self.skipped
+        self.out_of_order_dropped + self.skipped + self.implausible_dropped
     }
 
     /// The measured rate in Hz: `(delivered − 1) / (last − first)` (0 with fewer than two
@@ -103,6 +106,16 @@ impl PacingStats {
         }
         if let Some(s) = self.get_mut(stream) {
             s.out_of_order_dropped += 1;
+        }
+    }
+
+    /// Records a sample left out because its capture time jumped implausibly far ahead.
+    pub fn record_implausible(&mut self, stream: StreamId) {
+        if self.streams.is_empty() {
+            *self = Self::new();
+        }
+        if let Some(s) = self.get_mut(stream) {
+            s.implausible_dropped += 1;
         }
     }
 

@@ -21,6 +21,8 @@ pub struct StreamReport {
     pub out_of_order_dropped: u64,
     /// Samples the source skipped (read errors).
     pub skipped: u64,
+    /// Samples left out because their capture time jumped implausibly far ahead.
+    pub implausible_dropped: u64,
     /// Delivered-at minus due-at, µs (empty on a virtual clock).
     pub pacing_us: Percentiles,
     /// Samples delivered before their due time (should be 0: pacing never runs ahead).
@@ -69,6 +71,7 @@ impl ProfileReport {
                     dropped: s.dropped(),
                     out_of_order_dropped: s.out_of_order_dropped,
                     skipped: s.skipped,
+                    implausible_dropped: s.implausible_dropped,
                     pacing_us: s.pacing_us(),
                     early: s.pacing.negative(),
                     rate_hz: s.rate_hz(),

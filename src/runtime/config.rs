@@ -101,7 +101,16 @@ pub struct RuntimeConfig {
     /// stages (the speaker) share it from the start; `None`: ingest makes one from
     /// `clock_mode` at the first sample.
     pub clock: Option<(DeviceTime, Arc<dyn Clock>)>,
+    /// Plausibility window of the session clock, ns: a sample captured further ahead of
+    /// where the session is (its newest capture, plus the host time since on a real-time
+    /// clock) is an outlier, left out and counted, never the new "now"; only a run of
+    /// [`crate::runtime::ingest::JUMP_CONFIRM`] such samples from two or more streams,
+    /// consistent with each other, moves the session clock on (a gap in the recording).
+    pub max_clock_jump_ns: i64,
 }
+
+/// Default plausibility window of the session clock: 10 s.
+pub const DEFAULT_MAX_CLOCK_JUMP_NS: i64 = 10_000_000_000;
 
 impl Default for RuntimeConfig {
     fn default() -> Self {
@@ -120,6 +129,7 @@ impl Default for RuntimeConfig {
             progress: None,
             progress_interval: Duration::from_millis(200),
             clock: None,
+            max_clock_jump_ns: DEFAULT_MAX_CLOCK_JUMP_NS,
         }
     }
 }
@@ -150,6 +160,7 @@ impl std::fmt::Debug for RuntimeConfig {
             .field("progress", &self.progress.is_some())
             .field("progress_interval", &self.progress_interval)
             .field("clock", &self.clock.as_ref().map(|(t, _)| *t))
+            .field("max_clock_jump_ns", &self.max_clock_jump_ns)
             .finish()
     }
 }

@@ -1,5 +1,7 @@
 //! The ingest thread: pulls samples from the source, paces them with the clock, drops (and
-//! counts) samples whose capture time goes backwards within a stream, stamps arrival,
+//! counts) samples whose capture time goes backwards within a stream or jumps implausibly
+//! far ahead of the session clock (a corrupt timestamp is never the new "now": see
+//! [`JumpGuard`]), stamps arrival,
 //! pushes into the buffers and wakes the consumers without ever blocking on them (a full
 //! notification channel means the consumer already has a wake-up pending: coalesce). In
 //! lock-step mode it instead runs a round: wakes every consumer and waits for all of them.
@@ -41,6 +43,110 @@ pub(crate) const MAX_PACING_SLACK_NS: i64 = 5_000_000;
 /// to back without sleeping: 1 ms (or the consumer wake interval, if longer).
 const MAX_WAKE_DEFER_NS: i64 = 1_000_000;
 
+/// Consecutive samples ahead of the plausibility window, consistent with each other and
+/// from at least two streams, that move the session clock on (a gap in the recording);
+/// they are held meanwhile, and delivered once confirmed.
+pub const JUMP_CONFIRM: u32 = 16;
+
+/// Keeps the session clock from jumping on a corrupt timestamp (pure state).
+///
+/// The session is at its newest capture time, plus, on a real-time clock, the host time
+/// that passed since that sample was delivered (scaled by the rate). A sample captured more
+/// than the window ahead of that is implausible: it is left out (counted per stream). A
+/// lone one (+1e18 ns in one IMU sample or trajectory row) never moves the clock, so neither
+/// its stream nor anything that follows the session clock (the speech WAV, the trace) is
+/// thrown off; [`JUMP_CONFIRM`] consistent implausible samples from two or more streams
+/// are a real gap: the held samples are delivered and the clock moves on.
+#[derive(Clone, Debug)]
+pub(crate) struct JumpGuard {
+    window_ns: i64,
+    /// Device ns of host ns on a real-time clock (the rate); 0 on a virtual clock.
+    rate: f64,
+    /// The newest capture delivered and the host time it was delivered at.
+    newest: Option<(DeviceTime, HostTime)>,
+    /// The implausible run so far: its first capture, length, streams seen (bit mask).
+    run: Option<(DeviceTime, u32, u64)>,
+}
+
+impl JumpGuard {
+    pub(crate) fn new(window_ns: i64, mode: ClockMode) -> Self {
+        let rate = match mode {
+            ClockMode::RealTime { rate } if rate.is_finite() && rate > 0.0 => rate,
+            ClockMode::RealTime { .. } | ClockMode::Virtual => 0.0,
+            ClockMode::Live => 1.0,
+        };
+        Self {
+            window_ns: window_ns.max(1),
+            rate,
+            newest: None,
+            run: None,
+        }
+    }
+
+    /// What to do with `capture` (of `stream`, seen at host time `now`).
+    pub(crate) fn check(&mut self, stream: StreamId, capture: DeviceTime, now: HostTime) -> Jump {
+        let Some((newest, at)) = self.newest else {
+            return Jump::Deliver;
+        };
+        let elapsed_ns = (now.since(at).max(0) as f64 * self.rate).min(i64::MAX as f64) as i64;
+        let limit = newest
+            .ns()
+            .saturating_add(self.window_ns)
+            .saturating_add(elapsed_ns);
+        if capture.ns() <= limit {
+            self.run = None;
+            return Jump::Deliver;
+        }
+        let bit = 1u64 << (stream.index() % 64);
+        let consistent =
+            |first: DeviceTime| capture.since(first).saturating_abs() <= self.window_ns;
+        let (run, fresh) = match self.run {
+            Some((first, n, streams)) if consistent(first) => {
+                ((first, n + 1, streams | bit), false)
+            }
+            _ => ((capture, 1, bit), true),
+        };
+        if run.1 >= JUMP_CONFIRM && run.2.count_ones() >= 2 {
+            log::warn!(
+                "ingest: the session clock moves on by {:.3} s: {} samples of {} streams agree \
+                 (a gap in the input)",
+                capture.since(newest) as f64 * 1e-9,
+                run.1,
+                run.2.count_ones()
+            );
+            self.run = None;
+            return Jump::Release;
+        }
+        self.run = Some(run);
+        Jump::Hold { fresh }
+    }
+
+    /// Notes a delivered sample.
+    pub(crate) fn delivered(&mut self, capture: DeviceTime, at: HostTime) {
+        match self.newest {
+            Some((n, _)) if n >= capture => {}
+            _ => self.newest = Some((capture, at)),
+        }
+    }
+}
+
+/// The verdict of [`JumpGuard::check`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Jump {
+    /// Plausible: deliver it (anything held was a lone jump: left out).
+    Deliver,
+    /// Implausible: hold it; `fresh` when it starts a new run (what is held is left out).
+    Hold {
+        /// A new run begins with this sample.
+        fresh: bool,
+    },
+    /// The run is confirmed: deliver what is held, then this sample.
+    Release,
+}
+
+/// The most samples held while a jump is being confirmed (the oldest are left out).
+const JUMP_HOLD_MAX: usize = 64;
+
 /// Settings ingest needs from the run configuration.
 pub(crate) struct IngestSettings {
     pub mode: ClockMode,
@@ -53,6 +159,7 @@ pub(crate) struct IngestSettings {
     pub progress: Option<ProgressFn>,
     pub progress_interval: std::time::Duration,
     pub clock: Option<(DeviceTime, Arc<dyn Clock>)>,
+    pub max_clock_jump_ns: i64,
 }
 
 /// What ingest hands back when it ends.
@@ -73,6 +180,10 @@ struct Ingest {
     pacing: PacingStats,
     last_capture: [Option<DeviceTime>; StreamId::COUNT],
     warned_backwards: [bool; StreamId::COUNT],
+    jumps: JumpGuard,
+    warned_jump: bool,
+    /// Samples held while a jump is being confirmed (bounded by `JUMP_HOLD_MAX`).
+    held: Vec<Sample>,
     clock: Option<Arc<dyn Clock>>,
     origin: DeviceTime,
     // Lock-step state.
@@ -102,7 +213,11 @@ pub(crate) fn ingest_thread(
     settings: IngestSettings,
 ) -> IngestOutcome {
     let cpu0 = thread_cpu_ns();
+    let jumps = JumpGuard::new(settings.max_clock_jump_ns, settings.mode);
     let mut ing = Ingest {
+        jumps,
+        warned_jump: false,
+        held: Vec::new(),
         shared,
         woken: vec![false; links.len()],
         links,
@@ -127,6 +242,7 @@ pub(crate) fn ingest_thread(
     };
     log::info!("ingest: reading {}", source.describe());
     let reason = ing.run(source.as_mut());
+    ing.drop_held();
     ing.flush_wakes();
     // A last lock-step round delivers what was pushed since the previous one (not after a
     // consumer failed: the run is being torn down).
@@ -193,7 +309,7 @@ impl Ingest {
             if self.settings.end.is_some_and(|t1| sample.capture > t1) {
                 return StopReason::EndOfRange;
             }
-            if let Err(r) = self.deliver(sample) {
+            if let Err(r) = self.admit(sample) {
                 return r;
             }
             self.progress(false);
@@ -220,6 +336,66 @@ impl Ingest {
         let _ = self.shared.clock.set(Arc::clone(&c));
         self.clock = Some(Arc::clone(&c));
         c
+    }
+
+    /// Delivers `sample` unless its capture time jumps implausibly far ahead (see
+    /// [`JumpGuard`]): such samples are held until the jump is confirmed, or left out.
+    fn admit(&mut self, sample: Sample) -> Result<(), StopReason> {
+        match self
+            .jumps
+            .check(sample.stream, sample.capture, HostTime::now())
+        {
+            Jump::Deliver => {
+                self.drop_held();
+                self.deliver(sample)
+            }
+            Jump::Hold { fresh } => {
+                if fresh {
+                    self.drop_held();
+                }
+                if self.held.len() >= JUMP_HOLD_MAX {
+                    let oldest = self.held.remove(0);
+                    self.left_out(&oldest);
+                }
+                self.held.push(sample);
+                Ok(())
+            }
+            Jump::Release => {
+                let mut held = std::mem::take(&mut self.held);
+                let mut result = Ok(());
+                for s in held.drain(..) {
+                    if result.is_ok() {
+                        result = self.deliver(s);
+                    }
+                }
+                self.held = held;
+                result?;
+                self.deliver(sample)
+            }
+        }
+    }
+
+    /// Leaves out (and counts) every held sample: the jump was a lone one.
+    fn drop_held(&mut self) {
+        let mut held = std::mem::take(&mut self.held);
+        for s in held.drain(..) {
+            self.left_out(&s);
+        }
+        self.held = held;
+    }
+
+    fn left_out(&mut self, sample: &Sample) {
+        self.pacing.record_implausible(sample.stream);
+        if !std::mem::replace(&mut self.warned_jump, true) {
+            log::warn!(
+                "ingest: {} capture time {} is more than {:.0} s ahead of the session clock \
+                 (at {}); left out as an outlier (warned once)",
+                sample.stream,
+                sample.capture,
+                self.settings.max_clock_jump_ns as f64 * 1e-9,
+                self.newest.unwrap_or_default()
+            );
+        }
     }
 
     fn deliver(&mut self, mut sample: Sample) -> Result<(), StopReason> {
@@ -294,7 +470,8 @@ impl Ingest {
         if let Some(l) = self.last_capture.get_mut(idx) {
             *l = Some(capture);
         }
-        self.newest = Some(capture);
+        self.newest = Some(self.newest.map_or(capture, |n| n.max(capture)));
+        self.jumps.delivered(capture, arrival);
         self.shared.buffers.push(sample);
         if self.lockstep() {
             if let Some(n) = self.since_round.get_mut(idx) {

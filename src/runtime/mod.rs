@@ -51,4 +51,4 @@ pub use consumer::{Consumer, ConsumerError};
 pub use cpu::thread_cpu_ns;
 pub use pace::{sleep_until_or_stop, MAX_SLICE};
 pub use run::{run, RunReport, Runtime, RuntimeError};
-pub use stop::{ctrl_c_flag, StopHandle, StopReason};
+pub use stop::{ctrl_c_flag, stop_on_interrupt, StopHandle, StopReason};

@@ -16,7 +16,7 @@ use crate::runtime::ingest::{
     ingest_thread, ConsumerLink, IngestOutcome, IngestSettings, MAX_PACING_SLACK_NS,
 };
 use crate::runtime::shared::Shared;
-use crate::runtime::stop::{ctrl_c_flag, StopHandle, StopReason};
+use crate::runtime::stop::{ctrl_c_flag, stop_on_interrupt, StopHandle, StopReason};
 use crate::runtime::worker::{consumer_thread, WorkerOutcome};
 use crate::sample::StreamId;
 use crate::source::Source;
@@ -102,6 +102,9 @@ pub fn run(
     let lockstep = matches!(config.clock_mode, ClockMode::Virtual);
     let buffers = Arc::new(BufferSet::new(config.buffer.clone()));
     let ctrl_c = if config.handle_ctrl_c {
+        // The stop handle too: a source blocked outside ingest's loop (a live source
+        // waiting for its next connection) sees the signal at once.
+        stop_on_interrupt(&config.stop);
         ctrl_c_flag()
     } else {
         None
@@ -169,6 +172,7 @@ pub fn run(
         progress: config.progress,
         progress_interval: config.progress_interval,
         clock: config.clock,
+        max_clock_jump_ns: config.max_clock_jump_ns.max(1_000_000),
     };
     let sh = Arc::clone(&shared);
     let ingest = std::thread::Builder::new()
@@ -198,6 +202,9 @@ pub fn run(
             StopReason::EndOfSource | StopReason::EndOfRange,
             Some(r @ StopReason::ConsumerFailed { .. }),
         ) => r,
+        // A source that ended because a signal stopped it (a live source waiting for its
+        // next connection) reports the interrupt.
+        (StopReason::EndOfSource, Some(StopReason::Interrupted)) => StopReason::Interrupted,
         _ => ingest.reason.clone(),
     };
     let mut stats = BufferStats::from_set(&buffers);

@@ -1,7 +1,13 @@
-//! Why and how a run stops: the stop handle, the process-wide Ctrl-C flag, stop reasons.
+//! Why and how a run stops: the stop handle, the process-wide interrupt flag (SIGINT, and
+//! SIGTERM / SIGHUP through `ctrlc`'s `termination` feature), stop reasons.
+//!
+//! A signal sets the flag *and* stops every [`StopHandle`] registered with
+//! [`stop_on_interrupt`], so code blocked outside the ingest loop (a live source waiting for
+//! the next connection, a device simulator between frames) ends at once rather than at the
+//! second signal.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// Asks a run to stop in order (all threads finish their current step and are joined).
 /// Cheap to clone; every clone stops the same run.
@@ -61,19 +67,53 @@ impl StopReason {
 
 static CTRL_C: OnceLock<Option<Arc<AtomicBool>>> = OnceLock::new();
 
-/// Installs the process's Ctrl-C handler once (later calls reuse it) and returns its flag,
+/// Stop handles to trigger on a signal (weak: a finished run's handle is pruned).
+static ON_INTERRUPT: Mutex<Vec<Weak<AtomicBool>>> = Mutex::new(Vec::new());
+
+/// Installs the signal handler (see [`ctrl_c_flag`]) and registers `stop` to be stopped by
+/// the next SIGINT / SIGTERM / SIGHUP. Returns false when no handler could be installed.
+pub fn stop_on_interrupt(stop: &StopHandle) -> bool {
+    if ctrl_c_flag_uncleared().is_none() {
+        return false;
+    }
+    let mut g = ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner());
+    g.retain(|w| w.strong_count() > 0);
+    g.push(Arc::downgrade(&stop.0));
+    true
+}
+
+/// Runs on the `ctrlc` handler thread (not in signal context: locking is fine).
+fn on_signal(flag: &AtomicBool) {
+    let again = flag.swap(true, Ordering::AcqRel);
+    let g = ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner());
+    for h in g.iter().filter_map(Weak::upgrade) {
+        h.store(true, Ordering::Release);
+    }
+    drop(g);
+    if again {
+        log::warn!("second interrupt: exiting at once (status 130)");
+        std::process::exit(130);
+    }
+    log::warn!("interrupted: stopping (outputs are being written; a second signal exits at once)");
+}
+
+/// Installs the process's signal handler once (later calls reuse it) and returns its flag,
 /// cleared; `None` when the handler could not be installed (e.g. another one exists). The
-/// first Ctrl-C sets the flag; a second one, while the flag is still set, exits the process
-/// with status 130.
+/// handler catches SIGINT, SIGTERM and SIGHUP alike. The first signal sets the flag and
+/// stops every handle registered with [`stop_on_interrupt`]; a second one, while the flag
+/// is still set, exits the process with status 130.
 pub fn ctrl_c_flag() -> Option<Arc<AtomicBool>> {
+    let flag = ctrl_c_flag_uncleared()?;
+    flag.store(false, Ordering::Release);
+    Some(flag)
+}
+
+/// The flag without clearing it (installs the handler on first use).
+fn ctrl_c_flag_uncleared() -> Option<Arc<AtomicBool>> {
     let flag = CTRL_C.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
         let f = Arc::clone(&flag);
-        let installed = ctrlc::set_handler(move || {
-            if f.swap(true, Ordering::AcqRel) {
-                std::process::exit(130);
-            }
-        });
+        let installed = ctrlc::set_handler(move || on_signal(&f));
         match installed {
             Ok(()) => Some(flag),
             Err(e) => {
@@ -82,9 +122,7 @@ pub fn ctrl_c_flag() -> Option<Arc<AtomicBool>> {
             }
         }
     });
-    let flag = flag.clone()?;
-    flag.store(false, Ordering::Release);
-    Some(flag)
+    flag.clone()
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@
 //! MPS-derived streams (eye gaze, hand tracking, device pose) are delivered at their own
 //! timestamps and are marked derived by their [`StreamId`]: live input will not have them
 //! unless they are estimated live. A lane that yields a bad record reports it as a
-//! recoverable [`SourceError::Skipped`] and the replay continues.
+//! recoverable [`SourceError::Skipped`] and the replay continues, as does a sample whose
+//! capture time is implausibly far from both its neighbours in its lane ([`SpikeFilter`]):
+//! one corrupt timestamp would otherwise hold its whole lane back in the merge.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -37,7 +39,14 @@ pub struct ReplayOptions {
     pub extra_loops: u32,
     /// Leave out the MPS-derived streams (what live input would see).
     pub recorded_only: bool,
+    /// Plausibility window of a lane's capture times, ns (0: [`DEFAULT_SPIKE_WINDOW_NS`]):
+    /// a sample this far from both its neighbours in its lane is left out (see
+    /// [`SpikeFilter`]).
+    pub max_clock_jump_ns: i64,
 }
+
+/// Default plausibility window of a lane: 10 s.
+pub const DEFAULT_SPIKE_WINDOW_NS: i64 = 10_000_000_000;
 
 /// Errors opening a replay.
 #[derive(Debug, thiserror::Error)]
@@ -212,9 +221,16 @@ impl ReplaySource {
                 .index()
                 .partition_point(|e| e.timestamp_s < t0);
         }
-        self.lanes.push(Box::new(vrs));
+        let window = match self.options.max_clock_jump_ns {
+            w if w > 0 => w,
+            _ => DEFAULT_SPIKE_WINDOW_NS,
+        };
+        self.lanes
+            .push(Box::new(SpikeFilter::new(Box::new(vrs), window)));
         if !self.options.recorded_only {
-            self.lanes.extend(mps_lanes(&self.files.mps)?);
+            for lane in mps_lanes(&self.files.mps)? {
+                self.lanes.push(Box::new(SpikeFilter::new(lane, window)));
+            }
         }
         self.heads = (0..self.lanes.len()).map(|_| None).collect();
         for i in 0..self.lanes.len() {
@@ -305,6 +321,82 @@ impl Source for ReplaySource {
             }
             return None;
         }
+    }
+}
+
+/// A lane without its lone timestamp spikes. A sample captured more than the window away
+/// from the lane's previous sample, whose successor is back within the window of that
+/// previous sample, is a corrupt timestamp: it is reported as a recoverable
+/// [`SourceError::Skipped`] (counted) and left out. Without this, a sample at +1e18 ns would
+/// stay at the head of its lane until every other lane ended (the merge is in capture
+/// order), and its lane's later samples would then all be dropped as going backwards.
+/// A lasting jump (both the sample and its successor far away) is a gap and passes.
+pub(crate) struct SpikeFilter {
+    inner: Lane,
+    window_ns: i64,
+    /// Capture of the last sample passed.
+    last_ns: Option<i64>,
+    /// Read ahead: the successor of a suspect, and errors met while reading it.
+    ahead: VecDeque<Result<Sample, SourceError>>,
+}
+
+impl SpikeFilter {
+    pub(crate) fn new(inner: Lane, window_ns: i64) -> Self {
+        Self {
+            inner,
+            window_ns: window_ns.max(1),
+            last_ns: None,
+            ahead: VecDeque::new(),
+        }
+    }
+
+    fn pull(&mut self) -> Option<Result<Sample, SourceError>> {
+        self.ahead.pop_front().or_else(|| self.inner.next())
+    }
+
+    fn far(&self, a: i64, b: i64) -> bool {
+        a.saturating_sub(b).saturating_abs() > self.window_ns
+    }
+}
+
+impl Iterator for SpikeFilter {
+    type Item = Result<Sample, SourceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let s = match self.pull()? {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let c = s.capture.ns();
+        let Some(last) = self.last_ns.filter(|&l| self.far(c, l)) else {
+            self.last_ns = Some(c);
+            return Some(Ok(s));
+        };
+        // A suspect: read ahead to its next sample (errors on the way are kept in order).
+        let mut next_ns = self
+            .ahead
+            .iter()
+            .find_map(|x| x.as_ref().ok().map(|n| n.capture.ns()));
+        while next_ns.is_none() {
+            let Some(x) = self.inner.next() else {
+                break;
+            };
+            next_ns = x.as_ref().ok().map(|n| n.capture.ns());
+            self.ahead.push_back(x);
+        }
+        if next_ns.is_some_and(|n| !self.far(n, last)) {
+            return Some(Err(SourceError::Skipped {
+                stream: s.stream.name().to_string(),
+                message: format!(
+                    "capture time {} is {:.3} s from its neighbours in capture order (at {}): \
+                     a corrupt timestamp, left out",
+                    s.capture,
+                    s.capture.since(DeviceTime(last)) as f64 * 1e-9,
+                    DeviceTime(last)
+                ),
+            }));
+        }
+        self.last_ns = Some(c);
+        Some(Ok(s))
     }
 }
 

@@ -5,7 +5,7 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 #[cfg(unix)]
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The prefix that selects a Unix-domain socket in an address (`unix:/run/vista.sock`).
 pub const UNIX_PREFIX: &str = "unix:";
@@ -48,6 +48,39 @@ impl Link {
             #[cfg(unix)]
             Link::Unix(s) => s.shutdown(Shutdown::Both),
         };
+    }
+}
+
+/// Reads from a link under one deadline for a whole exchange (a handshake): each read waits
+/// at most the time left, so a peer trickling bytes cannot hold the link past the deadline
+/// (a per-read timeout alone would let it). Restores no timeout: the caller sets the next.
+#[derive(Debug)]
+pub struct Deadline<'a> {
+    link: &'a mut Link,
+    until: Instant,
+}
+
+impl<'a> Deadline<'a> {
+    /// Reads from `link` until `within` from now.
+    pub fn new(link: &'a mut Link, within: Duration) -> Self {
+        Self {
+            link,
+            until: Instant::now() + within,
+        }
+    }
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "handshake deadline passed",
+            ));
+        }
+        self.link.set_read_timeout(Some(left))?;
+        self.link.read(buf)
     }
 }
 

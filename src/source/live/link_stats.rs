@@ -37,6 +37,15 @@ pub struct LinkReport {
     pub bad_frames: u64,
     /// Clean goodbyes received.
     pub goodbyes: u64,
+    /// Hellos whose calibration did not parse (refused; the run went on without it).
+    pub bad_calibrations: u64,
+    /// Connections whose device clock was shifted to continue the session clock (every
+    /// connection after the first).
+    pub rebased_connections: u64,
+    /// Device-clock restarts or jumps detected within a connection.
+    pub clock_restarts: u64,
+    /// Samples left out because their capture time was implausibly far from their arrival.
+    pub implausible_timestamps: u64,
     /// Current host-minus-device clock offset estimate, ns.
     pub offset_ns: Option<i64>,
     /// Link latency per stream (Aria name): arrival minus (capture + offset).

@@ -2,6 +2,7 @@
 //! protocol, framed I/O, the clock-offset estimator, the device simulator and the live source.
 
 pub mod clock;
+pub mod epoch;
 pub mod framed;
 pub mod link;
 pub mod link_stats;

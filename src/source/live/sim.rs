@@ -2,7 +2,8 @@
 //! protocol, one client at a time, at the session's own timing (or a rate, or as fast as
 //! possible), with optional injected faults.
 //!
-//! Per connection: optional token check (an [`Frame::Auth`] first, when a token is set), a
+//! Per connection: optional token check (an [`Frame::Auth`] first, when a token is set,
+//! whole within [`AUTH_DEADLINE`]; failures in a row back off exponentially), a
 //! [`Hello`], then sample frames paced by capture time, heartbeats while idle, and a
 //! goodbye at the end of the source. Samples that fall in a dropped link's gap are lost, as
 //! they would be on the glasses.
@@ -16,7 +17,7 @@ use crate::source::Source;
 use crate::time::{sleep_until, DeviceTime, HostTime, ReplayClock};
 
 use super::framed::{write_frame, FrameReader};
-use super::link::{Link, Listener};
+use super::link::{Deadline, Link, Listener};
 use super::protocol::{encode_frame, Frame, Hello, Limits};
 
 /// Faults to inject.
@@ -135,8 +136,14 @@ pub fn serve(
         };
         if !authenticate(&mut stream, &peer, config) {
             st.report.refused += 1;
+            drop(stream);
+            // No guessing at speed: each failure in a row doubles the wait before the next
+            // client is heard.
+            st.failed_auth = st.failed_auth.saturating_add(1);
+            sleep_or_stop(auth_backoff(st.failed_auth), stop);
             continue;
         }
+        st.failed_auth = 0;
         st.report.connections += 1;
         log::info!("device-sim: client {peer} connected");
         match st.serve_one(stream, &mut *source, config, stop) {
@@ -175,8 +182,12 @@ pub fn serve_to(
         };
         if !authenticate(&mut stream, addr, config) {
             st.report.refused += 1;
+            drop(stream);
+            st.failed_auth = st.failed_auth.saturating_add(1);
+            sleep_or_stop(auth_backoff(st.failed_auth), stop);
             continue;
         }
+        st.failed_auth = 0;
         st.report.connections += 1;
         log::info!("device-sim: connected to {addr}");
         match st.serve_one(stream, &mut *source, config, stop) {
@@ -191,13 +202,13 @@ fn authenticate(stream: &mut Link, peer: &str, config: &SimConfig) -> bool {
     let Some(token) = &config.token else {
         return true;
     };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    // An auth frame is tiny: an unauthenticated peer may not make us allocate more.
     let limits = Limits {
         max_frame_bytes: 1024,
         ..config.limits
     };
-    let mut r = FrameReader::new(&mut *stream, peer, limits);
+    // One deadline for the whole exchange: a client trickling its token byte by byte
+    // cannot hold the simulator (a per-read timeout would let it).
+    let mut r = FrameReader::new(Deadline::new(stream, AUTH_DEADLINE), peer, limits);
     let ok = matches!(r.read_frame(), Ok(Frame::Auth { token: t }) if t == *token);
     if !ok {
         log::warn!("device-sim: refused {peer}: missing or wrong token");
@@ -206,8 +217,40 @@ fn authenticate(stream: &mut Link, peer: &str, config: &SimConfig) -> bool {
     ok
 }
 
+/// The whole authentication (the token frame) must arrive within this.
+pub const AUTH_DEADLINE: Duration = Duration::from_secs(2);
+/// Back-off after the first failed authentication; it doubles with each failure in a row.
+pub const AUTH_BACKOFF_BASE: Duration = Duration::from_millis(100);
+/// The longest back-off after failed authentications.
+pub const AUTH_BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+/// The back-off after `failures` failed authentications in a row (0: none).
+pub fn auth_backoff(failures: u32) -> Duration {
+    if failures == 0 {
+        return Duration::ZERO;
+    }
+    let factor = 1u32 << (failures - 1).min(16);
+    AUTH_BACKOFF_BASE
+        .saturating_mul(factor)
+        .min(AUTH_BACKOFF_MAX)
+}
+
+/// Sleeps `d`, waking early if `stop` is set.
+fn sleep_or_stop(d: Duration, stop: &StopHandle) {
+    let end = std::time::Instant::now() + d;
+    while !stop.is_stopped() {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
 struct SimState {
     report: SimReport,
+    /// Failed authentications in a row (for the back-off).
+    failed_auth: u32,
     pending: Option<Sample>,
     clock: Option<ReplayClock>,
     rng: u64,
@@ -224,6 +267,7 @@ impl SimState {
     fn new(config: &SimConfig) -> Self {
         Self {
             report: SimReport::default(),
+            failed_auth: 0,
             pending: None,
             clock: None,
             rng: config.faults.seed,

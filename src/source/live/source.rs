@@ -7,6 +7,12 @@
 //! connection with one log line and the source reconnects without ending the stream; the
 //! capture-time gap is simply a gap (no samples are invented). A clean goodbye ends the
 //! stream, unless `stay` asks to wait for the next connection.
+//!
+//! Capture times are on the *session* clock ([`SessionTimeline`]): each connection's device
+//! clock (a rebooted device starts again from zero) is shifted to continue where the session
+//! is, a lone implausible timestamp is left out, and a device-clock restart within a
+//! connection is detected; each is logged and counted in the [`LinkStats`]. The offset
+//! estimate starts again with each connection and restart.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -17,8 +23,9 @@ use crate::source::{Source, SourceError};
 use crate::time::HostTime;
 
 use super::clock::OffsetCell;
+use super::epoch::{SessionTimeline, DEFAULT_MAX_JUMP_NS};
 use super::framed::{write_frame, FrameReader, LinkError};
-use super::link::{Link, Listener};
+use super::link::{Deadline, Link, Listener};
 use super::link_stats::LinkStats;
 use super::offset::OffsetEstimator;
 use super::protocol::{Frame, Hello, Limits};
@@ -43,10 +50,28 @@ pub struct LiveConfig {
     /// Listen on `addr` and let the device connect (`vista live --listen`; `device-sim
     /// --connect`), instead of connecting to it. The host still speaks first (auth).
     pub listen: bool,
+    /// Plausibility window of a capture time against its arrival (see [`SessionTimeline`]).
+    pub max_clock_jump: Duration,
+    /// The whole handshake (token sent, hello read) must complete within this.
+    pub handshake_timeout: Duration,
+}
+
+/// A hello frame may be this much larger than its calibration (serial, profile, header).
+const HELLO_SLACK_BYTES: u32 = 4096;
+
+/// Checks that a hello's calibration JSON (empty: none) parses as a device calibration.
+fn check_calibration(json: &str) -> Result<(), String> {
+    if json.is_empty() {
+        return Ok(());
+    }
+    crate::aria::calib::DeviceCalibration::from_json_str(json)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 impl LiveConfig {
-    /// Defaults for `addr`: 3 s read timeout, 10 s of reconnect attempts, no token.
+    /// Defaults for `addr`: 3 s read timeout, 3 s for the whole handshake, 10 s of reconnect
+    /// attempts, a 10 s clock plausibility window, no token.
     pub fn new(addr: impl Into<String>) -> Self {
         Self {
             addr: addr.into(),
@@ -57,6 +82,8 @@ impl LiveConfig {
             stay: false,
             stop: None,
             listen: false,
+            max_clock_jump: Duration::from_nanos(DEFAULT_MAX_JUMP_NS as u64),
+            handshake_timeout: Duration::from_secs(3),
         }
     }
 }
@@ -76,12 +103,19 @@ pub struct LiveSource {
     listener: Option<Listener>,
     /// The offset estimate, shared with a [`super::clock::LiveClock`].
     offset_cell: OffsetCell,
+    /// Every connection's device clock on one session clock.
+    timeline: SessionTimeline<(StreamId, Payload)>,
+    /// Samples the timeline released, waiting to be stamped (reused).
+    released: VecDeque<(i64, i64, (StreamId, Payload))>,
 }
 
 impl LiveSource {
     /// A source that will connect on the first [`Source::next_sample`].
     pub fn new(config: LiveConfig) -> Self {
+        let max_jump_ns = i64::try_from(config.max_clock_jump.as_nanos()).unwrap_or(i64::MAX);
         Self {
+            timeline: SessionTimeline::new(max_jump_ns),
+            released: VecDeque::new(),
             config,
             conn: None,
             pending: VecDeque::new(),
@@ -142,6 +176,10 @@ impl LiveSource {
                 }
             }
         }
+        if self.stopped() {
+            // Stopped (a signal) while waiting: the caller ends the stream in order.
+            return Ok(());
+        }
         Err(SourceError::Fatal(format!(
             "{}: no device after {:.1} s ({last_err})",
             self.config.addr,
@@ -182,24 +220,58 @@ impl LiveSource {
             write_frame(&mut stream, &auth, &mut Vec::new())
                 .map_err(|e| format!("{addr}: sending token: {e}"))?;
         }
-        let mut reader = FrameReader::new(stream, addr.clone(), self.config.limits);
-        match reader.read_frame() {
-            Ok(Frame::Hello(h)) => {
+        // The hello is read under one deadline for the whole handshake and a size limit of
+        // its own: a peer trickling bytes, or announcing a huge first frame, cannot hold the
+        // link or make the host allocate before it has said who it is.
+        let hello_limits = Limits {
+            max_frame_bytes: self.config.limits.max_frame_bytes.min(
+                self.config
+                    .limits
+                    .max_calib_bytes
+                    .saturating_add(HELLO_SLACK_BYTES),
+            ),
+            ..self.config.limits
+        };
+        let first = FrameReader::new(
+            Deadline::new(&mut stream, self.config.handshake_timeout),
+            addr.clone(),
+            hello_limits,
+        )
+        .read_frame();
+        stream
+            .set_read_timeout(Some(self.config.read_timeout))
+            .map_err(|e| format!("{addr}: {e}"))?;
+        let reader = FrameReader::new(stream, addr.clone(), self.config.limits);
+        match first {
+            Ok(Frame::Hello(mut h)) => {
                 log::info!(
                     "live: connected to {} on {addr} (profile {:?}, calibration {} bytes)",
                     h.device_serial,
                     h.streaming_profile,
                     h.calib_json.len()
                 );
+                if let Err(e) = check_calibration(&h.calib_json) {
+                    // Refused for this connection only: the run goes on as with a hello
+                    // that carries no calibration (nominal geometry, said so).
+                    log::warn!(
+                        "live: {addr}: the calibration in the hello of {} is refused ({e}); \
+                         going on without it",
+                        h.device_serial
+                    );
+                    h.calib_json.clear();
+                    self.stats.update(|r| r.bad_calibrations += 1);
+                }
                 self.stats.update(|r| {
                     r.connections += 1;
                     r.device_serial = h.device_serial.clone();
                     r.streaming_profile = h.streaming_profile.clone();
                 });
                 self.hello = Some(h);
-                // A new connection may come from a rebooted device: re-estimate.
+                // A new connection may come from a rebooted device: re-estimate, and place
+                // its clock on the session clock at its first sample.
                 self.offset.reset();
                 self.offset_cell.set(None);
+                self.timeline.new_connection();
                 self.conn = Some(reader);
                 Ok(())
             }
@@ -213,7 +285,54 @@ impl LiveSource {
 
     fn push(&mut self, stream: StreamId, capture: crate::time::DeviceTime, payload: Payload) {
         let arrival = HostTime::now();
-        let latency = self.offset.observe(capture.ns(), arrival.ns());
+        let before = self.timeline.counts();
+        let released = &mut self.released;
+        let restarted = self.timeline.admit(
+            capture.ns(),
+            arrival.ns(),
+            self.offset.offset_ns(),
+            (stream, payload),
+            |s, a, item| released.push_back((s, a, item)),
+        );
+        let counts = self.timeline.counts();
+        if restarted {
+            let what = if counts.rebased_connections > before.rebased_connections {
+                "the new connection's device clock restarted"
+            } else {
+                "the device clock restarted or jumped"
+            };
+            log::warn!(
+                "live: {}: {what} (at {capture} on {stream}); it continues the session clock \
+                 (shifted by {:.3} s), and the clock offset is estimated afresh",
+                self.config.addr,
+                self.timeline.shift_ns() as f64 * 1e-9
+            );
+            self.offset.reset();
+            self.offset_cell.set(None);
+        }
+        if counts.implausible > before.implausible && before.implausible == 0 {
+            log::warn!(
+                "live: {}: a capture time more than {:.0} s from its arrival was left out \
+                 (counted; warned once)",
+                self.config.addr,
+                self.config.max_clock_jump.as_secs_f64()
+            );
+        }
+        if counts != before {
+            self.stats.update(|r| {
+                r.rebased_connections = counts.rebased_connections;
+                r.clock_restarts = counts.clock_restarts;
+                r.implausible_timestamps = counts.implausible;
+            });
+        }
+        while let Some((session_ns, arrival_ns, (stream, payload))) = self.released.pop_front() {
+            self.stamp(stream, session_ns, HostTime(arrival_ns), payload);
+        }
+    }
+
+    /// Queues one released sample at session time `session_ns`.
+    fn stamp(&mut self, stream: StreamId, session_ns: i64, arrival: HostTime, payload: Payload) {
+        let latency = self.offset.observe(session_ns, arrival.ns());
         self.offset_cell.set(self.offset.offset_ns());
         self.stats.record_latency(stream, latency);
         let k = stream.index();
@@ -223,7 +342,7 @@ impl LiveSource {
         }
         self.pending.push_back(Sample {
             stream,
-            capture,
+            capture: crate::time::DeviceTime(session_ns),
             arrival,
             seq,
             payload,
@@ -253,8 +372,12 @@ impl LiveSource {
                     }
                 }
                 Ok(Frame::Heartbeat { device_now }) => {
-                    let _ = self.offset.observe(device_now.ns(), HostTime::now().ns());
-                    self.offset_cell.set(self.offset.offset_ns());
+                    let now = HostTime::now().ns();
+                    let offset = self.offset.offset_ns();
+                    if let Some(t) = self.timeline.plausible(device_now.ns(), now, offset) {
+                        let _ = self.offset.observe(t, now);
+                        self.offset_cell.set(self.offset.offset_ns());
+                    }
                 }
                 Ok(Frame::Goodbye { reason }) => {
                     log::info!("live: {} said goodbye ({reason})", self.config.addr);
