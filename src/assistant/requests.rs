@@ -329,6 +329,7 @@ pub fn spawn_stdin(
     std::thread::Builder::new()
         .name("vista-requests-stdin".into())
         .spawn(move || {
+            let _cpu = crate::profile::cpu::account("requests");
             let stdin = std::io::stdin();
             pump_lines(stdin.lock(), &queue, clock.as_ref(), &stop)
         })
@@ -357,6 +358,7 @@ pub fn spawn_socket(
     let handle = std::thread::Builder::new()
         .name("vista-requests-socket".into())
         .spawn(move || {
+            let _cpu = crate::profile::cpu::account("requests");
             while !stop.load(Ordering::Relaxed) {
                 match listener.accept() {
                     Ok((stream, peer)) => {
@@ -378,6 +380,7 @@ pub fn spawn_socket(
                         let spawned = std::thread::Builder::new()
                             .name("vista-requests-client".into())
                             .spawn(move || {
+                                let _cpu = crate::profile::cpu::account("requests");
                                 serve_client(stream, &q, c.as_ref(), &s);
                                 n.fetch_sub(1, Ordering::AcqRel);
                             });

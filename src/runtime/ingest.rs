@@ -101,6 +101,7 @@ pub(crate) fn ingest_thread(
     links: Vec<ConsumerLink>,
     settings: IngestSettings,
 ) -> IngestOutcome {
+    let _cpu = crate::profile::cpu::account("ingest");
     let cpu0 = thread_cpu_ns();
     let mut ing = Ingest {
         shared,
