@@ -35,6 +35,8 @@ mod sys {
     pub type ClockId = libc::clockid_t;
 
     /// The CPU time of `clock` in ns (`None` when the clock cannot be read).
+    // `time_t` and `c_long` are narrower than i64 on 32-bit targets.
+    #[allow(clippy::useless_conversion)]
     pub fn clock_ns(clock: ClockId) -> Option<i64> {
         let mut ts = libc::timespec {
             tv_sec: 0,
@@ -71,6 +73,8 @@ mod sys {
     }
 
     /// The process's (user, system) CPU time in ns and peak resident set in bytes.
+    // `time_t` and `suseconds_t` are narrower than i64 on 32-bit targets.
+    #[allow(clippy::useless_conversion)]
     pub fn process_usage() -> Option<(i64, i64, u64)> {
         // SAFETY: rusage is plain old data; all-zero is a valid value.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
