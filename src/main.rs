@@ -3,5 +3,6 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
+    vista::profile::cpu::mark_start();
     cli::main()
 }

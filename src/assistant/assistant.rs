@@ -210,6 +210,7 @@ impl InFlight {
 }
 
 fn answer_thread(mut engine: Engine, rx: Receiver<Job>) {
+    let _cpu = crate::profile::cpu::account("answers");
     for job in rx.iter() {
         let took = job
             .phase
@@ -590,6 +591,7 @@ impl Assistant {
             // Lock step: answered and handed to the speaker now; an alert before its audio
             // plays still withdraws it (as in real time), so it is tracked too.
             Answering::Inline(engine) => {
+                let _cpu = crate::profile::cpu::scope("answers");
                 engine.answer(&job);
                 true
             }

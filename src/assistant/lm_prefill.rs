@@ -378,6 +378,7 @@ fn lower_this_threads_priority() {
 }
 
 fn prefill_thread(shared: Weak<Shared>) {
+    let _cpu = crate::profile::cpu::account("lm-prefill");
     lower_this_threads_priority();
     loop {
         let Some(s) = shared.upgrade() else {

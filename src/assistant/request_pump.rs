@@ -68,6 +68,7 @@ impl Drop for RequestPump {
 }
 
 fn pump(assistant: &Mutex<Assistant>, queue: &RequestQueue, stop: &AtomicBool) {
+    let _cpu = crate::profile::cpu::account("requests");
     while !stop.load(Ordering::Acquire) {
         let Some(r) = queue.take_timeout(STOP_POLL) else {
             continue;

@@ -444,6 +444,7 @@ pub fn spawn_stdin(
     std::thread::Builder::new()
         .name("vista-requests-stdin".into())
         .spawn(move || {
+            let _cpu = crate::profile::cpu::account("requests");
             let stdin = std::io::stdin();
             pump_lines(stdin.lock(), &queue, clock.as_ref(), &stop)
         })
@@ -472,6 +473,7 @@ pub fn spawn_socket(
     let handle = std::thread::Builder::new()
         .name("vista-requests-socket".into())
         .spawn(move || {
+            let _cpu = crate::profile::cpu::account("requests");
             let mut slots: Vec<ClientSlot> = Vec::with_capacity(MAX_CLIENTS);
             while !stop.load(Ordering::Relaxed) {
                 match listener.accept() {
@@ -539,6 +541,7 @@ fn start_client(
     let spawned = std::thread::Builder::new()
         .name("vista-requests-client".into())
         .spawn(move || {
+            let _cpu = crate::profile::cpu::account("requests");
             serve_client(stream, &q, c.as_ref(), &s, l);
             d.store(true, Ordering::Release);
         });

@@ -808,6 +808,7 @@ struct SpokenProfile<'a, R: Serialize> {
     /// The language model's answers, stage by stage (absent when it answered none).
     #[serde(skip_serializing_if = "Option::is_none")]
     lm_answers: Option<vista::profile::utterance_lm::LmBreakdownReport>,
+    cpu: vista::profile::cpu::CpuReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<&'a vista::eval::Scorecard>,
 }
@@ -830,6 +831,7 @@ fn lm_answers(dir: &Path) -> Option<vista::profile::utterance_lm::LmBreakdownRep
 /// `latency.svg`, `profile.json` (with `replay` = the stream profile), and `score.json` when
 /// the session has ground truth; prints the tables.
 pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
+    let cpu = vista::profile::cpu::snapshot();
     let dir = &run.dir;
     let clock_path = dir.join("session_clock.json");
     std::fs::write(
@@ -883,7 +885,10 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
             .extend(vista::profile::run_view::runtime_distributions(
                 &run.timeline.spans(),
             ));
-        let svg = vista::profile::plot::render_svg(&picture);
+        let svg = vista::profile::cpu_view::with_cpu_panel(
+            &vista::profile::plot::render_svg(&picture),
+            &cpu,
+        );
         let svg_path = dir.join("latency.svg");
         std::fs::write(&svg_path, svg)
             .with_context(|| format!("writing {}", svg_path.display()))?;
@@ -937,8 +942,14 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
                 &run.timeline.spans(),
             ));
         let svg_path = dir.join("latency.svg");
-        std::fs::write(&svg_path, vista::profile::plot::render_svg(&picture))
-            .with_context(|| format!("writing {}", svg_path.display()))?;
+        std::fs::write(
+            &svg_path,
+            vista::profile::cpu_view::with_cpu_panel(
+                &vista::profile::plot::render_svg(&picture),
+                &cpu,
+            ),
+        )
+        .with_context(|| format!("writing {}", svg_path.display()))?;
         log::info!("no ground truth for {}: no score", run.label);
         (lat.report(), None)
     };
@@ -969,11 +980,13 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
     if let Some(card) = &card {
         print!("{}", card.to_table());
     }
+    print!("{}", cpu.to_table());
     let profile = SpokenProfile {
         replay,
         assistant: summary,
         utterances,
         lm_answers,
+        cpu,
         score: card.as_ref(),
     };
     let path = dir.join("profile.json");

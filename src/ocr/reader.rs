@@ -348,6 +348,7 @@ impl OcrReader {
 
 /// The worker: take the newest job, read it, send the facts.
 fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>) {
+    let _cpu = crate::profile::cpu::account("ocr");
     loop {
         let job = {
             let Ok(mut g) = mailbox.slot.lock() else {

@@ -144,6 +144,7 @@ impl PerceptionConsumer {
             return;
         };
         let ticket = w.requests.asked();
+        let _cpu = crate::profile::cpu::scope("ocr");
         r.read_whole(frame, self.engine.gaze_pixel(frame.capture));
         w.under_way = Some(ticket);
     }
@@ -171,6 +172,7 @@ impl PerceptionConsumer {
         }
         if let Some(m) = self.movers.as_mut() {
             if let Some(floor) = self.engine.floor_z_m(at_ns) {
+                let _cpu = crate::profile::cpu::scope("movers");
                 for (t, sightings) in m.poll(floor) {
                     self.engine.on_mover_sightings(t, &sightings);
                 }
@@ -204,6 +206,7 @@ impl PerceptionConsumer {
         }
         if s.stream == StreamId::CameraRgb {
             if let Some(r) = self.reader.as_mut() {
+                let _cpu = crate::profile::cpu::scope("ocr");
                 r.submit(s, self.engine.gaze_pixel(s.capture));
             }
             if let Some(w) = self.whole.as_mut() {
@@ -217,11 +220,13 @@ impl PerceptionConsumer {
         }
         if let Some(d) = self.depth.as_mut() {
             if DepthInput::wants(s.stream) {
+                let _cpu = crate::profile::cpu::scope("stereo");
                 d.on_sample(s);
             }
         }
         if let Some(m) = self.movers.as_mut() {
             if MoverInput::wants(s.stream) {
+                let _cpu = crate::profile::cpu::scope("movers");
                 m.on_sample(s);
             }
         }

@@ -108,6 +108,7 @@ impl DepthInput {
             let handle = std::thread::Builder::new()
                 .name("stereo-depth".into())
                 .spawn(move || {
+                    let _cpu = crate::profile::cpu::account("stereo");
                     for pair in rx {
                         let r = stereo.process_frames(pair.capture_ns, &pair.left, &pair.right);
                         push_result(&out, &fail, r);

@@ -7,6 +7,8 @@
 //! results appear. [`PacingStats`] records, per stream, how late each sample was handed to
 //! the buffers against the time the clock said it was due.
 
+pub mod cpu;
+pub mod cpu_view;
 mod histogram;
 mod pacing;
 pub mod plot;

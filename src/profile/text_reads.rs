@@ -310,6 +310,7 @@ fn worker(
     stats: &TextReadStats,
     whole_done: &AtomicU64,
 ) {
+    let _cpu = crate::profile::cpu::account("ocr");
     loop {
         let ((frame, gaze), asks) = {
             let Ok(mut g) = mailbox.slot.lock() else {

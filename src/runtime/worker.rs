@@ -27,6 +27,7 @@ pub(crate) fn consumer_thread(
     ack: Option<Sender<Ack>>,
     shared: Arc<Shared>,
 ) -> WorkerOutcome {
+    let _cpu = crate::profile::cpu::account(consumer.name());
     let name = consumer.name().to_string();
     let stage = intern(&name);
     let mut failed = false;

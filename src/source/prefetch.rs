@@ -150,6 +150,7 @@ impl PrefetchSource {
         let thread = std::thread::Builder::new()
             .name("vista-prefetch".into())
             .spawn(move || {
+                let _cpu = crate::profile::cpu::account("prefetch");
                 let guard = DoneGuard(q);
                 loop {
                     let item = inner.next_sample();

@@ -420,6 +420,7 @@ struct Worker {
 
 impl Worker {
     fn run(mut self) -> Result<SpeakerReport, SpeakerError> {
+        let _cpu = crate::profile::cpu::account("speech");
         let tts = self.tts.clone();
         let mut synth = move |text: &str| tts.synthesize_to_vec(text).map_err(|e| e.to_string());
         let session_end = match self.out.sink.pacing() {

@@ -131,6 +131,7 @@ fn start_engine() -> Result<EngineThread, String> {
     std::thread::Builder::new()
         .name("vista-tts".into())
         .spawn(move || {
+            let _cpu = crate::profile::cpu::account("speech-synthesis");
             let mut engine = match Engine::init(BUFFER_MS) {
                 Ok(e) => {
                     let _ = ready_tx.send(Ok(e.sample_rate_hz()));
