@@ -18,7 +18,8 @@
 #
 # Environment: VISTA (binary, default target/release/vista), DIR (default /tmp/acc),
 # MODES (default "live offline"), REUSE=1 (keep sessions already written in DIR: only
-# replay and score), DETAIL=1 (also list every hazard not caught, every false or wrong-kind
+# replay and score), RESCORE=1 (keep the runs too: only score them again, e.g. after a
+# change to the scorer), SCORER (binary that scores, default VISTA), DETAIL=1 (also list every hazard not caught, every false or wrong-kind
 # alert, every unsafe utterance and every missing fact), SYNTH_ARGS (extra `vista synth`
 # options), REPLAY_ARGS (extra `vista replay` options, e.g. "--no-lm" for hazards alone),
 # TAG (suffix of the run folders: runs with different REPLAY_ARGS side by side),
@@ -28,6 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 vista=${VISTA:-target/release/vista}
+scorer=${SCORER:-$vista}
 dir=${DIR:-/tmp/acc}
 tag=${TAG:-}
 read -r -a modes <<<"${MODES:-live offline}"
@@ -48,7 +50,7 @@ detail=()
 for s in "${scenarios[@]}"; do
   extra=()
   [ "$s" = mixed_walk ] && extra=(--duration 90)
-  if [ "${REUSE:-0}" != 1 ] || [ ! -f "$dir/$s/ground_truth.json" ]; then
+  if [ "${RESCORE:-0}" != 1 ] && { [ "${REUSE:-0}" != 1 ] || [ ! -f "$dir/$s/ground_truth.json" ]; }; then
     rm -rf "${dir:?}/$s"
     # shellcheck disable=SC2086
     "$vista" synth "$s" --out "$dir/$s" "${extra[@]}" ${SYNTH_ARGS:-} >"$dir/$s-synth.log" 2>&1
@@ -60,11 +62,13 @@ for s in "${scenarios[@]}"; do
       *) echo "score_all: unknown mode $m (live, offline)" >&2; exit 2 ;;
     esac
     out="$dir/$s-$m$tag"
-    rm -rf "${out:?}"
-    # shellcheck disable=SC2086
-    RUST_LOG=${RUST_LOG:-warn} "$vista" replay "$dir/$s" --asap --speak "$out" "${mode_args[@]}" \
-      ${REPLAY_ARGS:-} -q >"$out.replay.log" 2>&1
-    "$vista" score "$dir/$s" "$out" --json >"$out.json" 2>"$out.score.log"
+    if [ "${RESCORE:-0}" != 1 ]; then
+      rm -rf "${out:?}"
+      # shellcheck disable=SC2086
+      RUST_LOG=${RUST_LOG:-warn} "$vista" replay "$dir/$s" --asap --speak "$out" "${mode_args[@]}" \
+        ${REPLAY_ARGS:-} -q >"$out.replay.log" 2>&1
+    fi
+    "$scorer" score "$dir/$s" "$out" --json >"$out.json" 2>"$out.score.log"
     rows[$m]+="$(jq -r --arg s "$s" '
       def pct: if . == null then "n/a" else ((. * 100 | round | tostring) + " %") end;
       def sec: if . == null then "–" else ((. / 100 | round) / 10 | tostring) + " s" end;

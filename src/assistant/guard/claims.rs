@@ -308,7 +308,11 @@ pub fn parse(sentence: &str) -> Claims {
     let verb_at = t.iter().enumerate().position(|(i, w)| {
         // "the step", "a turn": nouns, not instructions.
         let noun = i > 0 && matches!(at(i - 1), "the" | "a" | "an" | "this" | "that" | "your");
+        // "Step up in 3 metres", "step down the curb": how to meet a level change, not
+        // where to walk.
+        let level = w == "step" && matches!(at(i + 1), "up" | "down" | "over" | "onto");
         !noun
+            && !level
             && MOVE_VERBS.contains(&w.as_str())
             && (w != "take" || t.iter().any(|x| x == "left" || x == "right" || x == "turn"))
             && (w != "keep"
@@ -515,6 +519,15 @@ mod tests {
             Some(ClearClaim::Path)
         );
         assert_eq!(parse("It is half a metre away.").distances_m, vec![0.5]);
+        // A level change ahead is how to meet it, not a way to walk.
+        assert_eq!(parse("Step up in 3 metres.").movement, None);
+        assert_eq!(parse("Step down in 4 metres.").movement, None);
+        assert_eq!(
+            parse("Step down the curb, then cross straight ahead.")
+                .movement
+                .map(|m| m.heading),
+            Some(ClockHour::new(12))
+        );
     }
 
     #[test]
