@@ -27,7 +27,7 @@ use vista::state::{
 use vista::synth::render::Scene;
 use vista::synth::scenario::Scenario;
 use vista::synth::truth::clock_and_distance;
-use vista::synth::{find_scenario, write_session, SynthOptions, WearerPath};
+use vista::synth::{find_scenario, session_path, write_session, SynthOptions, WearerPath};
 use vista::time::{DeviceTime, HostTime};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -81,7 +81,8 @@ fn synth(name: &str, duration_s: f64) -> Synth {
     let cal = vista::aria::recorded_calib::recording_calibration(&rec)
         .unwrap()
         .unwrap_or_else(|| DeviceCalibration::from_json_str(rec.calib_json().unwrap()).unwrap());
-    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
+    // The session's walker (its gait is drawn for the seed).
+    let path = session_path(&sc, &opts, cal.t_device_cpf());
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("ground_truth.json")).unwrap())
             .unwrap();
