@@ -2,7 +2,9 @@
 //! live glasses, `--recorded-only`) against a synthetic session's true trajectory: a 25 s
 //! walk with turns (`find_exit`). The derived stream keeps capture order and runs at
 //! 100 Hz; its attitude holds gravity (tilt error), its yaw follows the head's turns over
-//! a few seconds, and its dead-reckoned path covers the walked distance.
+//! a few seconds, and its dead-reckoned path covers the walked distance — with the step
+//! length estimated from the cadence, while the session's walker takes steps of its own
+//! drawn length (not the 0.7 m of the nominal walker).
 
 use std::path::Path;
 
@@ -36,6 +38,9 @@ fn the_imu_pose_holds_gravity_follows_turns_and_covers_the_walk() {
         ..SynthOptions::default()
     };
     write_session(&sc, &session, &opts).unwrap();
+    let gait = vista::synth::session::session_gait(&sc, &opts);
+    let step_m = gait.step_length_m(1.0);
+    assert!((step_m - 0.7).abs() > 0.04, "the walker's step {step_m} m");
     let models = PerceptionInputs::from_session(&session).unwrap().models;
     let fwd = models.forward_device();
 
@@ -126,7 +131,7 @@ fn the_imu_pose_holds_gravity_follows_turns_and_covers_the_walk() {
         .collect();
     let (est_len, true_len) = (horiz(&derived), horiz(&true_in));
     eprintln!(
-        "tilt p95 {p95:.2}°, yaw change over 3 s worst {worst:.1}°, walked {est_len:.1} m vs {true_len:.1} m"
+        "tilt p95 {p95:.2}°, yaw change over 3 s worst {worst:.1}°, walked {est_len:.1} m vs {true_len:.1} m (steps {step_m:.2} m)"
     );
     assert!(true_len > 10.0, "{true_len}");
     assert!(
