@@ -27,7 +27,7 @@ use vista::state::{
 use vista::synth::render::Scene;
 use vista::synth::scenario::Scenario;
 use vista::synth::truth::clock_and_distance;
-use vista::synth::{find_scenario, write_session, SynthOptions, WearerPath};
+use vista::synth::{find_scenario, session_path, write_session, SynthOptions, WearerPath};
 use vista::time::{DeviceTime, HostTime};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -65,15 +65,24 @@ struct Synth {
 }
 
 fn synth(name: &str, duration_s: f64) -> Synth {
+    synth_with(name, duration_s, true)
+}
+
+/// `mps_like`: MPS files with their error models (the default); otherwise exact
+/// (`--mps-exact`), for checks of geometry against the scripted truth.
+fn synth_with(name: &str, duration_s: f64, mps_like: bool) -> Synth {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join(name);
     let sc = find_scenario(&Path::new(ROOT).join("scenarios"), name).unwrap();
-    let opts = SynthOptions {
+    let mut opts = SynthOptions {
         seed: 7,
         duration_s: Some(duration_s),
         slam_fps: None,
         ..SynthOptions::default()
     };
+    if !mps_like {
+        opts.mps_error = None;
+    }
     write_session(&sc, &root, &opts).unwrap();
     let rec = AriaRecording::open(root.join("recording.vrs")).unwrap();
     // Cameras calibrated for the resolution each stream records (RGB 2880² → 1408²), as
@@ -81,7 +90,8 @@ fn synth(name: &str, duration_s: f64) -> Synth {
     let cal = vista::aria::recorded_calib::recording_calibration(&rec)
         .unwrap()
         .unwrap_or_else(|| DeviceCalibration::from_json_str(rec.calib_json().unwrap()).unwrap());
-    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
+    // The session's walker (its gait is drawn for the seed).
+    let path = session_path(&sc, &opts, cal.t_device_cpf());
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("ground_truth.json")).unwrap())
             .unwrap();
@@ -245,7 +255,10 @@ fn horizontal(a: [f32; 3], b: [f64; 2]) -> f64 {
 
 #[test]
 fn pole_to_door_alerts_once_tracks_motion_heading_and_gaze() {
-    let s = synth("pole_to_door", 24.0);
+    // Exact MPS files: the gaze checks below compare the gaze's clock, pitch and RGB pixel
+    // with the scripted target to 1° and 3 px, finer than the MPS-like gaze error (bias
+    // ≈ 1.5°, noise ≈ 1°).
+    let s = synth_with("pole_to_door", 24.0, false);
     let scene = Scene::from_world(&s.sc.world);
     let mut pts = scene_points(&scene);
     floor(&mut pts, (-1.0, 12.0), (-1.5, 1.5), 0.0);

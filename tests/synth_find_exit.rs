@@ -39,10 +39,13 @@ fn the_crossing_person_is_rendered_mapped_and_a_hazard() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path();
     let sc = find_scenario(Path::new("scenarios"), "find_exit").unwrap();
+    // The generator's geometry (truth, frames, points) checked through the trajectory
+    // file: exact MPS files (`--mps-exact`), not the MPS-like estimates.
     let opts = SynthOptions {
         seed: 5,
         duration_s: Some(17.0),
         rgb_fps: Some(2.0),
+        mps_error: None,
         ..SynthOptions::default()
     };
     write_session(&sc, dir, &opts).unwrap();
@@ -141,11 +144,13 @@ fn the_reach_for_the_door_frame_is_in_the_hand_file() {
     let dir = t.path();
     let sc = find_scenario(Path::new("scenarios"), "find_exit").unwrap();
     // No cameras: the hand file follows the SLAM rate (10 Hz) even so.
+    // Exact hand and trajectory files: the test checks the generator's hand geometry.
     let opts = SynthOptions {
         seed: 6,
         rgb_fps: Some(0.0),
         slam_fps: None,
         semidense: None,
+        mps_error: None,
         ..SynthOptions::default()
     };
     write_session(&sc, dir, &opts).unwrap();

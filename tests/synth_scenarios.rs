@@ -18,7 +18,7 @@ use vista::source::session::SessionFiles;
 use vista::synth::scenario::Scenario;
 use vista::synth::session::T0_NS;
 use vista::synth::truth;
-use vista::synth::{scenario_files, write_session, SynthOptions, WearerPath};
+use vista::synth::{scenario_files, session_path, write_session, SynthOptions, WearerPath};
 
 const SECS: f64 = 3.0;
 const CALIB: &str = "calibration/aria_gen1_1WM09380041283_factory.json";
@@ -38,7 +38,11 @@ fn scenarios() -> Vec<(PathBuf, Scenario)> {
 /// no recording), as JSON.
 fn ground_truth(sc: &Scenario, secs: f64) -> serde_json::Value {
     let cal = DeviceCalibration::from_json_file(CALIB).unwrap();
-    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
+    let opts = SynthOptions {
+        seed: 3,
+        ..SynthOptions::default()
+    };
+    let path = session_path(sc, &opts, cal.t_device_cpf());
     let g = truth::ground_truth(sc, &path, 3, T0_NS, secs);
     serde_json::to_value(&g).unwrap()
 }

@@ -4,7 +4,10 @@
 //! its stored pixel within what the point's own `dist_std` allows; the metal pole and the
 //! walls get points, first seen before the alert deadline in the ground truth; the walls'
 //! points scatter off the wall plane by no more than their stated uncertainty; a drop-off
-//! gets points on the lower level beyond its edge.
+//! gets points on the lower level beyond its edge. Those checks are of the generator's
+//! geometry and use the exact MPS files (`mps_error: None`, `vista synth --mps-exact`); with
+//! the default error model the map's uncertainties follow a real MPS map's, the points move
+//! with the trajectory's slow error, and a seed gives the same files.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -20,15 +23,23 @@ use vista::synth::{find_scenario, write_session, SynthOptions};
 
 const CALIB: &str = "calibration/aria_gen1_1WM09380041283_factory.json";
 
-fn synth(name: &str, secs: f64, dir: &Path) {
+fn synth_with(name: &str, secs: f64, dir: &Path, seed: u64, exact: bool) {
     let sc = find_scenario(Path::new("scenarios"), name).unwrap();
-    let opts = SynthOptions {
-        seed: 4,
+    let mut opts = SynthOptions {
+        seed,
         duration_s: Some(secs),
         rgb_fps: Some(0.0),
         ..SynthOptions::default()
     };
+    if exact {
+        opts.mps_error = None;
+    }
     write_session(&sc, dir, &opts).unwrap();
+}
+
+/// Exact MPS files: the tests of the generator's geometry.
+fn synth(name: &str, secs: f64, dir: &Path) {
+    synth_with(name, secs, dir, 4, true);
 }
 
 #[test]
@@ -195,4 +206,68 @@ fn a_drop_off_gets_points_below_its_edge() {
         })
         .count();
     assert_eq!(ghost, 0);
+}
+
+/// With the error model: the share of points MPS's nominal filter keeps is that of a real
+/// map (27 % of the points of the real sample `tests/data/gen1/mps_sample`), the stated
+/// uncertainties spread over decades as real ones do, points lie off the walls by amounts
+/// that grow with their stated `dist_std`, and the same seed writes the same files while
+/// another seed does not.
+#[test]
+fn mps_like_points_have_real_uncertainties_and_are_deterministic() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, c) = (t.path().join("a"), t.path().join("b"), t.path().join("c"));
+    synth_with("pole_to_door", 8.0, &a, 9, false);
+    synth_with("pole_to_door", 8.0, &b, 9, false);
+    synth_with("pole_to_door", 8.0, &c, 10, false);
+    let read = |d: &Path, f: &str| std::fs::read(d.join("mps").join(f)).unwrap();
+    for f in [
+        "slam/semidense_points.csv.gz",
+        "slam/closed_loop_trajectory.csv",
+        "eye_gaze/general_eye_gaze.csv",
+    ] {
+        assert_eq!(read(&a, f), read(&b, f), "{f}: same seed, same bytes");
+        assert_ne!(read(&a, f), read(&c, f), "{f}: another seed, other errors");
+    }
+    let points = read_semidense_points(
+        a.join("mps/slam/semidense_points.csv.gz"),
+        PointFilter::none(),
+    )
+    .unwrap();
+    assert!(points.len() > 1000);
+    let kept = points
+        .iter()
+        .filter(|p| PointFilter::NOMINAL.keeps(p))
+        .count() as f64
+        / points.len() as f64;
+    // The exact files keep most points; a real map about a quarter.
+    assert!((0.1..0.6).contains(&kept), "{kept}");
+    let mut inv: Vec<f32> = points.iter().map(|p| p.inv_dist_std).collect();
+    inv.sort_by(f32::total_cmp);
+    let q = |f: f64| inv[(f * inv.len() as f64) as usize];
+    // Real sample: 10 % 0.0004, median ≈ 0.0026, 90 % ≈ 0.012 (1/m).
+    assert!((0.0002..0.0008).contains(&q(0.1)), "{}", q(0.1));
+    assert!((0.0018..0.0036).contains(&q(0.5)), "{}", q(0.5));
+    assert!((0.007..0.02).contains(&q(0.9)), "{}", q(0.9));
+    // Wall points (y = ±1.5, away from the sign and the bin): the uncertain ones lie
+    // farther off the wall than the certain ones.
+    let off = |lo: f32, hi: f32| {
+        let mut v: Vec<f64> = points
+            .iter()
+            .filter(|p| (lo..hi).contains(&p.dist_std))
+            .filter_map(|p| {
+                let q = p.position_world_m;
+                let ok = (0.5..11.5).contains(&q.x)
+                    && (0.3..2.5).contains(&q.z)
+                    && (q.x - 9.0).abs() > 0.6
+                    && (q.x - 3.0).abs() > 0.5;
+                let d = (q.y.abs() - 1.5).abs();
+                (ok && d < 1.0).then_some(d)
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let (certain, uncertain) = (off(0.0, 0.01), off(0.1, 1.0));
+    assert!(uncertain > 2.0 * certain, "{certain} vs {uncertain}");
 }

@@ -20,10 +20,13 @@ const CALIB: &str = "calibration/aria_gen1_1WM09380041283_factory.json";
 fn synth(name: &str, seed: u64, secs: f64, dir: &Path) {
     let sc = find_scenario(Path::new("scenarios"), name).unwrap();
     // RGB at 1 fps keeps debug-build tests short (1408² frames); synth_rgb.rs covers it.
+    // Exact MPS files: the checks compare the gaze file with the scripted targets to 1e-4
+    // rad (the MPS-like files' determinism is checked in tests/synth_semidense.rs).
     let opts = SynthOptions {
         seed,
         duration_s: Some(secs),
         rgb_fps: Some(1.0),
+        mps_error: None,
         ..SynthOptions::default()
     };
     write_session(&sc, dir, &opts).unwrap();

@@ -1,5 +1,5 @@
 //! `vista synth SCENARIO [--seed N] [--duration S] [--rgb-fps F] [--et-fps F] [--threads N]
-//! --out DIR` and
+//! [--mps-exact] [--nominal-gait] --out DIR` and
 //! `vista synth --list`: writes a synthetic session of a scripted wearer, or names the
 //! scenarios (name, duration, RGB rate, task categories, summary).
 
@@ -44,6 +44,15 @@ pub struct SynthArgs {
     /// Template recording whose Aria stream layouts and calibration are used.
     #[arg(long, default_value = DEFAULT_TEMPLATE)]
     pub template: PathBuf,
+    /// Write the MPS files (trajectory, eye gaze, hands, semi-dense points) as the
+    /// simulator's exact truth instead of MPS-like estimates with their errors. Not what MPS
+    /// writes: for tests of geometry only.
+    #[arg(long)]
+    pub mps_exact: bool,
+    /// Walk with the fixed nominal gait (0.7 m steps at every speed, 4 cm bob) instead of
+    /// the gait drawn for the seed and scenario.
+    #[arg(long)]
+    pub nominal_gait: bool,
 }
 
 /// Runs `vista synth`.
@@ -98,6 +107,12 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         rgb_fps: args.rgb_fps,
         et_fps: args.et_fps.or(SynthOptions::default().et_fps),
         threads: args.threads,
+        mps_error: if args.mps_exact {
+            None
+        } else {
+            SynthOptions::default().mps_error
+        },
+        nominal_gait: args.nominal_gait,
         ..SynthOptions::default()
     };
     let started = Instant::now();

@@ -30,7 +30,7 @@ use super::walking::WalkingTrack;
 use crate::sample::{Payload, Sample, StreamId};
 use crate::state::{
     bearing_to_clock, EnvironmentState, Evidence, GazeFact, HazardEvent, HeightBand, MotionFact,
-    MotionState, TextFact, Thing, ThingKind, TurnTracker, STEP_LENGTH_M,
+    MotionState, TextFact, Thing, ThingKind, TurnTracker,
 };
 use crate::time::{DeviceTime, HostTime};
 
@@ -486,7 +486,8 @@ impl Perception {
             yaw_rate_dps: yaw_rate,
         };
         let (state, since) = self.motion.update(t, classify(&inputs));
-        let speed = traj_speed.or_else(|| cadence.map(|c| c * STEP_LENGTH_M / 60.0));
+        let speed = traj_speed
+            .or_else(|| cadence.map(|c| super::step_length::speed_mps(f64::from(c)) as f32));
         let confidence = match (imu_current, head.is_some()) {
             (true, true) => 0.9,
             (true, false) => 0.7,

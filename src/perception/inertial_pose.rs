@@ -1,8 +1,8 @@
 //! A device pose from the IMU alone (pure), for input without a trajectory (live glasses
 //! stream no MPS): attitude from the gyro, held to gravity by the accelerometer (a Mahony
 //! complementary filter), and the horizontal position by pedestrian dead reckoning (steps
-//! from [`StepDetector`] times a step length along the head's horizontal forward
-//! direction). The world frame is gravity-aligned (z up) with +x the head's forward
+//! from [`StepDetector`] times a step length estimated from their cadence
+//! ([`super::step_length`]) along the head's horizontal forward direction). The world frame is gravity-aligned (z up) with +x the head's forward
 //! direction when the estimate started; height is not tracked (z stays 0), and yaw and
 //! position drift with time (gyro bias, step length), so this pose serves what needs a
 //! few seconds of consistency — placing stereo depth around the wearer, the walking
@@ -11,6 +11,7 @@
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
 use super::motion::StepDetector;
+use super::step_length;
 use crate::sample::PoseSample;
 
 /// Standard gravity, m/s².
@@ -22,9 +23,6 @@ pub const ATTITUDE_GAIN: f64 = 0.3;
 pub const ACCEL_TRUST_MPS2: f64 = 2.5;
 /// Samples averaged for the first attitude (the first 0.1 s at 1 kHz).
 pub const INIT_SAMPLES: u32 = 100;
-/// One step moves the wearer this far, m (a typical adult step; the synthetic sessions'
-/// too). A real wearer's differs by ±15 %: position errors scale with it.
-pub const STEP_LENGTH_M: f64 = 0.7;
 /// A pose is given at most this often, ns (100 Hz).
 pub const EMIT_EVERY_NS: i64 = 10_000_000;
 /// Quality given to inertial poses (below a tracked trajectory's 1.0).
@@ -120,11 +118,12 @@ impl InertialPose {
         };
         let r = r * UnitQuaternion::from_scaled_axis((gyro + correction) * dt);
         self.r_world_device = Some(r);
-        // Position: steps along the head's horizontal forward direction.
+        // Position: steps along the head's horizontal forward direction, each as long as
+        // the walk ratio makes it at this cadence.
         let speed = self
             .steps
             .cadence_spm(t_ns)
-            .map_or(0.0, |c| f64::from(c) / 60.0 * STEP_LENGTH_M);
+            .map_or(0.0, |c| step_length::speed_mps(f64::from(c)));
         let mut fwd = r * self.forward_device;
         fwd.z = 0.0;
         self.velocity = fwd

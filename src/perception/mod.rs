@@ -2,7 +2,8 @@
 //! assistant speaks from, and raises [`crate::state::HazardEvent`]s. Causal and non-neural:
 //! every tick (50–100 ms of device time) it folds in the samples captured so far.
 //!
-//! * [`motion`]: standing / walking / turning / stairs and step cadence from the IMUs.
+//! * [`motion`]: standing / walking / turning / stairs and step cadence from the IMUs;
+//!   [`step_length`]: step length (so speed) from the cadence, by the human walk ratio.
 //! * [`heading`]: compass heading (magnetometer tilt-compensated with gravity, fused with
 //!   the gyro); [`elevation`]: height history (barometer or trajectory).
 //! * [`pose`]: the latest device pose (MPS trajectory), head yaw and walking direction;
@@ -37,6 +38,7 @@ pub mod openings;
 pub mod points;
 pub mod pose;
 pub mod sensors;
+pub mod step_length;
 pub mod stereo;
 pub mod tracker;
 pub mod walking;

@@ -17,6 +17,12 @@ pub const STEP_PEAK_MPS2: f64 = 0.3;
 pub const MIN_STEP_GAP_NS: i64 = 300_000_000;
 /// Step intervals longer than this are pauses, ns.
 pub const MAX_STEP_INTERVAL_NS: i64 = 1_300_000_000;
+/// Step intervals between these fractions of the reference interval count as steady
+/// walking in [`StepDetector::cadence_spm`] (a person's step-to-step variation is a few
+/// per cent; a split interval is about half).
+pub const STEADY_LO: f64 = 0.7;
+/// See [`STEADY_LO`].
+pub const STEADY_HI: f64 = 1.4;
 /// Steps are counted over this window, ns.
 pub const CADENCE_WINDOW_NS: i64 = 3_000_000_000;
 /// Yaw rate above which the wearer is turning, deg/s.
@@ -129,13 +135,19 @@ impl StepDetector {
         self.prev = [p1, self.band];
     }
 
-    /// Steps per minute at `now_ns`: the mean of the last (up to four) step intervals in the
-    /// last [`CADENCE_WINDOW_NS`] that are shorter than [`MAX_STEP_INTERVAL_NS`], while the
-    /// last step is no older than 1.5 intervals (+ 150 ms); `None` otherwise.
+    /// Steps per minute at `now_ns`, from the last (up to four) step intervals in the last
+    /// [`CADENCE_WINDOW_NS`] that are shorter than [`MAX_STEP_INTERVAL_NS`], while the last
+    /// step is no older than 1.5 intervals (+ 150 ms); `None` otherwise. Steady walking
+    /// repeats its step interval closely, while a spurious peak (the push-off bump as a walk
+    /// starts, a jolt) splits one interval in two: so the intervals are measured against a
+    /// reference — their median when there are three or more, else the newest (a bout's
+    /// first interval is the one a start disturbs) — and only those within
+    /// [`STEADY_LO`]–[`STEADY_HI`] of it are averaged.
     pub fn cadence_spm(&self, now_ns: i64) -> Option<f32> {
         let from = now_ns.saturating_sub(CADENCE_WINDOW_NS);
-        let mut sum = 0i64;
-        let mut n = 0i64;
+        // Newest first.
+        let mut intervals = [0i64; 4];
+        let mut n = 0usize;
         let mut later: Option<i64> = None;
         for &t in self.peaks.iter().rev() {
             if t > now_ns {
@@ -149,23 +161,41 @@ impl StepDetector {
                 if d > MAX_STEP_INTERVAL_NS {
                     break;
                 }
-                sum += d;
+                if let Some(slot) = intervals.get_mut(n) {
+                    *slot = d;
+                }
                 n += 1;
-                if n == 4 {
+                if n == intervals.len() {
                     break;
                 }
             }
             later = Some(t);
         }
         let last = self.peaks.iter().rev().find(|&&t| t <= now_ns).copied()?;
-        if n == 0 {
+        let got = intervals.get(..n).filter(|g| !g.is_empty())?;
+        let reference = if got.len() >= 3 {
+            let mut sorted = [0i64; 4];
+            let sorted = sorted.get_mut(..got.len())?;
+            sorted.copy_from_slice(got);
+            sorted.sort_unstable();
+            let k = sorted.len();
+            (sorted.get((k - 1) / 2)? + sorted.get(k / 2)?) as f64 / 2.0
+        } else {
+            *got.first()? as f64
+        };
+        let (sum, count) = got
+            .iter()
+            .map(|&d| d as f64)
+            .filter(|&d| (STEADY_LO * reference..=STEADY_HI * reference).contains(&d))
+            .fold((0.0, 0u32), |(s, c), d| (s + d, c + 1));
+        if count == 0 {
             return None;
         }
-        let mean = sum / n;
-        if now_ns.saturating_sub(last) > mean + mean / 2 + 150_000_000 {
+        let mean = sum / f64::from(count);
+        if (now_ns.saturating_sub(last) as f64) > 1.5 * mean + 150e6 {
             return None;
         }
-        Some((60e9 / mean as f64) as f32)
+        Some((60e9 / mean) as f32)
     }
 
     /// Whether a step was detected within `within_ns` before `now_ns` (a step counts from

@@ -4,12 +4,16 @@
 //! [`WRIST_TO_PALM_M`] behind the palm along the arm. Written as MPS
 //! `wrist_and_palm_poses.csv` (v1 columns, device frame, confidence −1 for a hand not
 //! tracked), one row per SLAM frame time. The cameras see the reaching hand as a small
-//! skin-coloured cylinder at the palm ([`hand_cylinders`]).
+//! skin-coloured cylinder at the palm ([`hand_cylinders`]). With an error model the
+//! written keypoints carry a per-reach offset and per-sample noise
+//! ([`super::mps_noise::HandError`]); the drawn hand is the true one.
 
 use std::fmt::Write as _;
 
 use nalgebra::{Point3, Vector3};
 
+use super::mps_noise::{HandError, MpsErrorSpec};
+use super::rng::SplitMix64;
 use super::scenario::{Action, Hand};
 use super::sensors::sample_times;
 use super::trajectory::WearerPath;
@@ -130,27 +134,38 @@ pub fn hand_cylinders(
     }
 }
 
-/// `wrist_and_palm_poses.csv` at `rate_hz` from `t0_ns` over `duration_s`.
+/// `wrist_and_palm_poses.csv` at `rate_hz` from `t0_ns` over `duration_s`; with `error`,
+/// keypoints as tracked (offset per reach, noise per sample), otherwise exact.
 pub fn wrist_palm_csv(
     path: &WearerPath,
     reaches: &[Reach],
     t0_ns: i64,
     rate_hz: f64,
     duration_s: f64,
+    mut error: Option<(&MpsErrorSpec, &mut SplitMix64)>,
 ) -> String {
     let mut out = String::with_capacity((duration_s * rate_hz) as usize * 160 + 400);
     out.push_str(WRIST_PALM_HEADER);
     out.push('\n');
+    let per_reach: Vec<HandError> = match error.as_mut() {
+        Some((spec, rng)) => reaches.iter().map(|_| HandError::new(spec, rng)).collect(),
+        None => Vec::new(),
+    };
     for (t_ns, t_s) in sample_times(t0_ns, rate_hz, duration_s) {
         let t_device_world = path.t_world_device(t_s).inverse();
         let _ = write!(out, "{}", t_ns / 1000);
         for hand in [Hand::Left, Hand::Right] {
             let pose = reaches
                 .iter()
-                .filter(|r| r.hand == hand)
-                .find_map(|r| hand_world(path, r, t_s));
+                .enumerate()
+                .filter(|(_, r)| r.hand == hand)
+                .find_map(|(i, r)| hand_world(path, r, t_s).map(|wp| (i, wp)));
             match pose {
-                Some((w, p)) => {
+                Some((i, (w, p))) => {
+                    let (w, p) = match (per_reach.get(i), error.as_mut()) {
+                        (Some(e), Some((_, rng))) => (e.disturb(&w, rng), e.disturb(&p, rng)),
+                        _ => (w, p),
+                    };
                     let w = t_device_world * Point3::from(w);
                     let p = t_device_world * Point3::from(p);
                     let _ = write!(

@@ -10,7 +10,7 @@
 //! rays and per-tile culling), [`text`] sign text from a real font, [`jpeg`] the frames' JPEG encoding,
 //! [`semidense`] the MPS semi-dense points seen by the SLAM cameras, [`people`] moving
 //! bodies, [`hands`] wrist and palm poses of reaches, [`gaze`] the eye gaze toward scripted
-//! targets, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
+//! targets, [`mps_noise`] the error models that make the MPS files estimates, not truth, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
 //! vehicles at each request), and [`session`] writes it all as a session folder
 //! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). Everything is
 //! deterministic for a seed ([`rng`]), whatever the number of threads.
@@ -20,6 +20,7 @@ pub mod frames;
 pub mod gaze;
 pub mod hands;
 pub mod jpeg;
+pub mod mps_noise;
 pub mod mps_out;
 pub mod people;
 pub mod pipeline;
@@ -40,5 +41,5 @@ pub mod validate;
 pub use rng::SplitMix64;
 pub use scenario::{find_scenario, scenario_files, Scenario, ScenarioError};
 pub use sensors::NoiseSpec;
-pub use session::{write_session, SynthError, SynthOptions, SynthSummary};
-pub use trajectory::WearerPath;
+pub use session::{session_path, write_session, SynthError, SynthOptions, SynthSummary};
+pub use trajectory::{Gait, WearerPath};

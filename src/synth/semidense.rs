@@ -6,10 +6,15 @@
 //! high-gradient pixels; hits beyond [`SemidenseSpec::max_dist_m`] are not kept. Hits are
 //! merged on a voxel grid into points (static surfaces
 //! across frames; people, who move, per frame). Each point gets MPS-style uncertainties:
-//! `inv_dist_std` drawn per point, `dist_std = inv_dist_std · d²` with `d` the closest
-//! distance it was observed from, and its position is displaced along its first viewing ray
-//! by a normal draw of `dist_std`. Observations keep the frame timestamps at which each point
-//! was seen (for causal use) and the pixel where the point projects in that camera.
+//! `inv_dist_std` drawn per point and `dist_std = inv_dist_std · d²` with `d` the closest
+//! distance it was observed from. With an error model ([`super::mps_noise`], the default)
+//! `inv_dist_std` follows the log-normal law of a real MPS map and the point is moved along
+//! that closest observing ray by an inverse-distance error of exactly that size (1 % of
+//! points: several times it, unreported); without one (`--mps-exact`) `inv_dist_std` is
+//! drawn within the narrow [`SemidenseSpec::inv_dist_std`] and the point moved along its
+//! first viewing ray by a normal draw of `dist_std` (millimetres). Observations keep the
+//! frame timestamps at which each point was seen (for causal use) and the pixel where the
+//! point projects in that camera.
 //!
 //! Memory is bounded by [`SemidenseSpec::max_points`] and
 //! [`SemidenseSpec::max_observations`]; what is refused is counted.
@@ -19,6 +24,7 @@ use std::fmt::Write as _;
 
 use nalgebra::{Isometry3, Point3, Vector3};
 
+use super::mps_noise::{disturbed_distance_m, MpsErrorSpec, TrajectoryError};
 use super::render::{RayTable, Scene, Surface};
 use super::rng::SplitMix64;
 use crate::aria::calib::CameraCalibration;
@@ -45,7 +51,7 @@ pub struct SemidenseSpec {
     pub depth_jump: f64,
     /// Colour (luminance) difference between neighbours that counts as an edge, 0..=1.
     pub colour_edge: f32,
-    /// Range of the per-point `inv_dist_std`, 1/m.
+    /// Range of the per-point `inv_dist_std` without an error model (`--mps-exact`), 1/m.
     pub inv_dist_std: [f64; 2],
     /// Most points kept.
     pub max_points: usize,
@@ -74,6 +80,12 @@ impl Default for SemidenseSpec {
 struct MapPoint {
     true_m: Vector3<f64>,
     first_ray: Vector3<f64>,
+    /// The ray from the closest observation's camera to the point (unit, world).
+    closest_ray: Vector3<f64>,
+    /// The point's distance from that camera, m.
+    closest_dist_m: f64,
+    /// When that closest observation was made, ns.
+    closest_t_ns: i64,
     min_dist_m: f64,
     last_frame: u64,
     /// The surface first hit (for tests and statistics).
@@ -106,6 +118,19 @@ pub struct FinishedPoint {
     pub dist_std: f64,
     /// The surface it lies on.
     pub surface: Surface,
+    /// Whether its error is an outlier's (larger than `inv_dist_std` says).
+    pub outlier: bool,
+}
+
+/// How the map's frame differs from the world: the session's trajectory error, the true
+/// device position (world, m) at a device time (ns), and the session's start (ns).
+pub struct MapFrame<'a> {
+    /// The trajectory error of the session.
+    pub error: &'a TrajectoryError,
+    /// The true device position at a device time, m.
+    pub device_at: &'a dyn Fn(i64) -> Vector3<f64>,
+    /// Device time of the session's start (time 0 of `error`), ns.
+    pub t0_ns: i64,
 }
 
 /// The semi-dense map being built.
@@ -241,6 +266,9 @@ impl SemidenseMap {
                 self.points.push(MapPoint {
                     true_m: p,
                     first_ray: d,
+                    closest_ray: d,
+                    closest_dist_m: dist,
+                    closest_t_ns: t_ns,
                     min_dist_m: dist,
                     last_frame: 0,
                     surface,
@@ -256,6 +284,14 @@ impl SemidenseMap {
             return;
         }
         mp.last_frame = self.frame;
+        if dist < mp.min_dist_m {
+            // The ray toward the point itself (the hit that made it may be elsewhere in
+            // the voxel).
+            let to_point = mp.true_m - (p - d * dist);
+            mp.closest_ray = to_point.try_normalize(1e-9).unwrap_or(d);
+            mp.closest_dist_m = to_point.norm();
+            mp.closest_t_ns = t_ns;
+        }
         mp.min_dist_m = mp.min_dist_m.min(dist);
         let Some(uv) = cam.project(&(t_camera_world * Point3::from(mp.true_m)).coords) else {
             return;
@@ -288,22 +324,52 @@ impl SemidenseMap {
     }
 
     /// The points with their uncertainties and noisy positions (uids from 0 in creation
-    /// order; deterministic for `rng`).
-    pub fn finish_points(&self, rng: &mut SplitMix64) -> Vec<FinishedPoint> {
+    /// order; deterministic for `rng`), under the error model `error` or, without one, the
+    /// narrow exact-geometry noise. With an error model, each point is also carried into
+    /// the map frame by the trajectory's slow error at its closest observation (`map`), so
+    /// points and the trajectory agree as MPS's joint estimate does.
+    pub fn finish_points(
+        &self,
+        error: Option<&MpsErrorSpec>,
+        map: Option<MapFrame<'_>>,
+        rng: &mut SplitMix64,
+    ) -> Vec<FinishedPoint> {
         let [lo, hi] = self.spec.inv_dist_std;
         self.points
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let inv = lo + (hi - lo) * rng.uniform();
-                let dist_std = inv * p.min_dist_m * p.min_dist_m;
+                let (position_m, inv, d, outlier) = match error {
+                    Some(spec) => {
+                        let d = p.closest_dist_m;
+                        let inv = spec.point_inv_dist_std(rng);
+                        let (err, outlier) = spec.point_error_inv_m(inv, rng);
+                        let moved = disturbed_distance_m(d, err) - d;
+                        let mut q = p.true_m + p.closest_ray * moved;
+                        if let Some(m) = &map {
+                            let t_s = (p.closest_t_ns - m.t0_ns) as f64 * 1e-9;
+                            if let Some(e) = m.error.at(t_s) {
+                                q = e.map_point(&(m.device_at)(p.closest_t_ns), &q);
+                            }
+                        }
+                        (q, inv, d, outlier)
+                    }
+                    None => {
+                        let d = p.min_dist_m;
+                        let inv = lo + (hi - lo) * rng.uniform();
+                        let dist_std = inv * d * d;
+                        let moved = p.first_ray * (rng.normal() * dist_std);
+                        (p.true_m + moved, inv, d, false)
+                    }
+                };
                 FinishedPoint {
                     uid: i as u64,
-                    position_m: p.true_m + p.first_ray * (rng.normal() * dist_std),
+                    position_m,
                     true_m: p.true_m,
                     inv_dist_std: inv,
-                    dist_std,
+                    dist_std: inv * d * d,
                     surface: p.surface,
+                    outlier,
                 }
             })
             .collect()

@@ -16,6 +16,11 @@
 //! ([`super::eyes`]) at [`ET_FPS`] by default. Frames are rendered ahead in parallel
 //! ([`super::pipeline`]) while the writer encodes the rest; the bytes do not depend on the
 //! number of threads.
+//!
+//! The wearer walks with a gait drawn for the seed and scenario ([`session_path`]), and the
+//! MPS files carry the error models of [`super::mps_noise`] unless
+//! [`SynthOptions::mps_error`] is `None` (`vista synth --mps-exact`: exact truth, for
+//! tests of geometry only — no real MPS output is exact).
 
 use std::path::{Path, PathBuf};
 
@@ -23,15 +28,16 @@ use nalgebra::Isometry3;
 
 use super::frames::{FrameCamera, FrameKind, FrameWorld};
 use super::hands::{reaches as script_reaches, wrist_palm_csv};
+use super::mps_noise::{MpsErrorSpec, TrajectoryError};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
 use super::pipeline::FramePipeline;
 use super::render::{default_threads, RayTable, Scene};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
-use super::semidense::{SemidenseMap, SemidenseSpec};
+use super::semidense::{MapFrame, SemidenseMap, SemidenseSpec};
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
 use super::text::{sign_texture, SignFont, TextError};
-use super::trajectory::WearerPath;
+use super::trajectory::{Gait, WearerPath};
 use super::truth::ground_truth;
 use crate::aria::calib::{CalibError, CalibSource, DeviceCalibration};
 use crate::aria::vrs::{
@@ -141,6 +147,11 @@ pub struct SynthOptions {
     /// Semi-dense points from the SLAM cameras' keyframes (`None`: no point files; also
     /// none without SLAM cameras).
     pub semidense: Option<SemidenseSpec>,
+    /// Error models of the MPS files (`None`: the simulator's exact truth, which is not
+    /// what MPS writes; for tests of geometry only).
+    pub mps_error: Option<MpsErrorSpec>,
+    /// Walk with [`Gait::NOMINAL`] instead of the gait drawn for the seed and scenario.
+    pub nominal_gait: bool,
 }
 
 impl Default for SynthOptions {
@@ -155,8 +166,34 @@ impl Default for SynthOptions {
             et_fps: Some(ET_FPS),
             threads: None,
             semidense: Some(SemidenseSpec::default()),
+            mps_error: Some(MpsErrorSpec::TYPICAL),
+            nominal_gait: false,
         }
     }
+}
+
+/// The gait of the wearer of `sc` in a session written with `opts`.
+pub fn session_gait(sc: &Scenario, opts: &SynthOptions) -> Gait {
+    if opts.nominal_gait {
+        Gait::NOMINAL
+    } else {
+        Gait::draw(opts.seed, &sc.name)
+    }
+}
+
+/// The wearer's path in a session of `sc` written with `opts` (its ground truth's path),
+/// with the calibration's `T_Device_CPF`.
+pub fn session_path(
+    sc: &Scenario,
+    opts: &SynthOptions,
+    t_device_cpf: Isometry3<f64>,
+) -> WearerPath {
+    WearerPath::with_gait(
+        &sc.wearer,
+        sc.world.floor_z_m,
+        t_device_cpf,
+        session_gait(sc, opts),
+    )
 }
 
 /// What was written.
@@ -228,7 +265,7 @@ pub fn write_session(
         .ok_or_else(|| tpl_err("no calib_json file tag".into()))?;
     let source = CalibSource::Named(format!("{}: calib_json tag", opts.template.display()));
     let cal = DeviceCalibration::from_json_str_with_source(calib_json, source)?;
-    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
+    let path = session_path(sc, opts, cal.t_device_cpf());
 
     // Signals.
     let seed = opts.seed;
@@ -524,22 +561,58 @@ pub fn write_session(
         files.push(rel.to_string());
         Ok(())
     };
+    let mps_error = opts.mps_error.as_ref();
+    let traj_error = mps_error.map(|e| {
+        let mut rng = SplitMix64::derive(seed, "mps-trajectory");
+        TrajectoryError::new(e, TRAJECTORY_HZ, duration_s, &mut rng)
+    });
     put(
         "mps/slam/closed_loop_trajectory.csv",
-        closed_loop_csv(&path, &uid, T0_NS, TRAJECTORY_HZ, duration_s).as_bytes(),
+        closed_loop_csv(
+            &path,
+            &uid,
+            T0_NS,
+            TRAJECTORY_HZ,
+            duration_s,
+            mps_error.zip(traj_error.as_ref()),
+        )
+        .as_bytes(),
     )?;
     // The wearer's true path, for the scorer only (never read by a replay): MPS is an
     // estimate, and the yardstick measures against what happened.
     put(
         TRUTH_TRAJECTORY_FILE,
-        closed_loop_csv(&path, &uid, T0_NS, TRUTH_TRAJECTORY_HZ, duration_s).as_bytes(),
+        closed_loop_csv(&path, &uid, T0_NS, TRUTH_TRAJECTORY_HZ, duration_s, None).as_bytes(),
     )?;
+    let mut gaze_rng = SplitMix64::derive(seed, "mps-eye-gaze");
     put(
         "mps/eye_gaze/general_eye_gaze.csv",
-        eye_gaze_csv(&path, &sc.gaze, &uid, T0_NS, EYE_GAZE_HZ, duration_s).as_bytes(),
+        eye_gaze_csv(
+            &path,
+            &sc.gaze,
+            &uid,
+            T0_NS,
+            EYE_GAZE_HZ,
+            duration_s,
+            mps_error.map(|e| (e, &mut gaze_rng)),
+        )
+        .as_bytes(),
     )?;
     if let Some(map) = semidense.as_ref().filter(|m| !m.is_empty()) {
-        let points = map.finish_points(&mut SplitMix64::derive(seed, "semidense"));
+        let device_at = |t_ns: i64| {
+            path.t_world_device((t_ns - T0_NS) as f64 * 1e-9)
+                .translation
+                .vector
+        };
+        let points = map.finish_points(
+            mps_error,
+            traj_error.as_ref().map(|error| MapFrame {
+                error,
+                device_at: &device_at,
+                t0_ns: T0_NS,
+            }),
+            &mut SplitMix64::derive(seed, "semidense"),
+        );
         put(
             "mps/slam/semidense_points.csv.gz",
             &gzip(SemidenseMap::points_csv(&points, &uid).as_bytes()),
@@ -569,9 +642,18 @@ pub fn write_session(
     put("requests.jsonl", jsonl.as_bytes())?;
     if !reaches.is_empty() {
         let hz = opts.slam_fps.filter(|f| *f > 0.0).unwrap_or(10.0);
+        let mut hand_rng = SplitMix64::derive(seed, "mps-hands");
         put(
             "mps/hand_tracking/wrist_and_palm_poses.csv",
-            wrist_palm_csv(&path, &reaches, T0_NS, hz, duration_s).as_bytes(),
+            wrist_palm_csv(
+                &path,
+                &reaches,
+                T0_NS,
+                hz,
+                duration_s,
+                mps_error.map(|e| (e, &mut hand_rng)),
+            )
+            .as_bytes(),
         )?;
     }
     let mut truth = ground_truth(sc, &path, seed, T0_NS, duration_s);

@@ -3,19 +3,126 @@
 //! cadence), evaluated at any time as the central pupil frame (CPF) pose in the world
 //! (z up) and, through the calibration's `T_Device_CPF`, as the device pose.
 //!
+//! The walker's [`Gait`] (step length for a speed, so cadence, and the head's bob, sway and
+//! their phase) is drawn per seed and scenario within human ranges ([`Gait::draw`], the
+//! sources in `docs/synthetic.md`); [`Gait::NOMINAL`] is the fixed walker of earlier
+//! sessions (0.7 m steps at every speed).
+//!
 //! Every profile is C² (smootherstep ramps), so accelerations and angular velocities derived
 //! by central differences are continuous.
 
 use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
+use super::rng::SplitMix64;
 use super::scenario::{Action, Wearer};
 
-/// Step length, m (one step = half a stride).
+/// Step length of the nominal walker, m (one step = half a stride).
 pub const STEP_LENGTH_M: f64 = 0.7;
-/// Vertical head bob amplitude (peak to peak), m.
+/// Vertical head bob amplitude (peak to peak) of the nominal walker, m.
 pub const BOB_M: f64 = 0.04;
-/// Lateral head sway amplitude, m.
+/// Lateral head sway amplitude of the nominal walker, m.
 pub const SWAY_M: f64 = 0.02;
+/// Walk ratio (step length over cadence) of healthy adults, m per step/min: the centre of
+/// the range [`Gait::draw`] draws from (Sekiya et al.; `docs/synthetic.md`).
+pub const WALK_RATIO_M_PER_SPM: f64 = 0.0064;
+/// Relative spread of the drawn walk ratio (uniform, ±).
+pub const WALK_RATIO_SPREAD: f64 = 0.12;
+/// Human step lengths, m: the drawn step length is kept within (Sato & Ishizu's pedestrians
+/// 0.51–0.91 m at their own pace; shorter when walking slowly).
+pub const STEP_LENGTH_RANGE_M: [f64; 2] = [0.3, 0.95];
+/// Peak-to-peak vertical head bob per metre of step length (drawn uniformly within).
+pub const BOB_PER_STEP_RANGE: [f64; 2] = [0.045, 0.075];
+/// Lateral sway amplitude range, m (drawn uniformly within).
+pub const SWAY_RANGE_M: [f64; 2] = [0.015, 0.03];
+
+/// How long the walker's steps are at a given speed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepRule {
+    /// The same step at every speed, m.
+    Fixed(f64),
+    /// A constant walk ratio `r` (m per step/min): speed `v` = step × cadence gives the
+    /// step `√(60·r·v)`, kept within [`STEP_LENGTH_RANGE_M`].
+    WalkRatio(f64),
+}
+
+/// The walker's gait: step length rule and head motion.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gait {
+    /// Step length for a speed.
+    pub step: StepRule,
+    /// Vertical bob, peak to peak, per metre of step length (`None`: a fixed [`Gait::bob_m`]).
+    pub bob_per_step: Option<f64>,
+    /// Vertical bob, peak to peak, m (used when `bob_per_step` is `None`).
+    pub bob_m: f64,
+    /// Lateral sway amplitude, m.
+    pub sway_m: f64,
+    /// Phase of the stride at the start of each walk, rad: 0 or π, which foot leads (the
+    /// sway's side). The step's own phase starts at 0 (both feet down, the head at the
+    /// bottom of its bob) whichever foot leads.
+    pub phase_rad: f64,
+    /// Scale of the head's small yaw, pitch and roll oscillations while walking (1 = nominal).
+    pub head_wobble: f64,
+}
+
+impl Gait {
+    /// The fixed walker of sessions before gait variation: 0.7 m steps at every speed, 4 cm
+    /// bob, 2 cm sway, phase 0.
+    pub const NOMINAL: Gait = Gait {
+        step: StepRule::Fixed(STEP_LENGTH_M),
+        bob_per_step: None,
+        bob_m: BOB_M,
+        sway_m: SWAY_M,
+        phase_rad: 0.0,
+        head_wobble: 1.0,
+    };
+
+    /// A walker drawn for `seed` and scenario `name` (deterministic): walk ratio within
+    /// ±[`WALK_RATIO_SPREAD`] of [`WALK_RATIO_M_PER_SPM`], bob per step length within
+    /// [`BOB_PER_STEP_RANGE`], sway within [`SWAY_RANGE_M`], either foot leading, head
+    /// wobble ×0.7–1.3.
+    pub fn draw(seed: u64, name: &str) -> Gait {
+        let mut r = SplitMix64::derive(seed, &format!("gait:{name}"));
+        let mut within = |lo: f64, hi: f64| lo + (hi - lo) * r.uniform();
+        let ratio = WALK_RATIO_M_PER_SPM * within(1.0 - WALK_RATIO_SPREAD, 1.0 + WALK_RATIO_SPREAD);
+        let bob = within(BOB_PER_STEP_RANGE[0], BOB_PER_STEP_RANGE[1]);
+        let sway = within(SWAY_RANGE_M[0], SWAY_RANGE_M[1]);
+        let phase = if within(0.0, 1.0) < 0.5 {
+            0.0
+        } else {
+            std::f64::consts::PI
+        };
+        let wobble = within(0.7, 1.3);
+        Gait {
+            step: StepRule::WalkRatio(ratio),
+            bob_per_step: Some(bob),
+            bob_m: BOB_M,
+            sway_m: sway,
+            phase_rad: phase,
+            head_wobble: wobble,
+        }
+    }
+
+    /// Step length at cruise speed `speed_mps`, m.
+    pub fn step_length_m(&self, speed_mps: f64) -> f64 {
+        match self.step {
+            StepRule::Fixed(s) => s,
+            StepRule::WalkRatio(r) => (60.0 * r * speed_mps.max(0.0))
+                .sqrt()
+                .clamp(STEP_LENGTH_RANGE_M[0], STEP_LENGTH_RANGE_M[1]),
+        }
+    }
+
+    /// Cadence at cruise speed `speed_mps`, steps per minute.
+    pub fn cadence_spm(&self, speed_mps: f64) -> f64 {
+        60.0 * speed_mps / self.step_length_m(speed_mps)
+    }
+
+    /// Peak-to-peak vertical bob at cruise speed `speed_mps`, m.
+    pub fn bob_at_m(&self, speed_mps: f64) -> f64 {
+        self.bob_per_step
+            .map_or(self.bob_m, |k| k * self.step_length_m(speed_mps))
+    }
+}
 /// Ramp time to reach cruise speed, s.
 pub const RAMP_S: f64 = 0.6;
 /// Step for central differences, s.
@@ -93,14 +200,25 @@ pub struct WearerPath {
     end_pos: [f64; 3],
     end_heading_rad: f64,
     t_device_cpf: Isometry3<f64>,
+    gait: Gait,
     /// Script end, s.
     pub script_end_s: f64,
 }
 
 impl WearerPath {
     /// Builds the path of `wearer` on a floor at `floor_z_m`, with the calibration's
-    /// `T_Device_CPF`.
+    /// `T_Device_CPF`, walking with [`Gait::NOMINAL`].
     pub fn new(wearer: &Wearer, floor_z_m: f64, t_device_cpf: Isometry3<f64>) -> Self {
+        Self::with_gait(wearer, floor_z_m, t_device_cpf, Gait::NOMINAL)
+    }
+
+    /// As [`WearerPath::new`], walking with `gait`.
+    pub fn with_gait(
+        wearer: &Wearer,
+        floor_z_m: f64,
+        t_device_cpf: Isometry3<f64>,
+        gait: Gait,
+    ) -> Self {
         let mut t = 0.0;
         let mut pos = [wearer.start_m[0], wearer.start_m[1], floor_z_m];
         let mut heading = wearer.heading_deg.to_radians();
@@ -156,6 +274,7 @@ impl WearerPath {
             end_pos: pos,
             end_heading_rad: heading,
             t_device_cpf,
+            gait,
             script_end_s: t,
         }
     }
@@ -178,11 +297,13 @@ impl WearerPath {
         let walk = |dist: f64, speed: f64, rise: f64| {
             let (d, _) = walk_distance(tau, dist, speed);
             let frac = if dist > 0.0 { d / dist } else { 0.0 };
-            let phase = std::f64::consts::PI * d / STEP_LENGTH_M;
+            let g = &self.gait;
+            let phase = std::f64::consts::PI * d / g.step_length_m(speed) + g.phase_rad;
             // Bob goes with each step, sway with each stride; both vanish when standing.
             let env = gait_envelope(tau, dist, speed);
-            let bob = -BOB_M * 0.5 * (1.0 - (2.0 * phase).cos()) * env;
-            let sway = SWAY_M * phase.sin() * env;
+            let bob = -g.bob_at_m(speed) * 0.5 * (1.0 - (2.0 * phase).cos()) * env;
+            let sway = g.sway_m * phase.sin() * env;
+            let wobble = g.head_wobble * env;
             let z = seg.pos[2] + rise * smootherstep(frac) + self.eye_height_m + bob;
             let left = [-s, c];
             HeadState {
@@ -191,9 +312,9 @@ impl WearerPath {
                     seg.pos[1] + d * s + sway * left[1],
                     z,
                 ),
-                yaw_rad: seg.heading_rad + 0.02 * phase.sin() * env,
-                pitch_rad: -0.15 + 0.01 * (2.0 * phase).sin() * env,
-                roll_rad: 0.015 * phase.sin() * env,
+                yaw_rad: seg.heading_rad + 0.02 * phase.sin() * wobble,
+                pitch_rad: -0.15 + 0.01 * (2.0 * phase).sin() * wobble,
+                roll_rad: 0.015 * phase.sin() * wobble,
             }
         };
         match &seg.action {
@@ -285,6 +406,11 @@ impl WearerPath {
             .map(|s| (s.start_s, s.dur_s, &s.action))
     }
 
+    /// The walker's gait.
+    pub fn gait(&self) -> &Gait {
+        &self.gait
+    }
+
     /// `T_Device_CPF` used by this path.
     pub fn t_device_cpf(&self) -> &Isometry3<f64> {
         &self.t_device_cpf
@@ -330,6 +456,82 @@ mod tests {
             let d = walk_distance(dur * i as f64 / 1000.0, 5.0, 1.25).0;
             assert!(d >= last - 1e-12);
             last = d;
+        }
+    }
+
+    /// Drawn walkers stay within human ranges at the scenarios' speeds, differ across seeds
+    /// and scenarios, and the same seed draws the same walker.
+    #[test]
+    fn drawn_gaits_are_human_varied_and_deterministic() {
+        let mut ratios = Vec::new();
+        for seed in 0..200u64 {
+            let g = Gait::draw(seed, "find_exit");
+            assert_eq!(g, Gait::draw(seed, "find_exit"));
+            let StepRule::WalkRatio(r) = g.step else {
+                panic!("{g:?}");
+            };
+            ratios.push(r);
+            // Ordinary pace: steps 0.55–0.75 m at 95–115 steps/min (Sato & Ishizu's
+            // pedestrians: 0.51–0.91 m, 95–160 steps/min).
+            let (sl, cad) = (g.step_length_m(1.1), g.cadence_spm(1.1));
+            assert!(
+                (0.55..0.75).contains(&sl) && (85.0..125.0).contains(&cad),
+                "{sl} {cad}"
+            );
+            for v in [0.35, 0.5, 0.8, 1.0, 1.2] {
+                let sl = g.step_length_m(v);
+                assert!((0.3..=0.95).contains(&sl), "{v}: {sl}");
+                assert!((45.0..140.0).contains(&g.cadence_spm(v)), "{v}");
+                // Vertical head bob 1.5–6 cm peak to peak.
+                assert!(
+                    (0.015..0.06).contains(&g.bob_at_m(v)),
+                    "{v}: {}",
+                    g.bob_at_m(v)
+                );
+            }
+            assert!((SWAY_RANGE_M[0]..=SWAY_RANGE_M[1]).contains(&g.sway_m));
+        }
+        let n = ratios.len() as f64;
+        let mean = ratios.iter().sum::<f64>() / n;
+        let sd = (ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n).sqrt();
+        assert!((mean / WALK_RATIO_M_PER_SPM - 1.0).abs() < 0.03, "{mean}");
+        // Uniform ±12 %: sd ≈ 0.069 of the mean.
+        assert!((0.05..0.09).contains(&(sd / mean)), "{sd}");
+        assert_ne!(Gait::draw(1, "find_exit"), Gait::draw(1, "street_crossing"));
+    }
+
+    /// The path walks with its gait: successive lowest points of the head bob are one step
+    /// apart, and the bob has the gait's height.
+    #[test]
+    fn the_path_steps_and_bobs_as_its_gait_says() {
+        let wearer: Wearer = serde_json::from_str(
+            r#"{"start_m": [0, 0], "heading_deg": 0,
+                "script": [{"do": "walk", "distance_m": 20, "speed_mps": 1.0}]}"#,
+        )
+        .unwrap();
+        for seed in [3u64, 4, 5] {
+            let g = Gait::draw(seed, "test");
+            let path = WearerPath::with_gait(&wearer, 0.0, Isometry3::identity(), g);
+            let (mut minima, mut zs) = (Vec::new(), Vec::new());
+            let mut prev = [f64::NAN; 2];
+            let mut t = 3.0;
+            while t < 17.0 {
+                let h = path.head(t);
+                let z = h.position_m.z;
+                if prev[1] < prev[0] && prev[1] <= z {
+                    minima.push(path.head(t - 0.002).position_m.x);
+                }
+                prev = [prev[1], z];
+                zs.push(z);
+                t += 0.002;
+            }
+            let steps: Vec<f64> = minima.windows(2).map(|w| w[1] - w[0]).collect();
+            let mean = steps.iter().sum::<f64>() / steps.len() as f64;
+            let want = g.step_length_m(1.0);
+            assert!((mean - want).abs() < 0.01, "{seed}: {mean} vs {want}");
+            let bob = zs.iter().copied().fold(f64::MIN, f64::max)
+                - zs.iter().copied().fold(f64::MAX, f64::min);
+            assert!((bob - g.bob_at_m(1.0)).abs() < 0.002, "{bob}");
         }
     }
 }
