@@ -664,6 +664,13 @@ fn an_impossible_ground_truth_is_refused_naming_the_field() {
         "requests[0].relative[0].clock",
     );
     refuse(&|g| g["duration_ns"] = json!(0), "duration_ns");
+    refuse(&|g| g["gaze"][0]["to_ns"] = json!(at(-1.0)), "gaze[0].to_ns");
+    // A gaze span beyond a session cut short covers no request: accepted.
+    let mut gt = truth();
+    gt["gaze"][1]["from_ns"] = json!(at(30.0));
+    gt["gaze"][1]["to_ns"] = json!(at(40.0));
+    std::fs::write(&path, gt.to_string()).unwrap();
+    assert!(load(&session, &out).is_ok());
     // The fixture itself is accepted.
     std::fs::write(&path, truth().to_string()).unwrap();
     assert!(load(&session, &out).is_ok());

@@ -432,22 +432,11 @@ mod tests {
     use super::*;
     use crate::eval::truth::TruthTrackSample;
     use crate::state::{ClockHour, ThingKind};
-    use nalgebra::{Isometry3, Translation3, UnitQuaternion};
 
     const S: i64 = 1_000_000_000;
 
-    /// A head standing at the origin facing +x (the CPF's +z), 0–10 s.
     fn head() -> HeadTrack {
-        // The CPF looks along its +z: turn it so +z is world +x.
-        let cpf = Isometry3::from_parts(
-            Translation3::identity(),
-            UnitQuaternion::from_euler_angles(0.0, std::f64::consts::FRAC_PI_2, 0.0),
-        );
-        let mut h = HeadTrack::new();
-        for i in 0..=100 {
-            h.push(i * S / 10, &Isometry3::identity(), &cpf);
-        }
-        h
+        crate::eval::pose::standing_head(10)
     }
 
     fn alert(t_ns: i64, world: Option<[f32; 3]>, clock: u8, d: f32) -> AlertInput {

@@ -143,6 +143,22 @@ pub fn relative_to(h: &HeadPose, p: [f64; 3]) -> (ClockHour, f64) {
     (bearing_to_clock(bearing_deg as f32), dx.hypot(dy))
 }
 
+/// A head standing at the world origin facing +x (the CPF looks along its +z, turned so
+/// +z is world +x), sampled every 0.1 s for `seconds`: the fixture of the scorer's tests.
+#[cfg(test)]
+pub fn standing_head(seconds: i64) -> HeadTrack {
+    use nalgebra::{Translation3, UnitQuaternion};
+    let cpf = Isometry3::from_parts(
+        Translation3::identity(),
+        UnitQuaternion::from_euler_angles(0.0, std::f64::consts::FRAC_PI_2, 0.0),
+    );
+    let mut h = HeadTrack::new();
+    for i in 0..=seconds * 10 {
+        h.push(i * 100_000_000, &Isometry3::identity(), &cpf);
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -199,21 +199,11 @@ pub fn unsafe_utterances(
 mod tests {
     use super::*;
     use crate::eval::truth::TruthTrackSample;
-    use nalgebra::{Isometry3, Translation3, UnitQuaternion};
 
     const S: i64 = 1_000_000_000;
 
-    /// A head standing at the origin facing +x, 0–20 s.
     fn head() -> HeadTrack {
-        let cpf = Isometry3::from_parts(
-            Translation3::identity(),
-            UnitQuaternion::from_euler_angles(0.0, std::f64::consts::FRAC_PI_2, 0.0),
-        );
-        let mut h = HeadTrack::new();
-        for i in 0..=200 {
-            h.push(i * S / 10, &Isometry3::identity(), &cpf);
-        }
-        h
+        crate::eval::pose::standing_head(20)
     }
 
     fn hazard(kind: TruthKind, at: [f64; 3], from_s: i64, to_s: i64) -> TruthHazard {
