@@ -300,6 +300,9 @@ pub fn ground_truth(
                 from_ns: ns(g.from_s),
                 to_ns: ns(g.to_s.min(duration_s)),
             })
+            // A span that starts after a session cut short (`--duration`) is not in it;
+            // clamped, it ended before it began.
+            .filter(|g| g.from_ns < ns(duration_s))
             .collect(),
         requests,
     }
