@@ -664,7 +664,10 @@ fn an_impossible_ground_truth_is_refused_naming_the_field() {
         "requests[0].relative[0].clock",
     );
     refuse(&|g| g["duration_ns"] = json!(0), "duration_ns");
-    refuse(&|g| g["gaze"][0]["to_ns"] = json!(at(-1.0)), "gaze[0].to_ns");
+    refuse(
+        &|g| g["gaze"][0]["to_ns"] = json!(at(-1.0)),
+        "gaze[0].to_ns",
+    );
     // A gaze span beyond a session cut short covers no request: accepted.
     let mut gt = truth();
     gt["gaze"][1]["from_ns"] = json!(at(30.0));

@@ -248,15 +248,16 @@ fn a_session_without_rgb_or_mps_says_what_it_cannot_do() {
         &dir,
         &["--no-lm", "--requests", requests.to_str().unwrap()],
     );
-    // Still scored, saying what the scoring lacked.
+    // Still scored against the wearer's true path (synth writes it beside MPS, so removing
+    // MPS takes nothing from the yardstick), and the run says it was live: no MPS input.
     let score = json(&dir.join("score.json"));
     assert!(
-        score["notes"][0]
-            .as_str()
-            .is_some_and(|n| n.contains("no wearer track")),
+        !score["notes"].to_string().contains("wearer track"),
         "{}",
         score["notes"]
     );
+    assert_eq!(score["mode"], "live", "{}", score["mode"]);
+    assert_eq!(json(&dir.join("run.json"))["mode"], "live");
     let profile = json(&dir.join("profile.json"));
     let notes: Vec<String> = profile["assistant"]["notes"]
         .as_array()
