@@ -8,10 +8,12 @@
 //! `VISTA_WRITE_SEEDS=1 cargo test --test fuzz_corpus -- --ignored write_seeds` after changing
 //! it); the text seeds are written by hand.
 
+#[path = "common/vrs_bombs.rs"]
+mod vrs_bombs;
+use vrs_bombs::vrs_with_bombs;
 #[path = "common/heap_peak.rs"]
 mod heap_peak;
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -108,73 +110,6 @@ fn gzip(write: impl FnOnce(&mut dyn Write)) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-/// zstd frame of `n` zero bytes, streamed (never holds the zeros).
-fn zstd_zeros(n: u64) -> Vec<u8> {
-    let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
-    std::io::copy(&mut std::io::repeat(0).take(n), &mut enc).unwrap();
-    enc.finish().unwrap()
-}
-
-use std::io::Read;
-
-/// A VRS file with one SLAM camera stream (640 × 480 grey JPEG, configuration from the
-/// Aria sample) whose single DATA record is a zstd frame declaring `declared` bytes.
-fn vrs_with_bomb(path: &Path, declared: u32) {
-    use vista::aria::vrs::{Compression, RecordType, StreamSpec, VrsReader, VrsWriter};
-    let sample = VrsReader::open(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs"
-    ))
-    .unwrap();
-    let slam = sample
-        .streams()
-        .iter()
-        .find(|s| s.id.type_id == 1201)
-        .unwrap();
-    let mut w = VrsWriter::create_with_id(path, BTreeMap::new(), 1).unwrap();
-    w.add_stream(StreamSpec::from_stream(slam)).unwrap();
-    let cfg = sample
-        .index()
-        .iter()
-        .find(|e| e.stream == slam.id && e.record_type == RecordType::Configuration)
-        .unwrap();
-    let r = sample.read_record(cfg).unwrap();
-    w.write_record(
-        slam.id,
-        RecordType::Configuration,
-        r.header.format_version,
-        cfg.timestamp_s,
-        &r.payload,
-        Compression::None,
-    )
-    .unwrap();
-    let data = sample
-        .index()
-        .iter()
-        .find(|e| e.stream == slam.id && e.record_type == RecordType::Data)
-        .unwrap();
-    let version = sample.read_record(data).unwrap().header.format_version;
-    let frame = zstd_zeros(u64::from(declared));
-    let at = w
-        .write_record(
-            slam.id,
-            RecordType::Data,
-            version,
-            data.timestamp_s,
-            &frame,
-            Compression::None,
-        )
-        .unwrap();
-    w.finish().unwrap();
-    // Stored as is, then marked compressed: a record whose frame really inflates to
-    // `declared` bytes.
-    let mut bytes = std::fs::read(path).unwrap();
-    let h = at as usize;
-    bytes[h + 27] = 2; // zstd
-    bytes[h + 28..h + 32].copy_from_slice(&declared.to_le_bytes());
-    std::fs::write(path, bytes).unwrap();
-}
-
 #[test]
 #[ignore = "writes fuzz/seeds; run with VISTA_WRITE_SEEDS=1"]
 fn write_seeds() {
@@ -189,7 +124,7 @@ fn write_seeds() {
     // VRS: a record declaring (and holding) 256 MiB of zeros.
     let tmp = tempfile::tempdir().unwrap();
     let p = tmp.path().join("bomb.vrs");
-    vrs_with_bomb(&p, 256 << 20);
+    vrs_with_bombs(&p, 1, 256 << 20);
     put(
         "vrs_reader",
         "zstd_bomb_256mib.vrs",
