@@ -115,6 +115,28 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// Something that moves along a path (a person, a vehicle): its label, its path, a
+    /// speed in (0, [`MAX_SPEED_MPS`]] and a start time.
+    fn mover(
+        &self,
+        f: &str,
+        label: &str,
+        path: &[[f64; 2]],
+        speed_mps: f64,
+        start_s: f64,
+    ) -> Checked {
+        self.text(&format!("{f}.label"), label)?;
+        self.path_m(&format!("{f}.path_m"), path)?;
+        self.within(
+            &format!("{f}.speed_mps"),
+            speed_mps,
+            0.0,
+            MAX_SPEED_MPS,
+            true,
+        )?;
+        self.time(&format!("{f}.start_s"), start_s)
+    }
+
     fn path_m(&self, field: &str, p: &[[f64; 2]]) -> Checked {
         self.count(field, p.len())?;
         for (k, q) in p.iter().enumerate() {
@@ -217,31 +239,13 @@ impl Checker<'_> {
         }
         for (i, p) in w.people.iter().enumerate() {
             let f = format!("world.people[{i}]");
-            self.text(&format!("{f}.label"), &p.label)?;
-            self.path_m(&format!("{f}.path_m"), &p.path_m)?;
-            self.within(
-                &format!("{f}.speed_mps"),
-                p.speed_mps,
-                0.0,
-                MAX_SPEED_MPS,
-                true,
-            )?;
-            self.time(&format!("{f}.start_s"), p.start_s)?;
+            self.mover(&f, &p.label, &p.path_m, p.speed_mps, p.start_s)?;
             self.within(&format!("{f}.radius_m"), p.radius_m, 0.0, 5.0, true)?;
             self.within(&format!("{f}.height_m"), p.height_m, 0.0, 5.0, true)?;
         }
         for (i, v) in w.vehicles.iter().enumerate() {
             let f = format!("world.vehicles[{i}]");
-            self.text(&format!("{f}.label"), &v.label)?;
-            self.path_m(&format!("{f}.path_m"), &v.path_m)?;
-            self.within(
-                &format!("{f}.speed_mps"),
-                v.speed_mps,
-                0.0,
-                MAX_SPEED_MPS,
-                true,
-            )?;
-            self.time(&format!("{f}.start_s"), v.start_s)?;
+            self.mover(&f, &v.label, &v.path_m, v.speed_mps, v.start_s)?;
         }
         Ok(())
     }
