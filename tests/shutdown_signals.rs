@@ -10,7 +10,7 @@
 #[path = "common/cli.rs"]
 mod cli;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -123,18 +123,24 @@ fn live_stay_after_a_goodbye_ends_on_the_first_sigint_with_every_output() {
     assert_outputs_valid(&out, false);
 }
 
+/// `pole_to_door`, its first 10 s, without RGB, written into `dir/s`.
+fn pole_to_door_10s(dir: &Path) -> PathBuf {
+    let session = dir.join("s");
+    synth(
+        "pole_to_door",
+        &["--duration", "10", "--rgb-fps", "0"],
+        &session,
+    );
+    session
+}
+
 /// SIGTERM on a real-time `replay --speak` of a session with ground truth: profile, trace,
 /// transcript, score and a valid WAV (none of them were written, and the WAV's header was
 /// left unfinished).
 #[test]
 fn sigterm_on_a_real_time_spoken_replay_writes_every_output() {
     let tmp = tempfile::tempdir().unwrap();
-    let session = tmp.path().join("s");
-    synth(
-        "pole_to_door",
-        &["--duration", "10", "--rgb-fps", "0"],
-        &session,
-    );
+    let session = pole_to_door_10s(tmp.path());
     let out = tmp.path().join("run");
     let mut replay = vista()
         .arg("replay")
@@ -163,12 +169,7 @@ fn sigterm_on_a_real_time_spoken_replay_writes_every_output() {
 #[test]
 fn a_device_restart_in_a_live_run_alerts_in_the_second_pass_as_in_the_first() {
     let tmp = tempfile::tempdir().unwrap();
-    let session = tmp.path().join("s");
-    synth(
-        "pole_to_door",
-        &["--duration", "10", "--rgb-fps", "0"],
-        &session,
-    );
+    let session = pole_to_door_10s(tmp.path());
     let addr = format!("127.0.0.1:{}", free_port());
     let out = tmp.path().join("run");
     let mut live = live_stay(&addr, &out, &tmp.path().join("live.log"));
