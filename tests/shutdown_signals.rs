@@ -165,7 +165,8 @@ fn sigterm_on_a_real_time_spoken_replay_writes_every_output() {
 
 /// The device restarts between two passes of one session into one `live --stay --speak`
 /// run (its clock starts again at the session's first capture time): the second pass is
-/// delivered (99 % of its samples were dropped as going backwards) and alerts as the first.
+/// delivered (99 % of its samples were dropped as going backwards) and alerts on the pole
+/// ahead as the first, at the same range and the same point of the walk.
 #[test]
 fn a_device_restart_in_a_live_run_alerts_in_the_second_pass_as_in_the_first() {
     let tmp = tempfile::tempdir().unwrap();
@@ -208,26 +209,40 @@ fn a_device_restart_in_a_live_run_alerts_in_the_second_pass_as_in_the_first() {
         .unwrap();
     let first_pass_end = origin + 10_500_000_000;
     let decisions = jsonl(&out.join("decisions.jsonl"));
-    let alerts: Vec<(i64, String)> = decisions
+    // (capture ns, text, clock hour, distance m) of every alert.
+    let alerts: Vec<(i64, String, i64, f64)> = decisions
         .iter()
         .filter(|d| d["kind"] == "alert")
         .map(|d| {
             (
                 d["capture_ns"].as_i64().unwrap(),
                 d["text"].as_str().unwrap_or_default().to_string(),
+                d["hazard"]["clock"].as_i64().unwrap_or(-1),
+                d["hazard"]["distance_m"].as_f64().unwrap_or(f64::NAN),
             )
         })
         .collect();
-    let (one, two): (Vec<_>, Vec<_>) = alerts.iter().partition(|(t, _)| *t < first_pass_end);
-    // The pole: the first alert of each pass, in the same words at the same point of the
-    // walk (the second pass is shifted by where the session clock stood when it began).
-    // Perception keeps what it has alerted across the restart, so a phantom it alerted once
-    // in the first pass ("Step up in 1.5 metres" before the pole, a wrong-kind alert under
-    // the strict scorer) need not come again: only the pole's alert is compared.
+    let (one, two): (Vec<_>, Vec<_>) = alerts.iter().partition(|a| a.0 < first_pass_end);
+    // The pole: the first alert of each pass, ahead, at the same range at the same point of
+    // the walk (the second pass is shifted by where the session clock stood when it began).
+    // What the pole is called is not compared: live sight names it from the frames that
+    // arrived in time, and on a loaded machine the two passes do not get the same frames
+    // (CI heard "Obstacle ahead" in one pass and "Person ahead" in the other). Perception
+    // keeps what it has alerted across the restart, so a phantom it alerted once in the
+    // first pass need not come again: only the pole's alert is compared.
     let (Some(a), Some(b)) = (one.first(), two.first()) else {
         panic!("the pole must be alerted in both passes: first {one:?}, second {two:?}");
     };
-    assert_eq!(a.1, b.1, "first pass {one:?}, second {two:?}");
+    for x in [a, b] {
+        assert!(
+            [11, 12, 1].contains(&x.2),
+            "the pole is ahead: {x:?}; first {one:?}, second {two:?}"
+        );
+    }
+    assert!(
+        (a.3 - b.3).abs() <= 1.0,
+        "the pole is alerted at the same range in both passes: first {one:?}, second {two:?}"
+    );
     let shift_ns = b.0 - a.0;
     assert!(
         (shift_ns - 10_000_000_000).abs() < 1_000_000_000,
