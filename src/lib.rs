@@ -17,6 +17,7 @@ pub mod fuzz;
 pub mod infer;
 pub mod ocr;
 pub mod perception;
+pub mod pipeline;
 pub mod profile;
 pub mod runtime;
 pub mod sample;

@@ -1,0 +1,463 @@
+//! Assembles the assistant side of a run: loads the models ahead of the clock
+//! ([`preload`]), then wires perception (stereo depth, vehicles, text reading), the
+//! language model's consumers, request sources, the assistant and its speaker, and the
+//! trace's timeline ([`assemble`]). What it returns is run by the runtime and written out by
+//! [`super::outputs`].
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use crate::aria::calib::DeviceCalibration;
+use crate::assistant::lm_setup::LmSetup;
+use crate::assistant::request_pump::RequestPump;
+use crate::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
+use crate::assistant::session::{start_assistant, SessionOptions};
+use crate::assistant::Assistant;
+use crate::eval::mode::RunInputs;
+use crate::eval::SessionClock;
+use crate::ocr::{OcrConfig, OcrEngine, OcrReader, ReadMode, ReaderConfig, RgbGeometry};
+use crate::perception::{PerceptionConfig, PerceptionConsumer, SensorModels};
+use crate::profile::text_reads::{ProfiledReader, TextReadStats};
+use crate::profile::timeline::{self, Timeline};
+use crate::runtime::Consumer;
+use crate::sample::StreamId;
+use crate::source::live::LinkStats;
+use crate::state::{EnvironmentState, HazardEvent, PerceptionSink, ReadRequests, TextReader};
+use crate::time::{Clock, DeviceTime, HostTime};
+
+use super::inputs::AssistantInputs;
+use super::monitor::Monitor;
+use super::options::{AssistantOptions, LmOptions};
+use super::PipelineError;
+
+/// Forwards perception's calls to the shared assistant (so its counters and speaker report
+/// can be read after the run).
+struct SharedSink(Arc<Mutex<Assistant>>);
+
+impl PerceptionSink for SharedSink {
+    fn on_hazard(&mut self, event: &HazardEvent) {
+        if let Ok(mut a) = self.0.lock() {
+            a.on_hazard(event);
+        }
+    }
+    fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
+        if let Ok(mut a) = self.0.lock() {
+            a.on_state(state, now);
+        }
+    }
+    fn finish(&mut self) {
+        if let Ok(mut a) = self.0.lock() {
+            a.finish();
+        }
+    }
+}
+
+/// The assistant side of a run, set up before it starts.
+pub struct AssistantRun {
+    /// The output folder.
+    pub dir: PathBuf,
+    /// The session folder with ground truth, if any.
+    pub truth: Option<PathBuf>,
+    /// The trace's title.
+    pub(crate) label: String,
+    /// The assistant, shared with perception.
+    pub(crate) assistant: Arc<Mutex<Assistant>>,
+    /// The session clock (written to `session_clock.json`).
+    pub(crate) clock: SessionClock,
+    /// Whether text is read.
+    pub ocr: bool,
+    /// Text reading's statistics, when text is read.
+    pub(crate) text_stats: Option<Arc<TextReadStats>>,
+    /// The run's stage spans and counter samples.
+    pub(crate) timeline: Arc<Timeline>,
+    /// Set-up notes (what the session lacks).
+    pub notes: Vec<String>,
+    /// The language model's set-up (its prefill thread lives as long as the run and is
+    /// joined when the run is finished).
+    pub(crate) lm: LmSetup,
+    /// Real time: the thread that answers live requests when they are made (stopped when
+    /// the run is finished; the assistant ignores it once it has finished).
+    _pump: Option<RequestPump>,
+    /// Ends the request socket's listener when the run is dropped.
+    _requests_stop: StopOnDrop,
+    /// The sensor models to derive the device pose from the IMU with, when the input has no
+    /// pose (the source is wrapped in an `InertialPoseSource`).
+    pub derive_pose: Option<SensorModels>,
+    /// Live or offline, and the MPS inputs used (written to `run.json`).
+    pub inputs: RunInputs,
+}
+
+impl AssistantRun {
+    /// Replaces the session clock (live runs know the device-to-host offset only at the
+    /// end).
+    pub fn set_session_clock(&mut self, clock: SessionClock) {
+        self.clock = clock;
+    }
+}
+
+/// Sets a flag when dropped (the request listener's stop).
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// What a run loads before it starts (the language model, PP-OCR's engines), so that
+/// loading never delays the first samples: a replay's clock starts after it, a live run
+/// accepts its link after it.
+pub struct Preloaded {
+    lm: LmSetup,
+    /// PP-OCR's engines, unless text reading is off (`Err`: why they did not load).
+    ocr: Option<Result<OcrEngine, String>>,
+}
+
+impl std::fmt::Debug for Preloaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Preloaded")
+            .field("lm", &self.lm)
+            .field("ocr", &self.ocr.as_ref().map(|r| r.is_ok()))
+            .finish()
+    }
+}
+
+/// Loads the language model and PP-OCR for a run (`real_time`: with the prefill thread).
+pub fn preload(opts: &AssistantOptions, real_time: bool) -> Result<Preloaded, PipelineError> {
+    let t0 = std::time::Instant::now();
+    let LmOptions { choice, threads } = &opts.lm;
+    let lm = crate::assistant::lm_setup::load_lm_with(choice, real_time, *threads)?;
+    let ocr = opts.sight.read_text.then(|| {
+        OcrEngine::new(OcrConfig {
+            det_limit: crate::ocr::DetLimit::Max(960),
+            ..OcrConfig::default()
+        })
+        .map_err(|e| format!("{e:#}"))
+    });
+    log::info!(
+        "assistant models loaded in {:.0} ms",
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(Preloaded { lm, ocr })
+}
+
+/// The clock of a replay, made before the run so the speaker shares it.
+pub fn replay_clock(origin: DeviceTime, real_time: bool, rate: f64) -> Arc<dyn Clock> {
+    if real_time {
+        Arc::new(crate::time::ReplayClock::start(origin, rate))
+    } else {
+        Arc::new(crate::time::VirtualClock::new(origin))
+    }
+}
+
+/// Spans and counter samples kept for `trace.json` (≈ 40 B each: ≈ 5 MiB; at ~2,500
+/// spans/s of ingest, the last ~50 s of a run; older ones are dropped and counted).
+const TRACE_SPANS: usize = 131_072;
+/// Counter samples kept (at 10 Hz × 4 counters: the last ~400 s).
+const TRACE_COUNTERS: usize = 16_384;
+
+/// Where and how a run's assistant is set up.
+pub struct RunSetting<'a> {
+    /// The run's clock.
+    pub clock: Arc<dyn Clock>,
+    /// The device time that starts the session.
+    pub origin: DeviceTime,
+    /// The replay rate (real time), for the session clock.
+    pub rate: f64,
+    /// The live link's counters, for the trace.
+    pub link: Option<LinkStats>,
+    /// The assistant's options.
+    pub options: &'a AssistantOptions,
+}
+
+/// Sets up perception and the assistant for a run with `inputs` in `setting`, with the
+/// models `pre` loaded. Returns the run and the consumers to add to the runtime.
+pub fn assemble(
+    setting: RunSetting<'_>,
+    inputs: AssistantInputs,
+    pre: Preloaded,
+) -> Result<(AssistantRun, Vec<Box<dyn Consumer>>), PipelineError> {
+    let RunSetting {
+        clock,
+        origin,
+        rate,
+        link,
+        options: opts,
+    } = setting;
+    let dir = opts.out_dir.as_path();
+    std::fs::create_dir_all(dir).map_err(PipelineError::write(dir))?;
+    let streams = inputs.streams.clone();
+    let (derive_pose, models) = (inputs.derive_pose, inputs.perception.models.clone());
+    let run_inputs = inputs.run_inputs();
+    log::info!("mode: {}", run_inputs.mode);
+    let mut notes = inputs.perception.notes.clone();
+    // What the session cannot do, as the state will say it, in the run's notes too.
+    for l in crate::perception::limits::limitations(
+        &inputs.perception.models,
+        inputs.perception.points.as_deref(),
+        |s| streams.contains(&s),
+    ) {
+        if !notes.contains(&l) {
+            notes.push(l);
+        }
+    }
+    for n in &notes {
+        log::warn!("perception: {n}");
+    }
+    let engine = inputs
+        .perception
+        .engine(PerceptionConfig::default(), &streams);
+
+    let requests = opts.requests.clone().or(inputs.default_requests.clone());
+    let live =
+        (opts.stdin_requests || opts.requests_listen.is_some()).then(|| RequestQueue::new(64));
+    // The request threads end with the process (a blocking stdin read cannot be
+    // interrupted); `stop` ends the socket listener when the run ends.
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Some(q) = &live {
+        if opts.stdin_requests {
+            spawn_stdin(q.clone(), Arc::clone(&clock), Arc::clone(&stop)).map_err(
+                PipelineError::thread("reading requests from standard input"),
+            )?;
+        }
+        if let Some(addr) = &opts.requests_listen {
+            let sa: std::net::SocketAddr = addr.parse().map_err(|_| {
+                PipelineError::Options(format!("--requests-listen {addr}: not an IP:PORT address"))
+            })?;
+            let (bound, _) = spawn_socket(sa, q.clone(), Arc::clone(&clock), Arc::clone(&stop))
+                .map_err(|source| PipelineError::Requests {
+                    what: format!("listening for requests on {addr}"),
+                    source: Box::new(source),
+                })?;
+            log::info!("requests: listening on {bound}");
+        }
+    }
+    let Preloaded { mut lm, ocr } = pre;
+    notes.extend(lm.note.clone());
+    notes.extend(lm.notes.iter().cloned());
+    let mut consumers: Vec<Box<dyn Consumer>> = Vec::new();
+    #[cfg(feature = "llm")]
+    if let Some(w) = lm.window.take() {
+        let (consumer, note) = w.into_consumer(inputs.calibration.as_ref());
+        notes.extend(note);
+        consumers.push(Box::new(consumer));
+    }
+    #[cfg(feature = "llm")]
+    if let Some(v) = lm.vision.as_mut() {
+        match v.take_consumer() {
+            Some(c) if streams.contains(&StreamId::CameraRgb) => consumers.push(Box::new(c)),
+            _ => {
+                v.no_camera();
+                notes.push(
+                    "no RGB camera: the bundle's vision projector sees nothing; answers use \
+                     the state text alone"
+                        .into(),
+                );
+            }
+        }
+    }
+    let started = start_assistant(
+        SessionOptions {
+            out_dir: dir,
+            requests: requests.as_deref(),
+            audio: opts.audio,
+            generator: lm.generator.take(),
+            live,
+            ambient_every_ns: opts.ambient_every_ns(),
+        },
+        Arc::clone(&clock),
+    )
+    .map_err(|e| PipelineError::Assistant(Box::new(e)))?;
+    if let Some(why) = &started.fallback_reason {
+        notes.push(why.clone());
+    }
+    log::info!(
+        "assistant: {} scripted request(s), speech to {}",
+        started.scripted,
+        started.sink
+    );
+    let assistant = Arc::new(Mutex::new(started.assistant));
+    // Real time: live requests are answered when made, not at the next perception state.
+    let pump = if clock.is_real_time() {
+        RequestPump::start(Arc::clone(&assistant))
+            .map_err(PipelineError::thread("the request thread"))?
+    } else {
+        None
+    };
+    let mut consumer =
+        PerceptionConsumer::new(engine, lm.wrap_sink(SharedSink(Arc::clone(&assistant))));
+
+    let mut text_stats = None;
+    if !opts.sight.read_text {
+        notes.push("text reading off (--no-ocr)".into());
+    } else if !streams.contains(&StreamId::CameraRgb) {
+        let n = "no RGB camera: cannot read text".to_string();
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
+    } else {
+        let stats = Arc::new(TextReadStats::new());
+        let text_calibration = match (&inputs.calibration, &inputs.nominal_calibration) {
+            (Some(c), _) => Some(c),
+            (None, Some(n)) => {
+                notes.push(
+                    "no calibration: text directions from a nominal Gen1 calibration (within \
+                     about a clock hour)"
+                        .into(),
+                );
+                Some(n)
+            }
+            (None, None) => {
+                notes.push("no calibration: text is placed straight ahead (12 o'clock)".into());
+                None
+            }
+        };
+        let reader = match ocr {
+            Some(Ok(e)) => text_reader(
+                e,
+                text_calibration,
+                clock.is_real_time(),
+                Arc::clone(&stats),
+            ),
+            Some(Err(e)) => Err(e),
+            None => Err("PP-OCR was not loaded".to_string()),
+        };
+        match reader {
+            Ok(r) => {
+                // Requests that need text the state does not hold have the newest frame
+                // read whole and wait for it (bounded).
+                let whole = Arc::new(ReadRequests::new());
+                consumer = consumer
+                    .with_text_reader(r)
+                    .with_read_requests(Arc::clone(&whole));
+                if let Ok(mut a) = assistant.lock() {
+                    a.set_read_requests(whole);
+                }
+                text_stats = Some(stats);
+            }
+            Err(e) => {
+                let n = format!("text reading unavailable: {e}");
+                log::warn!("{n}");
+                notes.push(n);
+            }
+        }
+    }
+    let slam_pair =
+        streams.contains(&StreamId::CameraSlamLeft) && streams.contains(&StreamId::CameraSlamRight);
+    if !opts.sight.stereo_depth {
+        notes.push("stereo depth off (--no-depth)".into());
+    } else if !slam_pair {
+        notes.push("no SLAM camera pair: no stereo depth (moving people are unseen)".into());
+    } else {
+        match inputs.calibration.as_ref().map(|c| {
+            crate::perception::stereo::StereoDepth::new(
+                c,
+                crate::perception::stereo::StereoConfig::default(),
+            )
+        }) {
+            Some(Ok(stereo)) => {
+                consumer = consumer.with_depth(crate::perception::depth_input::DepthInput::new(
+                    stereo,
+                    clock.is_real_time(),
+                ));
+            }
+            Some(Err(e)) => {
+                let n = format!("stereo depth unavailable: {e}");
+                log::warn!("{n}");
+                notes.push(n);
+            }
+            None => notes.push("no calibration: no stereo depth".into()),
+        }
+    }
+    if !opts.sight.movers {
+        notes.push("vehicle detection off (--no-movers)".into());
+    } else if !slam_pair {
+        notes.push("no SLAM cameras: vehicles coming from the side are unseen".into());
+    } else {
+        match inputs.calibration.as_ref().map(|c| {
+            crate::perception::movers::MoverInput::new(
+                c,
+                crate::perception::movers::MoverConfig::default(),
+            )
+        }) {
+            Some(Ok(m)) => consumer = consumer.with_movers(m),
+            Some(Err(e)) => {
+                let n = format!("vehicle detection unavailable: {e}");
+                log::warn!("{n}");
+                notes.push(n);
+            }
+            None => notes.push("no calibration: no vehicle detection".into()),
+        }
+    }
+    let session_clock = SessionClock {
+        origin_device_ns: origin.ns(),
+        origin_host_ns: clock.due(origin).ns(),
+        rate: if clock.is_real_time() { rate } else { 1.0 },
+    };
+    let trace = Arc::new(Timeline::new(TRACE_SPANS, TRACE_COUNTERS));
+    timeline::install(Arc::clone(&trace));
+    let monitor = Monitor {
+        inner: Box::new(consumer),
+        last: None,
+        assistant: Arc::clone(&assistant),
+        text: text_stats.clone(),
+        link,
+    };
+    consumers.insert(0, Box::new(monitor));
+    Ok((
+        AssistantRun {
+            dir: dir.to_path_buf(),
+            truth: inputs.truth,
+            label: inputs.label,
+            assistant,
+            clock: session_clock,
+            ocr: text_stats.is_some(),
+            text_stats,
+            timeline: trace,
+            notes,
+            lm,
+            _pump: pump,
+            _requests_stop: StopOnDrop(stop),
+            derive_pose: derive_pose.then_some(models),
+            inputs: run_inputs,
+        },
+        consumers,
+    ))
+}
+
+/// PP-OCR (`engine`), read synchronously inside a [`ProfiledReader`] (throttled, timed; on
+/// its own thread in real time).
+fn text_reader(
+    engine: OcrEngine,
+    calibration: Option<&DeviceCalibration>,
+    threaded: bool,
+    stats: Arc<TextReadStats>,
+) -> Result<Box<dyn TextReader>, String> {
+    let geometry = calibration.and_then(|c| RgbGeometry::from_device(c, "camera-rgb"));
+    let cfg = ReaderConfig {
+        mode: ReadMode::Synchronous,
+        ..ReaderConfig::default()
+    };
+    let inner = OcrReader::new(engine, geometry, cfg).map_err(|e| error_chain(&e))?;
+    Ok(Box::new(
+        ProfiledReader::new(Box::new(inner), OCR_MIN_INTERVAL_NS, threaded, stats)
+            .map_err(|e| format!("starting the text-reading thread: {e}"))?,
+    ))
+}
+
+/// An error and its causes, `: `-separated.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
+}
+
+/// Text is read at most this often (device time): signs do not change between frames, and
+/// one read costs ~0.3–1 s of one core on this class of machine.
+const OCR_MIN_INTERVAL_NS: i64 = 1_000_000_000;
