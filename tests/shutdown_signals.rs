@@ -12,10 +12,21 @@ mod cli;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use cli::{free_port, gen1_vrs, json, jsonl, synth, vista};
+
+/// The runs here are real time (live and paced replay): one at a time, so that they do not
+/// take each other's cores and see a different world than on an idle machine.
+static REAL_TIME: Mutex<()> = Mutex::new(());
+
+/// Holds [`REAL_TIME`] for the test (a test that failed while holding it does not fail the
+/// others).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    REAL_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Sends `signal` (`INT`, `TERM`) to `child`, waits at most 5 s for it to end, and returns
 /// how long it took.
@@ -113,6 +124,7 @@ fn device_pass(session: &Path, addr: &str, asap: bool) {
 /// and the second exited 130 with no profile or trace and a 0-byte WAV).
 #[test]
 fn live_stay_after_a_goodbye_ends_on_the_first_sigint_with_every_output() {
+    let _serial = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let addr = format!("127.0.0.1:{}", free_port());
     let out = tmp.path().join("run");
@@ -139,6 +151,7 @@ fn pole_to_door_10s(dir: &Path) -> PathBuf {
 /// left unfinished).
 #[test]
 fn sigterm_on_a_real_time_spoken_replay_writes_every_output() {
+    let _serial = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let session = pole_to_door_10s(tmp.path());
     let out = tmp.path().join("run");
@@ -169,6 +182,7 @@ fn sigterm_on_a_real_time_spoken_replay_writes_every_output() {
 /// ahead as the first, at the same range and the same point of the walk.
 #[test]
 fn a_device_restart_in_a_live_run_alerts_in_the_second_pass_as_in_the_first() {
+    let _serial = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let session = pole_to_door_10s(tmp.path());
     let addr = format!("127.0.0.1:{}", free_port());
