@@ -8,6 +8,9 @@
 //! every millisecond goes.
 
 #![warn(missing_docs)]
+// No unwrap/expect outside tests: input paths return typed errors (clippy.toml allows them
+// in `#[cfg(test)]` code).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod aria;
 pub mod assistant;

@@ -1,5 +1,7 @@
 //! The `vista` command line.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 mod cli;
 
 fn main() -> std::process::ExitCode {

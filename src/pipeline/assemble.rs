@@ -75,6 +75,7 @@ pub struct AssistantRun {
     pub notes: Vec<String>,
     /// The language model's set-up (its prefill thread lives as long as the run and is
     /// joined when the run is finished).
+    #[cfg_attr(not(feature = "llm"), allow(dead_code))]
     pub(crate) lm: LmSetup,
     /// Real time: the thread that answers live requests when they are made (stopped when
     /// the run is finished; the assistant ignores it once it has finished).
