@@ -262,8 +262,8 @@ print(f"| real time, whole process CPU | {100 * r_cpu / wall:.2f} % of a core | 
 m = re.search(r"CPU ([\d.]+) s = ([\d.]+) % of a core, ([\d.]+) us per wake-up; late mean (\d+) us, max (\d+) us",
               open(f"{work}/wake.txt").read())
 if m:
-    print(f"| the machine's floor: 1,000 timed sleeps/s and nothing else (`wake_floor`) | {m.group(2)} % of a core, "
-          f"{m.group(3)} µs per wake-up; late mean {m.group(4)} µs, max {m.group(5)} µs | |")
+    print(f"| `wake_floor`: 1,000 timed sleeps/s, nothing else | {m.group(2)} % of a core; late by {m.group(4)} µs "
+          f"mean, {int(m.group(5)) / 1e3:.1f} ms max | |")
 PY
 }
 
@@ -304,6 +304,8 @@ for t, r in reports.items():
     print(f"| {t} | {r['prompt_tok_per_s']:.0f} tokens/s ({r['prompt_tokens']}) | {r['gen_tok_per_s']:.1f} tokens/s "
           f"({r['gen_tokens']}) | {r['ttft_cold_ms']:.0f} ms ({r['system_tokens']} + {r['question_tokens']} tokens) | "
           f"{r['ttft_prefix_ms']:.1f} ms ({r['question_tokens']} tokens) | ≤ 150 ms |")
+print("\nTwo threads need two free cores: on a loaded machine they wait for each other (see the load")
+print("average in the header).")
 im = (load("vlm.json") or {}).get("image")
 if im:
     w, h = im["frame"]
@@ -370,9 +372,10 @@ print(f"| whole process | {cpu['process_cpu_s']:.2f} s over {cpu['wall_s']:.1f} 
 print(f"\nPeak resident memory: {cpu['peak_rss_mib']:.0f} MiB.")
 s = sc.get("summary")
 if s:
-    print(f"This run's score: {s['hazards_caught']} of {s['hazards_relevant']} hazards caught, {s['false_alerts']} false")
-    print(f"alert(s), {s['facts_present']} of {s['facts_required']} required facts (lock-step accuracy on every")
-    print("scenario: [accuracy.md](accuracy.md)).")
+    print(f"This run's score: {s['hazards_caught']} of {s['hazards_relevant']} hazards caught, "
+          f"{s['false_alerts']} false alert(s),")
+    print(f"{s['facts_present']} of {s['facts_required']} required facts; accuracy on every scenario, in lock step,")
+    print("is in [accuracy.md](accuracy.md).")
 PY
 }
 
