@@ -38,7 +38,7 @@
 //! or audio bytes) are then moved straight over evicted plain ones by a batch push and
 //! copied out by a read with one `memcpy` per run, instead of a swap and a `clone` per
 //! sample (1.7× fewer CPU-seconds per sample with one reader, 2.6× with three); the
-//! figures are in the README's Performance table.
+//! figures are in docs/performance.md.
 //!
 //! Each reader accounts only for the streams it reads ([`Reader::subscribe_only`], set by
 //! the runtime from [`crate::runtime::Consumer::wants`], plus any stream it drains), so a
