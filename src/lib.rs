@@ -23,6 +23,7 @@ pub mod sample;
 pub mod source;
 pub mod speech;
 pub mod state;
+pub mod stop;
 pub mod synth;
 pub mod time;
 pub mod window;
