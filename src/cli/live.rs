@@ -244,7 +244,7 @@ fn run_spoken(
         pre,
     )?;
     let source: Box<dyn Source> = match run.derive_pose.clone() {
-        Some(models) => Box::new(vista::source::inertial::InertialPoseSource::new(
+        Some(models) => Box::new(vista::perception::inertial_source::InertialPoseSource::new(
             source, models,
         )),
         None => source,

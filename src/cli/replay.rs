@@ -205,7 +205,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     // run derives one from the IMU.
     let derive = spoken.as_ref().and_then(|r| r.derive_pose.clone());
     let source: Box<dyn vista::source::Source> = match derive {
-        Some(models) => Box::new(vista::source::inertial::InertialPoseSource::new(
+        Some(models) => Box::new(vista::perception::inertial_source::InertialPoseSource::new(
             Box::new(source),
             models,
         )),

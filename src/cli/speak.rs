@@ -138,7 +138,7 @@ pub struct SpeakInputs {
     /// What the run is, for the trace's title (a session path, a device address).
     pub label: String,
     /// The source has no `device-pose` stream: the run derives one from the IMU
-    /// ([`vista::source::inertial::InertialPoseSource`]; `streams` already lists it).
+    /// ([`vista::perception::inertial_source::InertialPoseSource`]; `streams` already lists it).
     pub derive_pose: bool,
 }
 
@@ -150,7 +150,7 @@ impl SpeakInputs {
     /// origin, facing +x, at height 0): the floor 1.6 m below the real eyes stood at eye
     /// height beside the derived head, an "obstacle at head height" that walked along.
     pub fn derive_pose_if_missing(&mut self) {
-        use vista::source::inertial::InertialPoseSource;
+        use vista::perception::inertial_source::InertialPoseSource;
         if InertialPoseSource::needed(&self.streams) {
             self.derive_pose = true;
             self.streams.push(StreamId::DevicePose);
