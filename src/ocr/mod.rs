@@ -12,7 +12,6 @@ pub mod bearing;
 pub mod ctc;
 pub mod db_post;
 pub mod det_pre;
-pub mod distance;
 pub mod engine;
 pub mod error;
 pub mod facts;

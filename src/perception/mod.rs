@@ -43,6 +43,7 @@ pub mod pose;
 pub mod sensors;
 pub mod step_length;
 pub mod stereo;
+pub mod text_distance;
 pub mod tracker;
 pub mod walking;
 
