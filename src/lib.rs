@@ -18,6 +18,7 @@ pub mod infer;
 pub mod ocr;
 pub mod perception;
 pub mod profile;
+pub mod report;
 pub mod runtime;
 pub mod sample;
 pub mod source;

@@ -23,9 +23,9 @@ use vista::assistant::{Assistant, AssistantCounters};
 use vista::buffer::Reader;
 use vista::eval::mode::RunInputs;
 use vista::eval::SessionClock;
+use vista::ocr::text_reads::{ProfiledReader, TextReadReport, TextReadStats};
 use vista::ocr::{OcrConfig, OcrEngine, OcrReader, ReadMode, ReaderConfig, RgbGeometry};
 use vista::perception::{PerceptionConfig, PerceptionConsumer, PerceptionInputs};
-use vista::profile::text_reads::{ProfiledReader, TextReadReport, TextReadStats};
 use vista::profile::timeline::{self, CounterSample, Timeline, TimelineStats};
 use vista::runtime::{Consumer, ConsumerError};
 use vista::sample::StreamId;
@@ -804,10 +804,10 @@ const STAGES_PID: u32 = 2;
 struct SpokenProfile<'a, R: Serialize> {
     replay: &'a R,
     assistant: AssistantSummary,
-    utterances: vista::profile::utterance::UtteranceReport,
+    utterances: vista::report::utterance::UtteranceReport,
     /// The language model's answers, stage by stage (absent when it answered none).
     #[serde(skip_serializing_if = "Option::is_none")]
-    lm_answers: Option<vista::profile::utterance_lm::LmBreakdownReport>,
+    lm_answers: Option<vista::report::utterance_lm::LmBreakdownReport>,
     cpu: vista::profile::cpu::CpuReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<&'a vista::eval::Scorecard>,
@@ -815,11 +815,11 @@ struct SpokenProfile<'a, R: Serialize> {
 
 /// The language model's answers in `dir`'s decisions and transcript (logged, not fatal,
 /// when they cannot be read).
-fn lm_answers(dir: &Path) -> Option<vista::profile::utterance_lm::LmBreakdownReport> {
+fn lm_answers(dir: &Path) -> Option<vista::report::utterance_lm::LmBreakdownReport> {
     let read = || -> anyhow::Result<_> {
         let d = vista::assistant::decisions::read_decisions(&dir.join("decisions.jsonl"))?;
         let t = vista::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
-        Ok(vista::profile::utterance_lm::lm_breakdown(&d, &t))
+        Ok(vista::report::utterance_lm::lm_breakdown(&d, &t))
     };
     read().unwrap_or_else(|e| {
         log::warn!("language model breakdown: {e:#}");
@@ -882,11 +882,11 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         let mut picture = vista::eval::latency::picture(&inputs, &card, &lat);
         picture
             .stages
-            .extend(vista::profile::run_view::runtime_distributions(
+            .extend(vista::report::run_view::runtime_distributions(
                 &run.timeline.spans(),
             ));
-        let svg = vista::profile::cpu_view::with_cpu_panel(
-            &vista::profile::plot::render_svg(&picture),
+        let svg = vista::report::cpu_view::with_cpu_panel(
+            &vista::report::plot::render_svg(&picture),
             &cpu,
         );
         let svg_path = dir.join("latency.svg");
@@ -911,7 +911,7 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         let transcript = vista::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
         let clock = run.clock;
         let (timings, lat) =
-            vista::profile::utterance::latency_without_truth(&decisions, &transcript, &|d| {
+            vista::report::utterance::latency_without_truth(&decisions, &transcript, &|d| {
                 clock.to_host_ns(d)
             });
         let trace_path = dir.join("trace.json");
@@ -919,17 +919,17 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
             .with_context(|| format!("creating {}", trace_path.display()))?;
         let mut w = vista::profile::trace::TraceWriter::new(BufWriter::new(file))
             .with_context(|| format!("writing {}", trace_path.display()))?;
-        vista::profile::utterance::write_timings_trace(&mut w, &run.label, &timings);
+        vista::report::utterance::write_timings_trace(&mut w, &run.label, &timings);
         // (audit) The hazard and speech-queue tracks and the picture, without ground truth too.
-        vista::profile::run_view::write_alert_spans(&mut w, 1, 1, &decisions, &timings);
-        vista::profile::run_view::write_speech_counters(&mut w, 1, &transcript);
+        vista::report::run_view::write_alert_spans(&mut w, 1, 1, &decisions, &timings);
+        vista::report::run_view::write_speech_counters(&mut w, 1, &transcript);
         run.timeline
             .write_trace(&mut w, STAGES_PID, &format!("runtime: {}", run.label));
         w.finish()
             .with_context(|| format!("writing {}", trace_path.display()))?;
         let to_s =
             |h: i64| clock.to_device_ns(h).saturating_sub(clock.origin_device_ns) as f64 / 1e9;
-        let mut picture = vista::profile::run_view::picture_without_truth(
+        let mut picture = vista::report::run_view::picture_without_truth(
             &format!("{} (no ground truth)", run.label),
             &decisions,
             &timings,
@@ -938,14 +938,14 @@ pub fn finish(run: SpeakRun, replay: &impl Serialize) -> anyhow::Result<()> {
         );
         picture
             .stages
-            .extend(vista::profile::run_view::runtime_distributions(
+            .extend(vista::report::run_view::runtime_distributions(
                 &run.timeline.spans(),
             ));
         let svg_path = dir.join("latency.svg");
         std::fs::write(
             &svg_path,
-            vista::profile::cpu_view::with_cpu_panel(
-                &vista::profile::plot::render_svg(&picture),
+            vista::report::cpu_view::with_cpu_panel(
+                &vista::report::plot::render_svg(&picture),
                 &cpu,
             ),
         )

@@ -21,6 +21,7 @@ pub mod reader;
 pub mod rec_pre;
 pub mod roi;
 pub mod session;
+pub mod text_reads;
 pub mod tiles;
 pub mod warp;
 
