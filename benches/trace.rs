@@ -9,9 +9,9 @@ use std::io::{sink, BufWriter};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use vista::eval::requests::fact_present;
-use vista::profile::plot::{render_svg, Distribution, Picture, Tick, UtteranceBar};
 use vista::profile::trace::TraceWriter;
 use vista::profile::Span;
+use vista::report::plot::{render_svg, Distribution, Picture, Tick, UtteranceBar};
 use vista::time::{DeviceTime, HostTime};
 
 fn bench(c: &mut Criterion) {

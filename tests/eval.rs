@@ -774,8 +774,8 @@ fn cli_prints_json_and_writes_picture_and_trace() {
 #[test]
 fn extreme_values_never_panic() {
     use vista::eval::latency::{picture, write_trace};
-    use vista::profile::plot::render_svg;
     use vista::profile::trace::TraceWriter;
+    use vista::report::plot::render_svg;
     let tmp = tempfile::tempdir().unwrap();
     let (session, out) = fixture(tmp.path());
     let d = json!({

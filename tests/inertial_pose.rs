@@ -1,5 +1,5 @@
-//! The device pose derived from the IMU (`source::inertial`, for input without a trajectory:
-//! live glasses, `--recorded-only`) against a synthetic session's true trajectory: a 25 s
+//! The device pose derived from the IMU (`perception::inertial_source`, for input without a
+//! trajectory: live glasses, `--recorded-only`) against a synthetic session's true trajectory: a 25 s
 //! walk with turns (`find_exit`). The derived stream keeps capture order and runs at
 //! 100 Hz; its attitude holds gravity (tilt error), its yaw follows the head's turns over
 //! a few seconds, and its dead-reckoned path covers the walked distance — with the step
@@ -11,9 +11,9 @@
 use std::path::Path;
 
 use nalgebra::{Isometry3, Vector3};
+use vista::perception::inertial_source::InertialPoseSource;
 use vista::perception::PerceptionInputs;
 use vista::sample::{Payload, StreamId};
-use vista::source::inertial::InertialPoseSource;
 use vista::source::replay::{ReplayOptions, ReplaySource};
 use vista::source::Source;
 use vista::synth::{find_scenario, write_session, SynthOptions};

@@ -5,9 +5,9 @@
 use std::io::{self, Write};
 
 use serde_json::{json, Value};
-use vista::profile::plot::{render_svg, Distribution, Picture, Tick, UtteranceBar, Window};
 use vista::profile::trace::{InstantScope, TraceWriter};
 use vista::profile::Span;
+use vista::report::plot::{render_svg, Distribution, Picture, Tick, UtteranceBar, Window};
 use vista::time::{DeviceTime, HostTime};
 
 fn events(bytes: &[u8]) -> Vec<Value> {

@@ -14,9 +14,9 @@ use bytes::Bytes;
 use vista::assistant::decisions::read_decisions;
 use vista::assistant::requests::RequestTime;
 use vista::assistant::{Assistant, AssistantConfig, AssistantMode, Form, Request};
+use vista::ocr::text_reads::{ProfiledReader, TextReadStats};
 use vista::ocr::{OcrConfig, OcrEngine, OcrReader, Orientation, ReadMode, ReaderConfig};
 use vista::perception::{Perception, PerceptionConfig, PerceptionConsumer, SensorModels};
-use vista::profile::text_reads::{ProfiledReader, TextReadStats};
 use vista::runtime::{run, ClockMode, Consumer, RuntimeConfig};
 use vista::sample::{ImageEncoding, ImageFrame, Payload, Sample, StreamId};
 use vista::speech::session::start_session_speech;
@@ -128,7 +128,7 @@ fn answer_to(decisions: &[Decision], index: usize) -> &Decision {
 /// The run of the first test: a goal naming "gate 12" at 1 s, a question on the way ahead
 /// at 2 s, PP-OCR reading a 300 px square at the centre at most once a second; returns the
 /// text reads' report.
-fn gate_run(dir: &Path) -> vista::profile::text_reads::TextReadReport {
+fn gate_run(dir: &Path) -> vista::ocr::text_reads::TextReadReport {
     let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
     let whole = Arc::new(ReadRequests::new());
     let mut a = assistant(

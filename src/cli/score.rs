@@ -12,9 +12,9 @@ use serde::Serialize;
 
 use vista::eval::latency::{picture, run_latency, write_trace};
 use vista::eval::{load, score, HazardTolerances, Scorecard, Targets};
-use vista::profile::plot::render_svg;
 use vista::profile::trace::TraceWriter;
-use vista::profile::utterance::UtteranceReport;
+use vista::report::plot::render_svg;
+use vista::report::utterance::UtteranceReport;
 
 /// Arguments of `vista score`.
 #[derive(Debug, clap::Args)]

@@ -8,10 +8,10 @@ use std::io::Write;
 use super::hazards::HazardOutcome;
 use super::load::EvalInputs;
 use super::scorecard::Scorecard;
-use crate::profile::plot::{Picture, Tick, Window};
-use crate::profile::run_view::{stage_distributions, utterance_bars, write_speech_counters};
 use crate::profile::trace::{InstantScope, TraceWriter};
-use crate::profile::utterance::{
+use crate::report::plot::{Picture, Tick, Window};
+use crate::report::run_view::{stage_distributions, utterance_bars, write_speech_counters};
+use crate::report::utterance::{
     join_utterances, kind_name, timings, UtteranceLatency, UtteranceTiming,
 };
 use crate::state::{Decision, DecisionKind};

@@ -15,7 +15,7 @@ use super::load::EvalInputs;
 use super::mode::RunMode;
 use super::requests::{score_request, AnswerInput, RequestResult};
 use super::unsafe_speech::{unsafe_utterances, HeardClause, UnsafeUtterance};
-use crate::profile::utterance::{join_utterances, Joined};
+use crate::report::utterance::{join_utterances, Joined};
 use crate::state::{Decision, DecisionKind};
 
 /// The targets.

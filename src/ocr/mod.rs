@@ -12,7 +12,6 @@ pub mod bearing;
 pub mod ctc;
 pub mod db_post;
 pub mod det_pre;
-pub mod distance;
 pub mod engine;
 pub mod error;
 pub mod facts;
@@ -22,6 +21,7 @@ pub mod reader;
 pub mod rec_pre;
 pub mod roi;
 pub mod session;
+pub mod text_reads;
 pub mod tiles;
 pub mod warp;
 

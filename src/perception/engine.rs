@@ -425,7 +425,7 @@ impl Perception {
         }
     }
 
-    /// Where a text read is in the world (text distance hook, `crate::ocr::distance`): the
+    /// Where a text read is in the world ([`super::text_distance`]): the
     /// ray through its box from the RGB camera at the head pose of its frame, to the first
     /// surface of the point map behind it; `None` without a pose, an RGB calibration, a map
     /// or a surface.
@@ -434,13 +434,13 @@ impl Perception {
         let camera = self.models.rgb.as_ref()?;
         let map = self.points.as_ref()?;
         let t_world_device = head.t_world_cpf * self.models.t_device_cpf.inverse();
-        let hit = crate::ocr::distance::text_hit(
+        let hit = super::text_distance::text_hit(
             camera,
             &t_world_device,
             text.rgb_box,
             map,
             text.at,
-            &crate::ocr::distance::RayHitConfig::default(),
+            &super::text_distance::RayHitConfig::default(),
         )?;
         Some([hit.point.x, hit.point.y, hit.point.z])
     }

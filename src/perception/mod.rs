@@ -7,6 +7,8 @@
 //! * [`heading`]: compass heading (magnetometer tilt-compensated with gravity, fused with
 //!   the gyro); [`elevation`]: height history (barometer or trajectory).
 //! * [`pose`]: the latest device pose (MPS trajectory), head yaw and walking direction;
+//!   [`inertial_pose`]: a pose from the IMU where there is none, and [`inertial_source`]
+//!   the source that adds it to input without a trajectory;
 //!   [`walking`]: the walking line from the head track (a turn on the spot starts a new one).
 //! * [`gaze`]: the eye-gaze ray through the CPF into the RGB image.
 //! * [`points`]: the semi-dense map with a grid index and causal first-seen times;
@@ -29,6 +31,7 @@ pub mod geom;
 pub mod hazards;
 pub mod heading;
 pub mod inertial_pose;
+pub mod inertial_source;
 pub mod limits;
 pub mod load;
 pub mod motion;
@@ -40,6 +43,7 @@ pub mod pose;
 pub mod sensors;
 pub mod step_length;
 pub mod stereo;
+pub mod text_distance;
 pub mod tracker;
 pub mod walking;
 

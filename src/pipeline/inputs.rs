@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::aria::calib::DeviceCalibration;
 use crate::aria::recorded_calib::{recorded_camera_sizes, recording_calibration};
 use crate::eval::mode::RunInputs;
+use crate::perception::inertial_source::InertialPoseSource;
 use crate::perception::PerceptionInputs;
 use crate::sample::StreamId;
-use crate::source::inertial::InertialPoseSource;
 use crate::source::replay::ReplaySource;
 use crate::source::Source;
 

@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use crate::aria::calib::{CalibSource, DeviceCalibration};
 use crate::eval::SessionClock;
+use crate::perception::inertial_source::InertialPoseSource;
 use crate::perception::load::load_points;
 use crate::perception::{PerceptionInputs, SensorModels};
 use crate::runtime::{ClockMode, RuntimeConfig};
 use crate::sample::StreamId;
-use crate::source::inertial::InertialPoseSource;
 use crate::source::live::overlay::{session_mps, MpsOverlay};
 use crate::source::live::primed::{calibration_sizes, PrimeLimits, Primed};
 use crate::source::live::protocol::Hello;

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::assistant::Assistant;
 use crate::buffer::Reader;
-use crate::profile::text_reads::TextReadStats;
+use crate::ocr::text_reads::TextReadStats;
 use crate::profile::timeline::{self, CounterSample};
 use crate::runtime::{Consumer, ConsumerError};
 use crate::sample::StreamId;

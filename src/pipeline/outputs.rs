@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::assistant::AssistantCounters;
-use crate::profile::text_reads::TextReadReport;
+use crate::ocr::text_reads::TextReadReport;
 use crate::profile::timeline::{self, TimelineStats};
 
 use super::assemble::AssistantRun;
@@ -89,10 +89,10 @@ const STAGES_PID: u32 = 2;
 struct SpokenProfile<'a, R: Serialize> {
     replay: &'a R,
     assistant: AssistantSummary,
-    utterances: crate::profile::utterance::UtteranceReport,
+    utterances: crate::report::utterance::UtteranceReport,
     /// The language model's answers, stage by stage (absent when it answered none).
     #[serde(skip_serializing_if = "Option::is_none")]
-    lm_answers: Option<crate::profile::utterance_lm::LmBreakdownReport>,
+    lm_answers: Option<crate::report::utterance_lm::LmBreakdownReport>,
     cpu: crate::profile::cpu::CpuReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<&'a crate::eval::Scorecard>,
@@ -100,11 +100,11 @@ struct SpokenProfile<'a, R: Serialize> {
 
 /// The language model's answers in `dir`'s decisions and transcript (logged, not fatal,
 /// when they cannot be read).
-fn lm_answers(dir: &Path) -> Option<crate::profile::utterance_lm::LmBreakdownReport> {
+fn lm_answers(dir: &Path) -> Option<crate::report::utterance_lm::LmBreakdownReport> {
     let read = || -> Result<_, PipelineError> {
         let d = crate::assistant::decisions::read_decisions(&dir.join("decisions.jsonl"))?;
         let t = crate::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
-        Ok(crate::profile::utterance_lm::lm_breakdown(&d, &t))
+        Ok(crate::report::utterance_lm::lm_breakdown(&d, &t))
     };
     read().unwrap_or_else(|e| {
         log::warn!("language model breakdown: {e}");
@@ -190,11 +190,11 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
         let mut picture = crate::eval::latency::picture(&inputs, &card, &lat);
         picture
             .stages
-            .extend(crate::profile::run_view::runtime_distributions(
+            .extend(crate::report::run_view::runtime_distributions(
                 &run.timeline.spans(),
             ));
-        let svg = crate::profile::cpu_view::with_cpu_panel(
-            &crate::profile::plot::render_svg(&picture),
+        let svg = crate::report::cpu_view::with_cpu_panel(
+            &crate::report::plot::render_svg(&picture),
             &cpu,
         );
         write(&svg_path, svg)?;
@@ -210,20 +210,20 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
         let transcript = crate::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
         let clock = run.clock;
         let (timings, lat) =
-            crate::profile::utterance::latency_without_truth(&decisions, &transcript, &|d| {
+            crate::report::utterance::latency_without_truth(&decisions, &transcript, &|d| {
                 clock.to_host_ns(d)
             });
         let mut w = trace_writer(&trace_path)?;
-        crate::profile::utterance::write_timings_trace(&mut w, &run.label, &timings);
+        crate::report::utterance::write_timings_trace(&mut w, &run.label, &timings);
         // The hazard and speech-queue tracks and the picture, without ground truth too.
-        crate::profile::run_view::write_alert_spans(&mut w, 1, 1, &decisions, &timings);
-        crate::profile::run_view::write_speech_counters(&mut w, 1, &transcript);
+        crate::report::run_view::write_alert_spans(&mut w, 1, 1, &decisions, &timings);
+        crate::report::run_view::write_speech_counters(&mut w, 1, &transcript);
         run.timeline
             .write_trace(&mut w, STAGES_PID, &format!("runtime: {}", run.label));
         w.finish().map_err(PipelineError::write(&trace_path))?;
         let to_s =
             |h: i64| clock.to_device_ns(h).saturating_sub(clock.origin_device_ns) as f64 / 1e9;
-        let mut picture = crate::profile::run_view::picture_without_truth(
+        let mut picture = crate::report::run_view::picture_without_truth(
             &format!("{} (no ground truth)", run.label),
             &decisions,
             &timings,
@@ -232,13 +232,13 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
         );
         picture
             .stages
-            .extend(crate::profile::run_view::runtime_distributions(
+            .extend(crate::report::run_view::runtime_distributions(
                 &run.timeline.spans(),
             ));
         write(
             &svg_path,
-            crate::profile::cpu_view::with_cpu_panel(
-                &crate::profile::plot::render_svg(&picture),
+            crate::report::cpu_view::with_cpu_panel(
+                &crate::report::plot::render_svg(&picture),
                 &cpu,
             ),
         )?;

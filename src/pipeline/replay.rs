@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::perception::inertial_source::InertialPoseSource;
 use crate::runtime::{ClockMode, Consumer, RuntimeConfig};
-use crate::source::inertial::InertialPoseSource;
 use crate::source::prefetch::PrefetchSource;
 use crate::source::replay::{ReplayOptions, ReplaySource};
 use crate::source::Source;

@@ -6,21 +6,19 @@
 //! [`Profiler`] can report both how long each stage takes and how long after capture its
 //! results appear. [`PacingStats`] records, per stream, how late each sample was handed to
 //! the buffers against the time the clock said it was due.
+//!
+//! These are the measuring primitives every stage uses, so this module sits low in the crate
+//! (it depends on samples, state and time only). Reports that read a run's outputs (the
+//! latency picture, utterance latencies) are [`crate::report`].
 
 pub mod cpu;
-pub mod cpu_view;
 mod histogram;
 mod pacing;
-pub mod plot;
 mod profiler;
 mod report;
-pub mod run_view;
 mod span;
-pub mod text_reads;
 pub mod timeline;
 pub mod trace;
-pub mod utterance;
-pub mod utterance_lm;
 
 pub use histogram::{LatencyHistogram, Percentiles, MAX_TRACKED_NS};
 pub use pacing::{PacingStats, StreamPacing};

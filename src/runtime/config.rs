@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use crate::buffer::BufferConfig;
-use crate::runtime::stop::StopHandle;
 use crate::sample::StreamId;
+use crate::stop::StopHandle;
 use std::sync::Arc;
 
 use crate::time::{Clock, DeviceTime};

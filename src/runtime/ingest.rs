@@ -16,9 +16,9 @@ use crate::runtime::config::{ClockMode, ProgressFn, ProgressSnapshot};
 use crate::runtime::cpu::thread_cpu_ns;
 use crate::runtime::pace::sleep_until_or_stop;
 use crate::runtime::shared::{Ack, Shared, Wake};
-use crate::runtime::stop::StopReason;
 use crate::sample::{Sample, StreamId};
 use crate::source::Source;
+use crate::stop::StopReason;
 use crate::time::{Clock, DeviceTime, HostTime, ReplayClock, VirtualClock, WallClock};
 
 /// One consumer as ingest sees it.

@@ -40,7 +40,6 @@ mod ingest;
 mod pace;
 mod run;
 mod shared;
-mod stop;
 mod worker;
 
 pub use config::{
@@ -51,4 +50,5 @@ pub use consumer::{Consumer, ConsumerError};
 pub use cpu::thread_cpu_ns;
 pub use pace::{sleep_until_or_stop, MAX_SLICE};
 pub use run::{run, RunReport, Runtime, RuntimeError};
-pub use stop::{ctrl_c_flag, stop_on_interrupt, StopHandle, StopReason};
+// The stop handle lives below the sources (which hold it too); the runtime hands it out.
+pub use crate::stop::{ctrl_c_flag, stop_on_interrupt, StopHandle, StopReason};

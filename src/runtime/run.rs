@@ -16,10 +16,10 @@ use crate::runtime::ingest::{
     ingest_thread, ConsumerLink, IngestOutcome, IngestSettings, MAX_PACING_SLACK_NS,
 };
 use crate::runtime::shared::Shared;
-use crate::runtime::stop::{ctrl_c_flag, stop_on_interrupt, StopHandle, StopReason};
 use crate::runtime::worker::{consumer_thread, WorkerOutcome};
 use crate::sample::StreamId;
 use crate::source::Source;
+use crate::stop::{ctrl_c_flag, stop_on_interrupt, StopHandle, StopReason};
 
 /// A failure of the runtime itself (not of the source or a consumer, which end the run in
 /// order and are reported in [`RunReport::stop_reason`]).

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::buffer::BufferSet;
 use crate::profile::Profiler;
-use crate::runtime::stop::{StopHandle, StopReason};
+use crate::stop::{StopHandle, StopReason};
 use crate::time::{Clock, HostTime};
 
 /// What ingest tells a consumer thread.

@@ -5,7 +5,6 @@
 //! arrival time. Replay of recorded sessions lives in `replay`; live input and synthetic
 //! worlds plug in behind the same trait.
 
-pub mod inertial;
 pub mod live;
 pub mod prefetch;
 pub mod replay;

@@ -11,9 +11,9 @@
 use std::io::Write;
 use std::time::Duration;
 
-use crate::runtime::StopHandle;
 use crate::sample::Sample;
 use crate::source::Source;
+use crate::stop::StopHandle;
 use crate::time::{sleep_until, DeviceTime, HostTime, ReplayClock};
 
 use super::framed::{write_frame, FrameReader};

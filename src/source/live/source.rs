@@ -17,9 +17,9 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use crate::runtime::StopHandle;
 use crate::sample::{Payload, Sample, StreamId};
 use crate::source::{Source, SourceError};
+use crate::stop::StopHandle;
 use crate::time::HostTime;
 
 use super::clock::OffsetCell;

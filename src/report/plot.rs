@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::histogram::Percentiles;
+use crate::profile::Percentiles;
 
 /// One stage's distribution, milliseconds.
 #[derive(Clone, Debug, PartialEq)]

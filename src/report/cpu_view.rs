@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::cpu::CpuReport;
 use super::plot::xml_escape;
+use crate::profile::cpu::CpuReport;
 
 const ROW: f64 = 18.0;
 const LEFT: f64 = 290.0;
@@ -109,8 +109,8 @@ fn size(svg: &str) -> Option<(f64, f64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::cpu::StageCpu;
     use super::*;
+    use crate::profile::cpu::StageCpu;
 
     fn report() -> CpuReport {
         CpuReport {

@@ -7,11 +7,10 @@
 
 use std::io::Write;
 
-use super::histogram::LatencyHistogram;
 use super::plot::{Distribution, Picture, Tick, UtteranceBar};
-use super::span::Span;
-use super::trace::TraceWriter;
 use super::utterance::{kind_name, UtteranceLatency, UtteranceTiming, UTTERANCE_STAGES};
+use crate::profile::trace::TraceWriter;
+use crate::profile::{LatencyHistogram, Span};
 use crate::speech::transcript::TranscriptEntry;
 use crate::state::{Decision, DecisionKind};
 
@@ -209,8 +208,8 @@ pub fn write_alert_spans<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::plot::render_svg;
-    use crate::profile::utterance::latency_without_truth;
+    use crate::report::plot::render_svg;
+    use crate::report::utterance::latency_without_truth;
     use crate::state::{ClockHour, DecisionHazard, GuardAction, ThingKind};
 
     const MS: i64 = 1_000_000;

@@ -9,8 +9,7 @@
 use crate::perception::inertial_pose::InertialPose;
 use crate::perception::SensorModels;
 use crate::sample::{Payload, Sample, StreamId};
-
-use super::{Source, SourceError};
+use crate::source::{Source, SourceError};
 
 /// Counters of the derived stream.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

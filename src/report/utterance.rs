@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::histogram::{LatencyHistogram, Percentiles};
+use crate::profile::{LatencyHistogram, Percentiles};
 use crate::speech::transcript::TranscriptEntry;
 use crate::state::{Decision, DecisionKind};
 

@@ -15,8 +15,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
-use super::histogram::{LatencyHistogram, Percentiles};
-use super::span::Span;
+use crate::profile::{timeline, LatencyHistogram, Percentiles, Span};
 use crate::sample::Sample;
 use crate::state::{TextFact, TextReader};
 
@@ -181,7 +180,7 @@ fn timed_read(
     let facts = reader.poll();
     let span = span.finish();
     stats.record_read(span.duration_ns(), facts.len());
-    super::timeline::record_span(&span);
+    timeline::record_span(&span);
     facts
 }
 
@@ -204,7 +203,7 @@ fn timed_whole_read(
     });
     let span = span.finish();
     stats.record_whole_read(span.duration_ns(), texts);
-    super::timeline::record_span(&span);
+    timeline::record_span(&span);
 }
 
 type FrameJob = (Sample, Option<[f32; 2]>);

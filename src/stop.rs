@@ -5,6 +5,9 @@
 //! [`stop_on_interrupt`], so code blocked outside the ingest loop (a live source waiting for
 //! the next connection, a device simulator between frames) ends at once rather than at the
 //! second signal.
+//!
+//! It depends on nothing else in the crate: the runtime, the live sources and the device
+//! simulator all hold a [`StopHandle`], and the runtime re-exports this module's items.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};

@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::histogram::{LatencyHistogram, Percentiles};
 use super::utterance::{first_audio_ns, join_utterances};
+use crate::profile::{LatencyHistogram, Percentiles};
 use crate::speech::transcript::TranscriptEntry;
 use crate::state::{Decision, LmTiming};
 
