@@ -27,7 +27,7 @@ use crate::source::Source;
 use super::assemble::{assemble, preload, Preloaded, RunSetting};
 use super::inputs::{nominal_for, AssistantInputs};
 use super::options::{clock_jump_ns, AssistantOptions, LiveInput};
-use super::stream_report::{build_profile, render_live, write_profile, LiveProfile};
+use super::stream_report::{build_profile, render_live, LiveProfile};
 use super::{outputs, Pipeline, PipelineError, RunOutcome, StreamProfile};
 
 /// Samples read off the link ahead of the runtime: ~1.5 s of every Gen1 stream (IMUs at
@@ -106,19 +106,14 @@ pub(super) fn run(pipeline: Pipeline, input: LiveInput) -> Result<RunOutcome, Pi
         link: stats.report(),
     };
     let stream_table = render_live(&profile);
-    if let Some(path) = &pipeline.profile_file {
-        write_profile(path, &profile)?;
-    }
-    let assistant_report = match spoken {
-        Some(run) => Some(outputs::finish(run, &profile)?),
-        None => None,
-    };
-    Ok(RunOutcome {
+    outputs::conclude(
+        profile,
         stream_table,
-        assistant_report,
-        stop_reason: report.stop_reason,
-        profile: StreamProfile::Live(profile),
-    })
+        pipeline.profile_file.as_deref(),
+        spoken,
+        report.stop_reason,
+        StreamProfile::Live,
+    )
 }
 
 /// A device may connect to a listening run from this machine only (a Unix socket, or a
@@ -169,11 +164,7 @@ fn run_spoken(
     let mut inputs = live_inputs(input, hello, &sizes)?;
     let source: Box<dyn Source> = match &input.map {
         Some(map) => {
-            let mps = session_mps(map).map_err(|source| PipelineError::NamedSession {
-                option: "--map",
-                path: map.clone(),
-                source: Box::new(source),
-            })?;
+            let mps = map_mps(map)?;
             let overlay = MpsOverlay::new(primed, &mps).map_err(|e| PipelineError::Map {
                 path: map.clone(),
                 what: "reading its MPS streams",
@@ -208,6 +199,15 @@ fn run_spoken(
     })?;
     run.set_session_clock(session_clock(first.ns(), &offset));
     Ok((report, run))
+}
+
+/// The MPS files of the `--map` session.
+fn map_mps(map: &Path) -> Result<crate::aria::mps::MpsFiles, PipelineError> {
+    session_mps(map).map_err(|source| PipelineError::NamedSession {
+        option: "--map",
+        path: map.to_path_buf(),
+        source: Box::new(source),
+    })
 }
 
 /// The session clock of a live run: device time `origin_ns` maps to host time through the
@@ -261,11 +261,7 @@ fn live_inputs(
     };
     let points = match &input.map {
         Some(map) => {
-            let mps = session_mps(map).map_err(|source| PipelineError::NamedSession {
-                option: "--map",
-                path: map.clone(),
-                source: Box::new(source),
-            })?;
+            let mps = map_mps(map)?;
             load_points(&mps, &mut notes)
                 .map_err(|e| PipelineError::Map {
                     path: map.clone(),

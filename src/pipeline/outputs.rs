@@ -293,3 +293,28 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
     );
     Ok(out)
 }
+
+/// The end of every run: the stream table, `--profile FILE` when asked for, and with the
+/// assistant every output of [`finish`].
+pub(super) fn conclude<P: Serialize>(
+    profile: P,
+    stream_table: String,
+    profile_file: Option<&Path>,
+    spoken: Option<AssistantRun>,
+    stop_reason: crate::runtime::StopReason,
+    wrap: impl FnOnce(P) -> super::StreamProfile,
+) -> Result<super::RunOutcome, PipelineError> {
+    if let Some(path) = profile_file {
+        super::stream_report::write_profile(path, &profile)?;
+    }
+    let assistant_report = match spoken {
+        Some(run) => Some(finish(run, &profile)?),
+        None => None,
+    };
+    Ok(super::RunOutcome {
+        stream_table,
+        assistant_report,
+        stop_reason,
+        profile: wrap(profile),
+    })
+}

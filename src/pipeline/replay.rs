@@ -15,7 +15,7 @@ use super::assemble::{assemble, preload, replay_clock, RunSetting};
 use super::digest::{DigestConsumer, SequenceDigest};
 use super::inputs::AssistantInputs;
 use super::options::{clock_jump_ns, Pace, ReplayInput};
-use super::stream_report::{build_profile, render, write_profile};
+use super::stream_report::{build_profile, render};
 use super::{outputs, Pipeline, PipelineError, RunOutcome, StreamProfile};
 
 /// Samples read ahead of pacing: ~35 ms of both IMUs, bounding memory to a few images.
@@ -126,17 +126,12 @@ pub(super) fn run(pipeline: Pipeline, input: ReplayInput) -> Result<RunOutcome, 
     };
     let profile = build_profile(input.session.clone(), mode, rate, &report, digest);
     let stream_table = render(&profile);
-    if let Some(path) = &pipeline.profile_file {
-        write_profile(path, &profile)?;
-    }
-    let assistant_report = match spoken {
-        Some(run) => Some(outputs::finish(run, &profile)?),
-        None => None,
-    };
-    Ok(RunOutcome {
+    outputs::conclude(
+        profile,
         stream_table,
-        assistant_report,
-        stop_reason: report.stop_reason,
-        profile: StreamProfile::Replay(profile),
-    })
+        pipeline.profile_file.as_deref(),
+        spoken,
+        report.stop_reason,
+        StreamProfile::Replay,
+    )
 }
