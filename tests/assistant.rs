@@ -483,7 +483,7 @@ fn motion_answers_say_the_recent_turns() {
 /// by templates from the state (they went to the model, or to "what is ahead", before).
 #[test]
 fn templates_answer_motion_distance_and_people_questions() {
-    use vista::assistant::lm_route::{route, Route};
+    use vista::assistant::lm::route::{route, Route};
     use vista::state::MotionState;
     let mut s = door_and_bin(0);
     s.motion.state = MotionState::Walking;

@@ -1,5 +1,5 @@
 //! The assistant's language model with its prompt prefilled ahead of requests
-//! (`vista::assistant::lm_prefill`, over the model's view of the state, `lm_context`): a
+//! (`vista::assistant::lm::prefill`, over the model's view of the state, `lm_context`): a
 //! request over a prefilled state pays only for its own
 //! tokens and answers exactly as a fresh engine given the whole prompt does; a prefilled
 //! state older than the staleness bound is not used; the sink forwards every call. A model
@@ -13,8 +13,8 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use vista::assistant::lm_context::model_context;
-use vista::assistant::lm_prefill::{LmPrefill, PrefillConfig};
+use vista::assistant::lm::context::model_context;
+use vista::assistant::lm::prefill::{LmPrefill, PrefillConfig};
 use vista::assistant::Form;
 use vista::infer::llm::generator::{system_turn, user_turn};
 use vista::infer::llm::{ContextConfig, LmEngine, DEFAULT_SYSTEM_PROMPT};

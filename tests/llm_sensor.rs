@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use vista::assistant::lm_sensor::{window_sink, SensorFusion, SensorGenerator};
+use vista::assistant::lm::sensor::{window_sink, SensorFusion, SensorGenerator};
 use vista::assistant::Form;
 use vista::infer::bundle::Bundle;
 use vista::infer::fusion::FusionModel;
@@ -280,11 +280,11 @@ fn a_bundle_whose_fusion_width_is_not_the_models_fails_at_load_naming_both() {
 /// with unchanged text make the next prefill due.
 #[test]
 fn prefilled_sensor_tokens_leave_only_the_request() {
-    use vista::assistant::lm_context::model_context;
-    use vista::assistant::lm_layout::BundleLayout;
-    use vista::assistant::lm_prefill::{LmPrefill, PrefillConfig};
-    use vista::assistant::lm_sensor::{SensorFrame, SensorTokenCache};
-    use vista::assistant::lm_threads::ThreadPolicy;
+    use vista::assistant::lm::context::model_context;
+    use vista::assistant::lm::layout::BundleLayout;
+    use vista::assistant::lm::prefill::{LmPrefill, PrefillConfig};
+    use vista::assistant::lm::sensor::{SensorFrame, SensorTokenCache};
+    use vista::assistant::lm::threads::ThreadPolicy;
     use vista::infer::fusion::SensorTokens;
     use vista::state::EnvironmentState;
     use vista::time::DeviceTime;

@@ -32,7 +32,7 @@ fn assistant(out: &Path) -> AssistantOptions {
     let mut o = AssistantOptions::new(out);
     o.sight.read_text = false;
     o.lm = LmOptions {
-        choice: vista::assistant::lm_setup::LmChoice::Off,
+        choice: vista::assistant::lm::setup::LmChoice::Off,
         ..LmOptions::default()
     };
     o

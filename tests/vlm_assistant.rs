@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use vista::assistant::forms::Form;
-use vista::assistant::lm_vision::{VisionGenerator, VisionParts, IMAGE_MAX_AGE_NS};
+use vista::assistant::lm::vision::{VisionGenerator, VisionParts, IMAGE_MAX_AGE_NS};
 use vista::infer::llm::{ContextConfig, LmEngine, VisionEncoder};
 use vista::sample::{ImageEncoding, ImageFrame};
 use vista::state::{Continue, GenerationPrompt, GenerationStats, Generator};
@@ -412,9 +412,9 @@ fn a_projector_that_does_not_fit_or_is_corrupt_fails_at_load() {
 /// prefill due (the frame is part of what is prefilled).
 #[test]
 fn a_prefilled_frame_leaves_only_the_request_and_answers_as_without_prefill() {
-    use vista::assistant::lm_context::model_context;
-    use vista::assistant::lm_prefill::{LmPrefill, PrefillConfig};
-    use vista::assistant::lm_threads::ThreadPolicy;
+    use vista::assistant::lm::context::model_context;
+    use vista::assistant::lm::prefill::{LmPrefill, PrefillConfig};
+    use vista::assistant::lm::threads::ThreadPolicy;
     use vista::state::{ClockHour, EnvironmentState, Evidence, Thing, ThingKind};
     use vista::time::DeviceTime;
 

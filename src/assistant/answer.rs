@@ -270,11 +270,11 @@ impl Engine {
         // --- language model (h-llm): only scenes and open questions go to the model ---
         let mut first_token_ns = None;
         let mut lm_timing = None;
-        let lm_route = super::lm_route::route(job.request.form, &job.request.text);
+        let lm_route = super::lm::route::route(job.request.form, &job.request.text);
         let generator = self
             .generator
             .as_mut()
-            .filter(|_| lm_route == super::lm_route::Route::Lm);
+            .filter(|_| lm_route == super::lm::route::Route::Lm);
         if let (Some(g), false) = (generator, self.failed) {
             use_template = false;
             let started = self.clock.now();
@@ -282,7 +282,7 @@ impl Engine {
             let prompt = GenerationPrompt {
                 system: spec.system.to_string(),
                 context: {
-                    let c = super::lm_context::model_context(&state);
+                    let c = super::lm::context::model_context(&state);
                     log::trace!("lm view for request {}:\n{c}", job.request_id);
                     c
                 },

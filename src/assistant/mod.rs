@@ -22,10 +22,9 @@
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`decisions`]: the `decisions.jsonl` writer.
 //! * [`session`]: one call that starts the speaker and the assistant for a run.
-//! * [`lm_route`], [`lm_setup`], [`lm_threads`] (and `lm_prefill`, `lm_sensor` with the
-//!   feature `llm`): which requests the language model answers, which model a run uses
-//!   (a GGUF or a bundle), how many threads it gets, its prompt prefilled ahead, and
-//!   (`lm_vision`) camera frames in the answers of a bundle with a vision projector.
+//! * [`lm`]: the language model's side: which requests it answers, which model a run uses
+//!   (a GGUF or a bundle), how many threads it gets, its prompt prefilled ahead, sensor
+//!   tokens, and camera frames in the answers of a bundle with a vision projector.
 //! * [`assistant`]: the [`Assistant`], which implements [`crate::state::PerceptionSink`]
 //!   (answers are produced in the private `answer` module, counted in `counters`).
 
@@ -42,22 +41,7 @@ pub mod goal;
 pub mod guard;
 pub mod intent;
 pub mod lexicon;
-// --- language model (h-llm): routing, model choice, prefill, sensor tokens ---
-#[cfg(feature = "llm")]
-pub mod lm_bundle;
-pub mod lm_context;
-#[cfg(feature = "llm")]
-pub mod lm_layout;
-#[cfg(feature = "llm")]
-pub mod lm_prefill;
-pub mod lm_route;
-#[cfg(feature = "llm")]
-pub mod lm_sensor;
-pub mod lm_setup;
-pub mod lm_threads;
-#[cfg(feature = "llm")]
-pub mod lm_vision;
-// --- end language model ---
+pub mod lm;
 pub mod phrase;
 pub mod render;
 pub mod request_pump;

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use vista::assistant::lm_setup::LmChoice;
-use vista::assistant::lm_threads::ThreadPolicy;
+use vista::assistant::lm::setup::LmChoice;
+use vista::assistant::lm::threads::ThreadPolicy;
 use vista::pipeline::{AssistantOptions, LmOptions, SightOptions};
 use vista::speech::sink::AudioChoice;
 

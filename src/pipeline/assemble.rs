@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use crate::aria::calib::DeviceCalibration;
-use crate::assistant::lm_setup::LmSetup;
+use crate::assistant::lm::setup::LmSetup;
 use crate::assistant::request_pump::RequestPump;
 use crate::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
 use crate::assistant::session::{start_assistant, SessionOptions};
@@ -128,7 +128,7 @@ impl std::fmt::Debug for Preloaded {
 pub fn preload(opts: &AssistantOptions, real_time: bool) -> Result<Preloaded, PipelineError> {
     let t0 = std::time::Instant::now();
     let LmOptions { choice, threads } = &opts.lm;
-    let lm = crate::assistant::lm_setup::load_lm_with(choice, real_time, *threads)?;
+    let lm = crate::assistant::lm::setup::load_lm_with(choice, real_time, *threads)?;
     let ocr = opts.sight.read_text.then(|| {
         OcrEngine::new(OcrConfig {
             det_limit: crate::ocr::DetLimit::Max(960),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::assistant::decisions::DecisionError;
-use crate::assistant::lm_setup::LmSetupError;
+use crate::assistant::lm::setup::LmSetupError;
 use crate::assistant::requests::RequestError;
 use crate::assistant::AssistantError;
 use crate::eval::EvalError;

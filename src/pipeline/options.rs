@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::assistant::lm_setup::LmChoice;
-use crate::assistant::lm_threads::ThreadPolicy;
+use crate::assistant::lm::setup::LmChoice;
+use crate::assistant::lm::threads::ThreadPolicy;
 use crate::speech::sink::AudioChoice;
 
 /// How a replay is paced.

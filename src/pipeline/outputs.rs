@@ -33,12 +33,12 @@ pub struct AssistantSummary {
     /// offered, prefills run and cut short, and requests answered over a prefilled state.
     #[cfg(feature = "llm")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lm_prefill: Option<crate::assistant::lm_prefill::PrefillCounters>,
+    pub lm_prefill: Option<crate::assistant::lm::prefill::PrefillCounters>,
     /// Camera frames in the answers (a bundle with a vision projector): counters and the
     /// per-frame encode time.
     #[cfg(feature = "llm")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub images: Option<crate::assistant::lm_vision::VisionReport>,
+    pub images: Option<crate::assistant::lm::vision::VisionReport>,
 }
 
 /// [`AssistantCounters`] as JSON.

@@ -1,15 +1,15 @@
 //! Choosing the assistant's language model for a run: SmolLM2 from the model cache by
 //! default (when vista is built with the cargo feature `llm` and the file is there), a GGUF
 //! named on the command line, a model bundle (`--bundle DIR`: its GGUF and, when it has
-//! them, its sensor-fusion network and vision projector, see [`super::lm_bundle`] and
-//! [`super::lm_vision`]), or none (`--no-lm`). A default
+//! them, its sensor-fusion network and vision projector, see [`super::bundle`] and
+//! [`super::vision`]), or none (`--no-lm`). A default
 //! model that is missing or corrupt leaves the run on the grounded templates with one clear
 //! warning; a model or bundle the user named explicitly that fails to load is an error.
 //! llama.cpp's thread count follows [`ThreadPolicy`] (from the load by default).
 
 use std::path::PathBuf;
 
-use super::lm_threads::ThreadPolicy;
+use super::threads::ThreadPolicy;
 use crate::state::{Generator, PerceptionSink};
 
 /// Which language model answers.
@@ -65,7 +65,7 @@ pub enum LmSetupError {
     /// A bundle could not be used.
     #[cfg(feature = "llm")]
     #[error(transparent)]
-    Bundle(#[from] super::lm_bundle::BundleLmError),
+    Bundle(#[from] super::bundle::BundleLmError),
 }
 
 /// The language model of a run.
@@ -74,15 +74,15 @@ pub struct LmSetup {
     pub generator: Option<Box<dyn Generator>>,
     /// The prefill ahead of requests (real time only; `None` in lock-step replay).
     #[cfg(feature = "llm")]
-    pub prefill: Option<super::lm_prefill::LmPrefill>,
+    pub prefill: Option<super::prefill::LmPrefill>,
     /// With a bundle's fusion network: the window that runs it (make it a consumer of the
-    /// run with [`super::lm_bundle::FusionWindow::into_consumer`]).
+    /// run with [`super::bundle::FusionWindow::into_consumer`]).
     #[cfg(feature = "llm")]
-    pub window: Option<super::lm_bundle::FusionWindow>,
+    pub window: Option<super::bundle::FusionWindow>,
     /// With a bundle's vision projector: the camera side (its consumer, taken by the run
-    /// with [`super::lm_vision::VisionParts::take_consumer`], and its counters).
+    /// with [`super::vision::VisionParts::take_consumer`], and its counters).
     #[cfg(feature = "llm")]
-    pub vision: Option<super::lm_vision::VisionParts>,
+    pub vision: Option<super::vision::VisionParts>,
     /// Why the run has no model although one was wanted (warned once), if so.
     pub note: Option<String>,
     /// What the run's notes should say about the model (threads, bundle).
@@ -135,7 +135,7 @@ impl LmSetup {
 
     /// The images' counters and encode times (`None` without a vision projector).
     #[cfg(feature = "llm")]
-    pub fn vision_report(&self) -> Option<super::lm_vision::VisionReport> {
+    pub fn vision_report(&self) -> Option<super::vision::VisionReport> {
         self.vision.as_ref().map(|v| v.report())
     }
 }
@@ -174,7 +174,7 @@ fn with_engine(
     threads: ThreadPolicy,
 ) -> Result<LmSetup, String> {
     if real_time {
-        let p = super::lm_prefill::LmPrefill::start_with(engine, Default::default(), threads)
+        let p = super::prefill::LmPrefill::start_with(engine, Default::default(), threads)
             .map_err(|e| format!("starting the prefill thread: {e}"))?;
         Ok(LmSetup {
             generator: Some(p.generator()),
@@ -207,11 +207,11 @@ fn start(
 #[cfg(feature = "llm")]
 fn start_layout_prefill(
     engine: crate::infer::llm::LmEngine,
-    layout: std::sync::Arc<dyn super::lm_prefill::PromptLayout>,
+    layout: std::sync::Arc<dyn super::prefill::PromptLayout>,
     threads: ThreadPolicy,
     gguf: &std::path::Path,
-) -> Result<super::lm_prefill::LmPrefill, LmSetupError> {
-    super::lm_prefill::LmPrefill::start_with_layout(engine, layout, Default::default(), threads)
+) -> Result<super::prefill::LmPrefill, LmSetupError> {
+    super::prefill::LmPrefill::start_with_layout(engine, layout, Default::default(), threads)
         .map_err(|e| LmSetupError::Load {
             path: gguf.to_path_buf(),
             message: format!("starting the prefill thread: {e}"),
@@ -224,7 +224,7 @@ fn load_bundle_choice(
     real_time: bool,
     threads: ThreadPolicy,
 ) -> Result<LmSetup, LmSetupError> {
-    let b = super::lm_bundle::load_bundle(dir, threads)?;
+    let b = super::bundle::load_bundle(dir, threads)?;
     let gguf = b.bundle.lm.gguf.clone();
     let image_placeholder = b.bundle.prompt.image_placeholder.clone();
     let mut setup = match (b.engine, b.sensor, b.vision) {
@@ -242,8 +242,8 @@ fn load_bundle_choice(
                     })
                 }
             };
-            let parts = super::lm_vision::VisionParts::new(encoder);
-            let generator = super::lm_vision::VisionGenerator::new(
+            let parts = super::vision::VisionParts::new(encoder);
+            let generator = super::vision::VisionGenerator::new(
                 engine,
                 parts.shared(),
                 &image_placeholder,
@@ -274,7 +274,7 @@ fn load_bundle_choice(
         (_, Some(sensor), None) if real_time => {
             // The sensor tokens and the state prefilled ahead of requests.
             let (engine, cache, placeholder) = sensor.generator.into_parts();
-            let layout = std::sync::Arc::new(super::lm_layout::BundleLayout::sensor_only((
+            let layout = std::sync::Arc::new(super::layout::BundleLayout::sensor_only((
                 cache,
                 placeholder,
             )));

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::lm_threads::ThreadPolicy;
+use super::threads::ThreadPolicy;
 use crate::infer::fusion::{FusionError, FusionModel, SensorTokens};
 use crate::infer::llm::generator::{port_stats, system_turn, user_turn};
 use crate::infer::llm::{GenOptions, LmEngine, LmError, DEFAULT_SYSTEM_PROMPT};

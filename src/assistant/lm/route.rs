@@ -7,9 +7,9 @@
 //! ambient updates and open questions the templates cannot classify go to the language
 //! model, prompted with the state text and checked by the guard sentence by sentence.
 
-use super::forms::Form;
-use super::intent::{classify, Intent};
-use super::lexicon::tokens;
+use crate::assistant::forms::Form;
+use crate::assistant::intent::{classify, Intent};
+use crate::assistant::lexicon::tokens;
 
 /// Who answers a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

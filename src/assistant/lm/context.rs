@@ -2,7 +2,7 @@
 //! [`MODEL_THINGS`] things (those in the walking path first, then doors, then the rest, each
 //! group nearest first, listed nearest first) and [`MODEL_TEXTS`] texts, without the
 //! bookkeeping the model does not need (ages, confidences, ids of things nothing refers to,
-//! how long the wearer has walked) — the facts of [`super::render::render_state`], shorter.
+//! how long the wearer has walked) — the facts of [`crate::assistant::render::render_state`], shorter.
 //!
 //! Every prompt token is paid for before the first answer token, and the state text changes
 //! on nearly every tick while the wearer moves. What changes with every step (directions,
@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::kind_word;
+use crate::assistant::render::kind_word;
 use crate::state::{metres_to_steps, EnvironmentState, HeightBand, MotionState, Thing, ThingKind};
 
 /// Things the model is told about, at most.

@@ -20,7 +20,7 @@
 //!
 //! What is prefilled and how a request answers over it is the run's [`PromptLayout`]: the
 //! system turn's text ([`TextLayout`], the default), or a bundle's layout with its sensor
-//! tokens and the newest camera frame after the text ([`super::lm_layout::BundleLayout`]):
+//! tokens and the newest camera frame after the text ([`super::layout::BundleLayout`]):
 //! then a new frame, as well as a new state text, makes a prefill due, and a request over
 //! the prefilled state decodes neither the frame nor the sensor tokens again. The KV cache
 //! knows every position it holds (tokens, and embedding rows by their source's key), so a
@@ -35,8 +35,8 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
-use super::lm_context::model_context;
-use super::lm_threads::ThreadPolicy;
+use super::context::model_context;
+use super::threads::ThreadPolicy;
 use crate::infer::llm::generator::port_stats;
 use crate::infer::llm::{LmEngine, LmError};
 use crate::state::{
@@ -426,7 +426,7 @@ impl LmPrefill {
     }
 
     /// Starts the prefill thread over `engine` with prompts laid out by `layout` (e.g. a
-    /// bundle's camera frames and sensor tokens, [`super::lm_layout::BundleLayout`]).
+    /// bundle's camera frames and sensor tokens, [`super::layout::BundleLayout`]).
     pub fn start_with_layout(
         engine: LmEngine,
         layout: Arc<dyn PromptLayout>,

@@ -5,7 +5,7 @@
 //! [`SensorGenerator`] decodes its newest output at the prompt's sensor placeholder.
 //!
 //! With a vision projector (`lm.mmproj`) the camera's frames reach the answers too
-//! ([`super::lm_vision`]).
+//! ([`super::vision`]).
 //!
 //! Everything a bundle promises is checked when it is loaded, before the run starts: the
 //! manifest ([`Bundle::load`]), the projector (its file, and its output width against the
@@ -20,9 +20,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::lm_sensor::{window_sink, SensorFusion, SensorGenerator, SensorTokenCache};
-use super::lm_threads::ThreadPolicy;
-use super::lm_vision::{ENCODER_CACHE_FRAMES, ENCODER_THREADS, IMAGE_EVERY_NS, IMAGE_MAX_AGE_NS};
+use super::sensor::{window_sink, SensorFusion, SensorGenerator, SensorTokenCache};
+use super::threads::ThreadPolicy;
+use super::vision::{ENCODER_CACHE_FRAMES, ENCODER_THREADS, IMAGE_EVERY_NS, IMAGE_MAX_AGE_NS};
 use crate::aria::calib::DeviceCalibration;
 use crate::infer::bundle::{Bundle, BundleError};
 use crate::infer::fusion::FusionModel;

@@ -12,9 +12,9 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use super::lm_prefill::PromptLayout;
-use super::lm_sensor::{SensorFrame, SensorTokenCache};
-use super::lm_vision::{form_sees, Shown, VisionShared};
+use super::prefill::PromptLayout;
+use super::sensor::{SensorFrame, SensorTokenCache};
+use super::vision::{form_sees, Shown, VisionShared};
 use crate::infer::llm::generator::{port_stats, system_turn, user_turn};
 use crate::infer::llm::{
     GenOptions, ImageEmbedding, ImagePiece, LmEngine, LmError, LmStats, Piece,

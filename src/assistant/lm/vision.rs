@@ -4,7 +4,7 @@
 //! the newest frame only (older ones in the same batch are superseded and counted) and gives
 //! it to a [`FrameEmbedder`], which encodes at most one frame per [`IMAGE_EVERY_NS`] of
 //! capture time and shares the newest embedding. The bundle's prompt layout
-//! ([`super::lm_layout::BundleLayout`]: [`VisionGenerator`] in lock step, the prefill thread in
+//! ([`super::layout::BundleLayout`]: [`VisionGenerator`] in lock step, the prefill thread in
 //! real time) answers the forms that should see (scene descriptions and open questions) with
 //! that embedding at the prompt's image placeholder — in the user turn, after the system turn
 //! (standing prompt and state text; in real time the frame too is prefilled ahead of
@@ -12,7 +12,7 @@
 //! than the state being answered; an older frame, or none, leaves the answer on the text
 //! (recorded in the decision and counted). Other forms, and alerts, never wait for images.
 //! With a fusion network too, the sensor tokens go at the sensor placeholder in the system
-//! turn as with [`super::lm_sensor::SensorGenerator`].
+//! turn as with [`super::sensor::SensorGenerator`].
 //!
 //! Lock-step replay stays deterministic: consumers run concurrently within a round, so an
 //! answer (given synchronously inside the perception consumer's round) first waits until
@@ -23,10 +23,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use super::lm_layout::BundleLayout;
-use super::lm_prefill::PromptLayout;
-use super::lm_sensor::SensorTokenCache;
-use super::lm_threads::ThreadPolicy;
+use super::layout::BundleLayout;
+use super::prefill::PromptLayout;
+use super::sensor::SensorTokenCache;
+use super::threads::ThreadPolicy;
 use crate::buffer::Reader;
 use crate::infer::llm::frame_embedder::{EmbeddedFrame, FrameEmbedder, LatestImage};
 use crate::infer::llm::{LmEngine, VisionEncoder};
@@ -422,7 +422,7 @@ impl VisionParts {
 
 /// The assistant's generator with camera frames (and sensor tokens, when the bundle has a
 /// fusion network) in its prompts, answering without a prefill (lock-step replay; in real
-/// time [`super::lm_prefill::LmPrefill::start_with_layout`] runs the same layout with one).
+/// time [`super::prefill::LmPrefill::start_with_layout`] runs the same layout with one).
 pub struct VisionGenerator {
     engine: LmEngine,
     layout: Arc<BundleLayout>,
