@@ -18,6 +18,7 @@ use vista::assistant::{
     start_assistant, Assistant, AssistantConfig, AssistantMode, Form, Request, RequestQueue,
     SessionOptions,
 };
+use vista::lexicon::thing_label;
 use vista::speech::session::start_session_speech;
 use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
@@ -25,7 +26,7 @@ use vista::speech::{Priority, SpeakerConfig};
 use vista::state::{
     ClockHour, Continue, DecisionKind, EnvironmentState, Evidence, GazeFact, GenerationPrompt,
     GenerationStats, Generator, GeneratorError, GuardAction, HazardEvent, HeightBand,
-    PerceptionSink, TextFact, Thing, ThingKind, Walkable,
+    PerceptionSink, Side, TextFact, Thing, ThingDetail, ThingKind, Walkable,
 };
 use vista::time::{Clock, DeviceTime, HostTime, VirtualClock, WallClock};
 
@@ -36,6 +37,7 @@ fn thing(id: u32, kind: ThingKind, label: &str, clock: u8, d: f32, in_path: bool
         id,
         kind,
         label: label.into(),
+        detail: Default::default(),
         clock: ClockHour::new(clock),
         distance_m: d,
         height: None,
@@ -304,8 +306,9 @@ fn templates_give_positions_from_the_state() {
 #[test]
 fn the_gazed_sign_is_what_is_looked_at() {
     let mut s = EnvironmentState::empty(DeviceTime(0));
-    s.things
-        .push(thing(3, ThingKind::Obstacle, "wall", 12, 2.5, true));
+    let mut wall = thing(3, ThingKind::Obstacle, "wall", 12, 2.5, true);
+    wall.detail = ThingDetail::Wall;
+    s.things.push(wall);
     s.gaze = Some(GazeFact {
         clock: ClockHour::new(12),
         pitch_deg: 10.0,
@@ -373,8 +376,13 @@ fn templates_say_when_the_evidence_does_not_answer() {
 #[test]
 fn edges_in_a_row_are_stairs_and_one_edge_is_a_step() {
     use vista::state::MotionState;
-    let edge = |id: u32, kind: ThingKind, label: &str, d: f32| {
-        let mut t = thing(id, kind, label, 12, d, true);
+    // A floor edge as perception reports it: its measured height, named from it.
+    let edge = |id: u32, kind: ThingKind, cm: u16, d: f32| {
+        let detail = ThingDetail::Edge {
+            rise_m: f32::from(cm) / 100.0,
+        };
+        let mut t = thing(id, kind, &thing_label(kind, &detail, None), 12, d, true);
+        t.detail = detail;
         t.world_m = Some([d, 0.0, 0.0]);
         t
     };
@@ -387,9 +395,9 @@ fn edges_in_a_row_are_stairs_and_one_edge_is_a_step() {
     let mut s = EnvironmentState::empty(DeviceTime(0));
     s.motion.state = MotionState::Standing;
     s.things = vec![
-        edge(4, ThingKind::DropOff, "drop-off of 17 cm", 2.6),
-        edge(2, ThingKind::DropOff, "drop-off of 17 cm", 2.0),
-        edge(3, ThingKind::DropOff, "drop-off of 17 cm", 2.3),
+        edge(4, ThingKind::DropOff, 17, 2.6),
+        edge(2, ThingKind::DropOff, 17, 2.0),
+        edge(3, ThingKind::DropOff, 17, 2.3),
     ];
     assert_eq!(
         say(Form::Question, "What is ahead?", &s),
@@ -401,7 +409,7 @@ fn edges_in_a_row_are_stairs_and_one_edge_is_a_step() {
          I can see three stairs."
     );
     // One step up of curb height: a step up, in the way ahead when nearly across.
-    s.things = vec![edge(5, ThingKind::StepUp, "step up of 15 cm", 1.5)];
+    s.things = vec![edge(5, ThingKind::StepUp, 15, 1.5)];
     // "Pick up" names no step up: a goal of handling a thing not seen is not found.
     assert_eq!(
         say(Form::Goal, "Help me pick up my water bottle", &s),
@@ -613,6 +621,10 @@ fn templates_answer_motion_distance_and_people_questions() {
         true,
     );
     car.evidence = vista::state::Evidence::Motion;
+    car.detail = ThingDetail::Moving {
+        side: Side::Left,
+        approaching: true,
+    };
     w.things.push(car.clone());
     assert_eq!(
         say("Is it safe to cross?", &w),
@@ -625,6 +637,10 @@ fn templates_answer_motion_distance_and_people_questions() {
     // Moving away (not into the path): not waited for.
     w.things[1].in_path = false;
     w.things[1].label = "vehicle on the right, moving away".into();
+    w.things[1].detail = ThingDetail::Moving {
+        side: Side::Right,
+        approaching: false,
+    };
     assert!(say("Is it safe to cross?", &w).starts_with("Wait. The bin"));
     // A label that says "at head height" is not followed by it again.
     let mut h = EnvironmentState::empty(DeviceTime(0));

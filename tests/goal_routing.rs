@@ -7,14 +7,23 @@ use vista::assistant::forms::Form;
 use vista::assistant::template::answer;
 use vista::assistant::{Guard, GuardConfig};
 use vista::eval::requests::fact_present;
-use vista::state::{ClockHour, EnvironmentState, Evidence, TextFact, Thing, ThingKind, Walkable};
+use vista::state::{
+    ClockHour, EnvironmentState, Evidence, TextFact, Thing, ThingDetail, ThingKind, Walkable,
+};
 use vista::time::DeviceTime;
+
+/// `t` as part of a wall (perception's typed fact).
+fn wall(mut t: Thing) -> Thing {
+    t.detail = ThingDetail::Wall;
+    t
+}
 
 fn thing(id: u32, kind: ThingKind, label: &str, clock: u8, d: f32, in_path: bool) -> Thing {
     Thing {
         id,
         kind,
         label: label.into(),
+        detail: Default::default(),
         clock: ClockHour::new(clock),
         distance_m: d,
         height: None,
@@ -128,7 +137,7 @@ fn am_i_at_the_exit_follows_the_distance() {
 #[test]
 fn the_wall_a_sign_hangs_on_is_not_gone_around() {
     let mut s = EnvironmentState::empty(DeviceTime(0));
-    s.things = vec![thing(7, ThingKind::Obstacle, "wall", 11, 0.5, true)];
+    s.things = vec![wall(thing(7, ThingKind::Obstacle, "wall", 11, 0.5, true))];
     s.texts = vec![sign("LIFT", 11, Some(0.5))];
     let text = guarded(Form::Goal, "Take me to the lift", &s);
     assert!(!text.contains("go around"), "{text}");
@@ -138,7 +147,7 @@ fn the_wall_a_sign_hangs_on_is_not_gone_around() {
          It is on the wall in front of you, at 11 o'clock, 0.5 metres."
     );
     // Four metres off: walk up to the wall, not around it.
-    s.things = vec![thing(7, ThingKind::Obstacle, "wall", 12, 4.1, true)];
+    s.things = vec![wall(thing(7, ThingKind::Obstacle, "wall", 12, 4.1, true))];
     s.texts = vec![sign("LIFT", 12, Some(4.2))];
     let text = guarded(Form::Goal, "Take me to the lift", &s);
     assert!(!text.contains("go around"), "{text}");

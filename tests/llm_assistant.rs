@@ -50,6 +50,7 @@ fn state(at_ns: i64, door_m: f32) -> EnvironmentState {
         id,
         kind,
         label: label.into(),
+        detail: Default::default(),
         clock: ClockHour::new(clock),
         distance_m: d,
         height: None,

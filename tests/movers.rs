@@ -160,6 +160,7 @@ fn the_car_from_the_left_is_alerted_in_its_window_where_it_is() {
         "alert at {at}, window {from}..{latest}"
     );
     assert_eq!(e.thing.label, "vehicle coming from the left");
+    assert_eq!(e.thing.approaching_from(), Some(vista::state::Side::Left));
     // Where the car's near end is then (the scenario's car drives along x = 5 toward −y,
     // 4.2 m long): within 1 m across its way and 25 % of the distance along it.
     let v = &o.sc.world.vehicles[0];

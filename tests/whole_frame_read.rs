@@ -264,6 +264,7 @@ impl PerceptionSink for Sink {
                     id: 7,
                     kind: ThingKind::Obstacle,
                     label: "bin".into(),
+                    detail: Default::default(),
                     clock: ClockHour::new(12),
                     distance_m: 2.0,
                     height: None,

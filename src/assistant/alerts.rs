@@ -11,6 +11,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::phrase::{clock, metres};
+use crate::lexicon::names::side_word;
 use crate::speech::{Earcon, Priority, Utterance};
 use crate::state::{HazardEvent, HeightBand, Thing, ThingKind};
 use crate::time::HostTime;
@@ -131,10 +132,13 @@ impl Alerter {
                 metres(t.distance_m)
             ),
             // A vehicle says where it comes from: that is what the wearer acts on.
-            ThingKind::Vehicle if t.label.starts_with("vehicle coming from") => {
+            ThingKind::Vehicle if t.approaching_from().is_some() => {
                 let stop = if urgent { "Stop. " } else { "" };
-                let from = t.label.trim_start_matches("vehicle ");
-                format!("{stop}Vehicle {from}, {}.", metres(t.distance_m))
+                let from = t.approaching_from().map_or("", side_word);
+                format!(
+                    "{stop}Vehicle coming from the {from}, {}.",
+                    metres(t.distance_m)
+                )
             }
             k => {
                 let what = match k {
@@ -223,6 +227,7 @@ mod tests {
                 id,
                 kind,
                 label: "x".into(),
+                detail: Default::default(),
                 clock: ClockHour::new(clock_h),
                 distance_m: d,
                 height: None,

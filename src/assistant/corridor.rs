@@ -66,6 +66,7 @@ mod tests {
             id: 1,
             kind: ThingKind::Obstacle,
             label: "box".into(),
+            detail: Default::default(),
             clock: ClockHour::new(clock),
             distance_m: d,
             height: None,

@@ -4,13 +4,13 @@
 //! edge of curb height outdoors is said as a "step up" or a "drop-off", never a curb or
 //! stairs, since nothing in the state says more.
 //!
-//! An edge's height is in its label as perception writes it ("step up of 15 cm",
-//! "drop-off of 17 cm", `src/perception/engine.rs`); an edge whose label gives none is
-//! never part of a flight. The steps counted are the edges seen: "I can see 3 stairs".
+//! An edge's height is perception's typed fact ([`ThingDetail::Edge`]); an edge without one
+//! is never part of a flight. The steps counted are the edges seen: "I can see 3 stairs".
 
 use std::ops::RangeInclusive;
 
-use crate::state::{EnvironmentState, Thing, ThingKind};
+use crate::lexicon::numbers::count_word;
+use crate::state::{EnvironmentState, Thing, ThingDetail, ThingKind};
 
 /// Heights of a stair's riser, metres.
 pub const RISER_M: RangeInclusive<f32> = 0.10..=0.22;
@@ -40,15 +40,14 @@ impl<'a> Flight<'a> {
     }
 }
 
-/// The height of a floor edge from its label ("step up of 15 cm" → 0.15), metres.
+/// The height of a floor edge, metres, when perception measured one.
 pub fn edge_rise_m(t: &Thing) -> Option<f32> {
-    if !matches!(t.kind, ThingKind::DropOff | ThingKind::StepUp) {
-        return None;
+    match (t.kind, t.detail) {
+        (ThingKind::DropOff | ThingKind::StepUp, ThingDetail::Edge { rise_m }) => {
+            (rise_m.is_finite() && rise_m > 0.0).then_some(rise_m)
+        }
+        _ => None,
     }
-    let mut words = t.label.split_whitespace().rev();
-    let unit = words.next()?;
-    let value: f32 = words.next()?.parse().ok()?;
-    (unit == "cm" && value.is_finite() && value > 0.0).then_some(value / 100.0)
 }
 
 fn clock_diff(a: u8, b: u8) -> u8 {
@@ -105,16 +104,6 @@ pub fn flights(state: &EnvironmentState) -> Vec<Flight<'_>> {
     out
 }
 
-/// Number words for the counts said.
-fn count_word(n: usize) -> String {
-    const WORDS: [&str; 11] = [
-        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    ];
-    WORDS
-        .get(n)
-        .map_or_else(|| n.to_string(), |w| (*w).to_string())
-}
-
 /// "Stairs going down at 12 o'clock, 2 metres, in your path. I can see three stairs."
 pub fn flight_sentences(f: &Flight<'_>) -> Vec<String> {
     let Some(first) = f.first() else {
@@ -143,14 +132,14 @@ mod tests {
     use crate::time::DeviceTime;
 
     fn edge(id: u32, kind: ThingKind, cm: u32, along: f32) -> Thing {
-        let label = match kind {
-            ThingKind::DropOff => format!("drop-off of {cm} cm"),
-            _ => format!("step up of {cm} cm"),
+        let detail = ThingDetail::Edge {
+            rise_m: cm as f32 / 100.0,
         };
         Thing {
             id,
             kind,
-            label,
+            label: crate::lexicon::thing_label(kind, &detail, None),
+            detail,
             clock: ClockHour::new(12),
             distance_m: along,
             height: None,
@@ -202,7 +191,7 @@ mod tests {
         ];
         assert!(flights(&s).is_empty(), "{:?}", flights(&s));
         let mut odd = edge(6, ThingKind::StepUp, 15, 1.0);
-        odd.label = "step up".into();
+        odd.detail = ThingDetail::None;
         assert_eq!(edge_rise_m(&odd), None);
         assert_eq!(
             edge_rise_m(&edge(7, ThingKind::StepUp, 15, 1.0)),

@@ -5,7 +5,9 @@
 //! when the request names a door or an exit and no sign says more; otherwise a thing whose
 //! label the request names, or the sign itself.
 
-use super::lexicon::{content_words, handled_words, names_thing, tokens};
+use super::request_words::{content_words, handled_words};
+use crate::lexicon::nouns::names_thing;
+use crate::lexicon::words::tokens;
 use crate::state::{EnvironmentState, TextFact, Thing, ThingKind};
 
 /// Words that ask for a way through a wall.
@@ -118,6 +120,7 @@ mod tests {
             id,
             kind,
             label: label.into(),
+            detail: Default::default(),
             clock: ClockHour::new(clock),
             distance_m: d,
             height: None,

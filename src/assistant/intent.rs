@@ -1,7 +1,9 @@
 //! What a question asks about, and which tracked thing a request names. Pure keyword rules:
 //! a small, predictable vocabulary rather than a model.
 
-use super::lexicon::{content_words, names_thing, tokens};
+use super::request_words::content_words;
+use crate::lexicon::nouns::names_thing;
+use crate::lexicon::words::tokens;
 use crate::state::{EnvironmentState, Thing};
 
 /// What a question is about.

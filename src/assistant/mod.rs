@@ -14,7 +14,7 @@
 //! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
 //! * [`sign_wall`]: the wall a sign hangs on, where a way to the sign ends.
 //! * [`intent`]: what a question asks about, and which thing a request names.
-//! * [`lexicon`]: tokens, number words and the nouns that name things.
+//! * [`request_words`]: the words of requests (handling verbs, stop words).
 //! * [`template`]: the template generator, grounded by construction.
 //! * [`text_wait`]: requests that need text the state does not hold wait for a whole-frame
 //!   read (bounded), then are answered from the new facts.
@@ -40,11 +40,11 @@ pub mod forms;
 pub mod goal;
 pub mod guard;
 pub mod intent;
-pub mod lexicon;
 pub mod lm;
 pub mod phrase;
 pub mod render;
 pub mod request_pump;
+pub mod request_words;
 pub mod requests;
 pub mod session;
 pub mod sign_wall;

@@ -159,6 +159,7 @@ mod tests {
             id: 3,
             kind: ThingKind::Obstacle,
             label: "metal pole".into(),
+            detail: Default::default(),
             clock: ClockHour::new(12),
             distance_m: 2.04,
             height: Some(HeightBand::Ground),

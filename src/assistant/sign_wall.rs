@@ -3,10 +3,7 @@
 //! wearer is going, not something in the way to "go around".
 
 use super::goal::{SIGN_CLOCK_HOURS, SIGN_DISTANCE_REL};
-use crate::state::{EnvironmentState, TextFact, Thing};
-
-/// The label perception gives a cluster that is part of a wall.
-pub const WALL_LABEL: &str = "wall";
+use crate::state::{EnvironmentState, TextFact, Thing, ThingDetail};
 
 /// A wall this close is within reach of the wearer, metres.
 pub const REACH_M: f32 = 1.0;
@@ -26,7 +23,7 @@ pub fn wall_under_sign<'a>(state: &'a EnvironmentState, sign: &TextFact) -> Opti
         .things
         .iter()
         .filter(|t| {
-            t.label == WALL_LABEL
+            t.detail == ThingDetail::Wall
                 && clock_diff(t.clock.get(), sign.clock.get()) <= SIGN_CLOCK_HOURS
                 && (t.distance_m - d).abs() <= tol
         })
@@ -44,6 +41,11 @@ mod tests {
             id,
             kind: ThingKind::Obstacle,
             label: label.into(),
+            detail: if label == "wall" {
+                ThingDetail::Wall
+            } else {
+                ThingDetail::None
+            },
             clock: ClockHour::new(clock),
             distance_m: d,
             height: None,

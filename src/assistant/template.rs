@@ -11,10 +11,12 @@ use super::flight::{flight_sentences, flights};
 use super::forms::Form;
 use super::goal::{find_goal, Goal};
 use super::intent::{classify, resolve, Intent};
-use super::lexicon::{content_words, handled_words, tokens};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
+use super::request_words::{content_words, handled_words};
 use super::sign_wall::{wall_under_sign, REACH_M};
 use super::turn_words::{recent_turn, turn_sentence, turned, RECENT_TURN_NS};
+use crate::lexicon::names::side_word;
+use crate::lexicon::words::tokens;
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
     Generator, GeneratorError, HeightBand, MotionState, TextFact, Thing, ThingKind,
@@ -365,12 +367,13 @@ fn coming_vehicles(state: &EnvironmentState) -> Vec<&Thing> {
     v
 }
 
-/// "A vehicle is coming from the left, about 16 metres." (the side is perception's, in the
-/// label; without one, where it is).
+/// "A vehicle is coming from the left, about 16 metres." (the side it approaches from is
+/// perception's typed fact; without one, where it is).
 fn vehicle_sentence(t: &Thing) -> String {
-    match t.label.strip_prefix("vehicle coming from the ") {
+    match t.approaching_from() {
         Some(side) => format!(
-            "A vehicle is coming from the {side}, {}.",
+            "A vehicle is coming from the {}, {}.",
+            side_word(side),
             about_metres(t.distance_m)
         ),
         None => format!(

@@ -29,8 +29,9 @@ use std::collections::VecDeque;
 use super::forms::Form;
 use super::goal::named_sign;
 use super::intent::{classify, Intent};
-use super::lexicon::{content_words, kind_words, HANDLING_VERBS, OBJECT_NOUNS};
+use super::request_words::{content_words, HANDLING_VERBS};
 use super::requests::Request;
+use crate::lexicon::nouns::{kind_words, OBJECT_NOUNS};
 use crate::state::{EnvironmentState, ReadOutcome, TextReadWait, ThingKind};
 use crate::time::HostTime;
 

@@ -12,6 +12,7 @@
 //! * Distances: a number (digits with an optional decimal part, or `one`–`twenty`) followed
 //!   by `m`, `metre(s)`, `meter(s)` (metres) or `step(s)` (× [`STEP_LENGTH_M`]).
 
+use crate::lexicon::numbers::word_value;
 use crate::state::STEP_LENGTH_M;
 
 /// Words that carry no fact on their own (ignored when a fact's content words are matched).
@@ -19,30 +20,6 @@ pub const STOPWORDS: &[&str] = &[
     "a", "an", "the", "is", "are", "was", "be", "at", "in", "on", "of", "to", "it", "its", "and",
     "or", "about", "around", "there", "here", "this", "that", "your", "you", "with", "by", "for",
     "from", "says", "say", "reads", "read", "now", "just", "some", "one", "away",
-];
-
-const NUMBER_WORDS: &[&str] = &[
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
 ];
 
 /// Lower-cased words of `s` (see the module doc).
@@ -162,8 +139,8 @@ pub fn without_quotes(s: &str) -> String {
 }
 
 fn number(word: &str) -> Option<f64> {
-    if let Some(i) = NUMBER_WORDS.iter().position(|w| *w == word) {
-        return Some(i as f64);
+    if let Some(v) = word_value(word) {
+        return Some(f64::from(v));
     }
     word.parse::<f64>().ok().filter(|v| v.is_finite())
 }

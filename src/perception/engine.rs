@@ -27,10 +27,11 @@ use super::sensors::SensorModels;
 use super::stereo::filter::{DepthFilter, DepthFilterConfig, DepthFilterStats};
 use super::tracker::ThingTracker;
 use super::walking::WalkingTrack;
+use crate::lexicon::thing_label;
 use crate::sample::{Payload, Sample, StreamId};
 use crate::state::{
     bearing_to_clock, EnvironmentState, Evidence, GazeFact, HazardEvent, HeightBand, MotionFact,
-    MotionState, TextFact, Thing, ThingKind, TurnTracker,
+    MotionState, Side, TextFact, Thing, ThingDetail, ThingKind, TurnTracker,
 };
 use crate::time::{DeviceTime, HostTime};
 
@@ -750,18 +751,12 @@ impl Perception {
                 let (b, d) = bearing_and_distance(hx, hy, h.yaw_rad, f64::from(p[0]), f64::from(p[1]));
                 // Which side of the walking line it is on, and whether it is coming at it.
                 let (dx, dy) = (p[0] - c.head_m[0], p[1] - c.head_m[1]);
-                let lat = -dx * sn + dy * cs;
-                let lat_v = -v[0] * sn + v[1] * cs;
-                let side = if lat >= 0.0 { "left" } else { "right" };
-                let label = if lat * lat_v < 0.0 {
-                    format!("vehicle coming from the {side}")
-                } else {
-                    format!("vehicle on the {side}, moving away")
-                };
+                let detail = moving_detail(-dx * sn + dy * cs, -v[0] * sn + v[1] * cs);
                 let th = Thing {
                     id: VEHICLE_ID_BASE.saturating_add(tr.id),
                     kind: ThingKind::Vehicle,
-                    label,
+                    label: thing_label(ThingKind::Vehicle, &detail, Some(HeightBand::Body)),
+                    detail,
                     clock: bearing_to_clock(b),
                     distance_m: d,
                     height: Some(HeightBand::Body),
@@ -807,7 +802,7 @@ impl Perception {
         let mk = |id: u32,
                   first: i64,
                   kind: ThingKind,
-                  label: String,
+                  detail: ThingDetail,
                   near: [f32; 3],
                   world: [f32; 3],
                   height: Option<HeightBand>,
@@ -818,7 +813,8 @@ impl Perception {
             Thing {
                 id,
                 kind,
-                label,
+                label: thing_label(kind, &detail, height),
+                detail,
                 clock: bearing_to_clock(b),
                 distance_m: d,
                 height,
@@ -848,11 +844,16 @@ impl Perception {
                 .filter(|v| v[0].hypot(v[1]) >= MOVING_MPS && cl.dynamic_points * 2 >= cl.points);
             if let Some(v) = moving {
                 let conflict = predict_conflict(c, cl.centroid_m, v, wearer_v);
+                let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
+                let (dx, dy) = (
+                    cl.centroid_m[0] - c.head_m[0],
+                    cl.centroid_m[1] - c.head_m[1],
+                );
                 let th = mk(
                     tr.id,
                     tr.first_seen_ns,
                     ThingKind::Person,
-                    "person moving".to_string(),
+                    moving_detail(-dx * sn + dy * cs, -v[0] * sn + v[1] * cs),
                     cl.nearest_m,
                     cl.centroid_m,
                     Some(cl.band),
@@ -879,11 +880,10 @@ impl Perception {
                 out.push((th, ap));
                 continue;
             }
-            let label = match (cl.wall_m.is_some(), cl.band) {
-                (true, _) => "wall",
-                (false, HeightBand::Head) => "obstacle at head height",
-                (false, HeightBand::Ground) => "low obstacle",
-                (false, HeightBand::Body) => "obstacle",
+            let detail = if cl.wall_m.is_some() {
+                ThingDetail::Wall
+            } else {
+                ThingDetail::None
             };
             // Where it is: for something in the path, where the wearer would meet it.
             let world = cl.hit_m.filter(|_| cl.in_path).unwrap_or(cl.centroid_m);
@@ -891,7 +891,7 @@ impl Perception {
                 tr.id,
                 tr.first_seen_ns,
                 cl.kind,
-                label.to_string(),
+                detail,
                 cl.nearest_m,
                 world,
                 Some(cl.band),
@@ -905,17 +905,16 @@ impl Perception {
             if tr.id == 0 {
                 continue;
             }
-            let cm = (e.rise_m.abs() * 100.0).round();
-            let label = match e.kind {
-                ThingKind::DropOff => format!("drop-off of {cm} cm"),
-                _ => format!("step up of {cm} cm"),
+            // Measured and said to the centimetre.
+            let detail = ThingDetail::Edge {
+                rise_m: (e.rise_m.abs() * 100.0).round() / 100.0,
             };
             let conf = if view.floor_seen { 0.8 } else { 0.5 };
             let th = mk(
                 tr.id,
                 tr.first_seen_ns,
                 e.kind,
-                label,
+                detail,
                 e.world_m,
                 e.world_m,
                 Some(HeightBand::Ground),
@@ -1059,4 +1058,17 @@ fn conflict_within(
         (lat.abs() <= reach && along > -behind_m && along - radius_m <= c.range_m)
             .then_some((dt, along.max(0.0)))
     })
+}
+
+/// A mover's side of the walking line and whether it comes towards it, from its lateral
+/// offset from the line (metres, + left) and its lateral velocity (m/s, + left).
+fn moving_detail(lateral_m: f32, lateral_mps: f32) -> ThingDetail {
+    ThingDetail::Moving {
+        side: if lateral_m >= 0.0 {
+            Side::Left
+        } else {
+            Side::Right
+        },
+        approaching: lateral_m * lateral_mps < 0.0,
+    }
 }

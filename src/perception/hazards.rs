@@ -257,6 +257,7 @@ mod tests {
             id,
             kind: ThingKind::Obstacle,
             label: "obstacle".into(),
+            detail: Default::default(),
             clock: ClockHour::new(12),
             distance_m: d,
             height: None,

@@ -23,7 +23,10 @@
 use super::cellhash::{CellMap, CellSet};
 use super::geom::bearing_and_distance;
 use super::points::PointMap;
-use crate::state::{bearing_to_clock, Evidence, HeightBand, Thing, ThingKind};
+use crate::lexicon::thing_label;
+use crate::state::{
+    bearing_to_clock, Evidence, HeightBand, OpeningShape, Thing, ThingDetail, ThingKind,
+};
 use crate::time::DeviceTime;
 
 /// The first id given to an opening (obstacle tracks count up from 1).
@@ -677,9 +680,11 @@ pub fn opening_thing(t: &TrackedOpening, head_xy: [f64; 2], yaw_rad: f64, at: De
         f64::from(o.center_m[0]),
         f64::from(o.center_m[1]),
     );
-    let label = match o.kind {
-        OpeningKind::Doorway => "doorway",
-        OpeningKind::CorridorEnd => "open end of the corridor",
+    let detail = ThingDetail::Opening {
+        shape: match o.kind {
+            OpeningKind::Doorway => OpeningShape::Doorway,
+            OpeningKind::CorridorEnd => OpeningShape::CorridorEnd,
+        },
     };
     let confidence = match (o.kind, o.lintel, o.full_height_jambs) {
         (OpeningKind::Doorway, true, true) => 0.9,
@@ -689,7 +694,8 @@ pub fn opening_thing(t: &TrackedOpening, head_xy: [f64; 2], yaw_rad: f64, at: De
     Thing {
         id: t.id,
         kind: ThingKind::Door,
-        label: label.to_string(),
+        label: thing_label(ThingKind::Door, &detail, Some(HeightBand::Body)),
+        detail,
         clock: bearing_to_clock(b),
         distance_m: d,
         height: Some(HeightBand::Body),

@@ -67,6 +67,56 @@ pub enum ThingKind {
     Object,
 }
 
+/// Which side of the wearer's walking line something is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// To the left of the line.
+    Left,
+    /// To the right of the line.
+    Right,
+}
+
+/// What shape of opening a [`ThingKind::Door`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpeningShape {
+    /// A doorway in a wall (jambs on both sides).
+    Doorway,
+    /// The open end of a corridor.
+    CorridorEnd,
+}
+
+/// What perception knows about a [`Thing`] beyond its kind and height band, as typed
+/// facts. The assistant reads these, never the thing's label.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "is")]
+pub enum ThingDetail {
+    /// Nothing more is known.
+    #[default]
+    None,
+    /// Part of a wall (a still cluster along a wall plane).
+    Wall,
+    /// A floor edge ([`ThingKind::StepUp`] or [`ThingKind::DropOff`]) of this height,
+    /// metres, positive, rounded to the centimetre it is measured and said at.
+    Edge {
+        /// The height of the edge, metres.
+        rise_m: f32,
+    },
+    /// Something moving on the ground (a person, a vehicle).
+    Moving {
+        /// The side of the wearer's walking line it is on now.
+        side: Side,
+        /// Whether it is coming towards that line (else moving away from it or along it).
+        approaching: bool,
+    },
+    /// An opening ([`ThingKind::Door`]).
+    Opening {
+        /// Its shape.
+        shape: OpeningShape,
+    },
+}
+
 /// Where a thing is vertically, relative to the wearer's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,8 +157,14 @@ pub struct Thing {
     pub id: u32,
     /// Kind.
     pub kind: ThingKind,
-    /// Short spoken label ("obstacle", "low obstacle at head height", "sign 'EXIT'").
+    /// What it is called, as said ("obstacle at head height", "metal pole"): perception
+    /// names its things from their typed facts through [`crate::lexicon::thing_label`];
+    /// the label is said as is and never parsed for facts (those are in `kind`, `detail`,
+    /// `height`).
     pub label: String,
+    /// Typed facts beyond the kind.
+    #[serde(default)]
+    pub detail: ThingDetail,
     /// Direction from the head.
     pub clock: ClockHour,
     /// Horizontal distance from the head, metres (nearest point).
@@ -127,6 +183,19 @@ pub struct Thing {
     pub confidence: f32,
     /// What it rests on.
     pub evidence: Evidence,
+}
+
+impl Thing {
+    /// The side of the walking line it is coming from, when it is moving towards the line.
+    pub fn approaching_from(&self) -> Option<Side> {
+        match self.detail {
+            ThingDetail::Moving {
+                side,
+                approaching: true,
+            } => Some(side),
+            _ => None,
+        }
+    }
 }
 
 /// Where the wearer looks.

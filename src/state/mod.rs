@@ -23,8 +23,8 @@ pub use decision::{
     Decision, DecisionHazard, DecisionKind, GuardAction, LmTiming, ReadOutcome, TextReadWait,
 };
 pub use environment::{
-    EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, TextFact, Thing,
-    ThingKind, Walkable,
+    EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, OpeningShape, Side,
+    TextFact, Thing, ThingDetail, ThingKind, Walkable,
 };
 pub use hazard::HazardEvent;
 pub use ports::{

@@ -2,7 +2,9 @@
 //! text, sides (left / right / ahead / behind), a movement instruction with its heading, and
 //! claims that the way is clear. Pure text analysis with a small fixed vocabulary.
 
-use super::super::lexicon::{number, singular, tokens, OBJECT_NOUNS};
+use crate::lexicon::nouns::OBJECT_NOUNS;
+use crate::lexicon::numbers::number;
+use crate::lexicon::words::{singular, tokens};
 use crate::state::{ClockHour, STEP_LENGTH_M};
 
 /// A side of the wearer, as a location claim ("the door is on your left").

@@ -14,9 +14,10 @@ use std::collections::BTreeSet;
 
 use self::claims::{clock_diff, parse, split_sentences, Claims, ClearClaim};
 use super::corridor::{blockers, is_hazard, pass_blockers};
-use super::lexicon::{names_thing, tokens};
 use super::phrase::{article, metres};
 use super::template::{thing_sentence, warning_sentence};
+use crate::lexicon::nouns::names_thing;
+use crate::lexicon::words::tokens;
 use crate::state::{
     ClockHour, EnvironmentState, GuardAction, HeightBand, MotionState, Thing, ThingKind,
     TurnDirection,

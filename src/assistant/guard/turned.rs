@@ -3,7 +3,7 @@
 //! ([`crate::state::turns`]), so a generated answer cannot tell the wearer they turned when
 //! no turn was seen, or the wrong way.
 
-use crate::assistant::lexicon::tokens;
+use crate::lexicon::words::tokens;
 use crate::state::{EnvironmentState, TurnDirection};
 
 /// The direction a sentence says the wearer turned, when it says so: "you turned left",

@@ -164,6 +164,7 @@ mod tests {
             id,
             kind,
             label: format!("thing{id}"),
+            detail: Default::default(),
             clock: ClockHour::new(12),
             distance_m: d,
             height: None,

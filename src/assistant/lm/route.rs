@@ -9,7 +9,7 @@
 
 use crate::assistant::forms::Form;
 use crate::assistant::intent::{classify, Intent};
-use crate::assistant::lexicon::tokens;
+use crate::lexicon::words::tokens;
 
 /// Who answers a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 //! question) and two plain checks of an answer against its surroundings: which expected
 //! facts it keeps, and which numbers it states that the surroundings do not hold (invented
 //! distances, clock hours, counts). `vista bench lm --compare` runs them on two models.
+use crate::lexicon::numbers::word_value;
+
 
 /// One prompt: the surroundings text (in `assistant::render_state`'s format), the request,
 /// and facts (lower-case words or numbers) a good answer mentions (any one of each group's
@@ -104,10 +106,6 @@ Text: none read.\nCannot: see traffic lights.\n",
 /// Numbers written in `text` (digits with an optional decimal part, and the words one to
 /// twelve), as values.
 pub fn numbers(text: &str) -> Vec<f64> {
-    const WORDS: [&str; 12] = [
-        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-        "twelve",
-    ];
     let mut out = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;
@@ -134,8 +132,8 @@ pub fn numbers(text: &str) -> Vec<f64> {
         .split(|c: char| !c.is_ascii_alphabetic())
         .map(str::to_ascii_lowercase)
     {
-        if let Some(k) = WORDS.iter().position(|x| *x == w) {
-            out.push((k + 1) as f64);
+        if let Some(v) = word_value(&w).filter(|v| (1..=12).contains(v)) {
+            out.push(f64::from(v));
         }
     }
     out
