@@ -154,6 +154,45 @@ fn guard_blocks_walking_into_hazards_and_false_all_clears() {
     )));
 }
 
+/// A vehicle perception saw moving may be called a car by the language model: that names
+/// what is there. Without a vehicle, the same sentence names something not detected.
+#[test]
+fn guard_passes_a_car_for_a_vehicle_and_blocks_it_without_one() {
+    let g = Guard::default();
+    let mut road = EnvironmentState::empty(DeviceTime(0));
+    let mut car = thing(
+        2_000_000_001,
+        ThingKind::Vehicle,
+        "vehicle coming from the left",
+        10,
+        12.0,
+        true,
+    );
+    car.detail = ThingDetail::Moving {
+        side: Side::Left,
+        approaching: true,
+    };
+    road.things.push(car);
+    for s in [
+        "A car is coming from the left, about 12 metres.",
+        "Wait, a vehicle is coming from the left.",
+    ] {
+        assert_eq!(g.check_sentence(s, &road, None), Verdict::Pass, "{s}");
+    }
+    let empty = EnvironmentState::empty(DeviceTime(0));
+    assert!(blocked(&g.check_sentence(
+        "A car is coming from the left, about 12 metres.",
+        &empty,
+        None
+    )));
+    // A bicycle is not a vehicle seen on the road: naming one is not grounded by it.
+    assert!(blocked(&g.check_sentence(
+        "A bicycle is coming from the left.",
+        &road,
+        None
+    )));
+}
+
 #[test]
 fn guard_and_templates_pass_obstacles_on_the_free_side() {
     // A pole straight ahead at 2 m with a drop-off at 11 o'clock, 2.5 m: passing the pole on

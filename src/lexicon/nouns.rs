@@ -75,7 +75,9 @@ pub fn kind_words(k: ThingKind) -> &'static [&'static str] {
         ThingKind::Door => &["door", "doorway", "entrance", "exit", "opening"],
         ThingKind::Text => &["sign", "text", "label"],
         ThingKind::Person => &["person", "someone", "man", "woman"],
-        ThingKind::Vehicle => &["vehicle"],
+        // A vehicle seen moving on the road is named by its everyday words; a bicycle or a
+        // scooter is not (it is a different hazard for the wearer).
+        ThingKind::Vehicle => &["vehicle", "car", "bus", "truck", "van"],
         ThingKind::Object => &["object"],
     }
 }
@@ -86,4 +88,44 @@ pub fn names_thing(word: &str, thing: &Thing) -> bool {
     let w = singular(word);
     kind_words(thing.kind).contains(&w.as_str())
         || tokens(&thing.label).iter().any(|l| singular(l) == w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{ClockHour, Evidence, ThingDetail};
+    use crate::time::DeviceTime;
+
+    fn thing(kind: ThingKind, label: &str) -> Thing {
+        Thing {
+            id: 1,
+            kind,
+            label: label.into(),
+            detail: ThingDetail::None,
+            clock: ClockHour::new(12),
+            distance_m: 3.0,
+            height: None,
+            world_m: None,
+            in_path: true,
+            first_seen: DeviceTime(0),
+            last_seen: DeviceTime(0),
+            confidence: 0.8,
+            evidence: Evidence::Motion,
+        }
+    }
+
+    #[test]
+    fn a_thing_is_named_by_its_kind_words_and_its_label() {
+        let car = thing(ThingKind::Vehicle, "vehicle coming from the left");
+        for w in ["car", "cars", "bus", "vehicle", "truck"] {
+            assert!(names_thing(w, &car), "{w}");
+        }
+        for w in ["bicycle", "person", "door", "dog"] {
+            assert!(!names_thing(w, &car), "{w}");
+        }
+        let pole = thing(ThingKind::Obstacle, "metal pole");
+        assert!(names_thing("pole", &pole));
+        assert!(names_thing("obstacle", &pole));
+        assert!(!names_thing("car", &pole));
+    }
 }

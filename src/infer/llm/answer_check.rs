@@ -4,7 +4,6 @@
 //! distances, clock hours, counts). `vista bench lm --compare` runs them on two models.
 use crate::lexicon::numbers::word_value;
 
-
 /// One prompt: the surroundings text (in `assistant::render_state`'s format), the request,
 /// and facts (lower-case words or numbers) a good answer mentions (any one of each group's
 /// alternatives counts).
