@@ -19,7 +19,7 @@ use super::heading::HeadingFilter;
 use super::limits::limitations;
 use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
 use super::movers::{MoverTracker, Sighting, TrackConfig};
-use super::obstacles::{Corridor, CorridorAnalyzer, CorridorView};
+use super::obstacles::{Corridor, CorridorAnalyzer, CorridorFrame, CorridorView};
 use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
@@ -731,7 +731,6 @@ impl Perception {
     ) -> Vec<(Thing, Approach)> {
         let (hx, hy) = (h.position_m.x, h.position_m.y);
         let floor = self.floor_z_m(t).unwrap_or(h.position_m.z - 1.6) as f32;
-        let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
         self.movers
             .vehicles()
             .into_iter()
@@ -750,8 +749,7 @@ impl Perception {
                 );
                 let (b, d) = bearing_and_distance(hx, hy, h.yaw_rad, f64::from(p[0]), f64::from(p[1]));
                 // Which side of the walking line it is on, and whether it is coming at it.
-                let (dx, dy) = (p[0] - c.head_m[0], p[1] - c.head_m[1]);
-                let detail = moving_detail(-dx * sn + dy * cs, -v[0] * sn + v[1] * cs);
+                let detail = moving_detail(c.frame(), [p[0], p[1]], v);
                 let th = Thing {
                     id: VEHICLE_ID_BASE.saturating_add(tr.id),
                     kind: ThingKind::Vehicle,
@@ -844,16 +842,11 @@ impl Perception {
                 .filter(|v| v[0].hypot(v[1]) >= MOVING_MPS && cl.dynamic_points * 2 >= cl.points);
             if let Some(v) = moving {
                 let conflict = predict_conflict(c, cl.centroid_m, v, wearer_v);
-                let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
-                let (dx, dy) = (
-                    cl.centroid_m[0] - c.head_m[0],
-                    cl.centroid_m[1] - c.head_m[1],
-                );
                 let th = mk(
                     tr.id,
                     tr.first_seen_ns,
                     ThingKind::Person,
-                    moving_detail(-dx * sn + dy * cs, -v[0] * sn + v[1] * cs),
+                    moving_detail(c.frame(), [cl.centroid_m[0], cl.centroid_m[1]], v),
                     cl.nearest_m,
                     cl.centroid_m,
                     Some(cl.band),
@@ -1041,14 +1034,12 @@ fn conflict_within(
     if standing && rel[0] * dx + rel[1] * dy >= 0.0 {
         return None;
     }
-    let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
+    let frame = c.frame();
     let half = c.width_m / 2.0;
     let steps = (PREDICT_S / PREDICT_STEP_S).round() as usize;
     (0..=steps).find_map(|i| {
         let dt = i as f32 * PREDICT_STEP_S;
-        let (qx, qy) = (dx + rel[0] * dt, dy + rel[1] * dt);
-        let along = qx * cs + qy * sn;
-        let lat = -qx * sn + qy * cs;
+        let (along, lat) = frame.rotate([dx + rel[0] * dt, dy + rel[1] * dt]);
         let half = if sure {
             sure_half_width_m(half, along)
         } else {
@@ -1060,9 +1051,11 @@ fn conflict_within(
     })
 }
 
-/// A mover's side of the walking line and whether it comes towards it, from its lateral
-/// offset from the line (metres, + left) and its lateral velocity (m/s, + left).
-fn moving_detail(lateral_m: f32, lateral_mps: f32) -> ThingDetail {
+/// A mover's side of the walking line and whether it comes towards it, from where it is
+/// (world `[x, y]` m) and its velocity (world m/s).
+fn moving_detail(frame: CorridorFrame, p_m: [f32; 2], v_mps: [f32; 2]) -> ThingDetail {
+    let (_, lateral_m) = frame.local(p_m);
+    let (_, lateral_mps) = frame.rotate(v_mps);
     ThingDetail::Moving {
         side: if lateral_m >= 0.0 {
             Side::Left

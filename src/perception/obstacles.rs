@@ -98,6 +98,53 @@ pub struct Corridor {
     pub eye_height_m: f32,
 }
 
+impl Corridor {
+    /// The corridor's frame on the floor plane (its direction's sine and cosine computed once).
+    pub fn frame(&self) -> CorridorFrame {
+        CorridorFrame {
+            head_m: [self.head_m[0], self.head_m[1]],
+            cos: self.dir_rad.cos(),
+            sin: self.dir_rad.sin(),
+        }
+    }
+}
+
+/// The walking line's frame on the floor plane: `along` the corridor's direction from the
+/// head, `lateral` across it (+ left). The one place world and corridor coordinates are
+/// converted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CorridorFrame {
+    /// The head's world `[x, y]`, m.
+    pub head_m: [f32; 2],
+    /// Cosine of the corridor's direction.
+    pub cos: f32,
+    /// Sine of the corridor's direction.
+    pub sin: f32,
+}
+
+impl CorridorFrame {
+    /// A world offset from the head (or a velocity), `[x, y]`, as `(along, lateral)`.
+    pub fn rotate(&self, v: [f32; 2]) -> (f32, f32) {
+        (
+            v[0] * self.cos + v[1] * self.sin,
+            -v[0] * self.sin + v[1] * self.cos,
+        )
+    }
+
+    /// A world point `[x, y]` m as `(along, lateral)` m.
+    pub fn local(&self, p: [f32; 2]) -> (f32, f32) {
+        self.rotate([p[0] - self.head_m[0], p[1] - self.head_m[1]])
+    }
+
+    /// The world point `[x, y]` m at `along`, `lateral` m.
+    pub fn world(&self, along: f32, lateral: f32) -> [f32; 2] {
+        [
+            self.head_m[0] + along * self.cos - lateral * self.sin,
+            self.head_m[1] + along * self.sin + lateral * self.cos,
+        ]
+    }
+}
+
 /// One cluster of obstacle points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
@@ -280,7 +327,7 @@ impl CorridorAnalyzer {
                 rp.for_each_near(hx, hy, r, now, |p| f(p, true));
             }
         };
-        let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
+        let frame = c.frame();
         let range = c.range_m.max(0.5);
         // Floor under the wearer: the low points within 1 m (and those within
         // UNDER_NEAR_M, where the feet are).
@@ -317,9 +364,7 @@ impl CorridorAnalyzer {
         let half = c.width_m / 2.0;
         let low_cut = OBSTACLE_MIN_M - MAX_STEP_M;
         each(range + 0.2, &mut |p, dynamic| {
-            let (dx, dy) = (p[0] - hx, p[1] - hy);
-            let along = dx * cs + dy * sn;
-            let lat = -dx * sn + dy * cs;
+            let (along, lat) = frame.local([p[0], p[1]]);
             let h = p[2] - floor_z;
             if along > 0.1 && along <= range && (lat.abs() <= half || h >= low_cut) {
                 near.push(Near {
@@ -395,7 +440,7 @@ impl CorridorAnalyzer {
                         edges.push(Edge {
                             kind,
                             along_m: at,
-                            world_m: [hx + cs * at, hy + sn * at, floor_z + level],
+                            world_m: [hx + frame.cos * at, hy + frame.sin * at, floor_z + level],
                             rise_m: diff,
                         });
                         level = new_level;
@@ -708,18 +753,9 @@ pub fn edge_along(kind: Option<ThingKind>, last_floor: Option<usize>, along: f32
 /// of its nearest part in the corridor, and the point where the centre line crosses it
 /// (else that nearest part), world `[x, y]` m.
 pub fn segment_in_corridor(c: &Corridor, line: [[f32; 2]; 2]) -> Option<(f32, [f32; 2])> {
-    let (cs, sn) = (c.dir_rad.cos(), c.dir_rad.sin());
-    let local = |p: [f32; 2]| {
-        let (dx, dy) = (p[0] - c.head_m[0], p[1] - c.head_m[1]);
-        (dx * cs + dy * sn, -dx * sn + dy * cs)
-    };
-    let world = |along: f32, lat: f32| {
-        [
-            c.head_m[0] + along * cs - lat * sn,
-            c.head_m[1] + along * sn + lat * cs,
-        ]
-    };
-    let (a, b) = (local(line[0]), local(line[1]));
+    let f = c.frame();
+    let world = |along: f32, lat: f32| f.world(along, lat);
+    let (a, b) = (f.local(line[0]), f.local(line[1]));
     let half = c.width_m / 2.0;
     // The part of the segment with |lat| ≤ half: parameters [t0, t1] of a + t (b − a).
     let dl = b.1 - a.1;
