@@ -18,7 +18,7 @@ use vista::assistant::{
     start_assistant, Assistant, AssistantConfig, AssistantMode, Form, Request, RequestQueue,
     SessionOptions,
 };
-use vista::speech::session::start_session_speech;
+use vista::speech::run_speech::start_session_speech;
 use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
 use vista::speech::{Priority, SpeakerConfig};

@@ -12,7 +12,7 @@ use crate::aria::calib::DeviceCalibration;
 use crate::assistant::lm::setup::LmSetup;
 use crate::assistant::request_pump::RequestPump;
 use crate::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
-use crate::assistant::session::{start_assistant, SessionOptions};
+use crate::assistant::run_start::{start_assistant, SessionOptions};
 use crate::assistant::Assistant;
 use crate::eval::mode::RunInputs;
 use crate::eval::SessionClock;

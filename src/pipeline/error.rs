@@ -11,7 +11,7 @@ use crate::eval::EvalError;
 use crate::perception::PerceptionError;
 use crate::runtime::RuntimeError;
 use crate::source::replay::ReplayError;
-use crate::source::session::SessionError;
+use crate::source::session_files::SessionError;
 use crate::source::SourceError;
 use crate::speech::transcript::TranscriptError;
 
