@@ -32,3 +32,4 @@ pub mod stop;
 pub mod synth;
 pub mod time;
 pub mod window;
+pub mod worker;

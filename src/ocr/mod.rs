@@ -3,7 +3,8 @@
 //! recognition ([`rec_pre`], [`ctc`]) in [`engine`] on the models of [`onnx_model`] —,
 //! reading around the gaze point ([`roi`]), the whole frame square by square on request
 //! ([`tiles`]), clock directions through the RGB calibration ([`bearing`]), and the
-//! [`crate::state::TextReader`] port ([`reader`], [`facts`]).
+//! [`crate::state::TextReader`] port ([`reader`], [`facts`]), read inline or on the one
+//! newest-frame-wins thread of [`newest_frame`].
 //!
 //! Pure computation (everything but [`onnx_model`], [`engine`] and [`reader`]) is tested
 //! without models; `tests/ocr.rs` compares the whole pipeline with RapidOCR's own output.
@@ -17,6 +18,7 @@ pub mod error;
 pub mod facts;
 pub mod geometry;
 pub mod image;
+pub mod newest_frame;
 pub mod onnx_model;
 pub mod reader;
 pub mod rec_pre;
