@@ -548,10 +548,11 @@ mod tests {
 
     /// Runs `f` on a thread of its own accounted as `stage`, and joins it.
     fn on_thread(stage: &'static str, f: impl FnOnce() + Send + 'static) {
-        std::thread::spawn(move || {
+        crate::worker::Worker::spawn(stage, move |_| {
             let _cpu = account(stage);
             f();
         })
+        .unwrap()
         .join()
         .unwrap();
     }
@@ -562,10 +563,11 @@ mod tests {
 
     #[test]
     fn a_busy_thread_is_attributed_to_its_stage_and_a_sleeping_one_is_not() {
-        let sleeper = std::thread::spawn(|| {
+        let sleeper = crate::worker::Worker::spawn("test-sleeper", |_| {
             let _cpu = account("test-sleeper");
             std::thread::sleep(std::time::Duration::from_millis(150));
-        });
+        })
+        .unwrap();
         on_thread("test-busy", || {
             std::hint::black_box(burn(40_000_000));
         });
@@ -591,12 +593,13 @@ mod tests {
     fn a_live_thread_is_read_while_it_runs() {
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-        let h = std::thread::spawn(move || {
+        let h = crate::worker::Worker::spawn("test-live", move |_| {
             let _cpu = account("test-live");
             std::hint::black_box(burn(20_000_000));
             done_tx.send(()).unwrap();
             rx.recv().unwrap();
-        });
+        })
+        .unwrap();
         done_rx.recv().unwrap();
         let r = snapshot();
         let live = r.stage("test-live").unwrap();

@@ -43,7 +43,9 @@ use crate::state::{
     Continue, EnvironmentState, GenerationPrompt, GenerationStats, Generator, GeneratorError,
     PerceptionSink, StateTap,
 };
+use crate::stop::StopHandle;
 use crate::time::HostTime;
+use crate::worker::{Worker, WorkerError};
 
 /// When to prefill and how old a prefilled state may be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +213,8 @@ struct Shared {
     counters: Counters,
     config: PrefillConfig,
     name: String,
-    stop: AtomicBool,
+    /// The prefill thread's stop handle (its [`Worker`]'s).
+    stop: StopHandle,
     /// llama.cpp threads, chosen per use.
     threads: ThreadPolicy,
     /// A request is waiting for the model or using it: no new prefill starts, and one
@@ -384,7 +387,7 @@ fn prefill_thread(shared: Weak<Shared>) {
         let Some(s) = shared.upgrade() else {
             return;
         };
-        if s.stop.load(Ordering::Acquire) {
+        if s.stop.is_stopped() {
             return;
         }
         if let Some(snap) = s.take(Duration::from_millis(100)) {
@@ -396,14 +399,16 @@ fn prefill_thread(shared: Weak<Shared>) {
 /// The language model with prefill ahead of requests: hands out the assistant's
 /// [`Generator`] and the sink ([`LmPrefill::sink`]) that feeds it states.
 pub struct LmPrefill {
+    /// The prefill thread, joined on drop (after `Drop` has woken it), before `shared`
+    /// goes: the engine is freed here, never on the thread.
+    worker: Worker,
     shared: Arc<Shared>,
-    /// The prefill thread, joined on drop.
-    handle: Option<std::thread::JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for LmPrefill {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LmPrefill")
+            .field("thread", &self.worker.name())
             .field("config", &self.shared.config)
             .field("counters", &self.counters())
             .finish()
@@ -412,7 +417,7 @@ impl std::fmt::Debug for LmPrefill {
 
 impl LmPrefill {
     /// Starts the prefill thread over `engine` (threads chosen automatically).
-    pub fn start(engine: LmEngine, config: PrefillConfig) -> std::io::Result<Self> {
+    pub fn start(engine: LmEngine, config: PrefillConfig) -> Result<Self, WorkerError> {
         Self::start_with(engine, config, ThreadPolicy::Auto)
     }
 
@@ -421,7 +426,7 @@ impl LmPrefill {
         engine: LmEngine,
         config: PrefillConfig,
         threads: ThreadPolicy,
-    ) -> std::io::Result<Self> {
+    ) -> Result<Self, WorkerError> {
         Self::start_with_layout(engine, Arc::new(TextLayout), config, threads)
     }
 
@@ -432,7 +437,8 @@ impl LmPrefill {
         layout: Arc<dyn PromptLayout>,
         config: PrefillConfig,
         threads: ThreadPolicy,
-    ) -> std::io::Result<Self> {
+    ) -> Result<Self, WorkerError> {
+        let stop = StopHandle::new();
         let shared = Arc::new(Shared {
             name: engine.name().to_string(),
             engine: Mutex::new(engine),
@@ -441,20 +447,15 @@ impl LmPrefill {
             wake: Condvar::new(),
             counters: Counters::default(),
             config,
-            stop: AtomicBool::new(false),
+            stop: stop.clone(),
             threads,
             requesting: AtomicBool::new(false),
             disabled: AtomicBool::new(false),
             last_cost_ns: AtomicI64::new(0),
         });
         let weak = Arc::downgrade(&shared);
-        let handle = std::thread::Builder::new()
-            .name("vista-lm-prefill".into())
-            .spawn(move || prefill_thread(weak))?;
-        Ok(Self {
-            shared,
-            handle: Some(handle),
-        })
+        let worker = Worker::spawn_with("vista-lm-prefill", stop, move |_| prefill_thread(weak))?;
+        Ok(Self { worker, shared })
     }
 
     /// The assistant's generator (shares the engine with the prefill thread).
@@ -529,11 +530,9 @@ impl Drop for LmPrefill {
         // the engine is never freed on it while the process exits (llama.cpp's globals go
         // first then: a crash at exit). Keep the `LmPrefill` alive for the whole run; the
         // generator still answers without the thread afterwards.
-        self.shared.stop.store(true, Ordering::Release);
+        self.shared.stop.stop();
         self.shared.wake.notify_all();
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        // `worker` is joined when the fields drop, right after this.
     }
 }
 
