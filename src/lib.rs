@@ -18,6 +18,7 @@ pub mod buffer;
 pub mod eval;
 pub mod fuzz;
 pub mod infer;
+pub mod jsonl;
 pub mod ocr;
 pub mod perception;
 pub mod pipeline;

@@ -15,6 +15,7 @@ use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use serde::Deserialize;
 
 use super::forms::Form;
+use crate::jsonl::{self, JsonlError};
 use crate::stop::StopHandle;
 use crate::time::{Clock, DeviceTime, HostTime};
 use crate::worker::{Worker, WorkerError};
@@ -107,42 +108,46 @@ struct Line {
 /// ignored; bad lines are skipped with an error each.
 pub fn parse_requests_jsonl(path: &Path, text: &str) -> Scripted {
     let mut out = Scripted::default();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
+    let limits = jsonl::Limits {
+        max_line_bytes: MAX_LINE_BYTES,
+        max_lines: u64::MAX,
+    };
+    jsonl::parse_each::<Line>(path, text, limits, |line, parsed| {
         let bad = |message: String| RequestError::Line {
             path: path.to_path_buf(),
-            line,
+            line: line as usize,
             message,
         };
-        if raw.trim().is_empty() {
-            continue;
-        }
-        if raw.len() > MAX_LINE_BYTES {
-            out.skipped
-                .push(bad(format!("longer than {MAX_LINE_BYTES} bytes")));
-            continue;
-        }
-        if out.requests.len() >= MAX_SCRIPTED {
-            out.skipped
-                .push(bad(format!("more than {MAX_SCRIPTED} requests")));
-            continue;
-        }
-        let parsed: Line = match serde_json::from_str(raw) {
-            Ok(p) => p,
+        let parsed = match parsed {
+            Err(JsonlError::LineTooLong { max_bytes, .. }) => {
+                out.skipped
+                    .push(bad(format!("longer than {max_bytes} bytes")));
+                return;
+            }
+            _ if out.requests.len() >= MAX_SCRIPTED => {
+                out.skipped
+                    .push(bad(format!("more than {MAX_SCRIPTED} requests")));
+                return;
+            }
+            Err(JsonlError::Json { message, .. }) => {
+                out.skipped.push(bad(message));
+                return;
+            }
             Err(e) => {
                 out.skipped.push(bad(e.to_string()));
-                continue;
+                return;
             }
+            Ok(p) => p,
         };
         let Some(form) = Form::parse(&parsed.form).filter(|f| *f != Form::Ambient) else {
             out.skipped
                 .push(bad(format!("unknown form {:?}", parsed.form)));
-            continue;
+            return;
         };
         let text = clean_text(&parsed.text);
         if text.is_empty() {
             out.skipped.push(bad("empty text".to_string()));
-            continue;
+            return;
         }
         out.requests.push(Request {
             index: Some(out.requests.len()),
@@ -150,7 +155,7 @@ pub fn parse_requests_jsonl(path: &Path, text: &str) -> Scripted {
             text,
             t: RequestTime::Device(DeviceTime(parsed.t_ns)),
         });
-    }
+    });
     out
 }
 
