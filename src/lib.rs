@@ -31,6 +31,7 @@ pub mod speech;
 pub mod state;
 pub mod stop;
 pub mod synth;
+pub mod sys;
 pub mod time;
 pub mod window;
 pub mod worker;

@@ -365,18 +365,8 @@ const PREFILL_NICENESS: i32 = 10;
 /// values are per thread). Best effort: where it fails the thread keeps its priority and
 /// the backoff still bounds its share.
 fn lower_this_threads_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: gettid and getpriority/setpriority on this thread's own id only read and
-    // change this thread's scheduling priority.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        *libc::__errno_location() = 0;
-        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
-        if *libc::__errno_location() == 0
-            && libc::setpriority(libc::PRIO_PROCESS, tid, (now + PREFILL_NICENESS).min(19)) != 0
-        {
-            log::debug!("lm prefill: could not lower the thread's priority");
-        }
+    if !crate::sys::lower_this_thread_priority(PREFILL_NICENESS) {
+        log::debug!("lm prefill: could not lower the thread's priority");
     }
 }
 
