@@ -5,7 +5,6 @@
 //! the corpus is a regression suite without nightly.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::aria::calib::{CalibSource, DeviceCalibration};
 use crate::aria::mps;
@@ -13,6 +12,7 @@ use crate::aria::recording::decode_image;
 use crate::assistant::requests::{parse_requests_jsonl, pump_lines, RequestQueue};
 use crate::sample::{ImageEncoding, ImageFrame};
 use crate::source::live::protocol::{decode_frame, encode_frame, Limits};
+use crate::stop::StopHandle;
 use crate::synth::Scenario;
 use crate::time::{DeviceTime, VirtualClock};
 
@@ -171,12 +171,12 @@ pub fn request_lines(data: &[u8]) {
     let _ = parse_requests_jsonl(Path::new("fuzz.jsonl"), &text);
     let queue = RequestQueue::new(16);
     let clock = VirtualClock::new(DeviceTime(0));
-    let stop = AtomicBool::new(false);
+    let stop = StopHandle::new();
     pump_lines(std::io::Cursor::new(data), &queue, &clock, &stop);
     for r in queue.drain() {
         assert!(!r.text.contains('\0'), "a NUL reached a request");
     }
-    stop.store(true, Ordering::Relaxed);
+    stop.stop();
 }
 
 /// An image file: decoded as a still (PNG or JPEG by its signature), and as a frame of a

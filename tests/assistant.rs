@@ -19,7 +19,7 @@ use vista::assistant::{
     SessionOptions,
 };
 use vista::lexicon::thing_label;
-use vista::speech::session::start_session_speech;
+use vista::speech::run_speech::start_session_speech;
 use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
 use vista::speech::{Priority, SpeakerConfig};
@@ -1528,12 +1528,12 @@ mod props {
 fn socket_requests_reach_the_queue() {
     use std::io::Write;
     let q = RequestQueue::new(8);
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = vista::stop::StopHandle::new();
     let (addr, handle) = vista::assistant::requests::spawn_socket(
         "127.0.0.1:0".parse().unwrap(),
         q.clone(),
         Arc::new(WallClock),
-        Arc::clone(&stop),
+        stop.clone(),
     )
     .unwrap();
     let mut c = std::net::TcpStream::connect(addr).unwrap();
@@ -1550,7 +1550,7 @@ fn socket_requests_reach_the_queue() {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    stop.store(true, Ordering::Relaxed);
+    stop.stop();
     handle.join().unwrap();
     let forms: Vec<Form> = got.iter().map(|r| r.form).collect();
     assert_eq!(forms, vec![Form::Goal, Form::Question, Form::Scene]);

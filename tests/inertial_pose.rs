@@ -40,7 +40,7 @@ fn the_imu_pose_holds_gravity_follows_turns_and_covers_the_walk() {
         ..SynthOptions::default()
     };
     write_session(&sc, &session, &opts).unwrap();
-    let gait = vista::synth::session::session_gait(&sc, &opts);
+    let gait = vista::synth::session_writer::session_gait(&sc, &opts);
     let step_m = gait.step_length_m(1.0);
     assert!((step_m - 0.7).abs() > 0.04, "the walker's step {step_m} m");
     let models = PerceptionInputs::from_session(&session).unwrap().models;

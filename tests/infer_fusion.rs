@@ -9,7 +9,7 @@ use vista::infer::fusion::{FusionError, FusionModel, FusionShape, SensorTokens};
 use vista::infer::ort_engine::OrtOptions;
 use vista::infer::tensor_file::read_tensors;
 use vista::synth::{find_scenario, write_session, SynthOptions};
-use vista::window::session::{for_each_window, window_at_moment};
+use vista::window::replay_windows::{for_each_window, window_at_moment};
 use vista::window::{
     GridStream, SensorWindow, StatsAccumulator, WindowBuilder, WindowConfig, BINS,
 };

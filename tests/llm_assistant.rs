@@ -295,7 +295,7 @@ fn a_model_failing_mid_run_leaves_one_warning_and_templates_answer_the_rest() {
     use vista::assistant::decisions::read_decisions;
     use vista::assistant::requests::RequestTime;
     use vista::assistant::{Assistant, AssistantConfig, AssistantMode, Request};
-    use vista::speech::session::start_session_speech;
+    use vista::speech::run_speech::start_session_speech;
     use vista::speech::sink::AudioChoice;
     use vista::speech::SpeakerConfig;
     use vista::state::DecisionKind;
@@ -397,7 +397,7 @@ fn when_nothing_the_model_said_passes_the_guard_the_templates_answer() {
     use vista::assistant::decisions::read_decisions;
     use vista::assistant::requests::RequestTime;
     use vista::assistant::{Assistant, AssistantConfig, AssistantMode, Request};
-    use vista::speech::session::start_session_speech;
+    use vista::speech::run_speech::start_session_speech;
     use vista::speech::sink::AudioChoice;
     use vista::speech::SpeakerConfig;
     use vista::state::{DecisionKind, GuardAction};

@@ -23,7 +23,7 @@ use vista::infer::ort_engine::OrtOptions;
 use vista::infer::ModelFile;
 use vista::state::{Continue, GenerationPrompt, GenerationStats, Generator};
 use vista::synth::{find_scenario, write_session, SynthOptions};
-use vista::window::session::window_at_moment;
+use vista::window::replay_windows::window_at_moment;
 use vista::window::{NormStats, WindowBuilder, WindowConfig, WindowUpdate};
 
 fn ask(g: &mut dyn Generator, p: &GenerationPrompt) -> (String, GenerationStats) {

@@ -496,7 +496,7 @@ fn real_time_sink_refuses_a_virtual_clock() {
 
 #[test]
 fn session_speech_records_what_plays_in_real_time() {
-    use vista::speech::session::start_session_speech;
+    use vista::speech::run_speech::start_session_speech;
     use vista::speech::sink::AudioChoice;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
@@ -536,7 +536,7 @@ fn session_speech_records_what_plays_in_real_time() {
 
 #[test]
 fn session_speech_in_virtual_time_goes_to_the_timeline_wav() {
-    use vista::speech::session::start_session_speech;
+    use vista::speech::run_speech::start_session_speech;
     use vista::speech::sink::AudioChoice;
     let dir = tempfile::tempdir().unwrap();
     let s = start_session_speech(

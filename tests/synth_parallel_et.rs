@@ -8,7 +8,7 @@ use std::path::Path;
 use vista::aria::mps::read_eye_gaze;
 use vista::aria::recording::{decode_image, AriaRecording};
 use vista::sample::{Payload, StreamId};
-use vista::source::session::SessionFiles;
+use vista::source::session_files::SessionFiles;
 use vista::synth::eyes::{pupil_centre_px, Eye};
 use vista::synth::gaze::Gaze;
 use vista::synth::{find_scenario, write_session, SynthOptions};

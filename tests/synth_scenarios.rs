@@ -14,9 +14,9 @@ use vista::aria::recording::{decode_image, AriaRecording};
 use vista::eval::load::read_json;
 use vista::eval::truth::GroundTruthFile;
 use vista::sample::{Payload, StreamId};
-use vista::source::session::SessionFiles;
+use vista::source::session_files::SessionFiles;
 use vista::synth::scenario::Scenario;
-use vista::synth::session::T0_NS;
+use vista::synth::session_writer::T0_NS;
 use vista::synth::truth;
 use vista::synth::{scenario_files, session_path, write_session, SynthOptions, WearerPath};
 

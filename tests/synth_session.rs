@@ -11,7 +11,7 @@ use vista::aria::calib::DeviceCalibration;
 use vista::aria::mps::{read_eye_gaze, read_trajectory};
 use vista::aria::recording::{decode_image, AriaRecording};
 use vista::sample::{Payload, StreamId};
-use vista::source::session::SessionFiles;
+use vista::source::session_files::SessionFiles;
 use vista::synth::sensors::standard_altitude_m;
 use vista::synth::{find_scenario, write_session, SynthOptions};
 

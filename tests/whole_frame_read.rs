@@ -19,7 +19,7 @@ use vista::ocr::{OcrConfig, OcrEngine, OcrReader, Orientation, ReadMode, ReaderC
 use vista::perception::{Perception, PerceptionConfig, PerceptionConsumer, SensorModels};
 use vista::runtime::{run, ClockMode, Consumer, RuntimeConfig};
 use vista::sample::{ImageEncoding, ImageFrame, Payload, Sample, StreamId};
-use vista::speech::session::start_session_speech;
+use vista::speech::run_speech::start_session_speech;
 use vista::speech::sink::AudioChoice;
 use vista::speech::transcript::read_transcript;
 use vista::speech::SpeakerConfig;

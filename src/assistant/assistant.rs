@@ -17,7 +17,6 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 
@@ -39,6 +38,7 @@ use crate::state::{
     PerceptionSink, ReadOutcome, ReadRequests, TextReadWait,
 };
 use crate::time::{Clock, HostTime};
+use crate::worker::Worker;
 
 pub use super::counters::AssistantCounters;
 
@@ -122,7 +122,8 @@ enum Answering {
     Inline(Box<Engine>),
     Thread {
         tx: Option<Sender<Job>>,
-        handle: Option<JoinHandle<()>>,
+        /// Ends when `tx` is gone (declared after it: dropped, so joined, after it).
+        worker: Option<Worker>,
     },
 }
 
@@ -265,13 +266,11 @@ impl Assistant {
             AssistantMode::LockStep => Answering::Inline(Box::new(engine)),
             AssistantMode::RealTime => {
                 let (tx, rx) = bounded(config.answer_queue.max(1));
-                let handle = std::thread::Builder::new()
-                    .name("vista-answer".into())
-                    .spawn(move || answer_thread(engine, rx))
+                let worker = Worker::spawn("vista-answer", move |_| answer_thread(engine, rx))
                     .map_err(|e| AssistantError::Thread(e.to_string()))?;
                 Answering::Thread {
                     tx: Some(tx),
-                    handle: Some(handle),
+                    worker: Some(worker),
                 }
             }
         };
@@ -743,18 +742,18 @@ impl PerceptionSink for Assistant {
         for _ in self.retry.drain(..) {
             bump(&self.counters.dropped_requests);
         }
-        if let Answering::Thread { tx, handle } = &mut self.answering {
+        if let Answering::Thread { tx, worker } = &mut self.answering {
             tx.take();
-            if let Some(h) = handle.take() {
-                if h.join().is_err() {
-                    log::error!("assistant: the answer thread panicked");
+            if let Some(w) = worker.take() {
+                if let Err(e) = w.join() {
+                    log::error!("assistant: {e}");
                 }
             }
         }
         // The engine (inline) holds a speaker handle too: release it first.
         self.answering = Answering::Thread {
             tx: None,
-            handle: None,
+            worker: None,
         };
         let end = self.clock.now();
         if let Some(sp) = self.speaker.take() {

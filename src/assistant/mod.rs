@@ -21,7 +21,7 @@
 //! * [`alerts`]: hazard events to alert utterances, deduplicated and rate limited.
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`decisions`]: the `decisions.jsonl` writer.
-//! * [`session`]: one call that starts the speaker and the assistant for a run.
+//! * [`run_start`]: one call that starts the speaker and the assistant for a run.
 //! * [`lm`]: the language model's side: which requests it answers, which model a run uses
 //!   (a GGUF or a bundle), how many threads it gets, its prompt prefilled ahead, sensor
 //!   tokens, and camera frames in the answers of a bundle with a vision projector.
@@ -46,7 +46,7 @@ pub mod render;
 pub mod request_pump;
 pub mod request_words;
 pub mod requests;
-pub mod session;
+pub mod run_start;
 pub mod sign_wall;
 pub mod template;
 pub mod text_wait;
@@ -59,5 +59,5 @@ pub use forms::{Form, FormSpec};
 pub use guard::{Guard, GuardConfig, Guarded, Verdict};
 pub use render::render_state;
 pub use requests::{Request, RequestError, RequestQueue, RequestTime};
-pub use session::{start_assistant, AssistantSession, SessionOptions};
+pub use run_start::{start_assistant, AssistantSession, SessionOptions};
 pub use template::{TemplateAnswer, TemplateGenerator};

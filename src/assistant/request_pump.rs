@@ -10,21 +10,20 @@
 //! with the states: each is answered from the first state at or after its device time, in
 //! live runs, real-time replays and lock-step replays alike, so those runs answer alike.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::requests::RequestQueue;
 use super::Assistant;
+use crate::stop::StopHandle;
+use crate::worker::{Worker, WorkerError};
 
-/// The longest the pump waits between looks at its stop flag.
+/// The longest the pump waits between looks at its stop handle.
 const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// The pump thread; stopped and joined on drop (or [`RequestPump::stop`]).
 pub struct RequestPump {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
+    worker: Option<Worker>,
 }
 
 impl std::fmt::Debug for RequestPump {
@@ -35,27 +34,24 @@ impl std::fmt::Debug for RequestPump {
 
 impl RequestPump {
     /// Starts pumping `assistant`'s live requests into it; `None` when it takes none.
-    pub fn start(assistant: Arc<Mutex<Assistant>>) -> std::io::Result<Option<Self>> {
+    pub fn start(assistant: Arc<Mutex<Assistant>>) -> Result<Option<Self>, WorkerError> {
         let Some(queue) = assistant.lock().ok().and_then(|a| a.live_queue()) else {
             return Ok(None);
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("vista-requests".into())
-            .spawn(move || pump(&assistant, &queue, &flag))?;
+        let worker = Worker::spawn("vista-requests", move |stop| {
+            pump(&assistant, &queue, &stop)
+        })?;
         Ok(Some(Self {
-            stop,
-            handle: Some(handle),
+            worker: Some(worker),
         }))
     }
 
     /// Stops the thread and waits for it.
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self.handle.take() {
-            if h.join().is_err() {
-                log::error!("assistant: the request thread panicked");
+        if let Some(w) = self.worker.take() {
+            w.stop();
+            if let Err(e) = w.join() {
+                log::error!("assistant: {e}");
             }
         }
     }
@@ -67,9 +63,9 @@ impl Drop for RequestPump {
     }
 }
 
-fn pump(assistant: &Mutex<Assistant>, queue: &RequestQueue, stop: &AtomicBool) {
+fn pump(assistant: &Mutex<Assistant>, queue: &RequestQueue, stop: &StopHandle) {
     let _cpu = crate::profile::cpu::account("requests");
-    while !stop.load(Ordering::Acquire) {
+    while !stop.is_stopped() {
         let Some(r) = queue.take_timeout(STOP_POLL) else {
             continue;
         };

@@ -7,16 +7,18 @@
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use serde::Deserialize;
 
 use super::forms::Form;
+use crate::jsonl::{self, JsonlError};
+use crate::stop::StopHandle;
 use crate::time::{Clock, DeviceTime, HostTime};
+use crate::worker::{Worker, WorkerError};
 
 /// Longest request line accepted, bytes (longer lines are skipped and counted).
 pub const MAX_LINE_BYTES: usize = 2048;
@@ -106,42 +108,46 @@ struct Line {
 /// ignored; bad lines are skipped with an error each.
 pub fn parse_requests_jsonl(path: &Path, text: &str) -> Scripted {
     let mut out = Scripted::default();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
+    let limits = jsonl::Limits {
+        max_line_bytes: MAX_LINE_BYTES,
+        max_lines: u64::MAX,
+    };
+    jsonl::parse_each::<Line>(path, text, limits, |line, parsed| {
         let bad = |message: String| RequestError::Line {
             path: path.to_path_buf(),
-            line,
+            line: line as usize,
             message,
         };
-        if raw.trim().is_empty() {
-            continue;
-        }
-        if raw.len() > MAX_LINE_BYTES {
-            out.skipped
-                .push(bad(format!("longer than {MAX_LINE_BYTES} bytes")));
-            continue;
-        }
-        if out.requests.len() >= MAX_SCRIPTED {
-            out.skipped
-                .push(bad(format!("more than {MAX_SCRIPTED} requests")));
-            continue;
-        }
-        let parsed: Line = match serde_json::from_str(raw) {
-            Ok(p) => p,
+        let parsed = match parsed {
+            Err(JsonlError::LineTooLong { max_bytes, .. }) => {
+                out.skipped
+                    .push(bad(format!("longer than {max_bytes} bytes")));
+                return;
+            }
+            _ if out.requests.len() >= MAX_SCRIPTED => {
+                out.skipped
+                    .push(bad(format!("more than {MAX_SCRIPTED} requests")));
+                return;
+            }
+            Err(JsonlError::Json { message, .. }) => {
+                out.skipped.push(bad(message));
+                return;
+            }
             Err(e) => {
                 out.skipped.push(bad(e.to_string()));
-                continue;
+                return;
             }
+            Ok(p) => p,
         };
         let Some(form) = Form::parse(&parsed.form).filter(|f| *f != Form::Ambient) else {
             out.skipped
                 .push(bad(format!("unknown form {:?}", parsed.form)));
-            continue;
+            return;
         };
         let text = clean_text(&parsed.text);
         if text.is_empty() {
             out.skipped.push(bad("empty text".to_string()));
-            continue;
+            return;
         }
         out.requests.push(Request {
             index: Some(out.requests.len()),
@@ -149,7 +155,7 @@ pub fn parse_requests_jsonl(path: &Path, text: &str) -> Scripted {
             text,
             t: RequestTime::Device(DeviceTime(parsed.t_ns)),
         });
-    }
+    });
     out
 }
 
@@ -346,7 +352,7 @@ pub fn read_bounded_line<R: BufRead>(
     reader: &mut R,
     max: usize,
 ) -> std::io::Result<Option<Option<String>>> {
-    read_bounded_line_until(reader, max, &AtomicBool::new(false))
+    read_bounded_line_until(reader, max, &StopHandle::new())
 }
 
 /// [`read_bounded_line`] that gives up (`None`) once `stop` is set, even inside an endless
@@ -354,13 +360,13 @@ pub fn read_bounded_line<R: BufRead>(
 fn read_bounded_line_until<R: BufRead>(
     reader: &mut R,
     max: usize,
-    stop: &AtomicBool,
+    stop: &StopHandle,
 ) -> std::io::Result<Option<Option<String>>> {
     let mut buf = Vec::new();
     let mut too_long = false;
     let mut any = false;
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_stopped() {
             return Ok(None);
         }
         let chunk = reader.fill_buf()?;
@@ -400,10 +406,10 @@ pub fn pump_lines<R: BufRead>(
     mut reader: R,
     queue: &RequestQueue,
     clock: &dyn Clock,
-    stop: &AtomicBool,
+    stop: &StopHandle,
 ) -> u64 {
     let mut offered = 0;
-    while !stop.load(Ordering::Relaxed) {
+    while !stop.is_stopped() {
         match read_bounded_line_until(&mut reader, MAX_LINE_BYTES, stop) {
             Ok(None) => break,
             Ok(Some(None)) => {
@@ -435,31 +441,33 @@ pub fn pump_lines<R: BufRead>(
     offered
 }
 
-/// Reads requests from standard input on a thread of its own.
+/// Reads requests from standard input on a thread of its own, until the end of input or
+/// `stop` (checked between lines and inside one). The worker returns the requests offered;
+/// a read blocked on standard input cannot be interrupted, so an owner that must not wait
+/// for the next line [`Worker::detach`]es it.
 pub fn spawn_stdin(
     queue: RequestQueue,
     clock: Arc<dyn Clock>,
-    stop: Arc<AtomicBool>,
-) -> std::io::Result<JoinHandle<u64>> {
-    std::thread::Builder::new()
-        .name("vista-requests-stdin".into())
-        .spawn(move || {
-            let _cpu = crate::profile::cpu::account("requests");
-            let stdin = std::io::stdin();
-            pump_lines(stdin.lock(), &queue, clock.as_ref(), &stop)
-        })
+    stop: StopHandle,
+) -> Result<Worker<u64>, WorkerError> {
+    Worker::spawn_with("vista-requests-stdin", stop, move |stop| {
+        let _cpu = crate::profile::cpu::account("requests");
+        let stdin = std::io::stdin();
+        pump_lines(stdin.lock(), &queue, clock.as_ref(), &stop)
+    })
 }
 
 /// Serves requests on a loopback TCP socket: one request per line, at most
 /// [`MAX_CLIENTS`] clients at once; a client arriving with every slot taken disconnects the
 /// one idle the longest (counted in [`RequestStats::evicted_clients`]). Returns the bound
-/// address (port 0 picks one) and the listener thread, which ends when `stop` is set.
+/// address (port 0 picks one) and the listener, which ends when `stop` is set or the
+/// worker is dropped (disconnecting its clients and joining their threads).
 pub fn spawn_socket(
     addr: SocketAddr,
     queue: RequestQueue,
     clock: Arc<dyn Clock>,
-    stop: Arc<AtomicBool>,
-) -> Result<(SocketAddr, JoinHandle<()>), RequestError> {
+    stop: StopHandle,
+) -> Result<(SocketAddr, Worker), RequestError> {
     if !addr.ip().is_loopback() {
         return Err(RequestError::NotLoopback(addr));
     }
@@ -470,45 +478,47 @@ pub fn spawn_socket(
     let listener = TcpListener::bind(addr).map_err(io)?;
     let local = listener.local_addr().map_err(io)?;
     listener.set_nonblocking(true).map_err(io)?;
-    let handle = std::thread::Builder::new()
-        .name("vista-requests-socket".into())
-        .spawn(move || {
-            let _cpu = crate::profile::cpu::account("requests");
-            let mut slots: Vec<ClientSlot> = Vec::with_capacity(MAX_CLIENTS);
-            while !stop.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((stream, peer)) => {
-                        if !peer.ip().is_loopback() {
+    let worker = Worker::spawn_with("vista-requests-socket", stop, move |stop| {
+        let _cpu = crate::profile::cpu::account("requests");
+        let mut slots: Vec<ClientSlot> = Vec::with_capacity(MAX_CLIENTS);
+        while !stop.is_stopped() {
+            match listener.accept() {
+                Ok((stream, peer)) => {
+                    if !peer.ip().is_loopback() {
+                        queue.stats.refused_clients.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                    slots.retain(|c| !c.worker.is_finished());
+                    if slots.len() >= MAX_CLIENTS {
+                        evict_idlest(&mut slots, &queue.stats, local);
+                    }
+                    match start_client(stream, &queue, &clock) {
+                        Some(slot) => slots.push(slot),
+                        None => {
                             queue.stats.refused_clients.fetch_add(1, Ordering::Relaxed);
-                            continue;
                         }
-                        slots.retain(|c| !c.done.load(Ordering::Acquire));
-                        if slots.len() >= MAX_CLIENTS {
-                            evict_idlest(&mut slots, &queue.stats, local);
-                        }
-                        match start_client(stream, &queue, &clock, &stop) {
-                            Some(slot) => slots.push(slot),
-                            None => {
-                                queue.stats.refused_clients.fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        std::thread::sleep(Duration::from_millis(20));
-                    }
-                    Err(e) => {
-                        log::warn!("requests: socket {local}: {e}");
-                        std::thread::sleep(Duration::from_millis(20));
                     }
                 }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => {
+                    log::warn!("requests: socket {local}: {e}");
+                    std::thread::sleep(Duration::from_millis(20));
+                }
             }
-            // Clients blocked on a read end with the run.
-            for c in &slots {
-                let _ = c.stream.shutdown(std::net::Shutdown::Both);
-            }
-        })
-        .map_err(io)?;
-    Ok((local, handle))
+        }
+        // Clients blocked on a read end with the run (their threads are joined as the
+        // slots drop).
+        for c in &slots {
+            let _ = c.stream.shutdown(std::net::Shutdown::Both);
+        }
+    })
+    .map_err(|e| RequestError::Io {
+        path: PathBuf::from(addr.to_string()),
+        source: std::io::Error::other(e),
+    })?;
+    Ok((local, worker))
 }
 
 /// One served socket client, as the listener thread sees it.
@@ -517,8 +527,8 @@ struct ClientSlot {
     stream: TcpStream,
     /// Host time (ns) the client last sent anything (or connected).
     last_ns: Arc<AtomicI64>,
-    /// Its thread ended.
-    done: Arc<AtomicBool>,
+    /// Its thread (joined when the slot drops, after the connection is shut down).
+    worker: Worker,
 }
 
 /// Starts a client's thread; `None` when the stream or the thread could not be set up.
@@ -526,29 +536,21 @@ fn start_client(
     stream: TcpStream,
     queue: &RequestQueue,
     clock: &Arc<dyn Clock>,
-    stop: &Arc<AtomicBool>,
 ) -> Option<ClientSlot> {
     let handle = stream.try_clone().ok()?;
     let last_ns = Arc::new(AtomicI64::new(HostTime::now().ns()));
-    let done = Arc::new(AtomicBool::new(false));
-    let (q, c, s, l, d) = (
-        queue.clone(),
-        Arc::clone(clock),
-        Arc::clone(stop),
-        Arc::clone(&last_ns),
-        Arc::clone(&done),
-    );
-    let spawned = std::thread::Builder::new()
-        .name("vista-requests-client".into())
-        .spawn(move || {
-            let _cpu = crate::profile::cpu::account("requests");
-            serve_client(stream, &q, c.as_ref(), &s, l);
-            d.store(true, Ordering::Release);
-        });
-    spawned.ok().map(|_| ClientSlot {
+    let (q, c, l) = (queue.clone(), Arc::clone(clock), Arc::clone(&last_ns));
+    // Its own stop handle: evicting it (or the listener ending) shuts the connection down
+    // and drops the slot, which stops and joins it.
+    let worker = Worker::spawn("vista-requests-client", move |stop| {
+        let _cpu = crate::profile::cpu::account("requests");
+        serve_client(stream, &q, c.as_ref(), &stop, l);
+    })
+    .ok()?;
+    Some(ClientSlot {
         stream: handle,
         last_ns,
-        done,
+        worker,
     })
 }
 
@@ -592,7 +594,7 @@ fn serve_client(
     stream: TcpStream,
     queue: &RequestQueue,
     clock: &dyn Clock,
-    stop: &AtomicBool,
+    stop: &StopHandle,
     last_ns: Arc<AtomicI64>,
 ) {
     // Blocking reads: the client thread ends when the client closes the connection, or is
@@ -706,7 +708,7 @@ mod tests {
     fn full_queue_drops_and_counts() {
         let q = RequestQueue::new(2);
         let clock = crate::time::VirtualClock::new(DeviceTime(0));
-        let stop = AtomicBool::new(false);
+        let stop = StopHandle::new();
         let n = pump_lines(
             Cursor::new(b"a?\nscene:\ngoal: door\nb?\n".to_vec()),
             &q,
@@ -754,7 +756,7 @@ mod tests {
     fn live_lines_beyond_the_rate_are_refused_and_counted() {
         let q = RequestQueue::new(1000);
         let clock = crate::time::VirtualClock::new(DeviceTime(0));
-        let stop = AtomicBool::new(false);
+        let stop = StopHandle::new();
         let lines = "where is the door?\n".repeat(200);
         pump_lines(Cursor::new(lines.into_bytes()), &q, &clock, &stop);
         let accepted = q.stats().accepted.load(Ordering::Relaxed);
@@ -769,21 +771,21 @@ mod tests {
     fn an_endless_line_stops_with_the_run() {
         let q = RequestQueue::new(4);
         let clock = crate::time::VirtualClock::new(DeviceTime(0));
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = StopHandle::new();
         /// Zeros without end; after 1000 reads it sets `stop`, as a run ending would.
-        struct Zeros(Arc<AtomicBool>, usize);
+        struct Zeros(StopHandle, usize);
         impl std::io::Read for Zeros {
             fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
                 self.1 += 1;
                 if self.1 == 1000 {
-                    self.0.store(true, Ordering::Relaxed);
+                    self.0.stop();
                 }
                 buf.fill(0);
                 Ok(buf.len())
             }
         }
         // Without the stop check inside a line this never returns.
-        let zeros = std::io::BufReader::new(Zeros(Arc::clone(&stop), 0));
+        let zeros = std::io::BufReader::new(Zeros(stop.clone(), 0));
         assert_eq!(pump_lines(zeros, &q, &clock, &stop), 0);
         assert_eq!(q.stats().skipped_lines.load(Ordering::Relaxed), 0);
     }
@@ -803,12 +805,12 @@ mod tests {
     fn a_new_socket_client_takes_the_slot_of_the_idlest() {
         use std::io::{Read, Write};
         let q = RequestQueue::new(8);
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = StopHandle::new();
         let (addr, handle) = spawn_socket(
             "127.0.0.1:0".parse().unwrap(),
             q.clone(),
             Arc::new(crate::time::WallClock),
-            Arc::clone(&stop),
+            stop.clone(),
         )
         .unwrap();
         let mut idle = Vec::new();
@@ -833,7 +835,7 @@ mod tests {
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
             other => panic!("the idlest client is still connected: {other:?}"),
         }
-        stop.store(true, Ordering::Relaxed);
+        stop.stop();
         handle.join().unwrap();
     }
 
@@ -844,7 +846,7 @@ mod tests {
             "0.0.0.0:0".parse().unwrap(),
             q,
             Arc::new(crate::time::WallClock),
-            Arc::new(AtomicBool::new(false)),
+            StopHandle::new(),
         );
         assert!(matches!(r, Err(RequestError::NotLoopback(_))));
     }

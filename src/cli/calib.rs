@@ -46,7 +46,7 @@ pub fn run(args: CalibArgs) -> anyhow::Result<()> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("vrs"));
     if is_vrs || args.path.is_dir() {
-        let files = vista::source::session::SessionFiles::locate(&args.path)?;
+        let files = vista::source::session_files::SessionFiles::locate(&args.path)?;
         let rec = vista::aria::recording::AriaRecording::open(&files.recording)
             .with_context(|| format!("opening {}", files.recording.display()))?;
         let Some(json) = rec.calib_json() else {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use vista::aria::calib::DeviceCalibration;
 use vista::aria::mps::{MpsFileSummary, MpsFiles};
 use vista::aria::recording::{AriaRecording, StreamSummary};
-use vista::source::session::SessionFiles;
+use vista::source::session_files::SessionFiles;
 
 /// Arguments of `vista inspect`.
 #[derive(Debug, clap::Args)]

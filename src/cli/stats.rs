@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use vista::window::session::for_each_window;
+use vista::window::replay_windows::for_each_window;
 use vista::window::{StatsAccumulator, WindowConfig};
 
 /// Arguments of `vista stats`.

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 
-use vista::synth::session::DEFAULT_TEMPLATE;
+use vista::synth::session_writer::DEFAULT_TEMPLATE;
 use vista::synth::{find_scenario, scenario_files, write_session, Scenario, SynthOptions};
 
 /// Arguments of `vista synth`.

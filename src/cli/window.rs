@@ -9,7 +9,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use vista::window::imu_resample::IMU_WINDOW_CHANNELS;
-use vista::window::session::window_at_moment;
+use vista::window::replay_windows::window_at_moment;
 use vista::window::{ImuWindowConfig, NormStats, StreamTensor, WindowBuilder, WindowConfig};
 
 /// Arguments of `vista window`.

@@ -11,8 +11,8 @@ use super::det_pre::{det_preprocess, py_round, DetLimit};
 use super::error::OcrError;
 use super::geometry::{dist, order_clockwise, Quad};
 use super::image::BgrImage;
+use super::onnx_model::Model;
 use super::rec_pre::{batch_width, resize_norm_pad};
-use super::session::Model;
 use super::warp::crop_quad;
 use crate::infer::ModelFile;
 

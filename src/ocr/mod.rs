@@ -1,11 +1,12 @@
 //! Reading text with PP-OCRv4 (issue 8): the RapidOCR 1.4.4 pipeline on ONNX Runtime —
 //! detection ([`det_pre`], [`db_post`]), line crops ([`warp`]), direction classifier and
-//! recognition ([`rec_pre`], [`ctc`]) in [`engine`] —, reading around the gaze point
-//! ([`roi`]), the whole frame square by square on request ([`tiles`]), clock directions
-//! through the RGB calibration ([`bearing`]), and the [`crate::state::TextReader`] port
-//! ([`reader`], [`facts`]).
+//! recognition ([`rec_pre`], [`ctc`]) in [`engine`] on the models of [`onnx_model`] —,
+//! reading around the gaze point ([`roi`]), the whole frame square by square on request
+//! ([`tiles`]), clock directions through the RGB calibration ([`bearing`]), and the
+//! [`crate::state::TextReader`] port ([`reader`], [`facts`]), read inline or on the one
+//! newest-frame-wins thread of [`newest_frame`].
 //!
-//! Pure computation (everything but [`session`], [`engine`] and [`reader`]) is tested
+//! Pure computation (everything but [`onnx_model`], [`engine`] and [`reader`]) is tested
 //! without models; `tests/ocr.rs` compares the whole pipeline with RapidOCR's own output.
 
 pub mod bearing;
@@ -17,10 +18,11 @@ pub mod error;
 pub mod facts;
 pub mod geometry;
 pub mod image;
+pub mod newest_frame;
+pub mod onnx_model;
 pub mod reader;
 pub mod rec_pre;
 pub mod roi;
-pub mod session;
 pub mod text_reads;
 pub mod tiles;
 pub mod warp;

@@ -1,23 +1,21 @@
 //! [`OcrReader`]: the [`TextReader`] port over the OCR pipeline. Synchronous mode reads each
 //! frame inside `submit` (deterministic, for as-fast-as-possible replay); background mode
-//! reads on its own thread from a one-slot mailbox where the newest frame wins (a frame
-//! waiting when another arrives is replaced and counted as skipped) and hands results back
-//! through a bounded channel (results that do not fit are dropped and counted). A
-//! whole-frame read asked for with [`TextReader::read_whole`] has a slot of its own, read
-//! before the waiting frame and never replaced by one.
+//! reads on the [`NewestFrameWorker`] thread (a one-slot mailbox where the newest frame wins:
+//! a frame waiting when another arrives is replaced and counted as skipped; results that do
+//! not fit its bounded channel are dropped and counted). A whole-frame read asked for with
+//! [`TextReader::read_whole`] has a slot of its own, read before the waiting frame and never
+//! replaced by one.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
-
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use std::sync::Arc;
 
 use super::bearing::RgbGeometry;
 use super::engine::OcrEngine;
 use super::error::OcrError;
 use super::facts::{facts_from_lines, FactFilter, Orientation};
 use super::image::BgrImage;
+use super::newest_frame::{FrameJob, FrameWork, NewestFrameWorker};
 use super::roi::{read_region, Region};
 use super::tiles::read_tiled_each;
 use crate::sample::{Payload, Sample};
@@ -93,7 +91,8 @@ struct Counters {
     errors: AtomicU64,
     dropped: AtomicU64,
     filtered: AtomicU64,
-    whole: AtomicU64,
+    /// Shared with the worker thread, which counts the whole-frame reads it finishes.
+    whole: Arc<AtomicU64>,
 }
 
 impl Counters {
@@ -216,32 +215,19 @@ impl ReadCore {
     }
 }
 
-struct Job {
-    frame: Sample,
-    gaze: Option<[f32; 2]>,
-    whole: bool,
-    /// The `read_whole` asks this read answers (0 for a frame submitted; more than 1 when
-    /// it replaced older whole-frame reads not yet started), counted when it finishes.
-    asks: u64,
-}
+impl FrameWork for Box<ReadCore> {
+    fn read(&mut self, job: &FrameJob, send: &mut dyn FnMut(Vec<TextFact>)) {
+        let asked = job.asks > 0;
+        self.read_counted(&job.frame, job.gaze_px, job.whole, asked, &mut |facts| {
+            if !(facts.is_empty() && asked) {
+                send(facts);
+            }
+        });
+    }
 
-/// The mailbox between `submit` / `read_whole` and the worker.
-#[derive(Default)]
-struct Slot {
-    /// The newest frame not yet taken.
-    job: Option<Job>,
-    /// A whole-frame read asked for and not yet taken (read first).
-    whole: Option<Job>,
-    /// The worker is reading a frame.
-    busy: bool,
-    /// The reader is being dropped.
-    stop: bool,
-}
-
-#[derive(Default)]
-struct Mailbox {
-    slot: Mutex<Slot>,
-    ready: Condvar,
+    fn result_dropped(&self) {
+        self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 enum Inner {
@@ -249,11 +235,7 @@ enum Inner {
         core: Box<ReadCore>,
         pending: VecDeque<Vec<TextFact>>,
     },
-    Background {
-        mailbox: Arc<Mailbox>,
-        rx: Receiver<Vec<TextFact>>,
-        worker: Option<JoinHandle<()>>,
-    },
+    Background(NewestFrameWorker),
 }
 
 /// Reads text from RGB frames: see the module documentation.
@@ -287,21 +269,14 @@ impl OcrReader {
                 pending: VecDeque::with_capacity(capacity),
             },
             ReadMode::Background => {
-                let mailbox = Arc::new(Mailbox::default());
-                let (tx, rx) = crossbeam_channel::bounded(capacity);
-                let mb = Arc::clone(&mailbox);
-                let worker = std::thread::Builder::new()
-                    .name("ocr".into())
-                    .spawn(move || worker(core, &mb, &tx))
-                    .map_err(|e| OcrError::Inference {
+                let whole_done = Arc::clone(&counters.whole);
+                let worker = NewestFrameWorker::spawn(core, capacity, whole_done).map_err(|e| {
+                    OcrError::Inference {
                         stage: "reader thread",
                         reason: e.to_string(),
-                    })?;
-                Inner::Background {
-                    mailbox,
-                    rx,
-                    worker: Some(worker),
-                }
+                    }
+                })?;
+                Inner::Background(worker)
             }
         };
         Ok(Self {
@@ -325,76 +300,10 @@ impl OcrReader {
     /// Background mode: waits until the mailbox is empty and the worker idle, or until
     /// `timeout` passes; returns whether it went idle. Synchronous mode: true at once.
     pub fn wait_idle(&self, timeout: std::time::Duration) -> bool {
-        let Inner::Background { mailbox, .. } = &self.inner else {
-            return true;
-        };
-        let deadline = std::time::Instant::now() + timeout;
-        let Ok(mut g) = mailbox.slot.lock() else {
-            return false;
-        };
-        while g.job.is_some() || g.whole.is_some() || g.busy {
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            match mailbox.ready.wait_timeout(g, deadline - now) {
-                Ok((ng, _)) => g = ng,
-                Err(_) => return false,
-            }
+        match &self.inner {
+            Inner::Background(worker) => worker.wait_idle(timeout),
+            Inner::Sync { .. } => true,
         }
-        true
-    }
-}
-
-/// The worker: take the newest job, read it, send the facts.
-fn worker(mut core: Box<ReadCore>, mailbox: &Mailbox, tx: &Sender<Vec<TextFact>>) {
-    let _cpu = crate::profile::cpu::account("ocr");
-    loop {
-        let job = {
-            let Ok(mut g) = mailbox.slot.lock() else {
-                return;
-            };
-            g.busy = false;
-            mailbox.ready.notify_all();
-            loop {
-                if g.stop {
-                    return;
-                }
-                if let Some(job) = g.whole.take().or_else(|| g.job.take()) {
-                    g.busy = true;
-                    break job;
-                }
-                match mailbox.ready.wait(g) {
-                    Ok(ng) => g = ng,
-                    Err(_) => return,
-                }
-            }
-        };
-        let mut gone = false;
-        let counters = Arc::clone(&core.counters);
-        core.read_counted(
-            &job.frame,
-            job.gaze,
-            job.whole,
-            job.asks > 0,
-            &mut |facts| {
-                if gone || (facts.is_empty() && job.asks > 0) {
-                    return;
-                }
-                match tx.try_send(facts) {
-                    Ok(()) => {}
-                    Err(TrySendError::Full(_)) => {
-                        counters.dropped.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Err(TrySendError::Disconnected(_)) => gone = true,
-                }
-            },
-        );
-        if gone {
-            return;
-        }
-        // After its facts are in the channel: a poll after this count sees them.
-        core.counters.whole.fetch_add(job.asks, Ordering::Release);
     }
 }
 
@@ -411,23 +320,15 @@ impl TextReader for OcrReader {
                     pending.push_back(facts);
                 }
             }
-            Inner::Background { mailbox, .. } => {
-                let job = Job {
+            Inner::Background(worker) => {
+                let job = FrameJob {
                     frame: frame.clone(),
-                    gaze: gaze_px,
+                    gaze_px,
                     whole,
                     asks: 0,
                 };
-                match mailbox.slot.lock() {
-                    Ok(mut g) => {
-                        if g.job.replace(job).is_some() {
-                            self.counters.skipped.fetch_add(1, Ordering::Relaxed);
-                        }
-                        mailbox.ready.notify_all();
-                    }
-                    Err(_) => {
-                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                    }
+                if worker.offer(job) {
+                    self.counters.skipped.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }
@@ -446,27 +347,7 @@ impl TextReader for OcrReader {
                 });
                 self.counters.whole.fetch_add(1, Ordering::Release);
             }
-            Inner::Background { mailbox, .. } => {
-                let mut job = Job {
-                    frame: frame.clone(),
-                    gaze: gaze_px,
-                    whole: true,
-                    asks: 1,
-                };
-                match mailbox.slot.lock() {
-                    Ok(mut g) => {
-                        // An older whole-frame read not yet started: this one (of a newer
-                        // frame) answers its asks too.
-                        job.asks += g.whole.take().map_or(0, |old| old.asks);
-                        g.whole = Some(job);
-                        mailbox.ready.notify_all();
-                    }
-                    Err(_) => {
-                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                        self.counters.whole.fetch_add(1, Ordering::Release);
-                    }
-                }
-            }
+            Inner::Background(worker) => worker.ask_whole(frame, gaze_px),
         }
     }
 
@@ -482,7 +363,7 @@ impl TextReader for OcrReader {
                 self.counters.whole.fetch_add(1, Ordering::Release);
             }
             // The worker hands the parts on through `poll` as it reads them.
-            Inner::Background { .. } => self.read_whole(frame, gaze_px),
+            Inner::Background(_) => self.read_whole(frame, gaze_px),
         }
     }
 
@@ -493,25 +374,7 @@ impl TextReader for OcrReader {
     fn poll(&mut self) -> Vec<TextFact> {
         match &mut self.inner {
             Inner::Sync { pending, .. } => pending.drain(..).flatten().collect(),
-            Inner::Background { rx, .. } => rx.try_iter().flatten().collect(),
-        }
-    }
-}
-
-impl Drop for OcrReader {
-    fn drop(&mut self) {
-        if let Inner::Background {
-            mailbox, worker, ..
-        } = &mut self.inner
-        {
-            if let Ok(mut g) = mailbox.slot.lock() {
-                // A frame still waiting is not read (the run is over).
-                g.stop = true;
-                mailbox.ready.notify_all();
-            }
-            if let Some(w) = worker.take() {
-                let _ = w.join();
-            }
+            Inner::Background(worker) => worker.poll(),
         }
     }
 }

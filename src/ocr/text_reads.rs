@@ -1,6 +1,6 @@
 //! Text reading, measured: [`ProfiledReader`] wraps a *synchronous* [`TextReader`] (PP-OCR),
 //! passes it at most one frame per `min_interval_ns` of capture time, runs it inline
-//! (deterministic replay) or on its own thread with a newest-frame-wins slot (real time),
+//! (deterministic replay) or on a [`NewestFrameWorker`] thread, newest frame wins (real time),
 //! and times every read. [`TextReadStats`] holds the per-read latency histogram and counts
 //! (reads, reads that found text, texts, frames skipped by the throttle, frames replaced
 //! while the reader was busy, results dropped), reported as [`TextReadReport`] in
@@ -10,14 +10,13 @@
 //! whole` spans), so `reads` stays the count of offered frames read.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
-
+use super::newest_frame::{FrameJob, FrameWork, NewestFrameWorker};
 use crate::profile::{timeline, LatencyHistogram, Percentiles, Span};
 use crate::sample::Sample;
 use crate::state::{TextFact, TextReader};
+use crate::worker::WorkerError;
 
 /// The stage name of a read on the timeline.
 pub const READ_STAGE: &str = "ocr read";
@@ -206,33 +205,12 @@ fn timed_whole_read(
     timeline::record_span(&span);
 }
 
-type FrameJob = (Sample, Option<[f32; 2]>);
-
-#[derive(Default)]
-struct Slot {
-    /// The newest offered frame not yet taken.
-    job: Option<FrameJob>,
-    /// A whole-frame read not yet taken (read first), with the asks it answers.
-    whole: Option<(FrameJob, u64)>,
-    stop: bool,
-}
-
-#[derive(Default)]
-struct Mailbox {
-    slot: Mutex<Slot>,
-    ready: Condvar,
-}
-
 enum Mode {
     Inline {
         reader: Box<dyn TextReader>,
         pending: Vec<TextFact>,
     },
-    Thread {
-        mailbox: Arc<Mailbox>,
-        rx: Receiver<Vec<TextFact>>,
-        worker: Option<JoinHandle<()>>,
-    },
+    Thread(NewestFrameWorker),
 }
 
 /// A throttled, timed [`TextReader`] over a synchronous one.
@@ -249,7 +227,7 @@ impl std::fmt::Debug for ProfiledReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProfiledReader")
             .field("min_interval_ns", &self.min_interval_ns)
-            .field("threaded", &matches!(self.mode, Mode::Thread { .. }))
+            .field("threaded", &matches!(self.mode, Mode::Thread(_)))
             .finish()
     }
 }
@@ -265,22 +243,18 @@ impl ProfiledReader {
         min_interval_ns: i64,
         threaded: bool,
         stats: Arc<TextReadStats>,
-    ) -> std::io::Result<Self> {
+    ) -> Result<Self, WorkerError> {
         let whole_done = Arc::new(AtomicU64::new(0));
         let mode = if threaded {
-            let mailbox = Arc::new(Mailbox::default());
-            let (tx, rx) = crossbeam_channel::bounded(RESULTS_CAPACITY);
-            let mb = Arc::clone(&mailbox);
-            let st = Arc::clone(&stats);
-            let done = Arc::clone(&whole_done);
-            let worker = std::thread::Builder::new()
-                .name("ocr".into())
-                .spawn(move || worker(reader, &mb, &tx, &st, &done))?;
-            Mode::Thread {
-                mailbox,
-                rx,
-                worker: Some(worker),
-            }
+            let work = TimedReads {
+                reader,
+                stats: Arc::clone(&stats),
+            };
+            Mode::Thread(NewestFrameWorker::spawn(
+                work,
+                RESULTS_CAPACITY,
+                Arc::clone(&whole_done),
+            )?)
         } else {
             Mode::Inline {
                 reader,
@@ -302,57 +276,40 @@ impl ProfiledReader {
     }
 }
 
-fn worker(
-    mut reader: Box<dyn TextReader>,
-    mailbox: &Mailbox,
-    tx: &Sender<Vec<TextFact>>,
-    stats: &TextReadStats,
-    whole_done: &AtomicU64,
-) {
-    let _cpu = crate::profile::cpu::account("ocr");
-    loop {
-        let ((frame, gaze), asks) = {
-            let Ok(mut g) = mailbox.slot.lock() else {
-                return;
-            };
-            loop {
-                if g.stop {
-                    return;
-                }
-                if let Some(w) = g.whole.take() {
-                    break w;
-                }
-                if let Some(job) = g.job.take() {
-                    break (job, 0);
-                }
-                match mailbox.ready.wait(g) {
-                    Ok(ng) => g = ng,
-                    Err(_) => return,
-                }
+/// The worker thread's reads: timed, and only the facts of reads that found text sent.
+struct TimedReads {
+    reader: Box<dyn TextReader>,
+    stats: Arc<TextReadStats>,
+}
+
+impl FrameWork for TimedReads {
+    fn read(&mut self, job: &FrameJob, send: &mut dyn FnMut(Vec<TextFact>)) {
+        let mut send_found = |facts: Vec<TextFact>| {
+            if !facts.is_empty() {
+                send(facts);
             }
         };
-        let mut gone = false;
-        let mut send = |facts: Vec<TextFact>| {
-            if gone || facts.is_empty() {
-                return;
-            }
-            match tx.try_send(facts) {
-                Ok(()) => {}
-                Err(TrySendError::Full(_)) => stats.with(|c| c.results_dropped += 1),
-                Err(TrySendError::Disconnected(_)) => gone = true,
-            }
-        };
-        if asks > 0 {
+        if job.asks > 0 {
             // Each part goes out as soon as it is read.
-            timed_whole_read(reader.as_mut(), stats, &frame, gaze, &mut send);
+            timed_whole_read(
+                self.reader.as_mut(),
+                &self.stats,
+                &job.frame,
+                job.gaze_px,
+                &mut send_found,
+            );
         } else {
-            send(timed_read(reader.as_mut(), stats, &frame, gaze));
+            send_found(timed_read(
+                self.reader.as_mut(),
+                &self.stats,
+                &job.frame,
+                job.gaze_px,
+            ));
         }
-        if gone {
-            return;
-        }
-        // After the facts are in the channel: a poll after this count sees them.
-        whole_done.fetch_add(asks, Ordering::Release);
+    }
+
+    fn result_dropped(&self) {
+        self.stats.with(|c| c.results_dropped += 1);
     }
 }
 
@@ -373,12 +330,16 @@ impl TextReader for ProfiledReader {
                 let facts = timed_read(reader.as_mut(), &self.stats, frame, gaze_px);
                 pending.extend(facts);
             }
-            Mode::Thread { mailbox, .. } => {
-                let mut g = mailbox.slot.lock().unwrap_or_else(|e| e.into_inner());
-                if g.job.replace((frame.clone(), gaze_px)).is_some() {
+            Mode::Thread(worker) => {
+                let job = FrameJob {
+                    frame: frame.clone(),
+                    gaze_px,
+                    whole: false,
+                    asks: 0,
+                };
+                if worker.offer(job) {
                     self.stats.with(|c| c.skipped_busy += 1);
                 }
-                mailbox.ready.notify_all();
             }
         }
     }
@@ -391,14 +352,7 @@ impl TextReader for ProfiledReader {
                 });
                 self.whole_done.fetch_add(1, Ordering::Release);
             }
-            Mode::Thread { mailbox, .. } => {
-                let mut g = mailbox.slot.lock().unwrap_or_else(|e| e.into_inner());
-                // An older whole-frame read not yet started: this one (of a newer frame)
-                // answers its asks too.
-                let asks = 1 + g.whole.take().map_or(0, |(_, n)| n);
-                g.whole = Some(((frame.clone(), gaze_px), asks));
-                mailbox.ready.notify_all();
-            }
+            Mode::Thread(worker) => worker.ask_whole(frame, gaze_px),
         }
     }
 
@@ -409,25 +363,7 @@ impl TextReader for ProfiledReader {
     fn poll(&mut self) -> Vec<TextFact> {
         match &mut self.mode {
             Mode::Inline { pending, .. } => std::mem::take(pending),
-            Mode::Thread { rx, .. } => rx.try_iter().flatten().collect(),
-        }
-    }
-}
-
-impl Drop for ProfiledReader {
-    fn drop(&mut self) {
-        if let Mode::Thread {
-            mailbox, worker, ..
-        } = &mut self.mode
-        {
-            {
-                let mut g = mailbox.slot.lock().unwrap_or_else(|e| e.into_inner());
-                g.stop = true;
-                mailbox.ready.notify_all();
-            }
-            if let Some(w) = worker.take() {
-                let _ = w.join();
-            }
+            Mode::Thread(worker) => worker.poll(),
         }
     }
 }

@@ -14,13 +14,13 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use nalgebra::Isometry3;
 use serde::Serialize;
 
 use crate::sample::{ImageFrame, Payload, Sample, StreamId};
+use crate::worker::Worker;
 
 use super::stereo::{DepthFrame, StereoDepth, StereoPair, StereoPairer};
 
@@ -66,7 +66,9 @@ enum Mode {
         tx: Sender<StereoPair<ImageFrame>>,
         /// A second handle on the worker's queue, to take out a stale pair.
         stale: Receiver<StereoPair<ImageFrame>>,
-        handle: Option<JoinHandle<()>>,
+        /// The stereo thread (`None`: it could not start), joined on drop after the
+        /// queue is closed.
+        worker: Option<Worker>,
     },
 }
 
@@ -105,29 +107,16 @@ impl DepthInput {
             let out = Arc::clone(&results);
             let fail = Arc::clone(&failed);
             let mut stereo = stereo;
-            let handle = std::thread::Builder::new()
-                .name("stereo-depth".into())
-                .spawn(move || {
-                    let _cpu = crate::profile::cpu::account("stereo");
-                    for pair in rx {
-                        let r = stereo.process_frames(pair.capture_ns, &pair.left, &pair.right);
-                        push_result(&out, &fail, r);
-                    }
-                })
-                .ok();
-            match handle {
-                Some(h) => Mode::Worker {
-                    tx,
-                    stale,
-                    handle: Some(h),
-                },
-                // The thread could not start: nothing runs, every pair is dropped.
-                None => Mode::Worker {
-                    tx,
-                    stale,
-                    handle: None,
-                },
-            }
+            // The thread could not start (`None`): nothing runs, every pair is dropped.
+            let worker = Worker::spawn("stereo-depth", move |_| {
+                let _cpu = crate::profile::cpu::account("stereo");
+                for pair in rx {
+                    let r = stereo.process_frames(pair.capture_ns, &pair.left, &pair.right);
+                    push_result(&out, &fail, r);
+                }
+            })
+            .ok();
+            Mode::Worker { tx, stale, worker }
         } else {
             Mode::Inline(Box::new(stereo))
         };
@@ -188,8 +177,8 @@ impl DepthInput {
                 let r = stereo.process_frames(pair.capture_ns, &pair.left, &pair.right);
                 push_result(&self.results, &self.failed, r);
             }
-            Mode::Worker { tx, stale, handle } => {
-                if handle.is_none() {
+            Mode::Worker { tx, stale, worker } => {
+                if worker.is_none() {
                     self.stats.dropped_busy += 1;
                     return;
                 }
@@ -407,13 +396,11 @@ fn push_result(
 
 impl Drop for DepthInput {
     fn drop(&mut self) {
-        if let Mode::Worker { tx, handle, .. } = &mut self.mode {
-            // Closing the queue ends the worker's loop.
+        if let Mode::Worker { tx, worker, .. } = &mut self.mode {
+            // Closing the queue ends the worker's loop; then it is joined.
             let (dead, _) = crossbeam_channel::bounded(0);
             drop(std::mem::replace(tx, dead));
-            if let Some(h) = handle.take() {
-                let _ = h.join();
-            }
+            drop(worker.take());
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 pub enum PerceptionError {
     /// The session could not be located.
     #[error(transparent)]
-    Session(#[from] crate::source::session::SessionError),
+    Session(#[from] crate::source::session_files::SessionError),
     /// The recording could not be opened.
     #[error("{}: cannot open recording: {message}", path.display())]
     Recording {

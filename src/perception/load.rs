@@ -16,7 +16,7 @@ use crate::aria::mps::{read_semidense_points_partial, MpsFiles, PointFilter};
 use crate::aria::recorded_calib::recording_calibration;
 use crate::aria::recording::AriaRecording;
 use crate::sample::StreamId;
-use crate::source::session::SessionFiles;
+use crate::source::session_files::SessionFiles;
 
 /// Perception's inputs from a session.
 #[derive(Clone, Debug, Default)]

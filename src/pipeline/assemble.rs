@@ -5,14 +5,13 @@
 //! [`super::outputs`].
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use crate::aria::calib::DeviceCalibration;
 use crate::assistant::lm::setup::LmSetup;
 use crate::assistant::request_pump::RequestPump;
 use crate::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
-use crate::assistant::session::{start_assistant, SessionOptions};
+use crate::assistant::run_start::{start_assistant, SessionOptions};
 use crate::assistant::Assistant;
 use crate::eval::mode::RunInputs;
 use crate::eval::SessionClock;
@@ -24,7 +23,9 @@ use crate::runtime::Consumer;
 use crate::sample::StreamId;
 use crate::source::live::LinkStats;
 use crate::state::{EnvironmentState, HazardEvent, PerceptionSink, ReadRequests, TextReader};
+use crate::stop::StopHandle;
 use crate::time::{Clock, DeviceTime, HostTime};
+use crate::worker::Worker;
 
 use super::inputs::AssistantInputs;
 use super::monitor::Monitor;
@@ -80,8 +81,12 @@ pub struct AssistantRun {
     /// Real time: the thread that answers live requests when they are made (stopped when
     /// the run is finished; the assistant ignores it once it has finished).
     _pump: Option<RequestPump>,
-    /// Ends the request socket's listener when the run is dropped.
+    /// Stops the request threads when the run is dropped (standard input's at its next
+    /// line: a blocking read cannot be interrupted, so that thread is not joined).
     _requests_stop: StopOnDrop,
+    /// The request socket's listener, stopped and joined (with its clients) when the run
+    /// is dropped.
+    _requests_listener: Option<Worker>,
     /// The sensor models to derive the device pose from the IMU with, when the input has no
     /// pose (the source is wrapped in an `InertialPoseSource`).
     pub derive_pose: Option<SensorModels>,
@@ -97,12 +102,12 @@ impl AssistantRun {
     }
 }
 
-/// Sets a flag when dropped (the request listener's stop).
-struct StopOnDrop(Arc<AtomicBool>);
+/// Stops a handle when dropped (the request threads' stop).
+struct StopOnDrop(StopHandle);
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.0.stop();
     }
 }
 
@@ -213,25 +218,30 @@ pub fn assemble(
     let requests = opts.requests.clone().or(inputs.default_requests.clone());
     let live =
         (opts.stdin_requests || opts.requests_listen.is_some()).then(|| RequestQueue::new(64));
-    // The request threads end with the process (a blocking stdin read cannot be
-    // interrupted); `stop` ends the socket listener when the run ends.
-    let stop = Arc::new(AtomicBool::new(false));
+    // The standard-input thread ends with the process (a blocking read cannot be
+    // interrupted) or at its next line after the run; the socket listener is joined when
+    // the run ends.
+    let stop = StopHandle::new();
+    let mut listener = None;
     if let Some(q) = &live {
         if opts.stdin_requests {
-            spawn_stdin(q.clone(), Arc::clone(&clock), Arc::clone(&stop)).map_err(
-                PipelineError::thread("reading requests from standard input"),
-            )?;
+            spawn_stdin(q.clone(), Arc::clone(&clock), stop.clone())
+                .map_err(PipelineError::thread(
+                    "reading requests from standard input",
+                ))?
+                .detach();
         }
         if let Some(addr) = &opts.requests_listen {
             let sa: std::net::SocketAddr = addr.parse().map_err(|_| {
                 PipelineError::Options(format!("--requests-listen {addr}: not an IP:PORT address"))
             })?;
-            let (bound, _) = spawn_socket(sa, q.clone(), Arc::clone(&clock), Arc::clone(&stop))
+            let (bound, worker) = spawn_socket(sa, q.clone(), Arc::clone(&clock), stop.clone())
                 .map_err(|source| PipelineError::Requests {
                     what: format!("listening for requests on {addr}"),
                     source: Box::new(source),
                 })?;
             log::info!("requests: listening on {bound}");
+            listener = Some(worker);
         }
     }
     let Preloaded { mut lm, ocr } = pre;
@@ -420,6 +430,7 @@ pub fn assemble(
             lm,
             _pump: pump,
             _requests_stop: StopOnDrop(stop),
+            _requests_listener: listener,
             derive_pose: derive_pose.then_some(models),
             inputs: run_inputs,
         },

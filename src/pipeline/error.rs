@@ -11,9 +11,10 @@ use crate::eval::EvalError;
 use crate::perception::PerceptionError;
 use crate::runtime::RuntimeError;
 use crate::source::replay::ReplayError;
-use crate::source::session::SessionError;
+use crate::source::session_files::SessionError;
 use crate::source::SourceError;
 use crate::speech::transcript::TranscriptError;
+use crate::worker::WorkerError;
 
 /// A run's failure.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +84,7 @@ pub enum PipelineError {
         what: &'static str,
         /// Why.
         #[source]
-        source: std::io::Error,
+        source: WorkerError,
     },
     /// The device could not be reached.
     #[error("connecting to {address}")]
@@ -175,7 +176,7 @@ impl PipelineError {
     }
 
     /// A thread start error.
-    pub(crate) fn thread(what: &'static str) -> impl FnOnce(std::io::Error) -> Self {
+    pub(crate) fn thread(what: &'static str) -> impl FnOnce(WorkerError) -> Self {
         move |source| PipelineError::Thread { what, source }
     }
 }

@@ -306,7 +306,7 @@ fn live_inputs(
 /// The requests file and root of the session `t` named to score against (it must hold
 /// `ground_truth.json`).
 fn truth_session(t: &Path) -> Result<(Option<PathBuf>, Option<PathBuf>), PipelineError> {
-    let files = crate::source::session::SessionFiles::locate(t).map_err(|source| {
+    let files = crate::source::session_files::SessionFiles::locate(t).map_err(|source| {
         PipelineError::NamedSession {
             option: "--truth",
             path: t.to_path_buf(),

@@ -29,75 +29,7 @@ pub const MAX_LIVE_THREADS: usize = 256;
 /// The stage that names beyond [`MAX_STAGES`] fold into.
 pub const OTHER_STAGE: &str = "other";
 
-/// The operating system's calls, in one place.
-mod sys {
-    /// A thread's CPU clock, readable from any thread of the process while it lives.
-    pub type ClockId = libc::clockid_t;
-
-    /// The CPU time of `clock` in ns (`None` when the clock cannot be read).
-    // `time_t` and `c_long` are narrower than i64 on 32-bit targets.
-    #[allow(clippy::useless_conversion)]
-    pub fn clock_ns(clock: ClockId) -> Option<i64> {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec for the duration of the call;
-        // clock_gettime reports an invalid clock id through its return value.
-        let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
-        (rc == 0).then(|| {
-            i64::from(ts.tv_sec)
-                .saturating_mul(1_000_000_000)
-                .saturating_add(i64::from(ts.tv_nsec))
-        })
-    }
-
-    /// The calling thread's CPU time in ns.
-    pub fn this_thread_ns() -> i64 {
-        clock_ns(libc::CLOCK_THREAD_CPUTIME_ID).unwrap_or(0)
-    }
-
-    /// The calling thread's CPU clock id, for reading it from other threads.
-    #[cfg(target_os = "linux")]
-    pub fn this_thread_clock() -> Option<ClockId> {
-        let mut id: ClockId = 0;
-        // SAFETY: pthread_self() is the calling, live thread; `id` is a valid out pointer.
-        let rc = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
-        (rc == 0).then_some(id)
-    }
-
-    /// Not available here: live threads are counted when they end.
-    #[cfg(not(target_os = "linux"))]
-    pub fn this_thread_clock() -> Option<ClockId> {
-        None
-    }
-
-    /// The process's (user, system) CPU time in ns and peak resident set in bytes.
-    // `time_t` and `suseconds_t` are narrower than i64 on 32-bit targets.
-    #[allow(clippy::useless_conversion)]
-    pub fn process_usage() -> Option<(i64, i64, u64)> {
-        // SAFETY: rusage is plain old data; all-zero is a valid value.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `ru` is a valid, writable rusage for the duration of the call.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-        if rc != 0 {
-            return None;
-        }
-        let ns = |t: libc::timeval| {
-            i64::from(t.tv_sec)
-                .saturating_mul(1_000_000_000)
-                .saturating_add(i64::from(t.tv_usec).saturating_mul(1_000))
-        };
-        // Linux reports ru_maxrss in KiB, macOS in bytes.
-        let unit: u64 = if cfg!(target_os = "macos") { 1 } else { 1024 };
-        let rss = u64::try_from(ru.ru_maxrss)
-            .unwrap_or(0)
-            .saturating_mul(unit);
-        Some((ns(ru.ru_utime), ns(ru.ru_stime), rss))
-    }
-}
-
-use sys::ClockId;
+use crate::sys::{self, ClockId};
 
 /// One stage's totals in the registry.
 #[derive(Debug, Clone)]
@@ -548,10 +480,11 @@ mod tests {
 
     /// Runs `f` on a thread of its own accounted as `stage`, and joins it.
     fn on_thread(stage: &'static str, f: impl FnOnce() + Send + 'static) {
-        std::thread::spawn(move || {
+        crate::worker::Worker::spawn(stage, move |_| {
             let _cpu = account(stage);
             f();
         })
+        .unwrap()
         .join()
         .unwrap();
     }
@@ -562,10 +495,11 @@ mod tests {
 
     #[test]
     fn a_busy_thread_is_attributed_to_its_stage_and_a_sleeping_one_is_not() {
-        let sleeper = std::thread::spawn(|| {
+        let sleeper = crate::worker::Worker::spawn("test-sleeper", |_| {
             let _cpu = account("test-sleeper");
             std::thread::sleep(std::time::Duration::from_millis(150));
-        });
+        })
+        .unwrap();
         on_thread("test-busy", || {
             std::hint::black_box(burn(40_000_000));
         });
@@ -591,12 +525,13 @@ mod tests {
     fn a_live_thread_is_read_while_it_runs() {
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-        let h = std::thread::spawn(move || {
+        let h = crate::worker::Worker::spawn("test-live", move |_| {
             let _cpu = account("test-live");
             std::hint::black_box(burn(20_000_000));
             done_tx.send(()).unwrap();
             rx.recv().unwrap();
-        });
+        })
+        .unwrap();
         done_rx.recv().unwrap();
         let r = snapshot();
         let live = r.stage("test-live").unwrap();

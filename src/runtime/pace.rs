@@ -1,7 +1,7 @@
 //! Waiting for a sample's due time without burning a core: no spinning, and on Linux one
-//! absolute-deadline sleep (`clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`) per wait,
-//! so the time between reading the clock and entering the kernel never adds to the
-//! lateness, and a wait costs one system call and one wake-up. Waits are cut into slices
+//! absolute-deadline sleep (`clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`, in
+//! [`crate::sys`]) per wait, so the time between reading the clock and entering the kernel
+//! never adds to the lateness, and a wait costs one system call and one wake-up. Waits are cut into slices
 //! of at most [`MAX_SLICE`], so a stop request is seen promptly.
 
 use std::time::Duration;
@@ -40,23 +40,8 @@ fn sleep_until(until: HostTime) {
     let Some(offset) = monotonic_offset_ns() else {
         return relative_sleep(until);
     };
-    let t = until.0.saturating_add(offset);
-    let ts = libc::timespec {
-        tv_sec: t.div_euclid(1_000_000_000) as libc::time_t,
-        tv_nsec: t.rem_euclid(1_000_000_000) as libc::c_long,
-    };
-    // SAFETY: `ts` is a valid timespec, the remainder pointer may be null with
-    // TIMER_ABSTIME, and the call touches no other memory. An interruption (EINTR) returns
-    // early, which the caller's loop handles.
-    let rc = unsafe {
-        libc::clock_nanosleep(
-            libc::CLOCK_MONOTONIC,
-            libc::TIMER_ABSTIME,
-            &ts,
-            std::ptr::null_mut(),
-        )
-    };
-    if rc != 0 && rc != libc::EINTR {
+    // An interruption returns early, which the caller's loop handles.
+    if !crate::sys::sleep_until_monotonic_ns(until.0.saturating_add(offset)) {
         relative_sleep(until);
     }
 }
@@ -82,20 +67,9 @@ fn monotonic_offset_ns() -> Option<i64> {
     *OFFSET.get_or_init(|| {
         let host = HostTime::now();
         // Read after `host`: the monotonic clock at the moment `host` was read is at most this.
-        let mono = monotonic_ns()?;
+        let mono = crate::sys::monotonic_ns()?;
         Some(mono - host.0)
     })
-}
-
-#[cfg(target_os = "linux")]
-fn monotonic_ns() -> Option<i64> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec * 1_000_000_000 + ts.tv_nsec)
 }
 
 #[cfg(test)]

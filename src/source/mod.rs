@@ -2,13 +2,13 @@
 //!
 //! A [`Source`] yields samples in capture order, unpaced; the runtime's ingest stage paces
 //! them with a [`crate::time::Clock`] (real time, rate-scaled, or virtual) and stamps their
-//! arrival time. Replay of recorded sessions lives in `replay`; live input and synthetic
-//! worlds plug in behind the same trait.
+//! arrival time. Replay of recorded sessions lives in `replay` (what a session folder holds in
+//! `session_files`); live input and synthetic worlds plug in behind the same trait.
 
 pub mod live;
 pub mod prefetch;
 pub mod replay;
-pub mod session;
+pub mod session_files;
 
 use crate::sample::{Sample, StreamId};
 

@@ -17,10 +17,10 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 
 use crate::sample::{Sample, StreamId};
 use crate::source::{Source, SourceError};
+use crate::worker::{Worker, WorkerError};
 
 type Item = Option<Result<Sample, SourceError>>;
 
@@ -115,16 +115,18 @@ pub struct PrefetchSource {
     local: VecDeque<Item>,
     describe: String,
     streams: Vec<StreamId>,
-    thread: Option<JoinHandle<()>>,
     done: bool,
     /// Batches taken from the shared queue (each is at most one wake-up of the reader).
     refills: u64,
+    /// The reader thread, joined after `Drop` has closed the queue (fields drop last).
+    thread: Worker,
 }
 
 impl std::fmt::Debug for PrefetchSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PrefetchSource")
             .field("source", &self.describe)
+            .field("thread", &self.thread.name())
             .field("refills", &self.refills)
             .finish()
     }
@@ -133,7 +135,7 @@ impl std::fmt::Debug for PrefetchSource {
 impl PrefetchSource {
     /// Starts reading `inner` ahead, `capacity` samples at a time (at least 1; at most
     /// twice that are held, see the module docs).
-    pub fn spawn(mut inner: Box<dyn Source>, capacity: usize) -> std::io::Result<Self> {
+    pub fn spawn(mut inner: Box<dyn Source>, capacity: usize) -> Result<Self, WorkerError> {
         let capacity = capacity.max(1);
         let describe = inner.describe();
         let streams = inner.streams();
@@ -147,28 +149,26 @@ impl PrefetchSource {
             capacity,
         });
         let q = Arc::clone(&queue);
-        let thread = std::thread::Builder::new()
-            .name("vista-prefetch".into())
-            .spawn(move || {
-                let _cpu = crate::profile::cpu::account("prefetch");
-                let guard = DoneGuard(q);
-                loop {
-                    let item = inner.next_sample();
-                    let end = item.is_none();
-                    // `false`: the consumer is gone, stop reading.
-                    if !guard.0.put(item) || end {
-                        return;
-                    }
+        let thread = Worker::spawn("vista-prefetch", move |_| {
+            let _cpu = crate::profile::cpu::account("prefetch");
+            let guard = DoneGuard(q);
+            loop {
+                let item = inner.next_sample();
+                let end = item.is_none();
+                // `false`: the consumer is gone, stop reading.
+                if !guard.0.put(item) || end {
+                    return;
                 }
-            })?;
+            }
+        })?;
         Ok(Self {
             queue,
             local: VecDeque::with_capacity(capacity),
             describe,
             streams,
-            thread: Some(thread),
             done: false,
             refills: 0,
+            thread,
         })
     }
 
@@ -221,9 +221,6 @@ impl Drop for PrefetchSource {
         g.closed = true;
         drop(g);
         self.queue.room.notify_all();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 
@@ -286,14 +283,15 @@ mod tests {
         let (tx, rx) = crossbeam_channel::unbounded();
         let p = PrefetchSource::spawn(Box::new(Trickle(rx)), 64).unwrap();
         let (got_tx, got_rx) = crossbeam_channel::unbounded();
-        let consumer = std::thread::spawn(move || {
+        let consumer = Worker::spawn("test-consumer", move |_| {
             let mut p = p;
             while let Some(Ok(s)) = p.next_sample() {
                 if got_tx.send(s.seq).is_err() {
                     break;
                 }
             }
-        });
+        })
+        .unwrap();
         for i in 0..5 {
             tx.send(imu(i)).unwrap();
             let got = got_rx.recv_timeout(std::time::Duration::from_secs(10));

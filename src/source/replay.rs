@@ -23,7 +23,7 @@ use crate::aria::mps;
 use crate::aria::recording::AriaRecording;
 use crate::aria::vrs::RecordType;
 use crate::sample::{Payload, PoseSample, Sample, StreamId};
-use crate::source::session::SessionFiles;
+use crate::source::session_files::SessionFiles;
 use crate::source::{Source, SourceError};
 use crate::time::{DeviceTime, HostTime};
 
@@ -53,7 +53,7 @@ pub const DEFAULT_SPIKE_WINDOW_NS: i64 = 10_000_000_000;
 pub enum ReplayError {
     /// The session could not be located.
     #[error(transparent)]
-    Session(#[from] crate::source::session::SessionError),
+    Session(#[from] crate::source::session_files::SessionError),
     /// The recording could not be opened.
     #[error("{path}: {message}")]
     Recording {

@@ -3,15 +3,15 @@
 //! barge-in ([`queue`]), short tones for frequent events ([`earcon`]), a scheduler that lays
 //! utterances out on the session timeline ([`schedule`], [`timeline`]), the speaker thread
 //! that drives it ([`speaker`]), answers streamed token by token ([`stream`]), a session's
-//! `--speak DIR` set-up ([`session`]), audio sinks ([`sink`]) and the transcript
+//! `--speak DIR` set-up ([`run_speech`]), audio sinks ([`sink`]) and the transcript
 //! ([`transcript`]).
 
 pub mod chunker;
 pub mod earcon;
 pub mod espeak_ffi;
 pub mod queue;
+pub mod run_speech;
 pub mod schedule;
-pub mod session;
 pub mod sink;
 pub mod speaker;
 pub mod stream;

@@ -1,12 +1,11 @@
 //! The transcript: one JSON object per utterance (`transcript.jsonl`), spoken, interrupted
 //! or dropped, with the times that make "photon to speech" measurable.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::earcon::Earcon;
 use super::queue::{DropReason, Priority, Utterance};
+use crate::jsonl::{self, JsonlError, JsonlWriter};
 
 /// One utterance's record. Times are nanoseconds on the session clock (host time), except
 /// `capture_ns` (device time).
@@ -64,73 +63,28 @@ impl TranscriptEntry {
     }
 }
 
-/// A transcript write failed.
+/// A transcript could not be written or read (the file and line named).
 #[derive(Debug, thiserror::Error)]
-#[error("transcript {path}: line {line}: {source}")]
-pub struct TranscriptError {
-    /// The file.
-    pub path: PathBuf,
-    /// The 1-based line being written.
-    pub line: u64,
-    /// The cause.
-    #[source]
-    pub source: std::io::Error,
-}
+#[error("transcript {0}")]
+pub struct TranscriptError(#[from] pub JsonlError);
 
 /// Writes `transcript.jsonl`, one line per entry, flushed per line.
 #[derive(Debug)]
-pub struct TranscriptWriter {
-    path: PathBuf,
-    out: BufWriter<File>,
-    lines: u64,
-}
+pub struct TranscriptWriter(JsonlWriter);
 
 impl TranscriptWriter {
     /// Creates (truncates) `path`.
     pub fn create(path: &Path) -> Result<Self, TranscriptError> {
-        let out = File::create(path).map_err(|source| TranscriptError {
-            path: path.to_path_buf(),
-            line: 0,
-            source,
-        })?;
-        Ok(Self {
-            path: path.to_path_buf(),
-            out: BufWriter::new(out),
-            lines: 0,
-        })
+        Ok(Self(JsonlWriter::create(path)?))
     }
 
     /// Appends one entry.
     pub fn write(&mut self, e: &TranscriptEntry) -> Result<(), TranscriptError> {
-        self.lines += 1;
-        let line = self.lines;
-        let err = |source| TranscriptError {
-            path: self.path.clone(),
-            line,
-            source,
-        };
-        serde_json::to_writer(&mut self.out, e).map_err(|e| err(e.into()))?;
-        self.out.write_all(b"\n").map_err(err)?;
-        self.out.flush().map_err(err)
+        Ok(self.0.write(e)?)
     }
 }
 
 /// Reads a `transcript.jsonl` (for tests and reports); a bad line is an error naming it.
 pub fn read_transcript(path: &Path) -> Result<Vec<TranscriptEntry>, TranscriptError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TranscriptError {
-        path: path.to_path_buf(),
-        line: 0,
-        source,
-    })?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| TranscriptError {
-                path: path.to_path_buf(),
-                line: i as u64 + 1,
-                source: e.into(),
-            })
-        })
-        .collect()
+    Ok(jsonl::read(path, jsonl::Limits::default())?)
 }

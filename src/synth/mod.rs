@@ -11,7 +11,7 @@
 //! [`semidense`] the MPS semi-dense points seen by the SLAM cameras, [`people`] moving
 //! bodies, [`hands`] wrist and palm poses of reaches, [`gaze`] the eye gaze toward scripted
 //! targets, [`mps_noise`] the error models that make the MPS files estimates, not truth, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
-//! vehicles at each request), and [`session`] writes it all as a session folder
+//! vehicles at each request), and [`session_writer`] writes it all as a session folder
 //! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). Everything is
 //! deterministic for a seed ([`rng`]), whatever the number of threads.
 
@@ -30,7 +30,7 @@ pub mod rng;
 pub mod scenario;
 pub mod semidense;
 pub mod sensors;
-pub mod session;
+pub mod session_writer;
 pub mod text;
 pub mod tile_cull;
 pub mod trajectory;
@@ -41,5 +41,5 @@ pub mod validate;
 pub use rng::SplitMix64;
 pub use scenario::{find_scenario, scenario_files, Scenario, ScenarioError};
 pub use sensors::NoiseSpec;
-pub use session::{session_path, write_session, SynthError, SynthOptions, SynthSummary};
+pub use session_writer::{session_path, write_session, SynthError, SynthOptions, SynthSummary};
 pub use trajectory::{Gait, WearerPath};

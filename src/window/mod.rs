@@ -12,7 +12,7 @@
 //! * [`ImuResampler`] makes fixed-rate IMU windows for a pretrained IMU encoder
 //!   (200 Hz × 5 s by default).
 //! * [`frames`] picks the 8 RGB frames (uniform or causal) and decodes and resizes each
-//!   once ([`FrameCache`]); [`session`] reads recorded sessions.
+//!   once ([`FrameCache`]); [`replay_windows`] reads recorded sessions.
 //! * [`WindowConsumer`] runs all of it as a runtime consumer, handing every update
 //!   ([`WindowUpdate`]) to a sink.
 //!
@@ -29,8 +29,8 @@ pub mod frames;
 pub mod imu_resample;
 pub mod norm;
 pub mod rectify;
+pub mod replay_windows;
 pub mod resize;
-pub mod session;
 pub mod spec;
 pub mod tensor;
 

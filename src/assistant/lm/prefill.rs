@@ -43,7 +43,9 @@ use crate::state::{
     Continue, EnvironmentState, GenerationPrompt, GenerationStats, Generator, GeneratorError,
     PerceptionSink, StateTap,
 };
+use crate::stop::StopHandle;
 use crate::time::HostTime;
+use crate::worker::{Worker, WorkerError};
 
 /// When to prefill and how old a prefilled state may be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +213,8 @@ struct Shared {
     counters: Counters,
     config: PrefillConfig,
     name: String,
-    stop: AtomicBool,
+    /// The prefill thread's stop handle (its [`Worker`]'s).
+    stop: StopHandle,
     /// llama.cpp threads, chosen per use.
     threads: ThreadPolicy,
     /// A request is waiting for the model or using it: no new prefill starts, and one
@@ -362,18 +365,8 @@ const PREFILL_NICENESS: i32 = 10;
 /// values are per thread). Best effort: where it fails the thread keeps its priority and
 /// the backoff still bounds its share.
 fn lower_this_threads_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: gettid and getpriority/setpriority on this thread's own id only read and
-    // change this thread's scheduling priority.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        *libc::__errno_location() = 0;
-        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
-        if *libc::__errno_location() == 0
-            && libc::setpriority(libc::PRIO_PROCESS, tid, (now + PREFILL_NICENESS).min(19)) != 0
-        {
-            log::debug!("lm prefill: could not lower the thread's priority");
-        }
+    if !crate::sys::lower_this_thread_priority(PREFILL_NICENESS) {
+        log::debug!("lm prefill: could not lower the thread's priority");
     }
 }
 
@@ -384,7 +377,7 @@ fn prefill_thread(shared: Weak<Shared>) {
         let Some(s) = shared.upgrade() else {
             return;
         };
-        if s.stop.load(Ordering::Acquire) {
+        if s.stop.is_stopped() {
             return;
         }
         if let Some(snap) = s.take(Duration::from_millis(100)) {
@@ -396,14 +389,16 @@ fn prefill_thread(shared: Weak<Shared>) {
 /// The language model with prefill ahead of requests: hands out the assistant's
 /// [`Generator`] and the sink ([`LmPrefill::sink`]) that feeds it states.
 pub struct LmPrefill {
+    /// The prefill thread, joined on drop (after `Drop` has woken it), before `shared`
+    /// goes: the engine is freed here, never on the thread.
+    worker: Worker,
     shared: Arc<Shared>,
-    /// The prefill thread, joined on drop.
-    handle: Option<std::thread::JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for LmPrefill {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LmPrefill")
+            .field("thread", &self.worker.name())
             .field("config", &self.shared.config)
             .field("counters", &self.counters())
             .finish()
@@ -412,7 +407,7 @@ impl std::fmt::Debug for LmPrefill {
 
 impl LmPrefill {
     /// Starts the prefill thread over `engine` (threads chosen automatically).
-    pub fn start(engine: LmEngine, config: PrefillConfig) -> std::io::Result<Self> {
+    pub fn start(engine: LmEngine, config: PrefillConfig) -> Result<Self, WorkerError> {
         Self::start_with(engine, config, ThreadPolicy::Auto)
     }
 
@@ -421,7 +416,7 @@ impl LmPrefill {
         engine: LmEngine,
         config: PrefillConfig,
         threads: ThreadPolicy,
-    ) -> std::io::Result<Self> {
+    ) -> Result<Self, WorkerError> {
         Self::start_with_layout(engine, Arc::new(TextLayout), config, threads)
     }
 
@@ -432,7 +427,8 @@ impl LmPrefill {
         layout: Arc<dyn PromptLayout>,
         config: PrefillConfig,
         threads: ThreadPolicy,
-    ) -> std::io::Result<Self> {
+    ) -> Result<Self, WorkerError> {
+        let stop = StopHandle::new();
         let shared = Arc::new(Shared {
             name: engine.name().to_string(),
             engine: Mutex::new(engine),
@@ -441,20 +437,15 @@ impl LmPrefill {
             wake: Condvar::new(),
             counters: Counters::default(),
             config,
-            stop: AtomicBool::new(false),
+            stop: stop.clone(),
             threads,
             requesting: AtomicBool::new(false),
             disabled: AtomicBool::new(false),
             last_cost_ns: AtomicI64::new(0),
         });
         let weak = Arc::downgrade(&shared);
-        let handle = std::thread::Builder::new()
-            .name("vista-lm-prefill".into())
-            .spawn(move || prefill_thread(weak))?;
-        Ok(Self {
-            shared,
-            handle: Some(handle),
-        })
+        let worker = Worker::spawn_with("vista-lm-prefill", stop, move |_| prefill_thread(weak))?;
+        Ok(Self { worker, shared })
     }
 
     /// The assistant's generator (shares the engine with the prefill thread).
@@ -529,11 +520,9 @@ impl Drop for LmPrefill {
         // the engine is never freed on it while the process exits (llama.cpp's globals go
         // first then: a crash at exit). Keep the `LmPrefill` alive for the whole run; the
         // generator still answers without the thread afterwards.
-        self.shared.stop.store(true, Ordering::Release);
+        self.shared.stop.stop();
         self.shared.wake.notify_all();
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        // `worker` is joined when the fields drop, right after this.
     }
 }
 

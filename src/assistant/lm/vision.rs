@@ -523,7 +523,7 @@ mod tests {
         s.wait_round(10);
         s.wait_round(5);
         let s2 = Arc::clone(&s);
-        let t = std::thread::spawn(move || s2.wait_round(20));
+        let t = crate::worker::Worker::spawn("test-round", move |_| s2.wait_round(20)).unwrap();
         s.mark(|p| p.finished = true);
         t.join().unwrap();
         assert_eq!(s.report().round_wait_timeouts, 0);

@@ -135,8 +135,8 @@ impl<S: Source> Source for MpsOverlay<S> {
 }
 
 /// The MPS files of the session at `path` (a folder or a `.vrs` beside its `mps/`).
-pub fn session_mps(path: &Path) -> Result<MpsFiles, crate::source::session::SessionError> {
-    Ok(crate::source::session::SessionFiles::locate(path)?.mps)
+pub fn session_mps(path: &Path) -> Result<MpsFiles, crate::source::session_files::SessionError> {
+    Ok(crate::source::session_files::SessionFiles::locate(path)?.mps)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::assistant::{Assistant, AssistantConfig, AssistantError, AssistantMode};
 use super::requests::{read_requests_jsonl, RequestQueue};
-use crate::speech::session::start_session_speech;
+use crate::speech::run_speech::start_session_speech;
 use crate::speech::sink::AudioChoice;
 use crate::speech::SpeakerConfig;
 use crate::state::Generator;
