@@ -13,6 +13,7 @@
 //!   (200 Hz × 5 s by default).
 //! * [`frames`] picks the 8 RGB frames (uniform or causal) and decodes and resizes each
 //!   once ([`FrameCache`]); [`session`] reads recorded sessions.
+//! * [`split_stats`] computes the statistics over a training split (`vista stats`).
 //! * [`WindowConsumer`] runs all of it as a runtime consumer, handing every update
 //!   ([`WindowUpdate`]) to a sink.
 //!
@@ -32,6 +33,7 @@ pub mod rectify;
 pub mod resize;
 pub mod session;
 pub mod spec;
+pub mod split_stats;
 pub mod tensor;
 
 pub use builder::{window_at, WindowBuilder, WindowCounters};
