@@ -3,8 +3,10 @@
 //! A [`Source`] yields samples in capture order, unpaced; the runtime's ingest stage paces
 //! them with a [`crate::time::Clock`] (real time, rate-scaled, or virtual) and stamps their
 //! arrival time. Replay of recorded sessions lives in `replay`; live input and synthetic
-//! worlds plug in behind the same trait.
+//! worlds plug in behind the same trait. `inspect` says what a recording or session folder
+//! holds.
 
+pub mod inspect;
 pub mod live;
 pub mod prefetch;
 pub mod replay;
