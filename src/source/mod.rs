@@ -4,8 +4,9 @@
 //! them with a [`crate::time::Clock`] (real time, rate-scaled, or virtual) and stamps their
 //! arrival time. Replay of recorded sessions lives in `replay`; live input and synthetic
 //! worlds plug in behind the same trait. `inspect` says what a recording or session folder
-//! holds.
+//! holds; `calibration` reads a path's device calibration.
 
+pub mod calibration;
 pub mod inspect;
 pub mod live;
 pub mod prefetch;
