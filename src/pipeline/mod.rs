@@ -17,6 +17,8 @@
 //!                         language model window / vision, sequence digest
 //!         → outputs (profile, trace, picture, score)
 //! ```
+//!
+//! Beside runs, the one-shot tools: [`still_text`] reads text in one image (`vista ocr`).
 
 mod assemble;
 mod digest;
@@ -27,6 +29,7 @@ mod monitor;
 mod options;
 mod outputs;
 mod replay;
+pub mod still_text;
 mod stream_report;
 
 use std::path::PathBuf;
