@@ -18,7 +18,8 @@
 //!         → outputs (profile, trace, picture, score)
 //! ```
 //!
-//! Beside runs, the one-shot tools: [`still_text`] reads text in one image (`vista ocr`).
+//! Beside runs, the one-shot tools: [`still_text`] reads text in one image (`vista ocr`),
+//! [`speak_text`] speaks one text (`vista say`).
 
 mod assemble;
 mod digest;
@@ -29,6 +30,7 @@ mod monitor;
 mod options;
 mod outputs;
 mod replay;
+pub mod speak_text;
 pub mod still_text;
 mod stream_report;
 
