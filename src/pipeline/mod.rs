@@ -19,8 +19,11 @@
 //! ```
 //!
 //! Beside runs, the one-shot tools: [`still_text`] reads text in one image (`vista ocr`),
-//! [`speak_text`] speaks one text (`vista say`).
+//! [`speak_text`] speaks one text (`vista say`), `ask` puts one question to the language
+//! model (`vista ask`, feature `llm`).
 
+#[cfg(feature = "llm")]
+pub mod ask;
 mod assemble;
 mod digest;
 mod error;
