@@ -20,7 +20,7 @@
 //!
 //! Beside runs, the one-shot tools: [`still_text`] reads text in one image (`vista ocr`),
 //! [`speak_text`] speaks one text (`vista say`), `ask` puts one question to the language
-//! model (`vista ask`, feature `llm`).
+//! model (`vista ask`, feature `llm`), `lm_bench` measures its speed (`vista bench lm`).
 
 #[cfg(feature = "llm")]
 pub mod ask;
@@ -29,6 +29,8 @@ mod digest;
 mod error;
 mod inputs;
 mod live;
+#[cfg(feature = "llm")]
+pub mod lm_bench;
 mod monitor;
 mod options;
 mod outputs;
