@@ -28,6 +28,8 @@ use vista::state::{
     GenerationStats, Generator, GeneratorError, GuardAction, HazardEvent, HeightBand,
     PerceptionSink, Side, TextFact, Thing, ThingDetail, ThingKind, Walkable,
 };
+use vista::synth::named::synthesize_named;
+use vista::synth::SynthOptions;
 use vista::time::{Clock, DeviceTime, HostTime, VirtualClock, WallClock};
 
 const S: i64 = 1_000_000_000;
@@ -1288,16 +1290,12 @@ fn an_alert_before_the_first_word_withdraws_the_answer_being_generated() {
 fn a_synthetic_session_is_answered_with_its_ground_truth_facts() {
     let dir = tempfile::tempdir().unwrap();
     let session = dir.path().join("session");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
-        .args(["synth", "pole_to_door", "--duration", "3", "--out"])
-        .arg(&session)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // What `vista synth pole_to_door --duration 3 --out SESSION` writes.
+    let opts = SynthOptions {
+        duration_s: Some(3.0),
+        ..SynthOptions::default()
+    };
+    synthesize_named(Path::new("scenarios"), "pole_to_door", &session, &opts).unwrap();
     let requests = session.join("requests.jsonl");
     let s = read_requests_jsonl(&requests).unwrap();
     assert!(s.skipped.is_empty());

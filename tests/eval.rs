@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use vista::aria::calib::{t_device_cpf, CadVariant};
 use vista::eval::hazards::MatchKind;
 use vista::eval::latency::run_latency;
+use vista::eval::score_run::{score_run, ScoreOptions};
 use vista::eval::{load, score, HazardOutcome, HazardTolerances, Targets};
 use vista::synth::mps_out::CLOSED_LOOP_HEADER;
 
@@ -708,27 +709,23 @@ fn bad_input_is_an_error_naming_file_and_line() {
 }
 
 #[test]
-fn cli_prints_json_and_writes_picture_and_trace() {
+fn score_run_gives_json_and_writes_picture_and_trace() {
     let tmp = tempfile::tempdir().unwrap();
     let (session, out) = fixture(tmp.path());
     let svg = tmp.path().join("p.svg");
     let trace = tmp.path().join("t.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_vista"))
-        .args([
-            "score",
-            session.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "--json",
-            "--latency",
-        ])
-        .arg("--svg")
-        .arg(&svg)
-        .arg("--trace")
-        .arg(&trace)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // What `vista score SESSION OUT --json --latency --svg p.svg --trace t.json` runs.
+    let scored = score_run(&ScoreOptions {
+        session: session.clone(),
+        out: out.clone(),
+        world_tolerance_m: 1.0,
+        latency: true,
+        latency_run: true,
+    })
+    .unwrap();
+    scored.write_svg(&svg).unwrap();
+    scored.write_trace(&trace).unwrap();
+    let v: Value = serde_json::from_str(&scored.to_json().unwrap()).unwrap();
     assert_eq!(v["score"]["summary"]["recall"], json!(0.25));
     assert_eq!(v["score"]["pass"], json!(false));
     assert!(v["latency"]["kinds"]["alert"].is_object());
@@ -757,7 +754,12 @@ fn cli_prints_json_and_writes_picture_and_trace() {
     assert_eq!(most, 4.0);
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("alert: capture_to_decision") && svg.contains("metal pole"));
-    // --strict turns the missed targets into a failure exit.
+}
+
+#[test]
+fn cli_strict_turns_missed_targets_into_a_failure_exit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, out) = fixture(tmp.path());
     let o = Command::new(env!("CARGO_BIN_EXE_vista"))
         .args([
             "score",

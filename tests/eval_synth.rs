@@ -3,14 +3,15 @@
 //! synthesiser computed from its own kinematic model (an independent path), the hazard
 //! windows follow their definition on that track, every scripted fact and unsafe
 //! instruction of every scenario is recognised when said as written, and a run that says
-//! exactly the right things in time passes `vista score`.
+//! exactly the right things in time passes the scorer (what `vista score --strict` runs),
+//! in-process.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{json, Value};
 use vista::eval::load::{device_from_cpf, read_head_track, read_json};
 use vista::eval::requests::{fact_present, unsafe_in};
+use vista::eval::score_run::{score_run, ScoreOptions};
 use vista::eval::truth::GroundTruthFile;
 use vista::synth::{find_scenario, scenario_files, write_session, Scenario, SynthOptions};
 
@@ -164,23 +165,22 @@ fn a_right_run_passes_vista_score() {
     let lines = |v: &[Value]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
     std::fs::write(out.join("decisions.jsonl"), lines(&decisions)).unwrap();
     std::fs::write(out.join("transcript.jsonl"), lines(&transcript)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_vista"))
-        .args([
-            "score",
-            session.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "--json",
-            "--strict",
-        ])
-        .output()
-        .unwrap();
+    let scored = score_run(&ScoreOptions {
+        session: session.clone(),
+        out: out.clone(),
+        world_tolerance_m: 1.0,
+        latency: false,
+        latency_run: false,
+    })
+    .unwrap();
+    // What `vista score --strict` exits on.
     assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+        scored.card.pass,
+        "targets missed: {}\n{}",
+        scored.card.failures.join("; "),
+        scored.card.to_table()
     );
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v: Value = serde_json::from_str(&scored.to_json().unwrap()).unwrap();
     let s = &v["score"]["summary"];
     assert_eq!(s["recall"], json!(1.0));
     assert_eq!(s["false_alerts"], json!(0));

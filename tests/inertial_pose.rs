@@ -11,8 +11,11 @@
 use std::path::Path;
 
 use nalgebra::{Isometry3, Vector3};
+use vista::assistant::lm::setup::LmChoice;
+use vista::eval::score_run::{score_run, ScoreOptions};
 use vista::perception::inertial_source::InertialPoseSource;
 use vista::perception::PerceptionInputs;
+use vista::pipeline::{AssistantOptions, Input, LmOptions, Pace, Pipeline, ReplayInput};
 use vista::sample::{Payload, StreamId};
 use vista::source::replay::{ReplayOptions, ReplaySource};
 use vista::source::Source;
@@ -177,35 +180,33 @@ fn a_replay_without_mps_streams_leaves_the_point_map_of_another_frame_out() {
         ..SynthOptions::default()
     };
     write_session(&sc, &session, &opts).unwrap();
-    let vista = env!("CARGO_BIN_EXE_vista");
-    let run = std::process::Command::new(vista)
-        .arg("replay")
-        .arg(&session)
-        .args([
-            "--asap",
-            "--no-ocr",
-            "--no-lm",
-            "-q",
-            "--recorded-only",
-            "--speak",
-        ])
-        .arg(&out)
-        .env("RUST_LOG", "warn")
-        .output()
+    // What `vista replay SESSION --asap --no-ocr --no-lm --recorded-only --speak OUT` runs.
+    let mut assistant = AssistantOptions::new(&out);
+    assistant.sight.read_text = false;
+    assistant.lm = LmOptions {
+        choice: LmChoice::Off,
+        ..LmOptions::default()
+    };
+    let input = ReplayInput {
+        pace: Pace::LockStep,
+        recorded_only: true,
+        ..ReplayInput::new(&session)
+    };
+    let run = Pipeline::new(Input::Replay(input))
+        .with_assistant(assistant)
+        .run()
         .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let score = std::process::Command::new(vista)
-        .arg("score")
-        .arg(&session)
-        .arg(&out)
-        .arg("--json")
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&score.stdout).unwrap();
+    assert!(!run.stop_reason.is_error(), "{run:?}");
+    // What `vista score SESSION OUT --json` prints.
+    let scored = score_run(&ScoreOptions {
+        session: session.clone(),
+        out: out.clone(),
+        world_tolerance_m: 1.0,
+        latency: false,
+        latency_run: false,
+    })
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&scored.to_json().unwrap()).unwrap();
     let m = &v["score"]["summary"];
     let alerts: Vec<&str> = v["score"]["alerts"]
         .as_array()

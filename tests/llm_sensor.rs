@@ -142,14 +142,14 @@ fn vista() -> std::process::Command {
 /// answers, a scene description and an open question.
 fn walk_with_model_requests(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let session = dir.join("walk");
-    let ok = vista()
-        .args(["synth", "mixed_walk", "--duration", "6", "--rgb-fps", "0"])
-        .arg("--out")
-        .arg(&session)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    // What `vista synth mixed_walk --duration 6 --rgb-fps 0 --out DIR/walk` writes.
+    let opts = vista::synth::SynthOptions {
+        duration_s: Some(6.0),
+        rgb_fps: Some(0.0),
+        ..vista::synth::SynthOptions::default()
+    };
+    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    vista::synth::named::synthesize_named(&scenarios, "mixed_walk", &session, &opts).unwrap();
     let requests = dir.join("requests.jsonl");
     std::fs::write(
         &requests,

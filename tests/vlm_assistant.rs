@@ -196,18 +196,14 @@ fn vista() -> std::process::Command {
 /// description and an open question (the model, with frames) and guidance (templates).
 fn walk(dir: &Path, rgb: bool) -> (PathBuf, PathBuf) {
     let session = dir.join("walk");
-    let mut cmd = vista();
-    cmd.args(["synth", "mixed_walk", "--duration", "6"]);
-    if !rgb {
-        cmd.args(["--rgb-fps", "0"]);
-    }
-    let ok = cmd
-        .arg("--out")
-        .arg(&session)
-        .stdout(std::process::Stdio::null())
-        .status()
+    // What `vista synth mixed_walk --duration 6 [--rgb-fps 0] --out DIR/walk` writes.
+    let opts = vista::synth::SynthOptions {
+        duration_s: Some(6.0),
+        rgb_fps: (!rgb).then_some(0.0),
+        ..vista::synth::SynthOptions::default()
+    };
+    vista::synth::named::synthesize_named(&root().join("scenarios"), "mixed_walk", &session, &opts)
         .unwrap();
-    assert!(ok.success());
     let requests = dir.join("requests.jsonl");
     std::fs::write(
         &requests,

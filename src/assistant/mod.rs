@@ -21,6 +21,7 @@
 //! * [`alerts`]: hazard events to alert utterances, deduplicated and rate limited.
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`decisions`]: the `decisions.jsonl` writer.
+//! * [`explain`]: the assistant's view of one state and request (`vista answer`).
 //! * [`run_start`]: one call that starts the speaker and the assistant for a run.
 //! * [`lm`]: the language model's side: which requests it answers, which model a run uses
 //!   (a GGUF or a bundle), how many threads it gets, its prompt prefilled ahead, sensor
@@ -35,6 +36,7 @@ pub mod assistant;
 pub mod corridor;
 mod counters;
 pub mod decisions;
+pub mod explain;
 pub mod flight;
 pub mod forms;
 pub mod goal;

@@ -4,13 +4,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 
-use vista::assistant::guard::claims::split_sentences;
-use vista::assistant::intent::{classify, goal_target, resolve, Intent};
-use vista::assistant::template::answer;
-use vista::assistant::{render_state, Form, Guard, Verdict};
-use vista::state::EnvironmentState;
+use vista::assistant::explain::{explain, load_state};
+use vista::assistant::{Form, Verdict};
 
 /// Arguments of `vista answer`.
 #[derive(Debug, clap::Args)]
@@ -36,34 +33,22 @@ pub fn run(args: AnswerArgs) -> anyhow::Result<()> {
             args.form
         );
     };
-    let text = std::fs::read_to_string(&args.state)
-        .with_context(|| format!("reading {}", args.state.display()))?;
-    let state: EnvironmentState = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not an environment state", args.state.display()))?;
-    println!("--- state as text\n{}", render_state(&state));
-    let a = answer(form, &args.request, &state);
+    let state = load_state(&args.state)?;
+    let e = explain(form, &args.request, &state, args.check.as_deref());
+    println!("--- state as text\n{}", e.state_text);
     println!(
         "--- template answer{}\n{}",
-        if a.unanswerable {
+        if e.answer.unanswerable {
             " (unanswerable)"
         } else {
             ""
         },
-        a.text()
+        e.answer.text()
     );
-    if let Some(check) = &args.check {
-        let target = match form {
-            Form::Goal => goal_target(&args.request, &state),
-            Form::Question => match classify(&args.request) {
-                Intent::WhereIs(w) => resolve(&w, &state),
-                _ => None,
-            },
-            _ => None,
-        };
-        let guard = Guard::default();
+    if args.check.is_some() {
         println!("--- guard");
-        for s in split_sentences(check) {
-            match guard.check_sentence(&s, &state, target) {
+        for (s, verdict) in &e.verdicts {
+            match verdict {
                 Verdict::Pass => println!("pass     {s}"),
                 Verdict::Block {
                     reason,

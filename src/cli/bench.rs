@@ -8,18 +8,12 @@
 //! camera's 1408x1408).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
-
-use vista::infer::bundle::Bundle;
-use vista::infer::llm::answer_check::{facts_kept, invented_numbers, EVAL_PROMPTS};
-use vista::infer::llm::bench::{median, run_bench, LmBenchConfig, LmBenchReport};
-use vista::infer::llm::generator::{system_turn, user_turn};
-use vista::infer::llm::vision_bench::{run_image_bench, ImageBenchReport};
-use vista::infer::llm::{
-    default_model_path, ensure_quantized, fetched_model_path, ContextConfig, GenOptions, LmEngine,
-    QuantType, DEFAULT_SYSTEM_PROMPT,
+use vista::infer::llm::bench::{LmBenchConfig, LmBenchReport};
+use vista::infer::llm::vision_bench::ImageBenchReport;
+use vista::pipeline::lm_bench::{
+    bench_bundle_image, bench_models, bench_rounds, compare_answers, round_medians,
+    AnswerComparison,
 };
 
 /// Arguments of `vista bench`.
@@ -116,101 +110,35 @@ fn print_report(r: &LmBenchReport) {
     );
 }
 
-/// One model's greedy answers (up to 48 tokens) to [`EVAL_PROMPTS`].
-fn answers(path: &Path, threads: u32) -> anyhow::Result<Vec<String>> {
-    let mut engine = LmEngine::load(
-        path,
-        &ContextConfig {
-            threads,
-            ..ContextConfig::default()
-        },
-    )?;
-    let never = AtomicBool::new(false);
-    let mut out = Vec::new();
-    for p in EVAL_PROMPTS {
-        let mut text = String::new();
-        let mut collect = |s: &str| {
-            text.push_str(s);
-            true
-        };
-        engine.chat(
-            &system_turn(DEFAULT_SYSTEM_PROMPT, p.surroundings),
-            &user_turn("", p.question),
-            GenOptions::new(48),
-            &mut collect,
-            &never,
-        )?;
-        out.push(text.trim().to_string());
+/// Prints the comparison of two models' answers: per prompt both answers with their
+/// checks, then the totals.
+fn print_comparison(c: &AnswerComparison, p1: &Path, p2: &Path) {
+    for p in &c.prompts {
+        let line: Vec<String> = p
+            .answers
+            .iter()
+            .map(|a| {
+                format!(
+                    "{:?}  [facts {}/{}, invented numbers {:?}]",
+                    a.text, a.kept, p.facts, a.invented
+                )
+            })
+            .collect();
+        println!("{}\n  A: {}\n  B: {}", p.question, line[0], line[1]);
     }
-    Ok(out)
-}
-
-/// The first `n` tokens of `text` under `engine`'s tokenizer.
-fn first_tokens(engine: &LmEngine, text: &str, n: usize) -> anyhow::Result<Vec<i32>> {
-    let mut t = engine.model().tokenize(text)?;
-    t.truncate(n);
-    Ok(t)
-}
-
-fn compare_answers(
-    p1: &Path,
-    p2: &Path,
-    threads: u32,
-    json: bool,
-) -> anyhow::Result<serde_json::Value> {
-    let a1 = answers(p1, threads)?;
-    let a2 = answers(p2, threads)?;
-    let tok = LmEngine::load(p1, &ContextConfig::default())?;
-    let mut same16 = 0;
-    let mut tally = [(0usize, 0usize), (0usize, 0usize)];
-    let n_facts: usize = EVAL_PROMPTS.iter().map(|p| p.facts.len()).sum();
-    for (p, (x, y)) in EVAL_PROMPTS.iter().zip(a1.iter().zip(&a2)) {
-        if first_tokens(&tok, x, 16)? == first_tokens(&tok, y, 16)? {
-            same16 += 1;
-        }
-        let mut line = Vec::new();
-        for (k, a) in [x, y].into_iter().enumerate() {
-            let kept = facts_kept(a, p.facts);
-            let inv = invented_numbers(a, p.surroundings);
-            tally[k].0 += kept;
-            tally[k].1 += inv.len();
-            line.push(format!(
-                "{a:?}  [facts {kept}/{}, invented numbers {inv:?}]",
-                p.facts.len()
-            ));
-        }
-        if !json {
-            println!("{}\n  A: {}\n  B: {}", p.question, line[0], line[1]);
-        }
-    }
-    if !json {
-        println!(
-            "A = {}\nB = {}\nfacts kept: A {}/{n_facts}, B {}/{n_facts}; invented numbers: A {}, B {}; \
-             first 16 tokens identical on {same16} of {} prompts",
-            p1.display(),
-            p2.display(),
-            tally[0].0,
-            tally[1].0,
-            tally[0].1,
-            tally[1].1,
-            EVAL_PROMPTS.len()
-        );
-    }
-    Ok(serde_json::json!({
-        "prompts": EVAL_PROMPTS.len(),
-        "facts": n_facts,
-        "facts_kept": [tally[0].0, tally[1].0],
-        "invented_numbers": [tally[0].1, tally[1].1],
-        "first16_identical": same16,
-        "answers": [a1, a2],
-    }))
-}
-
-/// The median over rounds of `f` for variant `i` of `n`, and of the ratio variant 1 / 0.
-fn summary(reports: &[LmBenchReport], n: usize, f: fn(&LmBenchReport) -> f64) -> (f64, f64, f64) {
-    let of = |i: usize| -> Vec<f64> { reports.iter().skip(i).step_by(n).map(f).collect() };
-    let ratios: Vec<f64> = of(0).iter().zip(of(1)).map(|(x, y)| y / x).collect();
-    (median(&of(0)), median(&of(1)), median(&ratios))
+    println!(
+        "A = {}\nB = {}\nfacts kept: A {}/{n_facts}, B {}/{n_facts}; invented numbers: A {}, B {}; \
+         first 16 tokens identical on {} of {} prompts",
+        p1.display(),
+        p2.display(),
+        c.facts_kept[0],
+        c.facts_kept[1],
+        c.invented_numbers[0],
+        c.invented_numbers[1],
+        c.first16_identical,
+        c.prompts.len(),
+        n_facts = c.facts,
+    );
 }
 
 fn parse_frame(s: &str) -> Result<(u32, u32), String> {
@@ -242,14 +170,9 @@ fn print_image_report(r: &ImageBenchReport) {
 fn run_lm(mut a: LmArgs) -> anyhow::Result<()> {
     let mut image = None;
     if let Some(b) = &a.bundle {
-        let bundle = Bundle::load(b).with_context(|| format!("bundle {}", b.display()))?;
-        a.model = Some(bundle.lm.gguf.clone());
-        if let Some(mm) = &bundle.lm.mmproj {
-            image = Some(
-                run_image_bench(&bundle.lm.gguf, mm, a.threads, a.repeats, a.frame)
-                    .with_context(|| format!("benchmarking {}", mm.display()))?,
-            );
-        }
+        let bench = bench_bundle_image(b, a.threads, a.repeats, a.frame)?;
+        a.model = Some(bench.gguf);
+        image = bench.image;
     }
     if let (Some(r), false) = (&image, a.json) {
         print_image_report(r);
@@ -262,16 +185,7 @@ fn run_lm(mut a: LmArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let paths = if a.compare {
-        let q41 = fetched_model_path();
-        let q40 = ensure_quantized(&q41, QuantType::Q4_0, a.threads)?;
-        vec![q41, q40]
-    } else {
-        vec![match a.model {
-            Some(p) => p,
-            None => default_model_path(a.threads).context("default language model")?,
-        }]
-    };
+    let paths = bench_models(a.compare, a.model.clone(), a.threads)?;
     let fa: &[bool] = match a.flash_attn {
         FlashAttn::Off => &[false],
         FlashAttn::On => &[true],
@@ -281,25 +195,20 @@ fn run_lm(mut a: LmArgs) -> anyhow::Result<()> {
         .iter()
         .flat_map(|p| fa.iter().map(move |&f| (p.clone(), f)))
         .collect();
-    // Rounds of every variant in turn (A B A B …), so all see the same machine load.
-    let mut reports = Vec::new();
-    for _ in 0..a.rounds.max(1) {
-        for (p, f) in &variants {
-            let cfg = LmBenchConfig {
-                threads: a.threads,
-                repeats: a.repeats,
-                flash_attention: *f,
-                n_ctx: a.ctx.unwrap_or(LmBenchConfig::default().n_ctx),
-                ..LmBenchConfig::default()
-            };
-            let r = run_bench(p, &cfg).with_context(|| format!("benchmarking {}", p.display()))?;
-            if !a.json {
-                print_report(&r);
-                println!();
-            }
-            reports.push(r);
+    let config = LmBenchConfig {
+        threads: a.threads,
+        repeats: a.repeats,
+        n_ctx: a.ctx.unwrap_or(LmBenchConfig::default().n_ctx),
+        ..LmBenchConfig::default()
+    };
+    let json = a.json;
+    let mut on_report = |r: &LmBenchReport| {
+        if !json {
+            print_report(r);
+            println!();
         }
-    }
+    };
+    let reports = bench_rounds(&variants, a.rounds, &config, &mut on_report)?;
     if variants.len() == 2 && !a.json {
         let n = variants.len();
         println!(
@@ -318,14 +227,18 @@ fn run_lm(mut a: LmArgs) -> anyhow::Result<()> {
             ("load ms", |r| r.load_ms),
         ];
         for (name, f) in rows {
-            let (x, y, ratio) = summary(&reports, n, f);
+            let (x, y, ratio) = round_medians(&reports, n, f);
             println!("{name:<20} A {x:8.1}  B {y:8.1}  B/A {ratio:.3}");
         }
         println!();
     }
     let mut comparison = None;
     if let [p1, p2] = paths.as_slice() {
-        comparison = Some(compare_answers(p1, p2, a.threads, a.json)?);
+        let c = compare_answers(p1, p2, a.threads)?;
+        if !a.json {
+            print_comparison(&c, p1, p2);
+        }
+        comparison = Some(c.to_json());
     }
     if a.json {
         let v = serde_json::json!({ "reports": reports, "comparison": comparison, "image": image });

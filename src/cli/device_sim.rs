@@ -3,17 +3,12 @@
 //! time, optionally with injected faults. Listens on loopback only unless `--allow-remote`
 //! and `--token` are both given.
 
-use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
-
 use std::path::PathBuf;
-use vista::source::live::link::{Listener, UNIX_PREFIX};
-
-use anyhow::Context;
+use std::time::Duration;
 
 use vista::runtime::StopHandle;
-use vista::source::live::protocol::{Hello, PROTOCOL_VERSION};
-use vista::source::live::sim::{serve, serve_to, Faults, SimConfig};
-use vista::source::replay::{ReplayOptions, ReplaySource};
+use vista::source::live::sim::{Faults, SimReport};
+use vista::source::live::sim_serve::{serve_session, DeviceSimOptions, SimLink};
 
 /// Arguments of `vista device-sim`.
 #[derive(Debug, clap::Args)]
@@ -76,63 +71,28 @@ fn ms_to_ns(ms: f64) -> i64 {
     }
 }
 
-/// Resolves `listen` and refuses non-loopback addresses without `--allow-remote --token`.
-fn listen_addr(args: &DeviceSimArgs) -> anyhow::Result<SocketAddr> {
-    let addr = args
-        .listen
-        .to_socket_addrs()
-        .with_context(|| format!("resolving --listen {}", args.listen))?
-        .next()
-        .with_context(|| format!("--listen {} resolves to no address", args.listen))?;
-    if !addr.ip().is_loopback() {
-        if !args.allow_remote {
-            anyhow::bail!(
-                "--listen {addr} is not a loopback address; pass --allow-remote --token TOKEN to expose the device"
-            );
-        }
-        if args.token.as_deref().is_none_or(str::is_empty) {
-            anyhow::bail!("--allow-remote needs a non-empty --token");
-        }
-    }
-    Ok(addr)
-}
-
-/// Binds `--listen`: a Unix-domain socket (local by nature), or a checked TCP address.
-fn bind(args: &DeviceSimArgs) -> anyhow::Result<Listener> {
-    #[cfg(unix)]
-    if let Some(path) = args.listen.strip_prefix(UNIX_PREFIX) {
-        let l = std::os::unix::net::UnixListener::bind(path)
-            .with_context(|| format!("listening on {}", args.listen))?;
-        return Ok(Listener::Unix(l));
-    }
-    let addr: SocketAddr = listen_addr(args)?;
-    let l = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
-    Ok(Listener::Tcp(l))
-}
-
 /// Runs `vista device-sim`.
 pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
-    let options = ReplayOptions {
-        recorded_only: true,
-        ..Default::default()
-    };
-    let source = ReplaySource::open(&args.session, options)
-        .with_context(|| format!("opening session {}", args.session.display()))?;
-    let calib_json = source
-        .recording()
-        .calib_json()
-        .unwrap_or_default()
-        .to_string();
-    let config = SimConfig {
-        rate: (!args.asap).then_some(args.rate),
-        hello: Hello {
-            version: PROTOCOL_VERSION,
-            device_serial: args.serial.clone(),
-            streaming_profile: "recording".into(),
-            calib_json,
+    let link = match &args.connect {
+        Some(addr) => SimLink::Connect {
+            addr: addr.clone(),
+            retry: Duration::from_secs_f64(if args.connect_retry_s.is_finite() {
+                args.connect_retry_s.clamp(0.0, 86_400.0)
+            } else {
+                10.0
+            }),
         },
+        None => SimLink::Listen {
+            addr: args.listen.clone(),
+            allow_remote: args.allow_remote,
+        },
+    };
+    let options = DeviceSimOptions {
+        session: args.session.clone(),
+        rate: (!args.asap).then_some(args.rate),
+        link,
         token: args.token.clone(),
-        heartbeat_ns: 500_000_000,
+        serial: args.serial.clone(),
         faults: Faults {
             latency_ns: ms_to_ns(args.latency_ms),
             jitter_ns: ms_to_ns(args.jitter_ms),
@@ -142,45 +102,16 @@ pub fn run(args: DeviceSimArgs) -> anyhow::Result<()> {
             burst_frames: args.burst,
             seed: args.seed,
         },
-        limits: Default::default(),
     };
     let stop = StopHandle::new();
     let s2 = stop.clone();
     let _ = ctrlc::set_handler(move || s2.stop());
-    if let Some(addr) = &args.connect {
-        let retry = if args.connect_retry_s.is_finite() {
-            args.connect_retry_s.clamp(0.0, 86_400.0)
-        } else {
-            10.0
-        };
-        log::info!("device-sim: serving {} to {addr}", args.session.display());
-        let report = serve_to(
-            addr,
-            Box::new(source),
-            &config,
-            &stop,
-            std::time::Duration::from_secs_f64(retry),
-        )?;
-        print_report(&report);
-        return Ok(());
-    }
-    let listener = bind(&args)?;
-    log::info!(
-        "device-sim: serving {} on {}",
-        args.session.display(),
-        listener.local_addr()
-    );
-    let report = serve(&listener, Box::new(source), &config, &stop);
-    #[cfg(unix)]
-    if let Some(path) = args.listen.strip_prefix(UNIX_PREFIX) {
-        let _ = std::fs::remove_file(path);
-    }
-    let report = report?;
+    let report = serve_session(&options, &stop)?;
     print_report(&report);
     Ok(())
 }
 
-fn print_report(report: &vista::source::live::sim::SimReport) {
+fn print_report(report: &SimReport) {
     println!(
         "device-sim: {} connections ({} refused), {} frames sent, {} samples lost, goodbye {}",
         report.connections,

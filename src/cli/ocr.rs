@@ -2,11 +2,8 @@
 //! with the PP-OCRv4 pipeline, around a point or in the whole image.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::Context;
-
-use vista::ocr::{read_region, BgrImage, DetLimit, OcrConfig, OcrEngine, Region};
+use vista::pipeline::still_text::{line_json, read_still, StillTextOptions};
 
 /// Arguments of `vista ocr`.
 #[derive(Debug, clap::Args)]
@@ -33,36 +30,19 @@ pub struct OcrArgs {
 
 /// Runs `vista ocr`.
 pub fn run(args: OcrArgs) -> anyhow::Result<()> {
-    let bytes =
-        std::fs::read(&args.image).with_context(|| format!("reading {}", args.image.display()))?;
-    let img = BgrImage::from_encoded(&bytes).with_context(|| args.image.display().to_string())?;
-    let cfg = OcrConfig {
-        threads: args.threads,
-        det_limit: args.det_max_px.map_or(DetLimit::default(), DetLimit::Max),
-        ..OcrConfig::default()
-    };
-    let t0 = Instant::now();
-    let mut engine = OcrEngine::new(cfg)?;
-    let load_s = t0.elapsed().as_secs_f64();
-    let region = match args.gaze.as_deref() {
-        Some([x, y]) => Region::Around {
-            center_px: [*x, *y],
-            size_px: args.roi_px,
+    let read = read_still(&StillTextOptions {
+        image: args.image,
+        around_px: match args.gaze.as_deref() {
+            Some([x, y]) => Some([*x, *y]),
+            _ => None,
         },
-        _ => Region::Whole,
-    };
-    let t1 = Instant::now();
-    let lines = read_region(&mut engine, &img, region)?;
-    let read_ms = t1.elapsed().as_secs_f64() * 1e3;
-    for l in &lines {
+        roi_px: args.roi_px,
+        det_max_px: args.det_max_px,
+        threads: args.threads,
+    })?;
+    for l in &read.lines {
         if args.json {
-            let v = serde_json::json!({
-                "text": l.text,
-                "confidence": l.confidence,
-                "det_score": l.det_score,
-                "box": l.quad,
-            });
-            println!("{v}");
+            println!("{}", line_json(l));
         } else {
             let q = l.quad;
             println!(
@@ -72,10 +52,13 @@ pub fn run(args: OcrArgs) -> anyhow::Result<()> {
         }
     }
     log::info!(
-        "{} line(s) in {}×{} ({region:?}): models loaded in {load_s:.2} s, read in {read_ms:.0} ms",
-        lines.len(),
-        img.width(),
-        img.height()
+        "{} line(s) in {}×{} ({:?}): models loaded in {:.2} s, read in {:.0} ms",
+        read.lines.len(),
+        read.width,
+        read.height,
+        read.region,
+        read.load_s,
+        read.read_ms
     );
     Ok(())
 }

@@ -2,16 +2,13 @@
 //! speaks one text (or standard input, as it arrives), clause by clause, on the sound device
 //! or into a WAV file.
 
-use std::io::Read;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 
-use vista::speech::chunker::ChunkerConfig;
-use vista::speech::sink::{open_sink, AudioChoice};
-use vista::speech::{AnswerStream, Speaker, SpeakerConfig, VoiceParams};
-use vista::time::{Clock, DeviceTime, WallClock};
+use vista::pipeline::speak_text::{speak_text, SpeakInput, SpeakTextOptions};
+use vista::speech::sink::AudioChoice;
+use vista::speech::VoiceParams;
 
 /// Arguments of `vista say`.
 #[derive(Debug, clap::Args)]
@@ -59,78 +56,34 @@ pub fn run(args: SayArgs) -> anyhow::Result<()> {
         volume: args.volume,
         end_pause: false,
     };
-    let opened = open_sink(choice, args.out.as_deref(), 22_050).with_context(|| {
-        format!(
-            "opening the {choice:?} sink{}",
-            args.out
-                .as_ref()
-                .map(|p| format!(" ({})", p.display()))
-                .unwrap_or_default()
-        )
-    })?;
-    let clock: Arc<dyn Clock> = Arc::new(WallClock);
-    let sink_name = opened.sink.name().to_string();
-    let speaker = Speaker::start(
-        SpeakerConfig {
-            voice,
-            transcript: args.transcript.clone(),
-            ..SpeakerConfig::default()
-        },
-        opened.sink,
-        Arc::clone(&clock),
-    )
-    .context("starting the speaker")?;
-    if speaker.sample_rate_hz() != 22_050 {
-        log::warn!(
-            "speech: eSpeak NG speaks at {} Hz",
-            speaker.sample_rate_hz()
-        );
-    }
-    let mut stream = AnswerStream::new(&speaker, ChunkerConfig::default(), 1, DeviceTime(0));
-    if args.text == "-" {
+    let options = SpeakTextOptions {
+        voice,
+        audio: choice,
+        out: args.out.clone(),
+        transcript: args.transcript.clone(),
+    };
+    let mut stdin = std::io::stdin().lock();
+    let input = if args.text == "-" {
         // Speak standard input as it arrives, clause by clause (e.g. piped from a model).
-        let mut stdin = std::io::stdin().lock();
-        let mut buf = [0u8; 4096];
-        let mut pending = Vec::new();
-        loop {
-            let n = stdin.read(&mut buf).context("reading standard input")?;
-            if n == 0 {
-                break;
-            }
-            pending.extend_from_slice(buf.get(..n).unwrap_or(&[]));
-            // Hand over the longest valid UTF-8 prefix; keep a split character for later.
-            let valid = match std::str::from_utf8(&pending) {
-                Ok(s) => s.len(),
-                Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                Err(e) => bail!("standard input is not UTF-8 (byte {})", e.valid_up_to()),
-            };
-            let text: String = String::from_utf8_lossy(pending.get(..valid).unwrap_or(&[])).into();
-            pending.drain(..valid);
-            // A full speaker queue holds standard input back (no clause is dropped).
-            stream.push_waiting(&text, clock.now());
-        }
+        SpeakInput::Stream(&mut stdin)
     } else {
-        stream.push_waiting(&args.text, clock.now());
-    }
-    let (_, refused) = stream.finish_waiting(clock.now());
-    if refused > 0 {
-        log::warn!("speech: {refused} clause(s) refused (the speaker stopped)");
-    }
-    let report = speaker.finish(None).context("speaking")?;
-    let secs = report.speech_samples as f64 / 22_050.0;
+        SpeakInput::Text(&args.text)
+    };
+    let spoken = speak_text(&options, input)?;
     println!(
-        "spoke {} clause(s), {secs:.2} s of audio, to {}{}",
-        report.spoken,
-        sink_name,
-        match (&sink_name[..], &args.out) {
+        "spoke {} clause(s), {:.2} s of audio, to {}{}",
+        spoken.spoken,
+        spoken.audio_s,
+        spoken.sink,
+        match (&spoken.sink[..], &args.out) {
             ("wav", Some(p)) => format!(" ({})", p.display()),
             _ => String::new(),
         }
     );
-    if report.failed > 0 {
+    if spoken.failed > 0 {
         bail!(
             "{} clause(s) could not be synthesised (see the log)",
-            report.failed
+            spoken.failed
         );
     }
     Ok(())

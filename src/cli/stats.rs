@@ -3,10 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-
-use vista::window::replay_windows::for_each_window;
-use vista::window::{StatsAccumulator, WindowConfig};
+use vista::window::split_stats::{split_stats, write_stats, SplitStatsOptions};
 
 /// Arguments of `vista stats`.
 #[derive(Debug, clap::Args)]
@@ -28,26 +25,12 @@ pub struct StatsArgs {
 
 /// Runs `vista stats`.
 pub fn run(args: StatsArgs) -> anyhow::Result<()> {
-    let config = WindowConfig::with_length_ns((args.window_s * 1e9).round() as i64)?;
-    let mut acc = StatsAccumulator::new(config.bin_ns);
-    for s in &args.sessions {
-        let read = for_each_window(s, config, !args.raw, |w| acc.add_window(w))
-            .with_context(|| format!("reading {}", s.display()))?;
-        for msg in &read.skipped {
-            log::warn!("{}: {msg}", s.display());
-        }
-        log::info!(
-            "{}: {} samples, {} NaN values skipped",
-            s.display(),
-            read.samples,
-            read.counters.nan_values
-        );
-    }
-    let mut stats = acc.finish();
-    stats.rectified = Some(!args.raw);
-    let text = serde_json::to_string_pretty(&stats)?;
-    std::fs::write(&args.out, text + "\n")
-        .with_context(|| format!("writing {}", args.out.display()))?;
+    let stats = split_stats(&SplitStatsOptions {
+        sessions: args.sessions.clone(),
+        window_s: args.window_s,
+        rectify: !args.raw,
+    })?;
+    write_stats(&stats, &args.out)?;
     println!(
         "{} windows from {} session(s) -> {}",
         stats.windows,

@@ -4,12 +4,12 @@
 //! scenarios (name, duration, RGB rate, task categories, summary).
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 
+use vista::synth::named::{list_scenarios, synthesize_named};
 use vista::synth::session_writer::DEFAULT_TEMPLATE;
-use vista::synth::{find_scenario, scenario_files, write_session, Scenario, SynthOptions};
+use vista::synth::SynthOptions;
 
 /// Arguments of `vista synth`.
 #[derive(Debug, clap::Args)]
@@ -58,12 +58,7 @@ pub struct SynthArgs {
 /// Runs `vista synth`.
 pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     if args.list {
-        for f in scenario_files(&args.scenarios)? {
-            let sc = Scenario::load(&f)?;
-            let stem = f
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+        for (stem, sc) in list_scenarios(&args.scenarios)? {
             println!(
                 "{stem:<21} {:>6.0} s  rgb {:>2.0} fps  [{}]  {}",
                 sc.duration_s,
@@ -99,7 +94,6 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
-    let sc = find_scenario(&args.scenarios, &name)?;
     let opts = SynthOptions {
         seed: args.seed,
         duration_s: args.duration,
@@ -115,16 +109,15 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         nominal_gait: args.nominal_gait,
         ..SynthOptions::default()
     };
-    let started = Instant::now();
-    let sum = write_session(&sc, &out, &opts)
-        .with_context(|| format!("writing scenario {} into {}", sc.name, out.display()))?;
+    let done = synthesize_named(&args.scenarios, &name, &out, &opts)?;
+    let sum = &done.summary;
     println!(
         "{}: {:.1} s of scenario {} (seed {}) in {:.2} s",
         out.display(),
         sum.duration_s,
-        sc.name,
+        done.scenario.name,
         args.seed,
-        started.elapsed().as_secs_f64()
+        done.elapsed_s
     );
     println!(
         "  recording.vrs: {} records, {} bytes",

@@ -93,6 +93,7 @@ pub mod load;
 pub mod mode;
 pub mod pose;
 pub mod requests;
+pub mod score_run;
 pub mod scorecard;
 pub mod text;
 pub mod truth;

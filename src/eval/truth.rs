@@ -1,5 +1,5 @@
 //! Read-side structures of a session's `ground_truth.json` and `requests.jsonl` (as
-//! `crate::synth::truth` and `crate::synth::session` write them), and of the assistant's
+//! `crate::synth::truth` and `crate::synth::session_writer` write them), and of the assistant's
 //! `decisions.jsonl` lines. The ground truth is the yardstick, so it is read strictly: an
 //! unknown field, an unknown hazard kind, a coordinate that is not finite, a window that
 //! ends before it starts or lies outside the session is refused with the file and the field

@@ -17,16 +17,26 @@
 //!                         language model window / vision, sequence digest
 //!         → outputs (profile, trace, picture, score)
 //! ```
+//!
+//! Beside runs, the one-shot tools: [`still_text`] reads text in one image (`vista ocr`),
+//! [`speak_text`] speaks one text (`vista say`), `ask` puts one question to the language
+//! model (`vista ask`, feature `llm`), `lm_bench` measures its speed (`vista bench lm`).
 
+#[cfg(feature = "llm")]
+pub mod ask;
 mod assemble;
 mod digest;
 mod error;
 mod inputs;
 mod live;
+#[cfg(feature = "llm")]
+pub mod lm_bench;
 mod monitor;
 mod options;
 mod outputs;
 mod replay;
+pub mod speak_text;
+pub mod still_text;
 mod stream_report;
 
 use std::path::PathBuf;

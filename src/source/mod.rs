@@ -3,8 +3,12 @@
 //! A [`Source`] yields samples in capture order, unpaced; the runtime's ingest stage paces
 //! them with a [`crate::time::Clock`] (real time, rate-scaled, or virtual) and stamps their
 //! arrival time. Replay of recorded sessions lives in `replay` (what a session folder holds in
-//! `session_files`); live input and synthetic worlds plug in behind the same trait.
+//! `session_files`); live input and synthetic worlds plug in behind the same trait. `inspect`
+//! says what a recording or session folder holds; `calibration` reads a path's device
+//! calibration.
 
+pub mod calibration;
+pub mod inspect;
 pub mod live;
 pub mod prefetch;
 pub mod replay;

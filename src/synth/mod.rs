@@ -13,7 +13,8 @@
 //! targets, [`mps_noise`] the error models that make the MPS files estimates, not truth, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
 //! vehicles at each request), and [`session_writer`] writes it all as a session folder
 //! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). Everything is
-//! deterministic for a seed ([`rng`]), whatever the number of threads.
+//! deterministic for a seed ([`rng`]), whatever the number of threads. [`named`] lists the
+//! scenario folder and writes a scenario found by name (`vista synth`).
 
 pub mod eyes;
 pub mod frames;
@@ -22,6 +23,7 @@ pub mod hands;
 pub mod jpeg;
 pub mod mps_noise;
 pub mod mps_out;
+pub mod named;
 pub mod people;
 pub mod pipeline;
 pub mod rays;

@@ -13,6 +13,8 @@
 //!   (200 Hz × 5 s by default).
 //! * [`frames`] picks the 8 RGB frames (uniform or causal) and decodes and resizes each
 //!   once ([`FrameCache`]); [`replay_windows`] reads recorded sessions.
+//! * [`moment_report`] shows one moment's window (`vista window`).
+//! * [`split_stats`] computes the statistics over a training split (`vista stats`).
 //! * [`WindowConsumer`] runs all of it as a runtime consumer, handing every update
 //!   ([`WindowUpdate`]) to a sink.
 //!
@@ -27,11 +29,13 @@ pub mod extract;
 pub mod features;
 pub mod frames;
 pub mod imu_resample;
+pub mod moment_report;
 pub mod norm;
 pub mod rectify;
 pub mod replay_windows;
 pub mod resize;
 pub mod spec;
+pub mod split_stats;
 pub mod tensor;
 
 pub use builder::{window_at, WindowBuilder, WindowCounters};

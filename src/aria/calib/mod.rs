@@ -1,7 +1,8 @@
 //! Aria device calibration: camera models and camera calibrations (project / unproject with
 //! projectaria_tools' validity rules, Aria rescaling), IMU / magnetometer / barometer /
 //! microphone intrinsics, the central pupil frame, and parsing of the calibration JSON
-//! (VRS `calib_json` tag, factory JSON files).
+//! (VRS `calib_json` tag, factory JSON files); a calibration in words and JSON (`summary`) and
+//! points through a camera line by line (`point_lines`).
 //!
 //! Conventions follow projectaria_tools: quaternions in JSON are `[w,[x,y,z]]` (Hamilton),
 //! `T_Device_Camera` maps camera-frame points into the device frame, and pixel centres are at
@@ -21,9 +22,11 @@ mod magnetometer;
 mod model;
 mod newton;
 mod parse;
+pub mod point_lines;
 mod rectification;
 mod rescale;
 mod spherical;
+pub mod summary;
 
 pub use barometer::{BarometerCalibration, MicrophoneCalibration};
 pub use camera::CameraCalibration;

@@ -1,5 +1,6 @@
 //! Live input from Aria glasses (through `device/aria-bridge`) or `vista device-sim`: the wire
-//! protocol, framed I/O, the clock-offset estimator, the device simulator and the live source.
+//! protocol, framed I/O, the clock-offset estimator, the device simulator (`sim`; on a
+//! recorded session: `sim_serve`) and the live source.
 
 pub mod clock;
 pub mod epoch;
@@ -11,6 +12,7 @@ pub mod overlay;
 pub mod primed;
 pub mod protocol;
 pub mod sim;
+pub mod sim_serve;
 pub mod source;
 
 pub use clock::{LiveClock, OffsetCell};
