@@ -76,6 +76,19 @@ impl OrtEngine {
         expected: &ModelContract,
         options: OrtOptions,
     ) -> Result<Self, EngineError> {
+        let engine = Self::open(path, options)?;
+        check_contract(expected, &engine.inputs, &engine.outputs).map_err(|mismatch| {
+            EngineError::Contract {
+                path: path.to_path_buf(),
+                mismatch,
+            }
+        })?;
+        Ok(engine)
+    }
+
+    /// Loads `path` without a contract, for a caller that checks what the model declares
+    /// itself (a model family whose tensor names vary between exports).
+    pub fn open(path: &Path, options: OrtOptions) -> Result<Self, EngineError> {
         require_file(path)?;
         init_ort()?;
         let load_err = |reason: String| EngineError::Load {
@@ -102,16 +115,17 @@ impl OrtEngine {
             .iter()
             .map(|o| spec(o.name(), o.dtype()))
             .collect();
-        check_contract(expected, &inputs, &outputs).map_err(|mismatch| EngineError::Contract {
-            path: path.to_path_buf(),
-            mismatch,
-        })?;
         Ok(Self {
             path: path.to_path_buf(),
             session,
             inputs,
             outputs,
         })
+    }
+
+    /// A custom metadata entry of the model (e.g. a recogniser's character list).
+    pub fn metadata(&self, key: &str) -> Option<String> {
+        self.session.metadata().ok()?.custom(key)
     }
 }
 

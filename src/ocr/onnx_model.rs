@@ -1,27 +1,18 @@
-//! One ONNX model of the pipeline behind `ort`: loaded once with a fixed thread count, its
-//! input and output checked, and a plain `f32` NCHW run.
-//!
-//! Sessions are built on the process's one ONNX Runtime environment
-//! ([`crate::infer::ort_environment`]).
+//! One ONNX model of the text-reading pipeline: loaded once through the crate's ONNX Runtime
+//! engine ([`crate::infer::OrtEngine`], on the process's one environment) with a fixed thread
+//! count, its input and output ranks checked (the PP-OCR exports name their tensors
+//! differently from one version to the next, so ranks, not names, are the contract), and a
+//! plain `f32` NCHW run.
 
-use std::path::{Path, PathBuf};
-
-use ort::environment::Environment;
-use ort::session::builder::GraphOptimizationLevel;
-use ort::session::Session;
-use ort::value::TensorRef;
+use std::path::Path;
 
 use super::error::OcrError;
-
-/// The process's ONNX Runtime environment (shared with every other `ort` user).
-pub fn ort_environment() -> Result<&'static Environment, OcrError> {
-    Ok(crate::infer::ort_environment()?)
-}
+use crate::infer::engine::{EngineError, OnnxEngine, TensorView};
+use crate::infer::ort_engine::{OrtEngine, OrtOptions};
 
 /// A loaded model with one float input and (at least) one float output.
 pub struct Model {
-    session: Session,
-    path: PathBuf,
+    engine: OrtEngine,
     input: String,
     stage: &'static str,
 }
@@ -29,7 +20,7 @@ pub struct Model {
 impl std::fmt::Debug for Model {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Model")
-            .field("path", &self.path)
+            .field("path", &self.engine.path())
             .field("stage", &self.stage)
             .finish()
     }
@@ -49,52 +40,43 @@ impl Model {
                 path: path.to_path_buf(),
             });
         }
-        let env = ort_environment()?;
-        let fail = |e: ort::Error| OcrError::Session {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
+        let options = OrtOptions {
+            intra_threads: threads.max(1),
         };
-        let session = Session::builder(env)
-            .map_err(fail)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| fail(e.into()))?
-            .with_intra_threads(threads.max(1))
-            .map_err(|e| fail(e.into()))?
-            .with_inter_threads(1)
-            .map_err(|e| fail(e.into()))?
-            .commit_from_file(path)
-            .map_err(fail)?;
+        let engine = OrtEngine::open(path, options).map_err(|e| OcrError::Session {
+            path: path.to_path_buf(),
+            reason: engine_reason(e),
+        })?;
         let shape_err = |what: String| OcrError::Shape {
             path: path.to_path_buf(),
             what,
         };
-        let [input] = session.inputs() else {
+        let [input] = engine.inputs() else {
             return Err(shape_err(format!(
                 "expected one input, found {}",
-                session.inputs().len()
+                engine.inputs().len()
             )));
         };
-        let in_rank = input.dtype().tensor_shape().map(|s| s.len());
-        if in_rank != Some(4) {
+        let in_rank = input.shape.0.len();
+        if in_rank != 4 {
             return Err(shape_err(format!(
-                "input {} has rank {in_rank:?}, expected 4 (NCHW)",
-                input.name()
+                "input {} has rank {in_rank}, expected 4 (NCHW)",
+                input.name
             )));
         }
-        let Some(output) = session.outputs().first() else {
+        let Some(output) = engine.outputs().first() else {
             return Err(shape_err("no outputs".into()));
         };
-        let out_rank = output.dtype().tensor_shape().map(|s| s.len());
-        if out_rank != Some(output_rank) {
+        let out_rank = output.shape.0.len();
+        if out_rank != output_rank {
             return Err(shape_err(format!(
-                "output {} has rank {out_rank:?}, expected {output_rank}",
-                output.name()
+                "output {} has rank {out_rank}, expected {output_rank}",
+                output.name
             )));
         }
-        let input = input.name().to_string();
+        let input = input.name.clone();
         Ok(Self {
-            session,
-            path: path.to_path_buf(),
+            engine,
             input,
             stage,
         })
@@ -102,24 +84,20 @@ impl Model {
 
     /// The model file.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.engine.path()
     }
 
     /// A custom metadata entry of the model.
     pub fn metadata(&self, key: &str) -> Option<String> {
-        self.session.metadata().ok()?.custom(key)
+        self.engine.metadata(key)
     }
 
     /// The fixed size of output dimension `dim`, when the model declares one.
     pub fn output_dim(&self, dim: usize) -> Option<i64> {
-        let d = *self
-            .session
-            .outputs()
-            .first()?
-            .dtype()
-            .tensor_shape()?
-            .get(dim)?;
-        (d > 0).then_some(d)
+        match self.engine.outputs().first()?.shape.0.get(dim)? {
+            crate::infer::engine::Dim::Fixed(d) => i64::try_from(*d).ok().filter(|d| *d > 0),
+            crate::infer::engine::Dim::Dynamic => None,
+        }
     }
 
     /// Runs the model on an NCHW tensor; returns the first output's shape and values.
@@ -129,22 +107,41 @@ impl Model {
         data: &[f32],
     ) -> Result<(Vec<i64>, Vec<f32>), OcrError> {
         let stage = self.stage;
-        let fail = |e: ort::Error| OcrError::Inference {
-            stage,
-            reason: e.to_string(),
-        };
         if shape.iter().product::<usize>() != data.len() {
             return Err(OcrError::Inference {
                 stage,
                 reason: format!("tensor {shape:?} does not hold {} values", data.len()),
             });
         }
-        let tensor = TensorRef::from_array_view((shape, data)).map_err(fail)?;
-        let outputs = self
-            .session
-            .run(ort::inputs![self.input.as_str() => tensor])
-            .map_err(fail)?;
-        let (out_shape, values) = outputs[0].try_extract_tensor::<f32>().map_err(fail)?;
-        Ok((out_shape.to_vec(), values.to_vec()))
+        let view = TensorView {
+            name: &self.input,
+            shape: &shape,
+            data,
+        };
+        let mut outputs = self.engine.run(&[view]).map_err(|e| OcrError::Inference {
+            stage,
+            reason: engine_reason(e),
+        })?;
+        if outputs.is_empty() {
+            return Err(OcrError::Inference {
+                stage,
+                reason: "the model gave no output".into(),
+            });
+        }
+        let first = outputs.swap_remove(0);
+        let out_shape = first
+            .shape
+            .iter()
+            .map(|&d| i64::try_from(d).unwrap_or(i64::MAX))
+            .collect();
+        Ok((out_shape, first.data))
+    }
+}
+
+/// The engine's reason, without the path the OCR error names itself.
+fn engine_reason(e: EngineError) -> String {
+    match e {
+        EngineError::Load { reason, .. } | EngineError::Run { reason, .. } => reason,
+        other => other.to_string(),
     }
 }
