@@ -76,6 +76,17 @@ pub enum JsonlError {
 }
 
 impl JsonlError {
+    /// What is wrong, without the file and line (for a caller that names them its own
+    /// way).
+    pub fn reason(&self) -> String {
+        match self {
+            JsonlError::Io { source, .. } => source.to_string(),
+            JsonlError::Json { message, .. } => message.clone(),
+            JsonlError::LineTooLong { max_bytes, .. } => format!("longer than {max_bytes} bytes"),
+            JsonlError::TooManyLines { max_lines, .. } => format!("more than {max_lines} lines"),
+        }
+    }
+
     /// The file.
     pub fn path(&self) -> &Path {
         match self {

@@ -25,6 +25,16 @@ pub enum EvalError {
         #[source]
         source: serde_json::Error,
     },
+    /// A JSON line is not what was expected (or the line is too long to read).
+    #[error("{}:{line}: {reason}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The MPS trajectory could not be read.
     #[error("wearer trajectory: {0}")]
     Trajectory(#[from] crate::aria::mps::MpsError),

@@ -15,6 +15,7 @@ use super::truth::{DecisionRecord, GroundTruthFile, RequestLine};
 use crate::aria::calib::{t_device_cpf, CadVariant, CalibSource, DeviceCalibration};
 use crate::aria::mps::TrajectoryReader;
 use crate::aria::vrs::reader::VrsReader;
+use crate::jsonl::{self, Limits};
 use crate::speech::transcript::TranscriptEntry;
 use crate::state::Decision;
 
@@ -73,22 +74,19 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, EvalError> {
     })
 }
 
-/// Reads JSON lines (blank lines skipped), each with its 1-based line number.
+/// Reads JSON lines (blank lines skipped, through [`crate::jsonl`]), each with its 1-based
+/// line number; the first bad line is the error.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<(usize, T)>, EvalError> {
-    let text = read_text(path)?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .map(|v| (i + 1, v))
-                .map_err(|source| EvalError::Json {
-                    path: path.to_path_buf(),
-                    line: i + 1,
-                    source,
-                })
-        })
-        .collect()
+    let mut bad = Vec::new();
+    let out = read_lines(path, &mut bad)?;
+    match bad.into_iter().next() {
+        Some((line, reason)) => Err(EvalError::Line {
+            path: path.to_path_buf(),
+            line,
+            reason,
+        }),
+        None => Ok(out),
+    }
 }
 
 /// Reads JSON lines of a run's output, which a crash or a full disk may have damaged: a
@@ -98,17 +96,29 @@ pub fn read_jsonl_damaged<T: DeserializeOwned>(
     path: &Path,
     damaged: &mut Vec<String>,
 ) -> Result<Vec<(usize, T)>, EvalError> {
+    let mut bad = Vec::new();
+    let out = read_lines(path, &mut bad)?;
+    damaged.extend(
+        bad.into_iter()
+            .map(|(line, why)| format!("{}:{line}: {why}", path.display())),
+    );
+    Ok(out)
+}
+
+/// Every line of `path` that parses, with its line number; the others (line, why) in `bad`.
+fn read_lines<T: DeserializeOwned>(
+    path: &Path,
+    bad: &mut Vec<(usize, String)>,
+) -> Result<Vec<(usize, T)>, EvalError> {
     let text = read_text(path)?;
     let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        if l.trim().is_empty() {
-            continue;
+    jsonl::parse_each(path, &text, Limits::default(), |line, r| {
+        let line = usize::try_from(line).unwrap_or(usize::MAX);
+        match r {
+            Ok(v) => out.push((line, v)),
+            Err(e) => bad.push((line, e.reason())),
         }
-        match serde_json::from_str(l) {
-            Ok(v) => out.push((i + 1, v)),
-            Err(e) => damaged.push(format!("{}:{}: {e}", path.display(), i + 1)),
-        }
-    }
+    });
     Ok(out)
 }
 
