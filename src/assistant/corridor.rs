@@ -1,6 +1,9 @@
 //! The walking corridor: which things lie on a straight walk in a given clock direction.
 //! Pure geometry in the user frame, shared by the templates (which never send the user into
-//! a hazard) and the guard (which blocks text that would).
+//! a hazard) and the guard (which blocks text that would). It works on what the state says
+//! (a clock hour and a distance per thing), for any heading an answer may name; perception's
+//! alert corridor (`perception::obstacles::CorridorFrame`) works on world points along the
+//! walking direction. The two answer different questions from different data.
 
 use crate::state::{clock_to_bearing_deg, ClockHour, EnvironmentState, Thing, ThingKind};
 
