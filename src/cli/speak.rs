@@ -35,6 +35,16 @@ pub struct AssistantFlags {
     /// what sees a car coming from the side, beyond stereo depth's reach.
     #[arg(long)]
     pub no_movers: bool,
+    /// Where the input has no device pose (live glasses, `--recorded-only`): take the
+    /// position from visual odometry on the SLAM cameras (counted steps while it has no
+    /// track) instead of counted steps alone. Experimental: off by default.
+    #[arg(long)]
+    pub odometry: bool,
+    /// Where the input has no semi-dense map (live glasses, `--recorded-only`): build a map
+    /// around the wearer from stereo depth. Experimental: off by default (it catches more
+    /// hazards and raises more false alerts; best with `--odometry`).
+    #[arg(long)]
+    pub live_map: bool,
     /// The language model for scene descriptions and open questions: SmolLM2 from the model
     /// cache by default (templates, with one warning, when it is missing or corrupt), or a
     /// GGUF path. Goals and safety questions stay with the grounded templates; alerts never
@@ -66,6 +76,8 @@ impl AssistantFlags {
                 read_text: !self.no_ocr,
                 stereo_depth: !self.no_depth,
                 movers: !self.no_movers,
+                odometry: self.odometry,
+                live_map: self.live_map,
             },
             lm: LmOptions {
                 choice: LmChoice::from_args_with_bundle(

@@ -17,6 +17,7 @@ use super::geom::{bearing_and_distance, wrap_deg, yaw_of};
 use super::hazards::{Approach, GateConfig, HazardGate, MIN_CLOSING_MPS};
 use super::heading::HeadingFilter;
 use super::limits::limitations;
+use super::live_map::{LiveMap, LiveMapConfig, LiveMapStats};
 use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
 use super::movers::{MoverTracker, Sighting, TrackConfig};
 use super::obstacles::{Corridor, CorridorAnalyzer, CorridorFrame, CorridorView};
@@ -56,6 +57,20 @@ pub const PERSON_RADIUS_M: f32 = 0.25;
 /// Radius assumed for a vehicle around where it touches the ground (its near face), m:
 /// half a car's width and a margin.
 pub const VEHICLE_RADIUS_M: f32 = 1.0;
+/// Depth points nearer than this to the cameras (horizontally) stay out of the live map
+/// (the wearer's hands and body), m.
+pub const LIVE_MAP_MIN_RANGE_M: f32 = 0.5;
+/// Depth points near the floor farther than this from the cameras stay out of the live
+/// map, m: stereo depth's error grows as the square of the range (σ ≈ 0.12 m here for the
+/// Gen1 SLAM pair at a quarter pixel), and the map must hold floor heights to a few
+/// centimetres (steps, kerbs).
+pub const LIVE_MAP_FLOOR_RANGE_M: f32 = 3.5;
+/// Depth points well above the floor (obstacles, walls: clear of it by twice their depth
+/// error) enter the live map from this far, m: their height matters less than their being
+/// mapped early.
+pub const LIVE_MAP_MAX_RANGE_M: f32 = 6.0;
+/// The disparity error the live map allows for, px.
+const LIVE_MAP_DISPARITY_ERR_PX: f32 = 0.25;
 /// A pose of at least this quality is a tracked trajectory's (MPS); below, an estimate.
 pub const TRUSTED_POSE_QUALITY: f32 = 0.99;
 /// Moving regions are left out while a step was detected within this (with a pose not
@@ -84,6 +99,8 @@ pub struct PerceptionStats {
     pub depth_points_dropped: u64,
     /// Frames of moving regions left out because the wearer was walking.
     pub mover_frames_walking: u64,
+    /// The live map's counters (zero without one).
+    pub live_map: LiveMapStats,
 }
 
 /// The perception engine (pure).
@@ -121,6 +138,8 @@ pub struct Perception {
     last_view: CorridorView,
     stats: PerceptionStats,
     openings: OpeningDetector, // openings hook (goal routing)
+    /// Without a static map: the map built from stereo depth (see [`Self::with_live_map`]).
+    live_map: Option<LiveMap>,
 }
 
 impl Perception {
@@ -165,7 +184,23 @@ impl Perception {
             last_view: CorridorView::default(),
             stats: PerceptionStats::default(),
             openings: OpeningDetector::default(), // openings hook (goal routing)
+            live_map: None,
         }
+    }
+
+    /// Without a static point map: builds one live from the stereo depth frames folded in
+    /// ([`LiveMap`]); each depth frame then replaces the point map with the live map's
+    /// snapshot. With a static map this does nothing.
+    pub fn with_live_map(mut self, cfg: LiveMapConfig) -> Self {
+        if self.points.is_none() {
+            self.live_map = Some(LiveMap::new(cfg));
+        }
+        self
+    }
+
+    /// Whether a live map stands in for the static one.
+    pub fn has_live_map(&self) -> bool {
+        self.live_map.is_some()
     }
 
     /// Declares the streams the session has (so limitations are known from the first
@@ -190,6 +225,11 @@ impl Perception {
     pub fn stats(&self) -> PerceptionStats {
         PerceptionStats {
             depth_points_dropped: self.recent.dropped(),
+            live_map: self
+                .live_map
+                .as_ref()
+                .map(LiveMap::stats)
+                .unwrap_or_default(),
             ..self.stats
         }
     }
@@ -237,6 +277,31 @@ impl Perception {
             points_world,
         );
         self.recent.push(capture_ns, &kept);
+        if let Some(live) = self.live_map.as_mut() {
+            // Not the wearer's own body and hands (as the depth filter's band), nor what
+            // is too far for stereo depth to place well.
+            let near2 = LIVE_MAP_MIN_RANGE_M * LIVE_MAP_MIN_RANGE_M;
+            let floor_far2 = LIVE_MAP_FLOOR_RANGE_M * LIVE_MAP_FLOOR_RANGE_M;
+            let far2 = LIVE_MAP_MAX_RANGE_M * LIVE_MAP_MAX_RANGE_M;
+            let above_floor = floor_z + super::obstacles::OBSTACLE_MIN_M;
+            let focal_baseline = self.depth_filter.config().focal_baseline_px_m;
+            let away: Vec<[f32; 3]> = points_world
+                .iter()
+                .filter(|p| {
+                    let (dx, dy) = (p[0] - origin_m[0], p[1] - origin_m[1]);
+                    let dz = p[2] - origin_m[2];
+                    let (h2, r2) = (dx * dx + dy * dy, dx * dx + dy * dy + dz * dz);
+                    // Beyond the floor's range, only what stands clear of the floor by
+                    // twice its depth's error (a quarter pixel's) along the ray.
+                    let sigma = r2 * LIVE_MAP_DISPARITY_ERR_PX / focal_baseline;
+                    let clear = p[2] > above_floor + 2.0 * sigma;
+                    h2 >= near2 && (r2 <= floor_far2 || (clear && r2 <= far2))
+                })
+                .copied()
+                .collect();
+            live.insert(capture_ns, origin_m, &away);
+            self.points = Some(Arc::new(live.snapshot()));
+        }
         self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));
     }
 

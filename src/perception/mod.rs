@@ -8,10 +8,12 @@
 //!   the gyro); [`elevation`]: height history (barometer or trajectory).
 //! * [`pose`]: the latest device pose (MPS trajectory), head yaw and walking direction;
 //!   [`inertial_pose`]: a pose from the IMU where there is none, and [`inertial_source`]
-//!   the source that adds it to input without a trajectory;
+//!   the source that adds it to input without a trajectory; [`odometry`]: visual
+//!   odometry on the SLAM pair for that pose's position (`--odometry`);
 //!   [`walking`]: the walking line from the head track (a turn on the spot starts a new one).
 //! * [`gaze`]: the eye-gaze ray through the CPF into the RGB image.
 //! * [`points`]: the semi-dense map with a grid index and causal first-seen times;
+//!   [`live_map`]: without one, a map built from stereo depth (`--live-map`);
 //!   [`obstacles`]: corridor analysis (things, drop-offs, walkable space) and tracking;
 //!   [`corridor_margin`]: what is surely in the corridor, given the direction's uncertainty.
 //! * [`hazards`]: one alert per approach.
@@ -33,10 +35,12 @@ pub mod heading;
 pub mod inertial_pose;
 pub mod inertial_source;
 pub mod limits;
+pub mod live_map;
 pub mod load;
 pub mod motion;
 pub mod movers;
 pub mod obstacles;
+pub mod odometry;
 pub mod openings;
 pub mod points;
 pub mod pose;

@@ -17,7 +17,9 @@ use crate::eval::mode::RunInputs;
 use crate::eval::SessionClock;
 use crate::ocr::text_reads::{ProfiledReader, TextReadStats};
 use crate::ocr::{OcrConfig, OcrEngine, OcrReader, ReadMode, ReaderConfig, RgbGeometry};
-use crate::perception::{PerceptionConfig, PerceptionConsumer, SensorModels};
+use crate::perception::inertial_source::PoseDerivation;
+use crate::perception::odometry::{OdometryConfig, StereoOdometry};
+use crate::perception::{PerceptionConfig, PerceptionConsumer};
 use crate::profile::timeline::{self, Timeline};
 use crate::runtime::Consumer;
 use crate::sample::StreamId;
@@ -89,7 +91,7 @@ pub struct AssistantRun {
     _requests_listener: Option<Worker>,
     /// The sensor models to derive the device pose from the IMU with, when the input has no
     /// pose (the source is wrapped in an `InertialPoseSource`).
-    pub derive_pose: Option<SensorModels>,
+    pub derive_pose: Option<PoseDerivation>,
     /// Live or offline, and the MPS inputs used (written to `run.json`).
     pub inputs: RunInputs,
 }
@@ -211,9 +213,24 @@ pub fn assemble(
     for n in &notes {
         log::warn!("perception: {n}");
     }
-    let engine = inputs
+    let slam_pair =
+        streams.contains(&StreamId::CameraSlamLeft) && streams.contains(&StreamId::CameraSlamRight);
+    let static_map = inputs.perception.points.is_some();
+    let mut engine = inputs
         .perception
         .engine(PerceptionConfig::default(), &streams);
+    // Without a semi-dense map, stereo depth builds one live.
+    if !static_map && opts.sight.stereo_depth && slam_pair {
+        if opts.sight.live_map {
+            engine = engine.with_live_map(crate::perception::live_map::LiveMapConfig::default());
+            notes.push("no semi-dense map: a map is built live from stereo depth".into());
+        } else {
+            notes.push(
+                "no semi-dense map: obstacles are seen only while in view (a live map: --live-map)"
+                    .into(),
+            );
+        }
+    }
 
     let requests = opts.requests.clone().or(inputs.default_requests.clone());
     let live =
@@ -354,8 +371,6 @@ pub fn assemble(
             }
         }
     }
-    let slam_pair =
-        streams.contains(&StreamId::CameraSlamLeft) && streams.contains(&StreamId::CameraSlamRight);
     if !opts.sight.stereo_depth {
         notes.push("stereo depth off (--no-depth)".into());
     } else if !slam_pair {
@@ -381,6 +396,39 @@ pub fn assemble(
             None => notes.push("no calibration: no stereo depth".into()),
         }
     }
+    // Where the pose is derived: its position from visual odometry on the SLAM pair.
+    let odometry = if !derive_pose {
+        None
+    } else if !opts.sight.odometry {
+        notes.push("derived position by counted steps (visual odometry: --odometry): it drifts, and height is not tracked".into());
+        None
+    } else if !slam_pair {
+        notes.push("no SLAM camera pair: the derived position is by counted steps (it drifts, and height is not tracked)".into());
+        None
+    } else {
+        match inputs
+            .calibration
+            .as_ref()
+            .map(|c| crate::perception::stereo::Rectification::slam_pair(c, &Default::default()))
+        {
+            Some(Ok(rect)) => {
+                notes.push("derived position from visual odometry on the SLAM cameras (by counted steps while it has no track)".into());
+                Some(StereoOdometry::new(rect, OdometryConfig::default()))
+            }
+            Some(Err(e)) => {
+                let n = format!(
+                    "visual odometry unavailable: {e}; the derived position is by counted steps"
+                );
+                log::warn!("{n}");
+                notes.push(n);
+                None
+            }
+            None => {
+                notes.push("no calibration: the derived position is by counted steps".into());
+                None
+            }
+        }
+    };
     if !opts.sight.movers {
         notes.push("vehicle detection off (--no-movers)".into());
     } else if !slam_pair {
@@ -431,7 +479,7 @@ pub fn assemble(
             _pump: pump,
             _requests_stop: StopOnDrop(stop),
             _requests_listener: listener,
-            derive_pose: derive_pose.then_some(models),
+            derive_pose: derive_pose.then_some(PoseDerivation { models, odometry }),
             inputs: run_inputs,
         },
         consumers,

@@ -92,8 +92,8 @@ impl AssistantInputs {
             self.derive_pose = true;
             self.streams.push(StreamId::DevicePose);
             self.perception.notes.push(
-                "no device pose in the input: derived from the IMU (attitude held to gravity, \
-                 position by counted steps; it drifts, and height is not tracked)"
+                "no device pose in the input: derived (attitude from the IMU, held to gravity; \
+                 it starts at the origin and its yaw drifts with the gyro)"
                     .to_string(),
             );
             if self.perception.points.take().is_some() {

@@ -188,7 +188,7 @@ fn run_spoken(
     };
     let (mut run, consumers) = assemble(setting, inputs, pre)?;
     let source: Box<dyn Source> = match run.derive_pose.clone() {
-        Some(models) => Box::new(InertialPoseSource::new(source, models)),
+        Some(d) => Box::new(InertialPoseSource::derived(source, d)),
         None => source,
     };
     let report = crate::runtime::run(source, config, consumers).map_err(|source| {

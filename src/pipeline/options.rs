@@ -196,6 +196,13 @@ pub struct SightOptions {
     pub stereo_depth: bool,
     /// Vehicles from motion in the SLAM cameras' images.
     pub movers: bool,
+    /// Where input has no device pose: the position from visual odometry on the SLAM
+    /// cameras (else from counted steps alone). Off by default until perception's
+    /// downstream stages are measured with it (docs/design.md).
+    pub odometry: bool,
+    /// Where input has no semi-dense map: a map built live from stereo depth. Off by
+    /// default: it raises recall and false alerts alike (docs/design.md).
+    pub live_map: bool,
 }
 
 impl Default for SightOptions {
@@ -204,6 +211,8 @@ impl Default for SightOptions {
             read_text: true,
             stereo_depth: true,
             movers: true,
+            odometry: false,
+            live_map: false,
         }
     }
 }

@@ -96,7 +96,7 @@ pub(super) fn run(pipeline: Pipeline, input: ReplayInput) -> Result<RunOutcome, 
     // run derives one from the IMU.
     let derive = spoken.as_ref().and_then(|r| r.derive_pose.clone());
     let source: Box<dyn Source> = match derive {
-        Some(models) => Box::new(InertialPoseSource::new(Box::new(source), models)),
+        Some(d) => Box::new(InertialPoseSource::derived(Box::new(source), d)),
         None => Box::new(source),
     };
     // In real time, record reads happen on a read-ahead thread so pacing never waits on

@@ -10,7 +10,7 @@ use nalgebra::{Matrix3, Point3, Rotation3, Vector3};
 
 use super::error::StereoError;
 use super::remap::RemapTable;
-use crate::aria::calib::CameraCalibration;
+use crate::aria::calib::{CameraCalibration, DeviceCalibration};
 
 /// Shortest baseline accepted, m (Aria Gen1 SLAM cameras are ≈ 0.14 m apart).
 const MIN_BASELINE_M: f64 = 0.01;
@@ -184,6 +184,23 @@ fn check_config(cfg: &RectifyConfig) -> Result<(), StereoError> {
 }
 
 impl Rectification {
+    /// The rectified pair of `camera-slam-left` and `camera-slam-right` of `calib`
+    /// (calibrated for the recorded image size: see `crate::aria::recorded_calib`).
+    pub fn slam_pair(calib: &DeviceCalibration, cfg: &RectifyConfig) -> Result<Self, StereoError> {
+        let cam = |label: &str| {
+            calib
+                .camera(label)
+                .ok_or_else(|| StereoError::MissingCamera {
+                    label: label.to_string(),
+                })
+        };
+        Self::new(
+            cam(super::stage::LEFT_LABEL)?,
+            cam(super::stage::RIGHT_LABEL)?,
+            cfg,
+        )
+    }
+
     /// Builds the rectified pair of `left` and `right` (calibrated for the image size that
     /// will be fed in).
     pub fn new(
