@@ -92,7 +92,7 @@ impl AssistantInputs {
             self.derive_pose = true;
             self.streams.push(StreamId::DevicePose);
             self.perception.notes.push(
-                "no device pose in the input: derived (attitude from the IMU, held to gravity; \
+                "no device pose in the input: derived from the IMU (attitude held to gravity; \
                  it starts at the origin and its yaw drifts with the gyro)"
                     .to_string(),
             );
