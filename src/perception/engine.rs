@@ -285,21 +285,17 @@ impl Perception {
             let far2 = LIVE_MAP_MAX_RANGE_M * LIVE_MAP_MAX_RANGE_M;
             let above_floor = floor_z + super::obstacles::OBSTACLE_MIN_M;
             let focal_baseline = self.depth_filter.config().focal_baseline_px_m;
-            let away: Vec<[f32; 3]> = points_world
-                .iter()
-                .filter(|p| {
-                    let (dx, dy) = (p[0] - origin_m[0], p[1] - origin_m[1]);
-                    let dz = p[2] - origin_m[2];
-                    let (h2, r2) = (dx * dx + dy * dy, dx * dx + dy * dy + dz * dz);
-                    // Beyond the floor's range, only what stands clear of the floor by
-                    // twice its depth's error (a quarter pixel's) along the ray.
-                    let sigma = r2 * LIVE_MAP_DISPARITY_ERR_PX / focal_baseline;
-                    let clear = p[2] > above_floor + 2.0 * sigma;
-                    h2 >= near2 && (r2 <= floor_far2 || (clear && r2 <= far2))
-                })
-                .copied()
-                .collect();
-            live.insert(capture_ns, origin_m, &away);
+            let away = points_world.iter().filter(|p| {
+                let (dx, dy) = (p[0] - origin_m[0], p[1] - origin_m[1]);
+                let dz = p[2] - origin_m[2];
+                let (h2, r2) = (dx * dx + dy * dy, dx * dx + dy * dy + dz * dz);
+                // Beyond the floor's range, only what stands clear of the floor by
+                // twice its depth's error (a quarter pixel's) along the ray.
+                let sigma = r2 * LIVE_MAP_DISPARITY_ERR_PX / focal_baseline;
+                let clear = p[2] > above_floor + 2.0 * sigma;
+                h2 >= near2 && (r2 <= floor_far2 || (clear && r2 <= far2))
+            });
+            live.insert(capture_ns, origin_m, away);
             self.points = Some(Arc::new(live.snapshot()));
         }
         self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));

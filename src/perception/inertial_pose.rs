@@ -126,10 +126,14 @@ impl InertialPose {
     /// The position the estimate gives for device time `t_ns` (at or shortly before the
     /// latest IMU sample): the current one moved back along the current velocity.
     pub fn position_at(&self, t_ns: i64) -> Vector3<f64> {
-        let back_s = self.last_ns.map_or(0.0, |l| {
-            (l.saturating_sub(t_ns)).clamp(0, 100_000_000) as f64 * 1e-9
-        });
-        self.position - self.velocity * back_s
+        self.position - self.velocity * self.behind_latest_s(t_ns)
+    }
+
+    /// How far `t_ns` lies before the latest IMU sample, s (0 after it, at most 0.1 s).
+    fn behind_latest_s(&self, t_ns: i64) -> f64 {
+        self.last_ns.map_or(0.0, |l| {
+            l.saturating_sub(t_ns).clamp(0, 100_000_000) as f64 * 1e-9
+        })
     }
 
     /// Whether the position follows visual fixes at `t_ns`.
@@ -158,9 +162,7 @@ impl InertialPose {
             position,
             velocity,
         });
-        let ahead_s = self.last_ns.map_or(0.0, |l| {
-            l.saturating_sub(t_ns).clamp(0, 100_000_000) as f64 * 1e-9
-        });
+        let ahead_s = self.behind_latest_s(t_ns);
         self.velocity = velocity;
         // Toward the fix, not onto it: each fix carries a few centimetres of noise, and a
         // pose jumping by them makes still things seem to move.

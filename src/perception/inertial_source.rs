@@ -100,7 +100,7 @@ impl InertialPoseSource {
     /// Positions from visual odometry on the SLAM pairs that pass (and the attitude gains
     /// measured with it, [`AttitudeGains::VISUAL`]).
     pub fn with_odometry(mut self, odometry: StereoOdometry) -> Self {
-        self.estimator = self.estimator.clone().with_gains(AttitudeGains::VISUAL);
+        self.estimator = self.estimator.with_gains(AttitudeGains::VISUAL);
         self.visual = Some(Visual {
             pairer: StereoPairer::default(),
             odometry,

@@ -108,7 +108,12 @@ impl LiveMap {
     /// Folds in one depth frame captured at `capture_ns` with the cameras at `origin_m`
     /// (world, m). Frames must come in capture order (an older one is folded in as if it
     /// were the newest).
-    pub fn insert(&mut self, capture_ns: i64, origin_m: [f32; 3], points_world: &[[f32; 3]]) {
+    pub fn insert<'a>(
+        &mut self,
+        capture_ns: i64,
+        origin_m: [f32; 3],
+        points_world: impl IntoIterator<Item = &'a [f32; 3]>,
+    ) {
         self.stats.frames += 1;
         let inv = 1.0 / self.cfg.voxel_m.max(1e-3);
         for p in points_world {

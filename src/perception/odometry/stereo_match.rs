@@ -6,6 +6,9 @@
 
 use super::image::Grey;
 
+/// Disparities searched at most.
+const MAX_SEARCHED: usize = 128;
+
 /// Settings of the search.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatchConfig {
@@ -60,8 +63,10 @@ pub fn disparity(left: &Grey, right: &Grey, xy: [f32; 2], cfg: &MatchConfig) -> 
         *p -= mean;
     }
     let d_min = cfg.min_disparity_px.max(0.0).floor() as i32;
-    let d_max = cfg.max_disparity_px.floor() as i32;
-    let mut costs: Vec<(i32, f32)> = Vec::with_capacity((d_max - d_min + 1).max(0) as usize);
+    // At most `MAX_SEARCHED` disparities (the cost buffer below).
+    let d_max = (cfg.max_disparity_px.floor() as i32).min(d_min + MAX_SEARCHED as i32 - 1);
+    let mut buf = [(0i32, 0f32); MAX_SEARCHED];
+    let mut n_costs = 0;
     let mut vals = [0f32; 289];
     for d in d_min..=d_max {
         let x = xy[0] - d as f32;
@@ -83,8 +88,10 @@ pub fn disparity(left: &Grey, right: &Grey, xy: [f32; 2], cfg: &MatchConfig) -> 
             .map(|i| (patch[i] - (vals[i] - m)).abs())
             .sum::<f32>()
             / nf;
-        costs.push((d, cost));
+        buf[n_costs] = (d, cost);
+        n_costs += 1;
     }
+    let costs = &buf[..n_costs];
     let (bi, &(best_d, best)) = costs
         .iter()
         .enumerate()

@@ -126,6 +126,23 @@ pub struct Rectification {
     pub right_label: String,
 }
 
+/// The left and right SLAM cameras of `calib`, or which one it lacks.
+pub fn slam_cameras(
+    calib: &DeviceCalibration,
+) -> Result<(&CameraCalibration, &CameraCalibration), StereoError> {
+    let cam = |label: &str| {
+        calib
+            .camera(label)
+            .ok_or_else(|| StereoError::MissingCamera {
+                label: label.to_string(),
+            })
+    };
+    Ok((
+        cam(super::stage::LEFT_LABEL)?,
+        cam(super::stage::RIGHT_LABEL)?,
+    ))
+}
+
 fn finite(label: &str, what: &'static str, values: &[f64]) -> Result<(), StereoError> {
     if values.iter().all(|v| v.is_finite()) {
         Ok(())
@@ -187,18 +204,8 @@ impl Rectification {
     /// The rectified pair of `camera-slam-left` and `camera-slam-right` of `calib`
     /// (calibrated for the recorded image size: see `crate::aria::recorded_calib`).
     pub fn slam_pair(calib: &DeviceCalibration, cfg: &RectifyConfig) -> Result<Self, StereoError> {
-        let cam = |label: &str| {
-            calib
-                .camera(label)
-                .ok_or_else(|| StereoError::MissingCamera {
-                    label: label.to_string(),
-                })
-        };
-        Self::new(
-            cam(super::stage::LEFT_LABEL)?,
-            cam(super::stage::RIGHT_LABEL)?,
-            cfg,
-        )
+        let (left, right) = slam_cameras(calib)?;
+        Self::new(left, right, cfg)
     }
 
     /// Builds the rectified pair of `left` and `right` (calibrated for the image size that

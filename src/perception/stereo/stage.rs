@@ -109,14 +109,8 @@ impl StereoDepth {
     /// The stage for `camera-slam-left` / `camera-slam-right` of `calib` (calibrated for the
     /// recorded image size: see `crate::aria::recorded_calib`).
     pub fn new(calib: &DeviceCalibration, cfg: StereoConfig) -> Result<Self, StereoError> {
-        let cam = |label: &str| {
-            calib
-                .camera(label)
-                .ok_or_else(|| StereoError::MissingCamera {
-                    label: label.to_string(),
-                })
-        };
-        Self::from_cameras(cam(LEFT_LABEL)?, cam(RIGHT_LABEL)?, cfg)
+        let (left, right) = super::rectify::slam_cameras(calib)?;
+        Self::from_cameras(left, right, cfg)
     }
 
     /// The stage for any two calibrated cameras (`left` is the reference image; the
