@@ -31,8 +31,9 @@ use vista::sample::{ImageEncoding, ImageFrame, Payload, PoseSample, Sample, Stre
 use vista::state::ThingKind;
 use vista::synth::frames::{FrameCamera, FrameWorld};
 use vista::synth::render::{Scene, Surface};
+use vista::synth::surface_texture::SurfaceTexture;
 use vista::synth::truth::ground_truth;
-use vista::synth::{find_scenario, hands, WearerPath};
+use vista::synth::{find_scenario, hands, NoiseSpec, WearerPath};
 use vista::time::{DeviceTime, HostTime};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -113,6 +114,8 @@ fn stereo_run(
         .with_depth_filter(filter);
     let reaches = hands::reaches(&path);
     let mut scene = Scene::from_world(&sc.world);
+    // As a written session of seed 0 renders it.
+    scene.surface_texture = Some(SurfaceTexture::new(0));
     let static_boxes = scene.boxes.len();
     let people = sc.world.people.len();
     let fw = FrameWorld {
@@ -122,6 +125,8 @@ fn stereo_run(
         static_boxes,
         t0_ns: T0,
         quality: 90,
+        seed: 0,
+        noise: NoiseSpec::TYPICAL,
     };
     let (cam_l, cam_r) = slam_frame_cameras(&cal);
     let mut st = StereoDepth::from_cameras(&l, &r, StereoConfig::default()).unwrap();

@@ -18,8 +18,9 @@ use vista::sample::{ImageEncoding, ImageFrame, Payload, PoseSample, Sample, Stre
 use vista::state::{HazardEvent, Thing, ThingKind};
 use vista::synth::frames::FrameWorld;
 use vista::synth::render::Scene;
+use vista::synth::surface_texture::SurfaceTexture;
 use vista::synth::truth::{ground_truth, Hazard};
-use vista::synth::{find_scenario, hands, WearerPath};
+use vista::synth::{find_scenario, hands, NoiseSpec, WearerPath};
 use vista::time::{DeviceTime, HostTime};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -52,6 +53,8 @@ fn run(with_car: bool, from_s: f64, to_s: f64) -> Outcome {
     let mut movers = MoverInput::new(&cal, MoverConfig::default()).unwrap();
     let reaches = hands::reaches(&path);
     let mut scene = Scene::from_world(&sc.world);
+    // As a written session of seed 0 renders it.
+    scene.surface_texture = Some(SurfaceTexture::new(0));
     let static_boxes = scene.boxes.len();
     let fw = FrameWorld {
         scenario: &sc,
@@ -60,6 +63,8 @@ fn run(with_car: bool, from_s: f64, to_s: f64) -> Outcome {
         static_boxes,
         t0_ns: T0,
         quality: 90,
+        seed: 0,
+        noise: NoiseSpec::TYPICAL,
     };
     let (cam_l, cam_r) = slam_frame_cameras(&cal);
     let mut px = Vec::new();

@@ -53,6 +53,10 @@ pub struct SynthArgs {
     /// the gait drawn for the seed and scenario.
     #[arg(long)]
     pub nominal_gait: bool,
+    /// Render flat-coloured surfaces and noiseless SLAM frames (the images before the
+    /// surface texture and camera noise of docs/synthetic.md): for comparisons only.
+    #[arg(long)]
+    pub plain_surfaces: bool,
 }
 
 /// Runs `vista synth`.
@@ -107,6 +111,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
             SynthOptions::default().mps_error
         },
         nominal_gait: args.nominal_gait,
+        plain_surfaces: args.plain_surfaces,
         ..SynthOptions::default()
     };
     let done = synthesize_named(&args.scenarios, &name, &out, &opts)?;

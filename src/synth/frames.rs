@@ -11,7 +11,9 @@ use super::hands::{hand_cylinders, Reach};
 use super::jpeg::{encode_grey, encode_rgb};
 use super::people::{person_cylinders, vehicle_boxes};
 use super::render::{render_grey_threads, render_rgb_threads, RayTable, Scene};
+use super::rng::SplitMix64;
 use super::scenario::Scenario;
+use super::sensors::NoiseSpec;
 use super::trajectory::WearerPath;
 use crate::aria::calib::CameraCalibration;
 
@@ -56,6 +58,10 @@ pub struct FrameWorld<'a> {
     pub t0_ns: i64,
     /// JPEG quality.
     pub quality: u8,
+    /// Seed of the session (the SLAM cameras' per-frame noise).
+    pub seed: u64,
+    /// Sensor noise levels (the SLAM cameras' read and shot noise).
+    pub noise: NoiseSpec,
 }
 
 impl FrameWorld<'_> {
@@ -100,9 +106,68 @@ impl FrameWorld<'_> {
             (FrameKind::Grey, Some(c), Some(rays)) => {
                 self.dress(scene, t_s);
                 render_grey_threads(scene, rays, &self.camera_pose(c, t_s), pixels, threads);
+                let mut rng = SplitMix64::derive(self.seed ^ t_ns as u64, &c.label);
+                add_sensor_noise(pixels, &self.noise, &mut rng);
                 encode_grey(pixels, w, h, self.quality)
             }
             _ => None,
         }
+    }
+}
+
+/// Adds a camera's read and shot noise to every valid pixel of `pixels` (0 marks a pixel
+/// outside the calibrated region, which stays 0): Gaussian of variance
+/// `read² + shot · value`, approximated by a sum of four uniform draws (one `u64` per
+/// pixel), rounded and clamped to `1..=255`.
+pub fn add_sensor_noise(pixels: &mut [u8], noise: &NoiseSpec, rng: &mut SplitMix64) {
+    let read_var = noise.slam_read_noise_dn * noise.slam_read_noise_dn;
+    let shot = noise.slam_shot_noise_dn2_per_dn;
+    if read_var <= 0.0 && shot <= 0.0 {
+        return;
+    }
+    // σ per grey level, computed once.
+    let mut sigma = [0f32; 256];
+    for (v, s) in sigma.iter_mut().enumerate() {
+        *s = (read_var + shot * v as f64).max(0.0).sqrt() as f32;
+    }
+    // Four 16-bit uniforms: mean 2, variance 4/12; scaled to unit variance.
+    const UNIT: f32 = 1.732_050_8 / 65_536.0;
+    for p in pixels.iter_mut().filter(|p| **p != 0) {
+        let r = rng.next_u64();
+        let sum = (r & 0xffff) + ((r >> 16) & 0xffff) + ((r >> 32) & 0xffff) + (r >> 48);
+        let z = (sum as f32 - 2.0 * 65_536.0) * UNIT;
+        let s = sigma.get(usize::from(*p)).copied().unwrap_or(0.0);
+        *p = (f32::from(*p) + s * z).round().clamp(1.0, 255.0) as u8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sensor_noise_has_the_specified_spread_and_keeps_invalid_pixels() {
+        let mut px = vec![128u8; 100_000];
+        px[7] = 0;
+        add_sensor_noise(&mut px, &NoiseSpec::TYPICAL, &mut SplitMix64::new(3));
+        assert_eq!(px[7], 0);
+        let valid: Vec<f64> = px
+            .iter()
+            .filter(|p| **p != 0)
+            .map(|p| f64::from(*p))
+            .collect();
+        let n = valid.len() as f64;
+        let mean = valid.iter().sum::<f64>() / n;
+        let sd = (valid.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+        let want = (1.5f64 * 1.5 + 0.05 * 128.0).sqrt();
+        assert!((mean - 128.0).abs() < 0.05, "{mean}");
+        // Rounding to whole levels adds 1/12 of a level² of variance.
+        assert!(
+            (sd - (want * want + 1.0 / 12.0).sqrt()).abs() < 0.05,
+            "{sd} vs {want}"
+        );
+        let mut quiet = vec![128u8; 1000];
+        add_sensor_noise(&mut quiet, &NoiseSpec::NONE, &mut SplitMix64::new(3));
+        assert!(quiet.iter().all(|p| *p == 128));
     }
 }

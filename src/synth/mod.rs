@@ -7,7 +7,8 @@
 //! RGB (colour) frames through the real calibration, [`eyes`] the eye-tracking camera's
 //! image of both eyes, [`frames`] every camera's frames rendered and encoded
 //! ([`pipeline`]: ahead of the writer on worker threads; [`rays`] and [`tile_cull`]: per-pixel
-//! rays and per-tile culling), [`text`] sign text from a real font, [`jpeg`] the frames' JPEG encoding,
+//! rays and per-tile culling), [`text`] sign text from a real font, [`surface_texture`] the seeded fine texture of every
+//! other surface, [`jpeg`] the frames' JPEG encoding,
 //! [`semidense`] the MPS semi-dense points seen by the SLAM cameras, [`people`] moving
 //! bodies, [`hands`] wrist and palm poses of reaches, [`gaze`] the eye gaze toward scripted
 //! targets, [`mps_noise`] the error models that make the MPS files estimates, not truth, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
@@ -33,6 +34,7 @@ pub mod scenario;
 pub mod semidense;
 pub mod sensors;
 pub mod session_writer;
+pub mod surface_texture;
 pub mod text;
 pub mod tile_cull;
 pub mod trajectory;

@@ -30,6 +30,9 @@ pub struct RayTable {
     rays: Vec<[f32; 3]>,
     /// Largest angle of a valid ray from the optical axis (+z), rad.
     pub max_angle_rad: f64,
+    /// Angle between the rays of two neighbouring pixels at the image centre, rad (a
+    /// pixel's width as an angle; 0 when the centre is not calibrated).
+    pub px_angle_rad: f64,
     /// Per tile (row-major, `tiles_x` per row): the cone of its valid rays, `None` when it
     /// has none.
     tiles: Vec<Option<Cone>>,
@@ -85,11 +88,20 @@ impl RayTable {
                 })
             })
             .collect();
+        let centre = |dx: u32| {
+            let i = (h / 2) as usize * w as usize + (w / 2 + dx) as usize;
+            rays.get(i).filter(|r| !r[0].is_nan()).map(widen)
+        };
+        let px_angle_rad = match (centre(0), centre(1)) {
+            (Some(a), Some(b)) => a.dot(&b).clamp(-1.0, 1.0).acos(),
+            _ => 0.0,
+        };
         Self {
             width: w,
             height: h,
             rays,
             max_angle_rad,
+            px_angle_rad,
             tiles,
             tiles_x,
         }

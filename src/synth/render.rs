@@ -12,6 +12,7 @@ use nalgebra::{Isometry3, Point3, Vector3};
 pub use super::rays::RayTable;
 use super::rays::TILE_PX;
 use super::scenario::{ObstacleKind, World};
+use super::surface_texture::SurfaceTexture;
 use super::text::Texture;
 use super::tile_cull::{
     box_bounds, parallelogram_bounds, Bounds, Kind, Sphere, TileCuller, TileLists,
@@ -120,6 +121,8 @@ pub struct Scene {
     pub holes: Vec<[f64; 4]>,
     /// Textures of textured quads.
     pub textures: Vec<Texture>,
+    /// The fine texture of every other surface, if any (see [`SurfaceTexture`]).
+    pub surface_texture: Option<SurfaceTexture>,
 }
 
 fn v3(a: [f64; 3]) -> Vector3<f64> {
@@ -212,6 +215,7 @@ impl Scene {
             cylinders: Vec::new(),
             holes,
             textures: Vec::new(),
+            surface_texture: None,
         }
     }
 
@@ -374,6 +378,28 @@ impl View<'_> {
             rgb: sc.floor_rgb[checker.min(1)],
             surface: Surface::Floor,
         })
+    }
+
+    /// `hit` (along the unit `d`, by a pixel `px_angle_rad` wide) with the scene's surface
+    /// texture applied to its colour; quads with their own texture (signs) keep it.
+    #[inline(always)]
+    pub fn textured(&self, mut hit: Hit, d: &Vector3<f64>, px_angle_rad: f64) -> Hit {
+        let Some(tex) = &self.scene.surface_texture else {
+            return hit;
+        };
+        if let Surface::Quad(i) = hit.surface {
+            if self.scene.quads.get(i).is_some_and(|q| q.texture.is_some()) {
+                return hit;
+            }
+        }
+        let p = self.o + d * hit.t_m;
+        let k = tex.albedo(&p, &hit.normal, d, hit.t_m, px_angle_rad);
+        hit.rgb = [
+            (hit.rgb[0] * k).min(1.0),
+            (hit.rgb[1] * k).min(1.0),
+            (hit.rgb[2] * k).min(1.0),
+        ];
+        hit
     }
 
     /// [`View::hit`] among the objects of `lists` only (the floor only if `lists.floor`):
@@ -649,7 +675,9 @@ fn trace<const N: usize, F: Fn(Px) -> [u8; N] + Sync>(
                         } else {
                             view.hit_among(&d, lists)
                         };
-                        hit.map_or(Px::Sky, |h| Px::Lit(shade(&h, &light, &d)))
+                        hit.map_or(Px::Sky, |h| {
+                            Px::Lit(shade(&view.textured(h, &d, rays.px_angle_rad), &light, &d))
+                        })
                     };
                     dst.copy_from_slice(&px(p));
                 }

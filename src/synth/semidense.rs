@@ -1,7 +1,8 @@
 //! Semi-dense SLAM points of a synthetic session (pure compute): on keyframes of each SLAM
 //! camera, rays are cast on a [`SemidenseSpec::grid_px`] pixel grid, and a pixel becomes an
 //! observation where the image has structure — a silhouette (another surface than its
-//! neighbour), a depth jump, or a colour edge (text, floor checker) — plus a sparse
+//! neighbour), a depth jump, or a colour edge (text, floor checker, the surface texture's
+//! detail, [`super::surface_texture`]) — plus a sparse
 //! [`SemidenseSpec::sparse_px`] grid everywhere, as a semi-dense tracker keeps
 //! high-gradient pixels; hits beyond [`SemidenseSpec::max_dist_m`] are not kept. Hits are
 //! merged on a voxel grid into points (static surfaces
@@ -193,6 +194,9 @@ impl SemidenseMap {
                 let hit = rays.ray(gx * g, gy * g).and_then(|r| {
                     let d = rot * r;
                     view.hit(&d).map(|h| {
+                        // What the camera sees: the surface texture's detail is structure
+                        // a semi-dense tracker keeps.
+                        let h = view.textured(h, &d, rays.px_angle_rad);
                         let lum = 0.299 * h.rgb[0] + 0.587 * h.rgb[1] + 0.114 * h.rgb[2];
                         (h.t_m, h.surface, lum, d)
                     })

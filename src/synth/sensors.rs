@@ -43,6 +43,10 @@ pub struct NoiseSpec {
     pub mag_noise_ut: f64,
     /// Barometer white noise, Pa (1σ).
     pub baro_noise_pa: f64,
+    /// SLAM camera read noise, digital numbers (1σ, every pixel of every frame).
+    pub slam_read_noise_dn: f64,
+    /// SLAM camera shot noise: variance added per digital number of signal, DN² / DN.
+    pub slam_shot_noise_dn2_per_dn: f64,
 }
 
 impl NoiseSpec {
@@ -54,8 +58,12 @@ impl NoiseSpec {
         gyro_bias_radps: 0.0,
         mag_noise_ut: 0.0,
         baro_noise_pa: 0.0,
+        slam_read_noise_dn: 0.0,
+        slam_shot_noise_dn2_per_dn: 0.0,
     };
-    /// Levels of the order of the Gen1 BMI085/BMM150/BMP380 data sheets.
+    /// Levels of the order of the Gen1 BMI085/BMM150/BMP380 data sheets; the SLAM cameras'
+    /// levels of the order of a small global-shutter VGA sensor (Gen1: OV7251) at indoor
+    /// exposure (about 2.9 DN at mid-grey).
     pub const TYPICAL: Self = Self {
         accel_noise_mps2: 0.02,
         accel_bias_mps2: 0.03,
@@ -63,6 +71,8 @@ impl NoiseSpec {
         gyro_bias_radps: 0.001,
         mag_noise_ut: 0.3,
         baro_noise_pa: 1.0,
+        slam_read_noise_dn: 1.5,
+        slam_shot_noise_dn2_per_dn: 0.05,
     };
 }
 

@@ -36,6 +36,7 @@ use super::rng::SplitMix64;
 use super::scenario::Scenario;
 use super::semidense::{MapFrame, SemidenseMap, SemidenseSpec};
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
+use super::surface_texture::SurfaceTexture;
 use super::text::{sign_texture, SignFont, TextError};
 use super::trajectory::{Gait, WearerPath};
 use super::truth::ground_truth;
@@ -152,6 +153,10 @@ pub struct SynthOptions {
     pub mps_error: Option<MpsErrorSpec>,
     /// Walk with [`Gait::NOMINAL`] instead of the gait drawn for the seed and scenario.
     pub nominal_gait: bool,
+    /// Flat-coloured surfaces and noiseless SLAM frames instead of the surface texture
+    /// ([`super::surface_texture`]) and the cameras' read and shot noise: for comparisons
+    /// and for tests written before them.
+    pub plain_surfaces: bool,
 }
 
 impl Default for SynthOptions {
@@ -168,6 +173,7 @@ impl Default for SynthOptions {
             semidense: Some(SemidenseSpec::default()),
             mps_error: Some(MpsErrorSpec::TYPICAL),
             nominal_gait: false,
+            plain_surfaces: false,
         }
     }
 }
@@ -362,6 +368,9 @@ pub fn write_session(
         cams.push((ET, cam, fps));
     }
     let mut scene = Scene::from_world(&sc.world);
+    if !opts.plain_surfaces {
+        scene.surface_texture = Some(SurfaceTexture::new(opts.seed));
+    }
     // Vehicles are appended after the static boxes, per frame.
     let static_boxes = scene.boxes.len();
     let reaches = script_reaches(&path);
@@ -449,6 +458,16 @@ pub fn write_session(
         static_boxes,
         t0_ns: T0_NS,
         quality: JPEG_QUALITY,
+        seed: opts.seed,
+        noise: if opts.plain_surfaces {
+            NoiseSpec {
+                slam_read_noise_dn: 0.0,
+                slam_shot_noise_dn2_per_dn: 0.0,
+                ..opts.noise
+            }
+        } else {
+            opts.noise
+        },
     };
     let threads = opts.threads.unwrap_or_else(default_threads).max(1);
     let mut semidense = opts.semidense.clone().map(SemidenseMap::new);
