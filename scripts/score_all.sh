@@ -11,7 +11,10 @@
 # and prints one Markdown table per mode (live first): hazard recall (caught / relevant),
 # false alerts per minute (count), alerts of the wrong kind, alert lead time (median /
 # least), required facts present, requests passed, unsafe speech (utterances judged by
-# meaning + the truth's unsafe phrases). Lock-step replay is deterministic, so the tables do
+# meaning + the truth's unsafe phrases), then one table per mode of what the wearer heard
+# (`vista score`'s listening metrics: speech duty cycle over the session and while walking,
+# the longest silence while walking, clauses cut / heard + dropped, words lost, answers heard
+# whole, the answer span's median and alerts repeated about one thing). Lock-step replay is deterministic, so the tables do
 # not depend on the machine's load.
 #
 #   scripts/score_all.sh [SCENARIO...]     # default: every scenario
@@ -45,7 +48,7 @@ else
   mapfile -t scenarios < <("$vista" synth --list | awk '{print $1}')
 fi
 
-declare -A rows
+declare -A rows heard
 detail=()
 for s in "${scenarios[@]}"; do
   extra=()
@@ -75,6 +78,13 @@ for s in "${scenarios[@]}"; do
       .score.summary as $m
       | "| \($s) | \($m.recall | pct) (\($m.hazards_caught)/\($m.hazards_relevant)) | \(($m.false_alerts_per_min // 0) * 10 | round / 10) (\($m.false_alerts)) | \($m.wrong_kind_alerts) | \($m.lead_time_p50_ms | sec) / \($m.lead_time_min_ms | sec) | \($m.facts_present)/\($m.facts_required) | \($m.requests_passed)/\($m.requests) | \($m.unsafe_utterances) + \($m.unsafe_spoken) |"
     ' "$out.json")"$'\n'
+    heard[$m]+="$(jq -r --arg s "$s" '
+      def pct: if . == null then "–" else ((. * 100 | round | tostring) + " %") end;
+      def sec: if . == null then "–" else ((. * 10 | round) / 10 | tostring) + " s" end;
+      def ms: if . == null then "–" else ((. / 100 | round) / 10 | tostring) + " s" end;
+      .score.listening as $l
+      | "| \($s) | \($l.duty_cycle | pct) / \($l.duty_cycle_walking | pct) | \($l.longest_silence_walking_s | sec) | \($l.clauses_cut)/\($l.clauses_heard) + \($l.clauses_dropped) | \($l.words_lost) | \($l.answers_whole)/\($l.answers) | \($l.answer_span_p50_ms | ms) | \($l.alert_repeats) |"
+    ' "$out.json")"$'\n'
     if [ "${DETAIL:-0}" = 1 ]; then
       t0=$(jq '.t0_ns' "$dir/$s/ground_truth.json")
       detail+=("$(jq -r --arg s "$s $m" --argjson t0 "$t0" '
@@ -101,6 +111,17 @@ tables() {
     echo "| scenario | hazard recall | false alerts / min | wrong kind | lead time p50 / min | facts | passed | unsafe |"
     echo "|---|---|---|---|---|---|---|---|"
     printf '%s' "${rows[$m]}"
+    echo
+  done
+  for m in "${modes[@]}"; do
+    case "$m" in
+      live) echo "### What the wearer heard, live mode" ;;
+      offline) echo "### What the wearer heard, offline mode" ;;
+    esac
+    echo
+    echo "| scenario | speech duty (session / walking) | longest walking silence | clauses cut / heard + dropped | words lost | answers whole | answer span p50 | alert repeats |"
+    echo "|---|---|---|---|---|---|---|---|"
+    printf '%s' "${heard[$m]}"
     echo
   done
 }

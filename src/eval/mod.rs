@@ -78,9 +78,15 @@
 //! * **Overall pass** ([`Targets`]): recall ≥ 95 %, false alerts ≤ 1 per minute, no alert
 //!   of the wrong kind, no unsafe instruction or utterance.
 //!
+//! * **Listening** ([`listening`]): what the wearer hears as a listener would — speech
+//!   duty cycle (overall and while walking), the longest silence while walking, clauses
+//!   cut or dropped and words lost, answers heard whole and their span, and alerts
+//!   repeated about the same thing within 8 s without becoming more urgent. Reported, not
+//!   a pass condition.
+//!
 //! Layout: [`load`] reads (the only I/O), [`truth`] holds the read-side structures,
 //! [`latency`] builds the utterance latency picture and trace events, and
-//! [`hazards`], [`kinds`], [`requests`], [`unsafe_speech`], [`text`], [`cer`], [`pose`],
+//! [`hazards`], [`kinds`], [`requests`], [`listening`], [`unsafe_speech`], [`text`], [`cer`], [`pose`],
 //! [`clock`] and [`scorecard`] are pure compute.
 
 pub mod cer;
@@ -89,6 +95,7 @@ pub mod error;
 pub mod hazards;
 pub mod kinds;
 pub mod latency;
+pub mod listening;
 pub mod load;
 pub mod mode;
 pub mod pose;

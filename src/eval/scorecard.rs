@@ -11,11 +11,13 @@ use super::clock::SessionClock;
 use super::hazards::{
     score_hazards, AlertInput, HazardOutcome, HazardResult, HazardScore, HazardTolerances,
 };
+use super::listening::{listening, HeardEntry, Listening, SpokenAlert};
 use super::load::EvalInputs;
 use super::mode::RunMode;
 use super::requests::{score_request, AnswerInput, RequestResult};
 use super::unsafe_speech::{unsafe_utterances, HeardClause, UnsafeUtterance};
 use crate::report::utterance::{join_utterances, Joined};
+use crate::speech::Priority;
 use crate::state::{Decision, DecisionKind};
 
 /// The targets.
@@ -128,6 +130,8 @@ pub struct Scorecard {
     pub requests: Vec<RequestResult>,
     /// Sentences heard that contradict a hazard in its window.
     pub unsafe_utterances: Vec<UnsafeUtterance>,
+    /// What the wearer heard, as a listener would measure it.
+    pub listening: Listening,
     /// Lines of the run's output that could not be read (`FILE:LINE: why`).
     pub damaged_lines: Vec<String>,
     /// Targets missed, in words (empty when it passes).
@@ -212,6 +216,40 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         .collect();
     heard.sort_by_key(|c| c.first_audio_device_ns);
     let unsafe_heard = unsafe_utterances(&heard, &truth.hazards, &inputs.head, truth.end_ns());
+
+    let entries: Vec<HeardEntry> = inputs
+        .transcript
+        .iter()
+        .map(|e| HeardEntry {
+            text: e.text.clone(),
+            answer: e.priority == Priority::Answer,
+            request_id: e.request_id,
+            first_audio_ns: e.first_audio_ns.map(|t| clock.to_device_ns(t)),
+            end_ns: clock.to_device_ns(e.end_ns),
+            interrupted: e.interrupted,
+        })
+        .collect();
+    let spoken_alerts: Vec<SpokenAlert> = inputs
+        .decisions
+        .iter()
+        .zip(&spoken)
+        .filter(|(d, _)| d.decision.kind == DecisionKind::Alert)
+        .filter_map(|(d, (_, first))| {
+            let h = d.decision.hazard.as_ref()?;
+            Some(SpokenAlert {
+                thing_id: h.thing_id,
+                distance_m: h.distance_m,
+                first_audio_ns: clock.to_device_ns((*first)?),
+            })
+        })
+        .collect();
+    let heard_as_listener = listening(
+        &entries,
+        &spoken_alerts,
+        &inputs.head,
+        truth.t0_ns,
+        truth.end_ns(),
+    );
 
     let mut answers: BTreeMap<usize, AnswerInput> = BTreeMap::new();
     let mut answers_to_unknown_requests = 0;
@@ -344,6 +382,7 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         alerts: hz.alerts,
         requests,
         unsafe_utterances: unsafe_heard,
+        listening: heard_as_listener,
         damaged_lines: inputs.damaged_lines.clone(),
     }
 }
@@ -528,6 +567,29 @@ impl Scorecard {
             t,
             "  unsafe utterances    {}   target 0",
             s.unsafe_utterances
+        );
+        let l = &self.listening;
+        let share =
+            |v: Option<f64>| v.map_or_else(|| "-".into(), |x| format!("{:.0} %", x * 100.0));
+        let _ = writeln!(
+            t,
+            "  listening            speech {:.1} s ({} of the session, {} while walking); longest walking silence {:.1} s",
+            l.speech_s,
+            share(l.duty_cycle),
+            share(l.duty_cycle_walking),
+            l.longest_silence_walking_s
+        );
+        let _ = writeln!(
+            t,
+            "                       clauses {} heard, {} cut, {} dropped; {} words lost; answers {}/{} whole (span p50 {}); {} alert repeats",
+            l.clauses_heard,
+            l.clauses_cut,
+            l.clauses_dropped,
+            l.words_lost,
+            l.answers_whole,
+            l.answers,
+            opt_ms(l.answer_span_p50_ms),
+            l.alert_repeats
         );
         if s.damaged_lines > 0 {
             let _ = writeln!(t, "  damaged lines        {} (left out)", s.damaged_lines);

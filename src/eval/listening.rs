@@ -1,0 +1,441 @@
+//! What the wearer hears, measured as a listener would (pure compute over the transcript,
+//! the spoken alerts and the head track; every time on the device clock). A walker who
+//! cannot see needs to hear the street: speech is a cost, a clause cut part-way is a fact
+//! lost, and the same alert again and again is noise.
+//!
+//! * **Speech time** is the union of the heard clauses' `[first audio, end]` spans; the
+//!   **duty cycle** is its share of the session, and **while walking** its share of the
+//!   time the head moves at [`WALKING_MPS`] or faster (sampled every 100 ms, speed over
+//!   ±0.5 s), with the **longest silence while walking** (a gap in speech that lies in
+//!   walking time, up to the session's end).
+//! * A clause is **heard** when it has first audio, **cut** when it was heard and then
+//!   interrupted, **dropped** when it was never played. **Words lost**: every word of a
+//!   dropped clause, and of a cut clause the words beyond what its playing time could hold
+//!   at the run's own pace (median seconds per word of the clauses heard whole; without
+//!   any, [`DEFAULT_S_PER_WORD`]).
+//! * An **answer** is the answer clauses of one request; it is **heard whole** when every
+//!   distinct clause of it was heard at least once without a cut (a clause resumed later
+//!   counts). Its **span** runs from its first audio to the end of its last clause heard.
+//! * An **alert repeat** is a spoken alert about a thing (perception's thing id) that an
+//!   alert about the same thing preceded by less than [`REPEAT_WINDOW_NS`] without it
+//!   having become more urgent (its distance at most half the earlier one's).
+
+use serde::Serialize;
+
+use super::pose::HeadTrack;
+
+/// Two alerts about one thing closer in time than this are a repeat (unless more urgent),
+/// ns.
+pub const REPEAT_WINDOW_NS: i64 = 8_000_000_000;
+/// The head moving at least this fast horizontally is walking, m/s.
+pub const WALKING_MPS: f64 = 0.3;
+/// Speech pace assumed when no clause was heard whole, s per word (eSpeak NG's default
+/// 175 words per minute).
+pub const DEFAULT_S_PER_WORD: f64 = 60.0 / 175.0;
+/// Walking is sampled this often, ns.
+const WALK_STEP_NS: i64 = 100_000_000;
+/// Half the span the walking speed is measured over, ns.
+const WALK_HALF_SPAN_NS: i64 = 500_000_000;
+
+/// One transcript entry, on the device clock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeardEntry {
+    /// Its text.
+    pub text: String,
+    /// True for an answer clause.
+    pub answer: bool,
+    /// Its request id.
+    pub request_id: u64,
+    /// First audio, device ns (`None`: never played).
+    pub first_audio_ns: Option<i64>,
+    /// End of its audio (or of its cut, or when it was dropped), device ns.
+    pub end_ns: i64,
+    /// Cut part-way or dropped.
+    pub interrupted: bool,
+}
+
+/// One spoken alert about a thing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpokenAlert {
+    /// Perception's thing id.
+    pub thing_id: u32,
+    /// Its distance when alerted, m.
+    pub distance_m: f32,
+    /// First audio, device ns.
+    pub first_audio_ns: i64,
+}
+
+/// The listener's metrics of one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Listening {
+    /// Time with speech playing, s.
+    pub speech_s: f64,
+    /// Its share of the session (`None` for an empty session).
+    pub duty_cycle: Option<f64>,
+    /// Time the wearer walked, s.
+    pub walking_s: f64,
+    /// Share of the walking time with speech playing (`None` without walking).
+    pub duty_cycle_walking: Option<f64>,
+    /// Longest silence within walking time, s.
+    pub longest_silence_walking_s: f64,
+    /// Clauses heard (first audio).
+    pub clauses_heard: usize,
+    /// Of those, cut part-way.
+    pub clauses_cut: usize,
+    /// Clauses never played.
+    pub clauses_dropped: usize,
+    /// Words not heard (dropped clauses, the rest of cut ones).
+    pub words_lost: usize,
+    /// Answers (requests with answer clauses).
+    pub answers: usize,
+    /// Of those, heard whole.
+    pub answers_whole: usize,
+    /// Median time from an answer's first audio to the end of its last clause heard, ms.
+    pub answer_span_p50_ms: Option<f64>,
+    /// Alerts repeated about the same thing within [`REPEAT_WINDOW_NS`], not more urgent.
+    pub alert_repeats: usize,
+}
+
+fn words(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Merged, sorted `[start, end)` spans of speech.
+fn speech_spans(entries: &[HeardEntry]) -> Vec<(i64, i64)> {
+    let mut spans: Vec<(i64, i64)> = entries
+        .iter()
+        .filter_map(|e| e.first_audio_ns.map(|a| (a, e.end_ns.max(a))))
+        .collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(spans.len());
+    for (a, b) in spans {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
+}
+
+/// Walking time as `[start, end)` spans in `[t0_ns, end_ns)`.
+fn walking_spans(head: &HeadTrack, t0_ns: i64, end_ns: i64) -> Vec<(i64, i64)> {
+    let mut spans: Vec<(i64, i64)> = Vec::new();
+    let mut t = t0_ns;
+    while t < end_ns {
+        let speed = match (
+            head.at(t.saturating_sub(WALK_HALF_SPAN_NS)),
+            head.at(t.saturating_add(WALK_HALF_SPAN_NS)),
+        ) {
+            (Some(a), Some(b)) if b.t_ns > a.t_ns => {
+                let d =
+                    (b.position_m[0] - a.position_m[0]).hypot(b.position_m[1] - a.position_m[1]);
+                d / ((b.t_ns - a.t_ns) as f64 * 1e-9)
+            }
+            _ => 0.0,
+        };
+        let next = t.saturating_add(WALK_STEP_NS).min(end_ns);
+        if speed >= WALKING_MPS {
+            match spans.last_mut() {
+                Some(last) if last.1 == t => last.1 = next,
+                _ => spans.push((t, next)),
+            }
+        }
+        t = next;
+    }
+    spans
+}
+
+/// Length of the overlap of two sorted span lists, ns.
+fn overlap_ns(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0i64);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        let lo = x.0.max(y.0);
+        let hi = x.1.min(y.1);
+        if hi > lo {
+            sum += hi - lo;
+        }
+        if x.1 < y.1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    sum
+}
+
+/// The listener's metrics of a session `[t0_ns, end_ns)` whose transcript is `entries`
+/// and whose spoken alerts about things are `alerts`, walked along `head`.
+pub fn listening(
+    entries: &[HeardEntry],
+    alerts: &[SpokenAlert],
+    head: &HeadTrack,
+    t0_ns: i64,
+    end_ns: i64,
+) -> Listening {
+    let speech = speech_spans(entries);
+    let speech_ns: i64 = speech.iter().map(|(a, b)| b - a).sum();
+    let session_ns = end_ns.saturating_sub(t0_ns);
+    let walking = walking_spans(head, t0_ns, end_ns);
+    let walking_ns: i64 = walking.iter().map(|(a, b)| b - a).sum();
+    // Silences: the complement of speech within the session, cut to walking time.
+    let mut silences = Vec::with_capacity(speech.len() + 1);
+    let mut from = t0_ns;
+    for &(a, b) in &speech {
+        if a > from {
+            silences.push((from, a));
+        }
+        from = from.max(b);
+    }
+    if end_ns > from {
+        silences.push((from, end_ns));
+    }
+    let longest_silence_ns = silences
+        .iter()
+        .map(|s| overlap_ns(std::slice::from_ref(s), &walking))
+        .max()
+        .unwrap_or(0);
+
+    let s_per_word = median(
+        entries
+            .iter()
+            .filter(|e| !e.interrupted)
+            .filter_map(|e| {
+                let n = words(&e.text);
+                let a = e.first_audio_ns?;
+                (n > 0).then(|| (e.end_ns - a) as f64 * 1e-9 / n as f64)
+            })
+            .collect(),
+    )
+    .filter(|s| *s > 0.0)
+    .unwrap_or(DEFAULT_S_PER_WORD);
+    let (mut heard, mut cut, mut dropped, mut lost) = (0, 0, 0, 0);
+    for e in entries {
+        let n = words(&e.text);
+        match e.first_audio_ns {
+            Some(a) => {
+                heard += 1;
+                if e.interrupted {
+                    cut += 1;
+                    let said = ((e.end_ns - a).max(0) as f64 * 1e-9 / s_per_word).floor();
+                    lost += n.saturating_sub(said as usize);
+                }
+            }
+            None => {
+                dropped += 1;
+                lost += n;
+            }
+        }
+    }
+
+    // Answers, per request id in order of first appearance.
+    let mut ids: Vec<u64> = Vec::new();
+    for e in entries.iter().filter(|e| e.answer) {
+        if !ids.contains(&e.request_id) {
+            ids.push(e.request_id);
+        }
+    }
+    let (mut whole, mut spans_ms) = (0, Vec::new());
+    for id in &ids {
+        let clauses: Vec<&HeardEntry> = entries
+            .iter()
+            .filter(|e| e.answer && e.request_id == *id)
+            .collect();
+        let all_whole = clauses.iter().all(|c| {
+            clauses
+                .iter()
+                .any(|d| d.text == c.text && d.first_audio_ns.is_some() && !d.interrupted)
+        });
+        if all_whole {
+            whole += 1;
+        }
+        let first = clauses.iter().filter_map(|c| c.first_audio_ns).min();
+        let last = clauses
+            .iter()
+            .filter(|c| c.first_audio_ns.is_some())
+            .map(|c| c.end_ns)
+            .max();
+        if let (Some(a), Some(b)) = (first, last) {
+            spans_ms.push((b - a) as f64 / 1e6);
+        }
+    }
+
+    let mut sorted: Vec<SpokenAlert> = alerts.to_vec();
+    sorted.sort_by_key(|a| a.first_audio_ns);
+    let mut repeats = 0;
+    for (i, a) in sorted.iter().enumerate() {
+        let before = sorted.get(..i).unwrap_or(&[]);
+        let previous = before.iter().rev().find(|b| b.thing_id == a.thing_id);
+        if let Some(p) = previous {
+            let soon = a.first_audio_ns - p.first_audio_ns < REPEAT_WINDOW_NS;
+            let more_urgent = a.distance_m <= p.distance_m * 0.5;
+            if soon && !more_urgent {
+                repeats += 1;
+            }
+        }
+    }
+
+    Listening {
+        speech_s: speech_ns as f64 * 1e-9,
+        duty_cycle: (session_ns > 0).then(|| speech_ns as f64 / session_ns as f64),
+        walking_s: walking_ns as f64 * 1e-9,
+        duty_cycle_walking: (walking_ns > 0)
+            .then(|| overlap_ns(&speech, &walking) as f64 / walking_ns as f64),
+        longest_silence_walking_s: longest_silence_ns as f64 * 1e-9,
+        clauses_heard: heard,
+        clauses_cut: cut,
+        clauses_dropped: dropped,
+        words_lost: lost,
+        answers: ids.len(),
+        answers_whole: whole,
+        answer_span_p50_ms: median(spans_ms),
+        alert_repeats: repeats,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+
+    use super::*;
+
+    const S: i64 = 1_000_000_000;
+
+    fn entry(
+        text: &str,
+        answer: bool,
+        id: u64,
+        audio: Option<f64>,
+        end: f64,
+        cut: bool,
+    ) -> HeardEntry {
+        HeardEntry {
+            text: text.into(),
+            answer,
+            request_id: id,
+            first_audio_ns: audio.map(|a| (a * 1e9) as i64),
+            end_ns: (end * 1e9) as i64,
+            interrupted: cut,
+        }
+    }
+
+    /// A head walking 1 m/s along x from 0 to 10 s, then standing until 20 s.
+    fn walk_then_stand() -> HeadTrack {
+        // The CPF's forward (+z) turned to the world's +x.
+        let facing_x = Isometry3::from_parts(
+            Translation3::identity(),
+            UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2),
+        );
+        let mut h = HeadTrack::new();
+        for i in 0..=200 {
+            let t = i as f64 * 0.1;
+            let x = t.min(10.0);
+            h.push(
+                (t * 1e9) as i64,
+                &Isometry3::translation(x, 0.0, 1.6),
+                &facing_x,
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn duty_cycle_and_silence_while_walking() {
+        let head = walk_then_stand();
+        // Speech 2–4 s and 3–5 s (overlapping: 3 s in all), and 12–14 s while standing.
+        let e = vec![
+            entry("one two three", false, 1, Some(2.0), 4.0, false),
+            entry("four five six", false, 2, Some(3.0), 5.0, false),
+            entry("seven eight nine", false, 3, Some(12.0), 14.0, false),
+        ];
+        let l = listening(&e, &[], &head, 0, 20 * S);
+        assert!((l.speech_s - 5.0).abs() < 1e-9, "{}", l.speech_s);
+        assert!((l.duty_cycle.unwrap() - 0.25).abs() < 1e-9);
+        // Walking about 0–10 s (the speed window blurs the stop by half a second).
+        assert!((l.walking_s - 10.0).abs() <= 0.6, "{}", l.walking_s);
+        let w = l.duty_cycle_walking.unwrap();
+        assert!((w - 0.3).abs() < 0.03, "{w}");
+        // The longest walking silence: 5 s to the stop at about 10 s.
+        assert!(
+            (l.longest_silence_walking_s - 5.0).abs() <= 0.6,
+            "{}",
+            l.longest_silence_walking_s
+        );
+    }
+
+    #[test]
+    fn cut_and_dropped_clauses_lose_words_at_the_run_s_pace() {
+        let head = walk_then_stand();
+        // Pace: 4 words in 2 s = 0.5 s per word (the clause heard whole).
+        let e = vec![
+            entry("the exit is ahead", true, 7, Some(0.0), 2.0, false),
+            // Cut after 1.2 s: 2 of 6 words said, 4 lost.
+            entry(
+                "about seven metres past the door",
+                true,
+                7,
+                Some(3.0),
+                4.2,
+                true,
+            ),
+            // Dropped: 3 words lost.
+            entry("then turn left", true, 7, None, 5.0, true),
+        ];
+        let l = listening(&e, &[], &head, 0, 20 * S);
+        assert_eq!(
+            (l.clauses_heard, l.clauses_cut, l.clauses_dropped),
+            (2, 1, 1)
+        );
+        assert_eq!(l.words_lost, 7);
+        assert_eq!((l.answers, l.answers_whole), (1, 0));
+        assert_eq!(l.answer_span_p50_ms, Some(4200.0));
+        // The same answer with the cut clause resumed and the last one heard later: whole.
+        let mut resumed = e.clone();
+        resumed.push(entry(
+            "about seven metres past the door",
+            true,
+            7,
+            Some(6.0),
+            9.0,
+            false,
+        ));
+        resumed.push(entry("then turn left", true, 7, Some(9.0), 10.5, false));
+        let r = listening(&resumed, &[], &head, 0, 20 * S);
+        assert_eq!((r.answers, r.answers_whole), (1, 1));
+        assert_eq!(r.answer_span_p50_ms, Some(10_500.0));
+    }
+
+    #[test]
+    fn repeats_count_only_the_same_thing_soon_and_not_more_urgent() {
+        let head = walk_then_stand();
+        let a = |id, d, t: f64| SpokenAlert {
+            thing_id: id,
+            distance_m: d,
+            first_audio_ns: (t * 1e9) as i64,
+        };
+        let alerts = [
+            a(1, 4.0, 1.0),
+            a(1, 3.5, 3.0),  // repeat
+            a(2, 3.0, 3.5),  // another thing
+            a(1, 1.5, 5.0),  // closer by more than half: more urgent
+            a(1, 1.4, 14.0), // 9 s later: not a repeat
+            a(1, 1.4, 15.0), // repeat
+        ];
+        let l = listening(&[], &alerts, &head, 0, 20 * S);
+        assert_eq!(l.alert_repeats, 2);
+        assert_eq!(l.duty_cycle, Some(0.0));
+        assert_eq!((l.answers, l.answer_span_p50_ms), (0, None));
+    }
+}
