@@ -22,6 +22,9 @@
 
 use serde::Serialize;
 
+use std::collections::HashMap;
+
+use super::hazards::median;
 use super::pose::HeadTrack;
 
 /// Two alerts about one thing closer in time than this are a repeat (unless more urgent),
@@ -98,19 +101,6 @@ pub struct Listening {
 
 fn words(text: &str) -> usize {
     text.split_whitespace().count()
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// Merged, sorted `[start, end)` spans of speech.
@@ -208,19 +198,18 @@ pub fn listening(
         .max()
         .unwrap_or(0);
 
-    let s_per_word = median(
-        entries
-            .iter()
-            .filter(|e| !e.interrupted)
-            .filter_map(|e| {
-                let n = words(&e.text);
-                let a = e.first_audio_ns?;
-                (n > 0).then(|| (e.end_ns - a) as f64 * 1e-9 / n as f64)
-            })
-            .collect(),
-    )
-    .filter(|s| *s > 0.0)
-    .unwrap_or(DEFAULT_S_PER_WORD);
+    let paces: Vec<f64> = entries
+        .iter()
+        .filter(|e| !e.interrupted)
+        .filter_map(|e| {
+            let n = words(&e.text);
+            let a = e.first_audio_ns?;
+            (n > 0).then(|| (e.end_ns - a) as f64 * 1e-9 / n as f64)
+        })
+        .collect();
+    let s_per_word = median(&paces)
+        .filter(|s| *s > 0.0)
+        .unwrap_or(DEFAULT_S_PER_WORD);
     let (mut heard, mut cut, mut dropped, mut lost) = (0, 0, 0, 0);
     for e in entries {
         let n = words(&e.text);
@@ -274,11 +263,11 @@ pub fn listening(
 
     let mut sorted: Vec<SpokenAlert> = alerts.to_vec();
     sorted.sort_by_key(|a| a.first_audio_ns);
+    // The previous alert heard about each thing.
+    let mut previous: HashMap<u32, SpokenAlert> = HashMap::new();
     let mut repeats = 0;
-    for (i, a) in sorted.iter().enumerate() {
-        let before = sorted.get(..i).unwrap_or(&[]);
-        let previous = before.iter().rev().find(|b| b.thing_id == a.thing_id);
-        if let Some(p) = previous {
+    for a in sorted {
+        if let Some(p) = previous.insert(a.thing_id, a) {
             let soon = a.first_audio_ns - p.first_audio_ns < REPEAT_WINDOW_NS;
             let more_urgent = a.distance_m <= p.distance_m * 0.5;
             if soon && !more_urgent {
@@ -300,7 +289,7 @@ pub fn listening(
         words_lost: lost,
         answers: ids.len(),
         answers_whole: whole,
-        answer_span_p50_ms: median(spans_ms),
+        answer_span_p50_ms: median(&spans_ms),
         alert_repeats: repeats,
     }
 }
