@@ -2,8 +2,9 @@
 //! compute): one ray per pixel from the camera model's `unproject` (precomputed once per
 //! camera in a [`RayTable`]), nearest hit among the floor, walls, obstacles, signs and
 //! people, Lambert shading under a fixed sun with an ambient term and a distance falloff.
-//! Surfaces have colours; signs carry a texture (their text, see [`super::text`]); the
-//! floor is a two-colour checkerboard. [`render_rgb_into`] writes 8-bit RGB (the RGB
+//! Surfaces have colours, modulated by the scene's seeded fine texture when it has one
+//! ([`super::surface_texture`]); signs carry their own texture (their text, see
+//! [`super::text`]); the floor is a two-colour checkerboard. [`render_rgb_into`] writes 8-bit RGB (the RGB
 //! camera), [`render_grey_into`] the luminance (the SLAM cameras); both reuse the caller's
 //! buffer and allocate nothing per pixel.
 
