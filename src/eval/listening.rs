@@ -4,7 +4,9 @@
 //! lost, and the same alert again and again is noise.
 //!
 //! * **Speech time** is the union of the heard clauses' `[first audio, end]` spans; the
-//!   **duty cycle** is its share of the session, and **while walking** its share of the
+//!   **duty cycle** is its share of the session (which, as heard, lasts until the last
+//!   speech ends: an answer spoken after the recording's end is heard too), and **while
+//!   walking** its share of the
 //!   time the head moves at [`WALKING_MPS`] or faster (sampled every 100 ms, speed over
 //!   ±0.5 s), with the **longest silence while walking** (a gap in speech that lies in
 //!   walking time, up to the session's end).
@@ -177,6 +179,9 @@ pub fn listening(
 ) -> Listening {
     let speech = speech_spans(entries);
     let speech_ns: i64 = speech.iter().map(|(a, b)| b - a).sum();
+    // Speech that runs on after the recording (a last answer) is heard too: the session, as
+    // heard, lasts until the last speech ends, and speech never exceeds it.
+    let end_ns = speech.last().map_or(end_ns, |s| s.1.max(end_ns));
     let session_ns = end_ns.saturating_sub(t0_ns);
     let walking = walking_spans(head, t0_ns, end_ns);
     let walking_ns: i64 = walking.iter().map(|(a, b)| b - a).sum();
@@ -338,6 +343,17 @@ mod tests {
             );
         }
         h
+    }
+
+    #[test]
+    fn speech_after_the_recording_lengthens_the_session_heard() {
+        let head = walk_then_stand();
+        // 4 s of speech, 2 s of it after the 20 s recording ended.
+        let e = vec![entry("one two three", true, 1, Some(18.0), 22.0, false)];
+        let l = listening(&e, &[], &head, 0, 20 * S);
+        assert!((l.speech_s - 4.0).abs() < 1e-9, "{}", l.speech_s);
+        let d = l.duty_cycle.unwrap();
+        assert!((d - 4.0 / 22.0).abs() < 1e-9, "{d}");
     }
 
     #[test]
