@@ -244,6 +244,28 @@ fn guard_and_templates_pass_obstacles_on_the_free_side() {
     );
 }
 
+/// Two hazards of one name: the guard checks the pass against the one at the hour the
+/// sentence gives, not the other (found by `template_answers_pass_the_guard`).
+#[test]
+fn the_guard_tells_two_things_of_one_name_apart_by_their_hour() {
+    let mut s = EnvironmentState::empty(DeviceTime(5 * S));
+    s.things
+        .push(thing(1, ThingKind::Door, "exit door", 4, 0.3, false));
+    for (id, h) in [(2, 9), (3, 6)] {
+        s.things
+            .push(thing(id, ThingKind::DropOff, "platform edge", h, 0.3, true));
+    }
+    let g = Guard::default();
+    // Left of the edge at 6 o'clock is clear; left of the one at 9 o'clock is not.
+    let six = "The platform edge is in the way at 6 o'clock, 0.5 metres: go around it on the left.";
+    assert_eq!(g.check_sentence(six, &s, s.thing(1)), Verdict::Pass);
+    let nine = six.replace("6 o'clock", "9 o'clock");
+    assert!(matches!(
+        g.check_sentence(&nine, &s, s.thing(1)),
+        Verdict::Block { .. }
+    ));
+}
+
 #[test]
 fn guard_tolerances_are_one_hour_and_30_percent_or_one_metre() {
     let state = door_and_bin(0);

@@ -240,11 +240,18 @@ impl Guard {
         replacement: &mut Option<String>,
     ) {
         let Some(side) = c.pass else { return };
+        // The thing passed: the nearest hazard named, at the hour the sentence gives when it
+        // gives one (two things of one name are told apart by where they are).
+        let at_hour = |t: &Thing| c.clocks.is_empty() || c.clocks.contains(&t.clock);
         let Some(obstacle) = named
             .iter()
             .filter_map(|f| f.thing)
             .filter(|t| is_hazard(t.kind))
-            .min_by(|a, b| a.distance_m.total_cmp(&b.distance_m))
+            .min_by(|a, b| {
+                (!at_hour(a))
+                    .cmp(&!at_hour(b))
+                    .then(a.distance_m.total_cmp(&b.distance_m))
+            })
         else {
             return;
         };
