@@ -1814,6 +1814,20 @@ fn lockstep_goal_then_alert(
     Vec<vista::state::Decision>,
     Vec<vista::speech::transcript::TranscriptEntry>,
 ) {
+    lockstep_asked_then_alert(dir, goal(S + 50_000_000, 0), alerts_ns)
+}
+
+/// One lock-step run of 16 s: `request`, an alert at each of `alerts_ns` (about a different
+/// thing each). Returns the decisions answering `request`'s form and the transcript.
+fn lockstep_asked_then_alert(
+    dir: &Path,
+    request: Request,
+    alerts_ns: &[i64],
+) -> (
+    Vec<vista::state::Decision>,
+    Vec<vista::speech::transcript::TranscriptEntry>,
+) {
+    let form = request.form.name();
     let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
     let speech = start_session_speech(
         dir,
@@ -1829,7 +1843,7 @@ fn lockstep_goal_then_alert(
         Arc::clone(&clock),
     )
     .unwrap()
-    .with_scripted(vec![goal(S + 50_000_000, 0)]);
+    .with_scripted(vec![request]);
     for i in 0..=160 {
         let at = i * 100_000_000;
         let now = clock.wait_until(clock.due(DeviceTime(at)));
@@ -1844,7 +1858,7 @@ fn lockstep_goal_then_alert(
     let goals = read_decisions(&dir.join("decisions.jsonl"))
         .unwrap()
         .into_iter()
-        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "goal"))
+        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == form))
         .collect();
     (
         goals,
@@ -1852,10 +1866,10 @@ fn lockstep_goal_then_alert(
     )
 }
 
-/// An answer an alert cuts part-way ("The exit door is at 2 o'clock, [alert]") is answered
-/// again, whole, from the state after the alert; one heard to its end before an alert is
-/// not repeated. (Before, what was said stayed said and the rest was lost: find_exit's "Am
-/// I at the exit?" lost its distance.)
+/// Guidance an alert cuts part-way ("The exit door is at 2 o'clock, [alert]") is asked
+/// again, whole, from the state after the alert (the rest of the old one is not said: it
+/// led by what the alert warned of); guidance heard to its end before an alert is not
+/// repeated.
 #[test]
 fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_not() {
     let dir = tempfile::tempdir().unwrap();
@@ -1970,5 +1984,91 @@ fn an_answer_cut_by_alert_after_alert_is_answered_again_at_most_twice() {
             .collect();
         assert!(mine.iter().any(|e| e.first_audio_ns.is_some()), "{t:?}");
         assert!(mine.iter().any(|e| e.interrupted), "{t:?}");
+    }
+}
+
+/// Every distinct answer clause of `request_id`: the times it was heard uncut, and whether
+/// it was ever cut part-way.
+fn clauses_of(
+    t: &[vista::speech::transcript::TranscriptEntry],
+    request_id: u64,
+) -> Vec<(String, Vec<i64>, bool)> {
+    let mut out: Vec<(String, Vec<i64>, bool)> = Vec::new();
+    for e in t
+        .iter()
+        .filter(|e| e.priority == Priority::Answer && e.request_id == request_id)
+    {
+        let i = match out.iter().position(|c| c.0 == e.text) {
+            Some(i) => i,
+            None => {
+                out.push((e.text.clone(), Vec::new(), false));
+                out.len() - 1
+            }
+        };
+        if let Some(a) = e.first_audio_ns {
+            if e.interrupted {
+                out[i].2 = true;
+            } else {
+                out[i].1.push(a);
+            }
+        }
+    }
+    out
+}
+
+fn where_is_the_door() -> Request {
+    Request {
+        index: Some(0),
+        form: Form::Question,
+        text: "Where is the exit door?".into(),
+        t: RequestTime::Device(DeviceTime(S + 50_000_000)),
+    }
+}
+
+/// A description an alert cuts part-way ("The exit door is at 2 o'clock, [alert]") goes on
+/// after the alert from the clause it cut: answered once, every clause heard whole exactly
+/// once (nothing heard whole before the alert is said again).
+#[test]
+fn a_description_cut_part_way_by_an_alert_resumes_from_the_cut_clause() {
+    let dir = tempfile::tempdir().unwrap();
+    let (answers, t) = lockstep_asked_then_alert(dir.path(), where_is_the_door(), &[2 * S]);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
+    let clauses = clauses_of(&t, answers[0].request_id);
+    assert!(clauses.len() >= 2, "{t:?}");
+    let cut: Vec<_> = clauses.iter().filter(|c| c.2).collect();
+    assert_eq!(cut.len(), 1, "{t:?}");
+    assert!(cut[0].1.iter().all(|&a| a >= alert.end_ns), "{t:?}");
+    for (text, whole, _) in &clauses {
+        assert_eq!(
+            whole.len(),
+            1,
+            "{text:?} heard whole {} times: {t:?}",
+            whole.len()
+        );
+    }
+    assert!(t.iter().all(|e| e.dropped.is_none()), "{t:?}");
+}
+
+/// Alerts one after another cut the same description again and again: it goes on after
+/// each, and in the end every clause of it was heard whole, once.
+#[test]
+fn a_description_cut_by_alert_after_alert_is_heard_whole_in_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let (answers, t) =
+        lockstep_asked_then_alert(dir.path(), where_is_the_door(), &[2 * S, 3 * S, 6 * S]);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let cuts = t
+        .iter()
+        .filter(|e| e.request_id == answers[0].request_id && e.interrupted)
+        .count();
+    assert!(cuts >= 2, "{t:?}");
+    for (text, whole, _) in &clauses_of(&t, answers[0].request_id) {
+        assert_eq!(
+            whole.len(),
+            1,
+            "{text:?} heard whole {} times: {t:?}",
+            whole.len()
+        );
     }
 }

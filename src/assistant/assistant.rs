@@ -4,9 +4,10 @@
 //! or on an answer thread behind a bounded queue in real time. There, a newer request
 //! supersedes the older ones not yet answered (barge-in: the one being generated is cut,
 //! those still waiting are dropped and counted), as the speech queue cuts an older answer's
-//! audio; a hazard alert cancels the answer already speaking and *withdraws* those of which
-//! nothing was heard yet (waiting, or being generated but still silent), which are answered
-//! again from the next state, after the alert — an alert never swallows a question.
+//! audio; a hazard alert *withdraws* the answers of which nothing was heard yet (waiting,
+//! or being generated but still silent), which are answered again from the next state,
+//! after the alert, while the one the wearer has begun to hear goes on after the alert from
+//! the clause it cut — an alert never swallows a question, nor restarts an answer.
 //! A request that needs text the state does not hold is held while the whole newest frame
 //! is read ([`super::text_wait`]; bounded, never on the alert path). Generated text passes
 //! the safety [`Guard`] sentence by sentence before it is spoken; every decision goes to
@@ -28,6 +29,7 @@ use super::counters::{bump, Counters};
 use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
 use super::guard::{Guard, GuardConfig};
+use super::intent::{classify, Intent};
 use super::requests::{PeriodicScene, Request, RequestQueue, RequestTime};
 use super::text_wait::{needs_text, Ended, TextWaits, DEFAULT_WAIT_NS};
 use crate::speech::chunker::ChunkerConfig;
@@ -144,11 +146,11 @@ pub struct Assistant {
     /// Requests taken back from the answer queue by an alert, answered at the next state
     /// (with their text wait, when they had one).
     retry: VecDeque<(Request, Option<TextReadWait>)>,
-    /// Answers partly heard when an alert came: answered again if the alert cut them
+    /// Guidance partly heard when an alert came: asked again if the alert cut it
     /// ([`Self::settle_cuts`]); with the speaker's count of utterances said once the alert
     /// was, and when the alert came.
     cut_checks: Vec<(InFlight, u64, HostTime)>,
-    /// How often each recent request was answered again after a cut (at most
+    /// How often each recent request was asked again after a cut (at most
     /// [`MAX_CUT_REPEATS`] times; the newest [`CUT_REPEATS_KEPT`] requests).
     cut_repeats: VecDeque<(Request, u8)>,
     /// Whole-frame text reads on request (with a text reader only).
@@ -172,8 +174,8 @@ impl std::fmt::Debug for Assistant {
     }
 }
 
-/// How often an answer cut part-way by alerts is answered again, at most: a third cut in a
-/// row ends it (the wearer can ask again).
+/// How often guidance cut part-way by alerts is asked again, at most: a third cut in a row
+/// ends it (the wearer can ask again).
 const MAX_CUT_REPEATS: u8 = 2;
 /// Requests whose repeats are counted (the newest).
 const CUT_REPEATS_KEPT: usize = 8;
@@ -207,6 +209,18 @@ impl InFlight {
         // Either way its generation stops.
         self.cancel.store(true, Ordering::Release);
         withdrawn
+    }
+}
+
+/// Whether `request` asks for guidance an alert makes stale: which way to go (a goal),
+/// whether the way on is clear (a question about what is ahead), or what is around (a scene
+/// description says whether the path is clear). Other questions (what a sign says, where a
+/// thing is, whether this is the goal) are descriptions that stay true past an alert.
+fn guides(request: &Request) -> bool {
+    match request.form {
+        Form::Goal | Form::Scene => true,
+        Form::Question => classify(&request.text) == Intent::Ahead,
+        Form::Ambient => false,
     }
 }
 
@@ -289,9 +303,9 @@ impl Assistant {
             state: None,
             next_id: 1,
             in_flight: VecDeque::new(),
-            retry: VecDeque::new(),
             cut_checks: Vec::new(),
             cut_repeats: VecDeque::new(),
+            retry: VecDeque::new(),
             answering,
             finished: false,
             speaker_report: None,
@@ -403,12 +417,18 @@ impl Assistant {
         }
     }
 
-    /// An alert makes every answer in flight stale: those of which nothing was heard yet
+    /// An alert makes every answer in flight of which nothing was heard yet stale: those
     /// (waiting, being generated but still silent, or queued in the speaker) are withdrawn
-    /// and answered again from the next state; one already heard is cancelled (what it said
-    /// stays said) and, if the alert cut it short, answered again too
-    /// ([`Self::settle_cuts`]). An alert never swallows a question or half an answer
-    /// (scene updates are dropped: the next one comes anyway).
+    /// and answered again from the next state. Of one the wearer has begun to hear:
+    /// * a description goes on (and its generation with it): the speaker says it after the
+    ///   alert, from the clause the alert cut
+    ///   ([`crate::speech::queue::SpeechQueue::resume`]);
+    /// * guidance ([`guides`]: which way to go, whether to go on) would now lead by what the
+    ///   alert warned of: what is left of it is withdrawn and, if the alert cut it, it is
+    ///   asked again from the state after the alert ([`Self::settle_cuts`]).
+    ///
+    /// An alert never swallows a question or half an answer (scene updates are dropped: the
+    /// next one comes anyway).
     fn cancel_in_flight(&mut self) {
         let speaker = self.speaker.clone();
         if let (Answering::Inline(_), Some(s), false) =
@@ -425,10 +445,19 @@ impl Assistant {
             let heard = speaker
                 .as_ref()
                 .is_none_or(|s| s.answer_heard(f.request_id));
+            let guidance = guides(&f.request);
+            if heard && f.request.form != Form::Ambient && !guidance {
+                self.in_flight.push_back(f);
+                continue;
+            }
             if !f.take_back(heard) {
-                // Heard part-way, or whole: whether the alert cut it is known once the
-                // speaker has placed the alert.
-                if f.request.form != Form::Ambient {
+                // Heard part-way, or whole: guidance stops here, and whether the alert cut
+                // it is known once the speaker has placed the alert. A scene update heard
+                // part-way just stops.
+                if guidance {
+                    if let Some(s) = &speaker {
+                        s.withdraw(f.request_id);
+                    }
                     self.cut_checks.push((f, mark, now));
                 }
                 continue;
@@ -454,8 +483,8 @@ impl Assistant {
         }
     }
 
-    /// Answers partly heard when an alert came are answered again, from a newer state, when
-    /// the alert cut them: stopped while the answer thread still had more to say, or with
+    /// Guidance partly heard when an alert came is asked again, from a newer state, when
+    /// the alert cut it: stopped while the answer thread still had more to say, or with
     /// some of their audio stopped or cleared by the alert, at most [`MAX_CUT_REPEATS`]
     /// times each. One heard to its end is not.
     /// In lock step this runs right after the alert (the speaker has placed it,

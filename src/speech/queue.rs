@@ -1,7 +1,9 @@
 //! Speech priorities: who speaks next, and who is cut off.
 //!
 //! * [`Priority::Alert`] interrupts everything but another alert, and clears the lower
-//!   queues.
+//!   queues, except the answer the wearer has begun to hear ([`SpeechQueue::note_heard`]):
+//!   that one waits behind the alert and resumes from the clause the alert cut
+//!   ([`SpeechQueue::resume`]), so an answer is heard whole, however many alerts come.
 //! * [`Priority::Answer`]: a reply to the user, spoken clause by clause under one request
 //!   id. A newer request id cancels the older answer, queued or playing (barge-in); clauses
 //!   of an older request that arrive late are dropped. Answers interrupt ambient speech.
@@ -60,6 +62,8 @@ pub enum DropReason {
     Replaced,
     /// The ambient update waited too long.
     Stale,
+    /// The assistant withdrew the rest of its answer (guidance an alert made stale).
+    Withdrawn,
 }
 
 /// Queue settings.
@@ -97,6 +101,8 @@ pub struct SpeechQueue {
     answers: VecDeque<Utterance>,
     ambient: Option<Utterance>,
     newest_request: Option<u64>,
+    /// The newest answer of which the wearer has heard something.
+    heard_request: Option<u64>,
 }
 
 impl SpeechQueue {
@@ -118,14 +124,60 @@ impl SpeechQueue {
         self.len() == 0
     }
 
+    /// The wearer has begun to hear answer `request_id` (its first audio reached the sink).
+    pub fn note_heard(&mut self, request_id: u64) {
+        self.heard_request = self.heard_request.max(Some(request_id));
+    }
+
+    /// Whether an answer clause of `request_id` cut (or not yet started) when an alert came
+    /// is resumed after it: its answer is the newest, and the wearer has begun to hear it.
+    pub fn resumes(&self, request_id: u64) -> bool {
+        self.heard_request == Some(request_id) && self.newest_request == Some(request_id)
+    }
+
+    /// The answer whose clauses wait in the queue, if any (the newest request's).
+    pub fn waiting_answer(&self) -> Option<u64> {
+        self.answers.front().map(|a| a.request_id)
+    }
+
+    /// Puts an answer clause an alert cut back at the head of the answers, to be said again
+    /// after the alert; `false` (and nothing kept) when its answer does not resume
+    /// ([`Self::resumes`]).
+    pub fn resume(&mut self, u: Utterance) -> bool {
+        let kept = u.priority == Priority::Answer && self.resumes(u.request_id);
+        if kept {
+            self.answers.push_front(u);
+        }
+        kept
+    }
+
+    /// Drops every queued clause of answer `request_id` (the assistant withdrew it) and
+    /// returns them.
+    pub fn withdraw(&mut self, request_id: u64) -> Vec<Utterance> {
+        let (gone, keep): (Vec<_>, Vec<_>) = self
+            .answers
+            .drain(..)
+            .partition(|a| a.request_id == request_id);
+        self.answers = keep.into();
+        gone
+    }
+
     /// Admits `u`, given what is playing now.
     pub fn push(&mut self, u: Utterance, playing: Option<Playing>) -> Admission {
         let mut adm = Admission::default();
         match u.priority {
             Priority::Alert => {
+                // The answer being heard waits behind the alert; what nothing was heard of
+                // yet goes (the assistant answers it again from a newer state).
+                let heard = self.heard_request;
+                let (keep, cleared): (Vec<_>, Vec<_>) = self
+                    .answers
+                    .drain(..)
+                    .partition(|a| heard == Some(a.request_id));
+                self.answers = keep.into();
                 adm.dropped.extend(
-                    self.answers
-                        .drain(..)
+                    cleared
+                        .into_iter()
                         .chain(self.ambient.take())
                         .map(|d| (d, DropReason::ClearedByAlert)),
                 );
@@ -226,6 +278,46 @@ mod tests {
             .dropped
             .iter()
             .all(|d| d.1 == DropReason::ClearedByAlert));
+        assert_eq!(texts(&mut q), ["stop"]);
+    }
+
+    #[test]
+    fn the_answer_being_heard_waits_behind_an_alert_and_resumes_at_the_cut_clause() {
+        let mut q = SpeechQueue::new(QueueConfig::default());
+        q.push(u(Priority::Answer, 1, "a1", 0), None);
+        q.push(u(Priority::Answer, 1, "a2", 0), None);
+        q.push(u(Priority::Answer, 1, "a3", 0), None);
+        assert_eq!(q.pop(HostTime(0)).0.map(|u| u.text).as_deref(), Some("a1"));
+        assert!(!q.resumes(1), "nothing heard yet");
+        q.note_heard(1);
+        let playing = q.pop(HostTime(0)).0.unwrap();
+        assert_eq!(playing.text, "a2");
+        let adm = q.push(
+            u(Priority::Alert, 2, "stop", 0),
+            Some((Priority::Answer, 1)),
+        );
+        assert!(adm.interrupt_current);
+        assert!(adm.dropped.is_empty(), "{adm:?}");
+        // The cut clause goes back at the head of the answer; the clause heard whole does not.
+        assert!(q.resume(playing));
+        assert_eq!(texts(&mut q), ["stop", "a2", "a3"]);
+        // A newer request supersedes it: no longer resumed.
+        q.push(u(Priority::Answer, 3, "b1", 0), None);
+        assert!(!q.resumes(1));
+        assert!(!q.resume(u(Priority::Answer, 1, "a3", 0)));
+        assert_eq!(texts(&mut q), ["b1"]);
+    }
+
+    #[test]
+    fn a_withdrawn_answer_leaves_the_queue() {
+        let mut q = SpeechQueue::new(QueueConfig::default());
+        q.push(u(Priority::Answer, 1, "a1", 0), None);
+        q.push(u(Priority::Answer, 1, "a2", 0), None);
+        q.note_heard(1);
+        q.push(u(Priority::Alert, 2, "stop", 0), None);
+        assert_eq!(q.waiting_answer(), Some(1));
+        assert_eq!(q.withdraw(1).len(), 2);
+        assert_eq!(q.waiting_answer(), None);
         assert_eq!(texts(&mut q), ["stop"]);
     }
 

@@ -22,8 +22,8 @@ pub trait Output {
     fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>);
     /// One finished transcript entry (spoken, interrupted or dropped).
     fn entry(&mut self, entry: TranscriptEntry);
-    /// An alert cut answer `request_id`: stopped it while it played, or cleared some of it
-    /// from the queue unspoken.
+    /// An alert cut answer `request_id`: stopped it while it played, or came before some of
+    /// it was said (that part then follows the alert, unless withdrawn).
     fn answer_cut(&mut self, _request_id: u64) {}
 }
 
@@ -54,6 +54,9 @@ pub struct Scheduler {
     timeline: Timeline,
     frontier: u64,
     current: Option<Current>,
+    /// The answer whose clause an alert cut and put back (its cut is in the transcript
+    /// already), until that clause plays again.
+    resumed: Option<u64>,
 }
 
 impl Scheduler {
@@ -64,6 +67,7 @@ impl Scheduler {
             timeline,
             frontier: 0,
             current: None,
+            resumed: None,
         }
     }
 
@@ -101,11 +105,52 @@ impl Scheduler {
             }
             out.entry(TranscriptEntry::dropped(&d, reason, now_ns));
         }
+        if let Some(id) = alert.then(|| self.queue.waiting_answer()).flatten() {
+            out.answer_cut(id);
+        }
         if interrupt_current {
             if let Some(c) = self.current.take() {
+                // An alert cuts the answer being heard: what it said stays said, and the cut
+                // clause is said again after the alert (one not yet started just waits).
                 if alert && c.utt.priority == Priority::Answer {
                     out.answer_cut(c.utt.request_id);
                 }
+                if alert
+                    && c.utt.priority == Priority::Answer
+                    && self.queue.resumes(c.utt.request_id)
+                {
+                    let utt = c.utt.clone();
+                    if c.emitted > 0 {
+                        self.finish(c, true, out);
+                        self.resumed = Some(utt.request_id);
+                    }
+                    self.queue.resume(utt);
+                } else {
+                    self.finish(c, true, out);
+                }
+            }
+        }
+    }
+
+    /// Stops answer `request_id` (the assistant withdrew it): the clause playing is cut at
+    /// the frontier, those queued are dropped.
+    pub fn withdraw(&mut self, request_id: u64, out: &mut dyn Output) {
+        let now_ns = self.timeline.time_of(self.frontier).ns();
+        // A clause cut and put back has its entry already.
+        let skip = usize::from(self.resumed.take() == Some(request_id));
+        for d in self.queue.withdraw(request_id).into_iter().skip(skip) {
+            out.entry(TranscriptEntry::dropped(
+                &d,
+                super::queue::DropReason::Withdrawn,
+                now_ns,
+            ));
+        }
+        let playing = self
+            .current
+            .as_ref()
+            .is_some_and(|c| c.utt.priority == Priority::Answer && c.utt.request_id == request_id);
+        if playing {
+            if let Some(c) = self.current.take() {
                 self.finish(c, true, out);
             }
         }
@@ -124,6 +169,9 @@ impl Scheduler {
                     if let Some(s) = c.samples.get(c.emitted..c.emitted + n) {
                         out.audio(from, s, (c.emitted == 0).then_some(&c.utt));
                     }
+                    if c.emitted == 0 && c.utt.priority == Priority::Answer {
+                        self.queue.note_heard(c.utt.request_id);
+                    }
                     c.emitted += n;
                     self.frontier = upto;
                 }
@@ -137,6 +185,12 @@ impl Scheduler {
             }
             let start_at = self.frontier.max(floor);
             let (next, stale) = self.queue.pop(self.timeline.time_of(start_at));
+            if next
+                .as_ref()
+                .is_some_and(|u| u.priority == Priority::Answer)
+            {
+                self.resumed = None;
+            }
             if let Some(s) = stale {
                 let at = self.timeline.time_of(start_at).ns();
                 out.entry(TranscriptEntry::dropped(
@@ -271,28 +325,86 @@ mod tests {
     }
 
     #[test]
-    fn alert_cuts_answer_at_its_decision_time() {
+    fn alert_cuts_answer_at_its_decision_time_and_the_answer_resumes_at_the_cut_clause() {
         let out = offline(vec![
             u(Priority::Answer, 1, 100, 0),
             u(Priority::Answer, 1, 100, 1),
-            u(Priority::Alert, 0, 20, 40),
+            u(Priority::Alert, 2, 20, 40),
         ]);
-        // The queued second clause is cleared when the alert arrives, then the first is cut.
+        let got: Vec<(Priority, Option<i64>, i64, bool)> = out
+            .entries
+            .iter()
+            .map(|e| (e.priority, e.first_audio_ns, e.end_ns, e.interrupted))
+            .collect();
+        let ms = |m: i64| m * 1_000_000;
         assert_eq!(
-            out.entries[0].dropped,
-            Some(super::super::queue::DropReason::ClearedByAlert)
+            got,
+            [
+                // The first clause is cut at the alert's decision time...
+                (Priority::Answer, Some(0), ms(40), true),
+                (Priority::Alert, Some(ms(40)), ms(60), false),
+                // ...and said again after it, then the second (kept in the queue).
+                (Priority::Answer, Some(ms(60)), ms(160), false),
+                (Priority::Answer, Some(ms(160)), ms(260), false),
+            ]
         );
-        assert_eq!(out.entries[0].first_audio_ns, None);
-        let first = &out.entries[1];
-        assert!(first.interrupted);
-        assert_eq!(first.end_ns, 40_000_000);
-        let alert = &out.entries[2];
-        assert_eq!(alert.priority, Priority::Alert);
-        assert_eq!(alert.first_audio_ns, Some(40_000_000));
-        assert_eq!(alert.end_ns, 60_000_000);
-        // Audio is contiguous: 40 samples of answer, then the alert.
+        assert!(out.entries.iter().all(|e| e.dropped.is_none()));
+        // Audio is contiguous.
         let total: usize = out.runs.iter().map(|r| r.1).sum();
-        assert_eq!(total, 60);
+        assert_eq!(total, 260);
+    }
+
+    #[test]
+    fn a_withdrawn_answer_stops_where_the_alert_cut_it() {
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        s.push(u(Priority::Answer, 1, 100, 0), &mut out);
+        s.push(u(Priority::Answer, 1, 100, 0), &mut out);
+        s.advance(40, 0, &mut synth, &mut out);
+        s.push(u(Priority::Alert, 2, 20, 40), &mut out);
+        s.withdraw(1, &mut out);
+        s.drain(&mut synth, &mut out);
+        let got: Vec<(Priority, Option<i64>, bool, bool)> = out
+            .entries
+            .iter()
+            .map(|e| {
+                (
+                    e.priority,
+                    e.first_audio_ns,
+                    e.interrupted,
+                    e.dropped.is_some(),
+                )
+            })
+            .collect();
+        // The cut clause once (not again as withdrawn), the second withdrawn, the alert.
+        assert_eq!(
+            got,
+            [
+                (Priority::Answer, Some(0), true, false),
+                (Priority::Answer, None, true, true),
+                (Priority::Alert, Some(40_000_000), false, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_alert_clears_an_answer_nothing_was_heard_of() {
+        let out = offline(vec![
+            u(Priority::Answer, 1, 100, 50),
+            u(Priority::Answer, 1, 100, 50),
+            u(Priority::Alert, 2, 20, 50),
+        ]);
+        // The first clause was about to start, the second waited: neither is heard, nor
+        // said after the alert (the assistant answers again from a newer state).
+        let answers: Vec<&TranscriptEntry> = out
+            .entries
+            .iter()
+            .filter(|e| e.priority == Priority::Answer)
+            .collect();
+        assert_eq!(answers.len(), 2, "{:?}", out.entries);
+        assert!(answers.iter().all(|e| e.first_audio_ns.is_none()));
+        let total: usize = out.runs.iter().map(|r| r.1).sum();
+        assert_eq!(total, 20);
     }
 
     #[test]

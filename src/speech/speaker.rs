@@ -140,6 +140,8 @@ enum Msg {
     Say(Utterance),
     /// Answered once everything sent before it was handled ([`Speaker::sync`]).
     Sync(Sender<()>),
+    /// The assistant withdrew the rest of an answer ([`Speaker::withdraw`]).
+    Withdraw(u64),
     Finish(Option<HostTime>),
 }
 
@@ -309,8 +311,14 @@ impl Speaker {
         self.placed.load(Ordering::Acquire) >= count
     }
 
-    /// Whether an alert cut answer `request_id` (stopped it while it played, or cleared some
-    /// of it from the queue unspoken), as far as the speaker thread has placed the alerts
+    /// Stops answer `request_id` where it is: the clause playing is cut, the rest dropped
+    /// (guidance an alert made stale, asked again from a newer state).
+    pub fn withdraw(&self, request_id: u64) {
+        let _ = self.tx.send(Msg::Withdraw(request_id));
+    }
+
+    /// Whether an alert cut answer `request_id` (stopped it while it played, or came before
+    /// some of it was said), as far as the speaker thread has placed the alerts
     /// said so far (see [`Self::sync`]). Only the newest few cut answers are remembered.
     pub fn answer_cut(&self, request_id: u64) -> bool {
         self.cut_answers
@@ -480,6 +488,7 @@ impl Worker {
                 Some(Msg::Sync(done)) => {
                     let _ = done.send(());
                 }
+                Some(Msg::Withdraw(id)) => self.scheduler.withdraw(id, &mut self.out),
                 Some(Msg::Finish(e)) => {
                     end = e;
                     break;
@@ -533,6 +542,7 @@ impl Worker {
                     Msg::Sync(done) => {
                         let _ = done.send(());
                     }
+                    Msg::Withdraw(id) => self.scheduler.withdraw(id, &mut self.out),
                     Msg::Finish(e) => finishing = Some(e),
                 }
                 if finishing.is_none() {
