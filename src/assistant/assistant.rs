@@ -36,7 +36,7 @@ use crate::speech::chunker::ChunkerConfig;
 use crate::speech::speaker::SpeakerError;
 use crate::speech::{Speaker, SpeakerReport, Utterance};
 use crate::state::{
-    Decision, DecisionHazard, DecisionKind, EnvironmentState, Generator, HazardEvent,
+    Decision, DecisionHazard, DecisionKind, EnvironmentState, Generator, HazardEvent, MotionState,
     PerceptionSink, ReadOutcome, ReadRequests, TextReadWait,
 };
 use crate::time::{Clock, HostTime};
@@ -738,7 +738,12 @@ impl PerceptionSink for Assistant {
             due.extend(q.drain());
         }
         if let Some(p) = self.periodic.as_mut() {
-            if p.due(state.at) {
+            // Still: standing, or not known to move (no inertial data).
+            let still = matches!(
+                state.motion.state,
+                MotionState::Standing | MotionState::Unknown
+            );
+            if p.due(state.at, still) {
                 due.push(Request {
                     index: None,
                     form: Form::Ambient,

@@ -608,7 +608,8 @@ fn serve_client(
 }
 
 /// Periodic scene updates on the device clock: due every `every_ns` once the first state
-/// arrives. Off unless created.
+/// arrives, and spoken only while the wearer is still (a walker needs to hear the street: an
+/// update due while walking waits for the next stop). Off unless created.
 #[derive(Clone, Debug)]
 pub struct PeriodicScene {
     every_ns: i64,
@@ -624,15 +625,16 @@ impl PeriodicScene {
         }
     }
 
-    /// Whether an update is due at device time `at` (and schedules the next one). The first
-    /// update is due one period after the first state.
-    pub fn due(&mut self, at: DeviceTime) -> bool {
+    /// Whether an update is due at device time `at` with the wearer `still` (and schedules
+    /// the next one, a period after this). The first update is due one period after the
+    /// first state; one due while the wearer moves is given at the first still moment.
+    pub fn due(&mut self, at: DeviceTime, still: bool) -> bool {
         match self.next {
             None => {
                 self.next = Some(at.add_ns(self.every_ns));
                 false
             }
-            Some(n) if at >= n => {
+            Some(n) if at >= n && still => {
                 self.next = Some(at.add_ns(self.every_ns));
                 true
             }
@@ -793,10 +795,23 @@ mod tests {
     #[test]
     fn periodic_scene_is_off_until_a_period_passes() {
         let mut p = PeriodicScene::new(5_000_000_000);
-        assert!(!p.due(DeviceTime(0)));
-        assert!(!p.due(DeviceTime(4_000_000_000)));
-        assert!(p.due(DeviceTime(5_000_000_000)));
-        assert!(!p.due(DeviceTime(6_000_000_000)));
+        assert!(!p.due(DeviceTime(0), true));
+        assert!(!p.due(DeviceTime(4_000_000_000), true));
+        assert!(p.due(DeviceTime(5_000_000_000), true));
+        assert!(!p.due(DeviceTime(6_000_000_000), true));
+    }
+
+    #[test]
+    fn periodic_scene_waits_while_the_wearer_moves() {
+        let s = |t: i64| DeviceTime(t * 1_000_000_000);
+        let mut p = PeriodicScene::new(5_000_000_000);
+        assert!(!p.due(s(0), true));
+        // Due at 5 s, but walking until 8 s: given at 8 s, the next a period later.
+        assert!(!p.due(s(5), false));
+        assert!(!p.due(s(7), false));
+        assert!(p.due(s(8), true));
+        assert!(!p.due(s(12), true));
+        assert!(p.due(s(13), true));
     }
 
     /// Four idle clients hold every slot: a fifth is served, and the one idle the longest is

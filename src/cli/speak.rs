@@ -105,7 +105,8 @@ pub struct SpeakArgs {
     /// Also take requests from a local TCP socket (loopback only), one per line.
     #[arg(long, value_name = "ADDR")]
     pub requests_listen: Option<String>,
-    /// Describe the scene every this many seconds of device time (off by default).
+    /// Describe the scene every this many seconds of device time, while the wearer is still
+    /// (off by default).
     #[arg(long, value_name = "SECONDS")]
     pub scene_every: Option<f64>,
     /// What the assistant sees with, how it answers and where it speaks.
