@@ -960,6 +960,44 @@ fn lock_step_runs_are_deterministic() {
     }
 }
 
+/// A model that loops ("The obstacle - The obstacle - …", with no sentence end) is stopped
+/// and never heard: the templates answer instead, and the loop is counted.
+#[test]
+fn a_looping_model_is_stopped_and_the_templates_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let emitted = Arc::new(AtomicUsize::new(0));
+    let g = Scripted {
+        text: "The obstacle - ".repeat(40),
+        calls: Arc::clone(&calls),
+        fail: false,
+        word_delay: Duration::ZERO,
+        emitted: Arc::clone(&emitted),
+    };
+    let a = lockstep_run_with(dir.path(), Some(Box::new(g)), false, true);
+    assert!(calls.load(Ordering::SeqCst) >= 1);
+    let c = a.counters();
+    assert!(c.degenerate >= 1, "{c:?}");
+    // Stopped at the third time round (two words each, and the dash), not after 40.
+    assert!(
+        emitted.load(Ordering::SeqCst) < 20,
+        "{}",
+        emitted.load(Ordering::SeqCst)
+    );
+    let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
+    assert!(
+        t.iter().all(|e| !e.text.contains("The obstacle -")),
+        "{t:#?}"
+    );
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let answers: Vec<_> = d
+        .iter()
+        .filter(|d| d.kind == DecisionKind::Answer)
+        .collect();
+    assert!(!answers.is_empty());
+    assert!(answers.iter().all(|d| d.generator == "template"), "{d:?}");
+}
+
 #[test]
 fn the_guard_rewrites_a_model_answer_before_it_is_spoken() {
     let dir = tempfile::tempdir().unwrap();

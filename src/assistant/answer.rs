@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use super::counters::{bump, Counters};
 use super::decisions::DecisionWriter;
+use super::degenerate;
 use super::forms::Form;
 use super::goal::find_goal;
 use super::guard::claims::complete_sentences;
@@ -125,6 +126,8 @@ struct Speech<'a> {
     spoken: usize,
     words: usize,
     full: bool,
+    /// Text not spoken as degenerate ([`super::degenerate`]).
+    degenerate: u64,
     /// When the first sentence went to the speaker.
     first_speech: Option<HostTime>,
 }
@@ -147,6 +150,12 @@ impl<'a> Speech<'a> {
         for s in parts {
             self.sentence(&s);
         }
+        if !self.full && degenerate::loops(&self.pending) {
+            // Looping before the sentence even ends: the model has derailed.
+            self.pending.clear();
+            self.degenerate += 1;
+            self.full = true;
+        }
         if self.full {
             Continue::Stop
         } else {
@@ -156,6 +165,12 @@ impl<'a> Speech<'a> {
 
     fn sentence(&mut self, s: &str) {
         if self.full {
+            return;
+        }
+        if degenerate::loops(s) {
+            // A phrase said over and over: nothing more of this answer is trusted.
+            self.degenerate += 1;
+            self.full = true;
             return;
         }
         let before = self.guarded.sentences.len();
@@ -212,10 +227,16 @@ impl<'a> Speech<'a> {
         }
     }
 
-    /// Speaks what is left of the text as a last sentence (through the guard).
-    fn flush(&mut self) {
+    /// Speaks what is left of the text as a last sentence (through the guard), unless the
+    /// model ran `out_of_tokens` in the middle of it: an unfinished sentence is not said.
+    fn flush(&mut self, out_of_tokens: bool) {
         let rest = std::mem::take(&mut self.pending);
-        if !rest.trim().is_empty() {
+        if rest.trim().is_empty() {
+            return;
+        }
+        if out_of_tokens && !degenerate::finished(&rest) {
+            self.degenerate += 1;
+        } else {
             self.sentence(rest.trim());
         }
     }
@@ -261,6 +282,7 @@ impl Engine {
             spoken: 0,
             words: 0,
             full: false,
+            degenerate: 0,
             first_speech: None,
         };
         let mut name = "template".to_string();
@@ -319,11 +341,12 @@ impl Engine {
                         // sentence is not spoken.
                         speech.pending.clear();
                     } else {
-                        speech.flush();
+                        speech.flush(stats.generated_tokens >= spec.max_tokens);
                         if speech.spoken == 0 {
                             // Nothing the model said passed the guard (or it said
-                            // nothing): the templates answer, so a question is never
-                            // met with silence.
+                            // nothing, or only a loop): the templates answer, so a
+                            // question is never met with silence.
+                            speech.full = false;
                             use_template = true;
                             name = "template".to_string();
                             timing.template_fallback = true;
@@ -358,6 +381,7 @@ impl Engine {
                     // templates answer this request.
                     speech.pending.clear();
                     if speech.spoken == 0 {
+                        speech.full = false;
                         use_template = true;
                         name = "template".to_string();
                     }
@@ -381,6 +405,9 @@ impl Engine {
             }
         }
         let first_speech = speech.first_speech;
+        self.counters
+            .degenerate
+            .fetch_add(speech.degenerate, Ordering::Relaxed);
         let guarded = speech.finish();
         if let Some(t) = lm_timing.as_mut() {
             t.first_speech_ns = first_speech.map(|h| h.ns());

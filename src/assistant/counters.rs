@@ -15,6 +15,7 @@ pub(crate) struct Counters {
     pub(crate) dropped_requests: AtomicU64,
     pub(crate) cancelled: AtomicU64,
     pub(crate) generator_failures: AtomicU64,
+    pub(crate) degenerate: AtomicU64,
 }
 
 /// What the assistant did.
@@ -38,6 +39,9 @@ pub struct AssistantCounters {
     pub cancelled: u64,
     /// Generator failures (after the first, templates answer).
     pub generator_failures: u64,
+    /// Model text not spoken as degenerate: a phrase looping, or a sentence left unfinished
+    /// when the model ran out of tokens.
+    pub degenerate: u64,
 }
 
 impl Counters {
@@ -54,6 +58,7 @@ impl Counters {
             dropped_requests: g(&self.dropped_requests),
             cancelled: g(&self.cancelled),
             generator_failures: g(&self.generator_failures),
+            degenerate: g(&self.degenerate),
         }
     }
 }

@@ -20,6 +20,7 @@
 //!   read (bounded), then are answered from the new facts.
 //! * [`alerts`]: hazard events to alert utterances, deduplicated and rate limited.
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
+//! * [`degenerate`]: model output that loops or stops mid-sentence, caught before speech.
 //! * [`decisions`]: the `decisions.jsonl` writer.
 //! * [`explain`]: the assistant's view of one state and request (`vista answer`).
 //! * [`run_start`]: one call that starts the speaker and the assistant for a run.
@@ -36,6 +37,7 @@ pub mod assistant;
 pub mod corridor;
 mod counters;
 pub mod decisions;
+pub mod degenerate;
 pub mod explain;
 pub mod flight;
 pub mod forms;

@@ -62,6 +62,8 @@ pub struct AssistantCountersJson {
     pub cancelled: u64,
     /// Generator failures.
     pub generator_failures: u64,
+    /// Model text not spoken as degenerate (a loop, or unfinished at the token limit).
+    pub degenerate: u64,
 }
 
 impl From<AssistantCounters> for AssistantCountersJson {
@@ -76,6 +78,7 @@ impl From<AssistantCounters> for AssistantCountersJson {
             dropped_requests: c.dropped_requests,
             cancelled: c.cancelled,
             generator_failures: c.generator_failures,
+            degenerate: c.degenerate,
         }
     }
 }
