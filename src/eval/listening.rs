@@ -41,6 +41,9 @@ pub const DEFAULT_S_PER_WORD: f64 = 60.0 / 175.0;
 const WALK_STEP_NS: i64 = 100_000_000;
 /// Half the span the walking speed is measured over, ns.
 const WALK_HALF_SPAN_NS: i64 = 500_000_000;
+/// Walking is sampled at most this many times (about 28 hours): a session claiming to be
+/// longer is measured over its start.
+const MAX_WALK_STEPS: usize = 1_000_000;
 
 /// One transcript entry, on the device clock.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,7 +129,9 @@ fn speech_spans(entries: &[HeardEntry]) -> Vec<(i64, i64)> {
 fn walking_spans(head: &HeadTrack, t0_ns: i64, end_ns: i64) -> Vec<(i64, i64)> {
     let mut spans: Vec<(i64, i64)> = Vec::new();
     let mut t = t0_ns;
-    while t < end_ns {
+    let mut steps = 0;
+    while t < end_ns && steps < MAX_WALK_STEPS {
+        steps += 1;
         let speed = match (
             head.at(t.saturating_sub(WALK_HALF_SPAN_NS)),
             head.at(t.saturating_add(WALK_HALF_SPAN_NS)),
@@ -157,7 +162,7 @@ fn overlap_ns(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
         let lo = x.0.max(y.0);
         let hi = x.1.min(y.1);
         if hi > lo {
-            sum += hi - lo;
+            sum = sum.saturating_add(hi.saturating_sub(lo));
         }
         if x.1 < y.1 {
             i += 1;
@@ -178,13 +183,19 @@ pub fn listening(
     end_ns: i64,
 ) -> Listening {
     let speech = speech_spans(entries);
-    let speech_ns: i64 = speech.iter().map(|(a, b)| b - a).sum();
+    let speech_ns: i64 = speech
+        .iter()
+        .fold(0i64, |n, (a, b)| n.saturating_add(b.saturating_sub(*a)));
     // Speech that runs on after the recording (a last answer) is heard too: the session, as
-    // heard, lasts until the last speech ends, and speech never exceeds it.
+    // heard, lasts until the last speech ends, and speech never exceeds it. Nobody walks
+    // after the recording (there is no head track), so walking is looked for within it.
+    let recording_end_ns = end_ns;
     let end_ns = speech.last().map_or(end_ns, |s| s.1.max(end_ns));
     let session_ns = end_ns.saturating_sub(t0_ns);
-    let walking = walking_spans(head, t0_ns, end_ns);
-    let walking_ns: i64 = walking.iter().map(|(a, b)| b - a).sum();
+    let walking = walking_spans(head, t0_ns, recording_end_ns);
+    let walking_ns: i64 = walking
+        .iter()
+        .fold(0i64, |n, (a, b)| n.saturating_add(b.saturating_sub(*a)));
     // Silences: the complement of speech within the session, cut to walking time.
     let mut silences = Vec::with_capacity(speech.len() + 1);
     let mut from = t0_ns;
@@ -209,7 +220,7 @@ pub fn listening(
         .filter_map(|e| {
             let n = words(&e.text);
             let a = e.first_audio_ns?;
-            (n > 0).then(|| (e.end_ns - a) as f64 * 1e-9 / n as f64)
+            (n > 0).then(|| e.end_ns.saturating_sub(a) as f64 * 1e-9 / n as f64)
         })
         .collect();
     let s_per_word = median(&paces)
@@ -223,7 +234,8 @@ pub fn listening(
                 heard += 1;
                 if e.interrupted {
                     cut += 1;
-                    let said = ((e.end_ns - a).max(0) as f64 * 1e-9 / s_per_word).floor();
+                    let said =
+                        (e.end_ns.saturating_sub(a).max(0) as f64 * 1e-9 / s_per_word).floor();
                     lost += n.saturating_sub(said as usize);
                 }
             }
@@ -262,7 +274,7 @@ pub fn listening(
             .map(|c| c.end_ns)
             .max();
         if let (Some(a), Some(b)) = (first, last) {
-            spans_ms.push((b - a) as f64 / 1e6);
+            spans_ms.push(b.saturating_sub(a) as f64 / 1e6);
         }
     }
 
@@ -273,7 +285,7 @@ pub fn listening(
     let mut repeats = 0;
     for a in sorted {
         if let Some(p) = previous.insert(a.thing_id, a) {
-            let soon = a.first_audio_ns - p.first_audio_ns < REPEAT_WINDOW_NS;
+            let soon = a.first_audio_ns.saturating_sub(p.first_audio_ns) < REPEAT_WINDOW_NS;
             let more_urgent = a.distance_m <= p.distance_m * 0.5;
             if soon && !more_urgent {
                 repeats += 1;
@@ -354,6 +366,19 @@ mod tests {
         assert!((l.speech_s - 4.0).abs() < 1e-9, "{}", l.speech_s);
         let d = l.duty_cycle.unwrap();
         assert!((d - 4.0 / 22.0).abs() < 1e-9, "{d}");
+    }
+
+    /// Times at the ends of the range (a damaged transcript) neither hang nor overflow.
+    #[test]
+    fn extreme_times_are_measured_without_overflow_or_end() {
+        let head = walk_then_stand();
+        let mut e = vec![entry("one two", true, 1, None, 0.0, false)];
+        e[0].first_audio_ns = Some(i64::MIN);
+        e[0].end_ns = i64::MAX;
+        let l = listening(&e, &[], &head, 0, 20 * S);
+        assert_eq!(l.duty_cycle, Some(i64::MAX as f64 / i64::MAX as f64));
+        let l = listening(&[], &[], &head, i64::MIN, i64::MAX);
+        assert!(l.walking_s <= 1e6 * 0.1 + 1.0);
     }
 
     #[test]
