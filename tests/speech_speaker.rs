@@ -78,14 +78,14 @@ fn wav_has_speech_where_the_transcript_says_and_silence_elsewhere() {
         ),
         utt(Priority::Alert, 0, "Stop. Bicycle.", 6_000),
     ];
-    let (report, wav) = speak_to_wav(dir.path(), &utts, 10_000);
-    assert_eq!(wav.len(), idx(10_000 * MS), "the file spans the session");
+    let (report, wav) = speak_to_wav(dir.path(), &utts, 14_000);
+    assert_eq!(wav.len(), idx(14_000 * MS), "the file spans the session");
     assert_eq!(
         report.transcript,
         read_transcript(&dir.path().join("transcript.jsonl")).unwrap()
     );
     let t = &report.transcript;
-    assert_eq!(t.len(), 4);
+    assert_eq!(t.len(), 5);
     // Speech starts at each decision time (the timeline is otherwise free).
     for (e, u) in t.iter().zip(&utts) {
         assert_eq!(e.text, u.text);
@@ -93,9 +93,13 @@ fn wav_has_speech_where_the_transcript_says_and_silence_elsewhere() {
         let (start, _) = spoken(e).unwrap();
         assert_eq!(start, idx(u.decided.ns()), "{}", e.text);
     }
-    // The second answer is cut exactly when the alert is decided; the others finish.
+    // The second answer is cut exactly when the alert is decided, and said again after it;
+    // the others finish.
     assert!(t[2].interrupted && !t[0].interrupted && !t[1].interrupted && !t[3].interrupted);
     assert_eq!(idx(t[2].end_ns), idx(6_000 * MS));
+    assert_eq!(t[4].text, t[2].text);
+    assert!(!t[4].interrupted);
+    assert_eq!(t[4].first_audio_ns, Some(t[3].end_ns));
     let mut covered = vec![false; wav.len()];
     for e in t {
         let (a, b) = spoken(e).unwrap();
@@ -323,12 +327,15 @@ fn real_time_alert_cuts_the_answer_mid_utterance() {
     assert!((300..700).contains(&played_ms), "{played_ms} ms");
     assert_eq!(t[1].text, "Stop.");
     assert!(!t[1].interrupted);
+    // The answer, begun, is said again after the alert.
+    assert_eq!(t[2].text, long);
+    assert!(!t[2].interrupted);
     // One first-audio event per spoken utterance, in order, after its decision.
     let ev: Vec<_> = events.try_iter().collect();
-    assert_eq!(ev.len(), 2);
+    assert_eq!(ev.len(), 3);
     assert_eq!(
-        (ev[0].priority, ev[1].priority),
-        (Priority::Answer, Priority::Alert)
+        (ev[0].priority, ev[1].priority, ev[2].priority),
+        (Priority::Answer, Priority::Alert, Priority::Answer)
     );
     assert!(ev.iter().all(|e| e.in_sink >= e.decided));
     // Audio reached the sink paced, not all at once: the answer's samples were handed over
