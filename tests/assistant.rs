@@ -16,7 +16,7 @@ use vista::assistant::requests::{read_requests_jsonl, RequestTime};
 use vista::assistant::template::answer;
 use vista::assistant::{
     start_assistant, Assistant, AssistantConfig, AssistantMode, Form, Request, RequestQueue,
-    SessionOptions,
+    SessionOptions, Verbosity,
 };
 use vista::lexicon::thing_label;
 use vista::speech::run_speech::start_session_speech;
@@ -807,6 +807,32 @@ fn pole_hazard(at_ns: i64) -> HazardEvent {
     }
 }
 
+/// A lock-step assistant on a virtual clock at 0, speaking into a WAV in `dir`, answering
+/// with `generator` (templates when `None`) the scripted `requests`.
+fn lockstep_assistant(
+    dir: &Path,
+    generator: Option<Box<dyn Generator>>,
+    requests: Vec<Request>,
+) -> (Assistant, Arc<dyn Clock>) {
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
+    let speech = start_session_speech(
+        dir,
+        AudioChoice::Wav,
+        SpeakerConfig::default(),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let a = Assistant::new(
+        AssistantConfig::new(dir, AssistantMode::LockStep),
+        speech.speaker,
+        generator,
+        Arc::clone(&clock),
+    )
+    .unwrap()
+    .with_scripted(requests);
+    (a, clock)
+}
+
 /// A lock-step run on a virtual clock: states every 100 ms for 4 s, a goal at 1 s, a
 /// question with no evidence at 2.5 s, a hazard at 1.2 s.
 fn lockstep_run(dir: &Path, generator: Option<Box<dyn Generator>>, hazard: bool) -> Assistant {
@@ -822,47 +848,36 @@ fn lockstep_run_with(
     hazard: bool,
     for_model: bool,
 ) -> Assistant {
-    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
-    let speech = start_session_speech(
+    let (mut a, clock) = lockstep_assistant(
         dir,
-        AudioChoice::Wav,
-        SpeakerConfig::default(),
-        Arc::clone(&clock),
-    )
-    .unwrap();
-    let mut a = Assistant::new(
-        AssistantConfig::new(dir, AssistantMode::LockStep),
-        speech.speaker,
         generator,
-        Arc::clone(&clock),
-    )
-    .unwrap()
-    .with_scripted(if for_model {
-        vec![
-            Request {
-                index: Some(0),
-                form: Form::Scene,
-                text: "What is around me?".into(),
-                t: RequestTime::Device(DeviceTime(S)),
-            },
-            Request {
-                index: Some(1),
-                form: Form::Question,
-                text: "Is this a busy place?".into(),
-                t: RequestTime::Device(DeviceTime(2_500_000_000)),
-            },
-        ]
-    } else {
-        vec![
-            goal(S, 0),
-            Request {
-                index: Some(1),
-                form: Form::Question,
-                text: "What does the sign say?".into(),
-                t: RequestTime::Device(DeviceTime(2_500_000_000)),
-            },
-        ]
-    });
+        if for_model {
+            vec![
+                Request {
+                    index: Some(0),
+                    form: Form::Scene,
+                    text: "What is around me?".into(),
+                    t: RequestTime::Device(DeviceTime(S)),
+                },
+                Request {
+                    index: Some(1),
+                    form: Form::Question,
+                    text: "Is this a busy place?".into(),
+                    t: RequestTime::Device(DeviceTime(2_500_000_000)),
+                },
+            ]
+        } else {
+            vec![
+                goal(S, 0),
+                Request {
+                    index: Some(1),
+                    form: Form::Question,
+                    text: "What does the sign say?".into(),
+                    t: RequestTime::Device(DeviceTime(2_500_000_000)),
+                },
+            ]
+        },
+    );
     for i in 0..=40 {
         let at = i * 100_000_000;
         let now = clock.wait_until(clock.due(DeviceTime(at)));
@@ -1411,6 +1426,8 @@ fn a_synthetic_session_is_answered_with_its_ground_truth_facts() {
             generator: None,
             live: None,
             ambient_every_ns: None,
+            speech_rate_wpm: 175,
+            verbosity: Verbosity::Full,
         },
         Arc::clone(&clock),
     )
@@ -1866,42 +1883,12 @@ fn lockstep_asked_then_alert(
     Vec<vista::speech::transcript::TranscriptEntry>,
 ) {
     let form = request.form.name();
-    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
-    let speech = start_session_speech(
-        dir,
-        AudioChoice::Wav,
-        SpeakerConfig::default(),
-        Arc::clone(&clock),
-    )
-    .unwrap();
-    let mut a = Assistant::new(
-        AssistantConfig::new(dir, AssistantMode::LockStep),
-        speech.speaker,
-        None,
-        Arc::clone(&clock),
-    )
-    .unwrap()
-    .with_scripted(vec![request]);
-    for i in 0..=160 {
-        let at = i * 100_000_000;
-        let now = clock.wait_until(clock.due(DeviceTime(at)));
-        if let Some(k) = alerts_ns.iter().position(|&t| t == at) {
-            let mut h = pole_hazard(at);
-            h.thing.id = 20 + k as u32;
-            a.on_hazard(&h);
-        }
-        a.on_state(&Arc::new(door_and_bin(at)), now);
-    }
-    a.finish();
-    let goals = read_decisions(&dir.join("decisions.jsonl"))
-        .unwrap()
+    let (d, t) = lockstep_requests(dir, vec![request], alerts_ns);
+    let mine = d
         .into_iter()
         .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == form))
         .collect();
-    (
-        goals,
-        read_transcript(&dir.join("transcript.jsonl")).unwrap(),
-    )
+    (mine, t)
 }
 
 /// Guidance an alert cuts part-way ("The exit door is at 2 o'clock, [alert]") is asked
@@ -2109,4 +2096,147 @@ fn a_description_cut_by_alert_after_alert_is_heard_whole_in_the_end() {
             whole.len()
         );
     }
+}
+
+/// "Take me to the exit door." on the door-and-bin state at `rate_wpm` and `verbosity`:
+/// the goal's decision text and the span of its audio (first audio to the end of the last
+/// clause), ns.
+fn goal_said_at(rate_wpm: u32, verbosity: Verbosity) -> (String, i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let requests = dir.path().join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        "{\"t_ns\": 1000000000, \"form\": \"goal\", \"text\": \"Take me to the exit door.\"}\n",
+    )
+    .unwrap();
+    let outdir = dir.path().join("out");
+    let clock: Arc<dyn Clock> = Arc::new(VirtualClock::new(DeviceTime(0)));
+    let mut run = start_assistant(
+        SessionOptions {
+            out_dir: &outdir,
+            requests: Some(&requests),
+            audio: AudioChoice::Wav,
+            generator: None,
+            live: None,
+            ambient_every_ns: None,
+            speech_rate_wpm: rate_wpm,
+            verbosity,
+        },
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    for i in 0..=20 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        run.assistant.on_state(&Arc::new(door_and_bin(at)), now);
+    }
+    run.assistant.finish();
+    let d = read_decisions(&outdir.join("decisions.jsonl")).unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
+    let t = read_transcript(&outdir.join("transcript.jsonl")).unwrap();
+    let first = t.iter().filter_map(|e| e.first_audio_ns).min().unwrap();
+    let end = t.iter().map(|e| e.end_ns).max().unwrap();
+    (d[0].text.clone(), end - first)
+}
+
+/// `--verbosity brief` says an answer's first sentence only; `--speech-rate` speaks the
+/// same words in less time.
+#[test]
+fn brief_answers_are_their_first_sentence_and_a_faster_voice_says_them_sooner() {
+    let (full, _) = goal_said_at(175, Verbosity::Full);
+    let sentences = vista::assistant::guard::claims::split_sentences(&full);
+    assert!(sentences.len() >= 2, "{full}");
+    let (brief, slow_ns) = goal_said_at(175, Verbosity::Brief);
+    assert_eq!(brief, sentences[0]);
+    let (fast, fast_ns) = goal_said_at(350, Verbosity::Brief);
+    assert_eq!(fast, brief);
+    // Twice the rate: well under three quarters of the time (pauses shrink less).
+    assert!(
+        (fast_ns as f64) < 0.75 * slow_ns as f64,
+        "{fast_ns} ns at 350 wpm, {slow_ns} ns at 175"
+    );
+}
+
+/// A lock-step run of 16 s on the door-and-bin state with `requests` scripted and an alert
+/// at each of `alerts_ns` (about a different thing each): its decisions and transcript.
+fn lockstep_requests(
+    dir: &Path,
+    requests: Vec<Request>,
+    alerts_ns: &[i64],
+) -> (
+    Vec<vista::state::Decision>,
+    Vec<vista::speech::transcript::TranscriptEntry>,
+) {
+    let (mut a, clock) = lockstep_assistant(dir, None, requests);
+    for i in 0..=160 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        if let Some(k) = alerts_ns.iter().position(|&t| t == at) {
+            let mut h = pole_hazard(at);
+            h.thing.id = 20 + k as u32;
+            a.on_hazard(&h);
+        }
+        a.on_state(&Arc::new(door_and_bin(at)), now);
+    }
+    a.finish();
+    (
+        read_decisions(&dir.join("decisions.jsonl")).unwrap(),
+        read_transcript(&dir.join("transcript.jsonl")).unwrap(),
+    )
+}
+
+fn asked(index: usize, form: Form, text: &str, t_ns: i64) -> Request {
+    Request {
+        index: Some(index),
+        form,
+        text: text.into(),
+        t: RequestTime::Device(DeviceTime(t_ns)),
+    }
+}
+
+/// "Faster" is a setting, not a question: said back, and the answer after it is spoken in
+/// less time than the same answer without it; "less talking" makes the next guidance one
+/// sentence.
+#[test]
+fn faster_and_less_talking_change_how_the_next_answers_are_said() {
+    let span = |t: &[vista::speech::transcript::TranscriptEntry], id: u64| {
+        let mine: Vec<_> = t.iter().filter(|e| e.request_id == id).collect();
+        let first = mine.iter().filter_map(|e| e.first_audio_ns).min().unwrap();
+        mine.iter().map(|e| e.end_ns).max().unwrap() - first
+    };
+    let q = "Where is the exit door?";
+    let dir = tempfile::tempdir().unwrap();
+    let (d, t) = lockstep_requests(dir.path(), vec![asked(0, Form::Question, q, 2 * S)], &[]);
+    let plain = span(&t, d[0].request_id);
+    let plain_text = d[0].text.clone();
+
+    let dir = tempfile::tempdir().unwrap();
+    let (d, t) = lockstep_requests(
+        dir.path(),
+        vec![
+            asked(0, Form::Question, "Speak faster please.", S),
+            asked(1, Form::Question, q, 2 * S),
+        ],
+        &[],
+    );
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0].generator, "settings");
+    assert_eq!(d[0].text, "225 words a minute.");
+    assert!(t.iter().any(|e| e.text == "225 words a minute."));
+    assert_eq!(d[1].text, plain_text);
+    let fast = span(&t, d[1].request_id);
+    assert!(
+        (fast as f64) < 0.9 * plain as f64,
+        "{fast} ns after \"faster\", {plain} ns before"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (d, _) = lockstep_requests(
+        dir.path(),
+        vec![asked(0, Form::Question, "Less talking.", S), goal(2 * S, 1)],
+        &[],
+    );
+    assert_eq!(d[0].text, "Brief answers.");
+    let sentences = vista::assistant::guard::claims::split_sentences(&d[1].text);
+    assert_eq!(sentences.len(), 1, "{}", d[1].text);
 }

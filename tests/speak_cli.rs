@@ -5,7 +5,7 @@
 #[path = "common/cli.rs"]
 mod cli;
 
-use cli::{gen1_vrs, json, replay_speak, synth};
+use cli::{gen1_vrs, json, replay_speak, synth, vista};
 
 #[test]
 fn a_real_recording_is_replayed_with_the_assistant_and_its_outputs_are_written() {
@@ -331,4 +331,32 @@ fn a_sign_is_read_with_its_direction_and_distance_and_scored() {
     assert_eq!(r["texts"][0]["placed"], true, "{r}");
     assert_eq!(r["gaze_named"], true, "{r}");
     assert_eq!(score["summary"]["texts_placed"], 1, "{}", score["summary"]);
+}
+
+/// A speech rate or verbosity out of range is refused before anything runs, the range or
+/// the choices named.
+#[test]
+fn a_speech_rate_or_verbosity_out_of_range_is_refused_with_the_range_named() {
+    let out = tempfile::tempdir().unwrap();
+    for (flag, value, named) in [
+        ("--speech-rate", "500", "150..=450"),
+        ("--speech-rate", "90", "150..=450"),
+        ("--verbosity", "chatty", "alerts, brief, full"),
+    ] {
+        let o = vista()
+            .args(["replay"])
+            .arg(gen1_vrs())
+            .args(["--asap", "--speak"])
+            .arg(out.path().join("run"))
+            .args([flag, value])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{flag} {value} accepted");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(named), "{flag} {value}: {err}");
+        assert!(
+            !out.path().join("run").exists(),
+            "{flag} {value} started a run"
+        );
+    }
 }

@@ -17,6 +17,7 @@ use super::guard::{action_of, Guard, Guarded};
 use super::intent::{classify, resolve, Intent};
 use super::requests::{Request, RequestTime};
 use super::template::answer as template_answer;
+use super::verbosity::SharedVerbosity;
 use crate::speech::chunker::ChunkerConfig;
 use crate::speech::{AnswerStream, Priority, Speaker, Utterance};
 use crate::state::{
@@ -110,6 +111,8 @@ pub(crate) struct Engine {
     pub(crate) clock: Arc<dyn Clock>,
     /// Why the model was given up, once it failed (the run's one warning, for its notes).
     pub(crate) lm_failure: Arc<Mutex<Option<String>>>,
+    /// How much an answer says.
+    pub(crate) verbosity: SharedVerbosity,
 }
 
 /// Speaks guarded sentences within the form's budget.
@@ -128,6 +131,8 @@ struct Speech<'a> {
     full: bool,
     /// Text not spoken as degenerate ([`super::degenerate`]).
     degenerate: u64,
+    /// The answer's budget: most sentences and words.
+    budget: (usize, usize),
     /// When the first sentence went to the speaker.
     first_speech: Option<HostTime>,
 }
@@ -181,14 +186,12 @@ impl<'a> Speech<'a> {
             &mut self.guarded,
             &mut self.said,
         );
-        let spec = self.job.request.form.spec();
+        let (max_sentences, max_words) = self.budget;
         let new: Vec<String> = self.guarded.sentences.get(before..).unwrap_or(&[]).to_vec();
         let mut kept = 0;
         for s in new {
             let n = s.split_whitespace().count();
-            if self.spoken >= spec.max_sentences
-                || (self.spoken > 0 && self.words + n > spec.max_words)
-            {
+            if self.spoken >= max_sentences || (self.spoken > 0 && self.words + n > max_words) {
                 self.full = true;
                 break;
             }
@@ -283,6 +286,7 @@ impl Engine {
             words: 0,
             full: false,
             degenerate: 0,
+            budget: self.verbosity.get().budget(&job.request.form.spec()),
             first_speech: None,
         };
         let mut name = "template".to_string();

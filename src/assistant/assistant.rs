@@ -25,6 +25,7 @@ use super::alerts::{Alerter, AlerterConfig};
 use super::answer::{
     write_decision, Engine, Job, SharedDecisions, DONE, QUEUED, SPEAKING, STARTED, WITHDRAWN,
 };
+use super::control::{self, Control};
 use super::counters::{bump, Counters};
 use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
@@ -32,6 +33,7 @@ use super::guard::{Guard, GuardConfig};
 use super::intent::{classify, Intent};
 use super::requests::{PeriodicScene, Request, RequestQueue, RequestTime};
 use super::text_wait::{needs_text, Ended, TextWaits, DEFAULT_WAIT_NS};
+use super::verbosity::{SharedVerbosity, Verbosity};
 use crate::speech::chunker::ChunkerConfig;
 use crate::speech::speaker::SpeakerError;
 use crate::speech::{Speaker, SpeakerReport, Utterance};
@@ -75,6 +77,8 @@ pub struct AssistantConfig {
     /// How long an answer waits for a whole-frame text read, ns of the session clock
     /// (processing time in real time, virtual time in lock step).
     pub text_read_wait_ns: i64,
+    /// How much is said.
+    pub verbosity: Verbosity,
 }
 
 impl AssistantConfig {
@@ -90,6 +94,7 @@ impl AssistantConfig {
             max_pending: 1024,
             ambient_every_ns: None,
             text_read_wait_ns: DEFAULT_WAIT_NS,
+            verbosity: Verbosity::default(),
         }
     }
 }
@@ -140,6 +145,8 @@ pub struct Assistant {
     scripted: VecDeque<Request>,
     live: Option<RequestQueue>,
     periodic: Option<PeriodicScene>,
+    /// How much is said now (the wearer may change it by voice).
+    verbosity: SharedVerbosity,
     state: Option<Arc<EnvironmentState>>,
     next_id: u64,
     in_flight: VecDeque<InFlight>,
@@ -265,6 +272,7 @@ impl Assistant {
             .as_ref()
             .map(|g| g.name().to_string())
             .unwrap_or_else(|| "template".into());
+        let verbosity = SharedVerbosity::new(config.verbosity);
         let engine = Engine {
             generator,
             failed: false,
@@ -275,6 +283,7 @@ impl Assistant {
             counters: Arc::clone(&counters),
             clock: Arc::clone(&clock),
             lm_failure: Arc::clone(&lm_failure),
+            verbosity: verbosity.clone(),
         };
         let answering = match config.mode {
             AssistantMode::LockStep => Answering::Inline(Box::new(engine)),
@@ -290,6 +299,7 @@ impl Assistant {
         };
         Ok(Self {
             periodic: config.ambient_every_ns.map(PeriodicScene::new),
+            verbosity,
             text_waits: TextWaits::new(config.text_read_wait_ns, config.max_pending),
             read_requests: None,
             alerter: Alerter::new(config.alerter),
@@ -473,6 +483,54 @@ impl Assistant {
         }
     }
 
+    /// A setting asked for by voice ("faster", "less talking"): changed for what is said
+    /// from now on, and the new setting said back (at ambient priority: an answer playing
+    /// goes on, at the new rate from its next clause).
+    fn set(&mut self, c: Control, request: &Request, state: &EnvironmentState, now: HostTime) {
+        let rate_wpm = self.speaker.as_ref().map(|s| {
+            let rate = control::next_rate_wpm(c, s.rate_wpm());
+            if rate != s.rate_wpm() {
+                s.set_rate_wpm(rate);
+            }
+            rate
+        });
+        let v = control::next_verbosity(c, self.verbosity.get());
+        self.verbosity.set(v);
+        let text = control::acknowledgement(c, rate_wpm.unwrap_or_default(), v);
+        let request_id = self.next_id;
+        self.next_id += 1;
+        if let Some(s) = &self.speaker {
+            let _ = s.say(Utterance {
+                text: text.clone(),
+                priority: crate::speech::Priority::Ambient,
+                request_id,
+                capture: state.at,
+                decided: now,
+                earcon: None,
+            });
+        }
+        bump(&self.counters.answers);
+        write_decision(
+            &self.decisions,
+            &Decision {
+                kind: DecisionKind::Answer,
+                request_id,
+                request_index: request.index,
+                request: Some((request.form.name().to_string(), request.text.clone())),
+                text,
+                hazard: None,
+                capture_ns: state.at.ns(),
+                decided_ns: now.ns(),
+                state_at_ns: state.at.ns(),
+                generator: "settings".into(),
+                guard: crate::state::GuardAction::Passed,
+                first_token_ns: None,
+                lm: None,
+                text_read: None,
+            },
+        );
+    }
+
     /// Answers `f`'s request again at the next state (dropped, and counted, when too many
     /// wait already).
     fn ask_again(&mut self, f: InFlight) {
@@ -573,6 +631,12 @@ impl Assistant {
         state: &Arc<EnvironmentState>,
         now: HostTime,
     ) {
+        if request.form != Form::Ambient {
+            if let Some(c) = control::parse(&request.text) {
+                self.set(c, &request, state, now);
+                return;
+            }
+        }
         if new && request.form != Form::Ambient {
             self.cut_waits(state, now, ReadOutcome::Cut);
         }
@@ -743,7 +807,7 @@ impl PerceptionSink for Assistant {
                 state.motion.state,
                 MotionState::Standing | MotionState::Unknown
             );
-            if p.due(state.at, still) {
+            if self.verbosity.get().unasked() && p.due(state.at, still) {
                 due.push(Request {
                     index: None,
                     form: Form::Ambient,

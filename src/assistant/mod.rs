@@ -21,6 +21,8 @@
 //! * [`alerts`]: hazard events to alert utterances, deduplicated and rate limited.
 //! * [`guard`]: the safety guard that checks generated text sentence by sentence.
 //! * [`degenerate`]: model output that loops or stops mid-sentence, caught before speech.
+//! * [`verbosity`]: how much the assistant says (alerts always; answers whole or brief).
+//! * [`control`]: settings asked for by voice ("faster", "less talking").
 //! * [`decisions`]: the `decisions.jsonl` writer.
 //! * [`explain`]: the assistant's view of one state and request (`vista answer`).
 //! * [`run_start`]: one call that starts the speaker and the assistant for a run.
@@ -34,6 +36,7 @@ pub mod alerts;
 mod answer;
 #[allow(clippy::module_inception)]
 pub mod assistant;
+pub mod control;
 pub mod corridor;
 mod counters;
 pub mod decisions;
@@ -55,6 +58,7 @@ pub mod sign_wall;
 pub mod template;
 pub mod text_wait;
 pub mod turn_words;
+pub mod verbosity;
 
 pub use alerts::{Alerter, AlerterConfig};
 pub use assistant::{Assistant, AssistantConfig, AssistantCounters, AssistantError, AssistantMode};
@@ -65,3 +69,4 @@ pub use render::render_state;
 pub use requests::{Request, RequestError, RequestQueue, RequestTime};
 pub use run_start::{start_assistant, AssistantSession, SessionOptions};
 pub use template::{TemplateAnswer, TemplateGenerator};
+pub use verbosity::Verbosity;

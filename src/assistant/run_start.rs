@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use super::assistant::{Assistant, AssistantConfig, AssistantError, AssistantMode};
 use super::requests::{read_requests_jsonl, RequestQueue};
+use super::verbosity::Verbosity;
 use crate::speech::run_speech::start_session_speech;
 use crate::speech::sink::AudioChoice;
-use crate::speech::SpeakerConfig;
+use crate::speech::{SpeakerConfig, VoiceParams};
 use crate::state::Generator;
 use crate::time::Clock;
 
@@ -47,6 +48,10 @@ pub struct SessionOptions<'a> {
     pub live: Option<RequestQueue>,
     /// Periodic scene updates every this many device ns (`None`: off).
     pub ambient_every_ns: Option<i64>,
+    /// The voice's speaking rate, words per minute.
+    pub speech_rate_wpm: u32,
+    /// How much is said.
+    pub verbosity: Verbosity,
 }
 
 /// Starts the speaker and the assistant for a run on `clock`.
@@ -79,11 +84,18 @@ pub fn start_assistant(
     let speech = start_session_speech(
         opts.out_dir,
         opts.audio,
-        SpeakerConfig::default(),
+        SpeakerConfig {
+            voice: VoiceParams {
+                rate_wpm: opts.speech_rate_wpm,
+                ..VoiceParams::default()
+            },
+            ..SpeakerConfig::default()
+        },
         Arc::clone(&clock),
     )?;
     let config = AssistantConfig {
         ambient_every_ns: opts.ambient_every_ns,
+        verbosity: opts.verbosity,
         ..AssistantConfig::new(opts.out_dir, mode)
     };
     let n = scripted.len();

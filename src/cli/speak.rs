@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use vista::assistant::lm::setup::LmChoice;
 use vista::assistant::lm::threads::ThreadPolicy;
+use vista::assistant::Verbosity;
 use vista::pipeline::{AssistantOptions, LmOptions, SightOptions};
 use vista::speech::sink::AudioChoice;
 
@@ -64,6 +65,15 @@ pub struct AssistantFlags {
     /// average, per request, at most cores − 1; recorded in every decision).
     #[arg(long, value_name = "N")]
     pub lm_threads: Option<u32>,
+    /// How fast the voice speaks, in words per minute (150 to 450; screen-reader users
+    /// often listen at 300 or more).
+    #[arg(long, value_name = "WPM", default_value_t = 175,
+          value_parser = clap::value_parser!(u32).range(150..=450))]
+    pub speech_rate: u32,
+    /// How much is said: `full` answers, `brief` (one-sentence) answers, or `alerts` (and
+    /// one-sentence answers to what is asked; no scene updates). Alerts are never held back.
+    #[arg(long, value_enum, default_value = "full")]
+    pub verbosity: Verbosity,
 }
 
 impl AssistantFlags {
@@ -87,6 +97,8 @@ impl AssistantFlags {
                 ),
                 threads: ThreadPolicy::from_arg(self.lm_threads),
             },
+            speech_rate_wpm: self.speech_rate,
+            verbosity: self.verbosity,
             ..AssistantOptions::new(out_dir)
         }
     }

@@ -293,6 +293,8 @@ pub fn assemble(
             generator: lm.generator.take(),
             live,
             ambient_every_ns: opts.ambient_every_ns(),
+            speech_rate_wpm: opts.speech_rate_wpm,
+            verbosity: opts.verbosity,
         },
         Arc::clone(&clock),
     )

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use crate::assistant::lm::setup::LmChoice;
 use crate::assistant::lm::threads::ThreadPolicy;
+use crate::assistant::Verbosity;
 use crate::speech::sink::AudioChoice;
+use crate::speech::VoiceParams;
 
 /// How a replay is paced.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -161,6 +163,10 @@ pub struct AssistantOptions {
     pub sight: SightOptions,
     /// The language model.
     pub lm: LmOptions,
+    /// The voice's speaking rate, words per minute.
+    pub speech_rate_wpm: u32,
+    /// How much is said.
+    pub verbosity: Verbosity,
 }
 
 impl AssistantOptions {
@@ -176,6 +182,8 @@ impl AssistantOptions {
             scene_every_s: None,
             sight: SightOptions::default(),
             lm: LmOptions::default(),
+            speech_rate_wpm: VoiceParams::default().rate_wpm,
+            verbosity: Verbosity::default(),
         }
     }
 

@@ -31,6 +31,9 @@ pub trait Output {
 pub trait Synth {
     /// The samples for `text`, or why there are none.
     fn synth(&mut self, text: &str) -> Result<Vec<i16>, String>;
+    /// Speaks what comes next at `rate_wpm` words per minute (a voice without a rate
+    /// ignores it).
+    fn set_rate_wpm(&mut self, _rate_wpm: u32) {}
 }
 
 impl<F: FnMut(&str) -> Result<Vec<i16>, String>> Synth for F {

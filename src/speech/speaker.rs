@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -142,6 +142,8 @@ enum Msg {
     Sync(Sender<()>),
     /// The assistant withdrew the rest of an answer ([`Speaker::withdraw`]).
     Withdraw(u64),
+    /// The wearer changed the speaking rate ([`Speaker::set_rate_wpm`]).
+    SetRate(u32),
     Finish(Option<HostTime>),
 }
 
@@ -160,6 +162,8 @@ pub struct Speaker {
     placed: Arc<AtomicU64>,
     in_flight: Arc<AtomicUsize>,
     refused: Arc<AtomicU64>,
+    /// The speaking rate asked for last, words per minute.
+    rate_wpm: AtomicU32,
     capacity: usize,
     sample_rate_hz: u32,
     timeline: Timeline,
@@ -234,6 +238,7 @@ impl Speaker {
             placed,
             in_flight,
             refused,
+            rate_wpm: AtomicU32::new(config.voice.rate_wpm),
             capacity: config.capacity.max(1),
             sample_rate_hz: timeline.rate_hz,
             timeline,
@@ -309,6 +314,18 @@ impl Speaker {
     /// they cut is known to [`Self::answer_cut`]), without waiting for it.
     pub fn has_placed(&self, count: u64) -> bool {
         self.placed.load(Ordering::Acquire) >= count
+    }
+
+    /// Speaks from the next utterance on at `rate_wpm` words per minute (one out of the
+    /// voice's range is logged and ignored by the speaker thread).
+    pub fn set_rate_wpm(&self, rate_wpm: u32) {
+        self.rate_wpm.store(rate_wpm, Ordering::Release);
+        let _ = self.tx.send(Msg::SetRate(rate_wpm));
+    }
+
+    /// The speaking rate asked for last, words per minute.
+    pub fn rate_wpm(&self) -> u32 {
+        self.rate_wpm.load(Ordering::Acquire)
     }
 
     /// Stops answer `request_id` where it is: the clause playing is cut, the rest dropped
@@ -414,6 +431,28 @@ impl Output for SinkOutput {
     }
 }
 
+/// The speaker thread's voice: eSpeak NG at the rate the wearer chose last.
+struct Voice {
+    tts: Tts,
+}
+
+impl super::schedule::Synth for Voice {
+    fn synth(&mut self, text: &str) -> Result<Vec<i16>, String> {
+        self.tts.synthesize_to_vec(text).map_err(|e| e.to_string())
+    }
+
+    fn set_rate_wpm(&mut self, rate_wpm: u32) {
+        let params = VoiceParams {
+            rate_wpm,
+            ..self.tts.params().clone()
+        };
+        match Tts::new(params) {
+            Ok(t) => self.tts = t,
+            Err(e) => log::warn!("speech: rate {rate_wpm} words a minute refused: {e}"),
+        }
+    }
+}
+
 struct Worker {
     rx: Receiver<Msg>,
     placed: Arc<AtomicU64>,
@@ -429,8 +468,9 @@ struct Worker {
 impl Worker {
     fn run(mut self) -> Result<SpeakerReport, SpeakerError> {
         let _cpu = crate::profile::cpu::account("speech");
-        let tts = self.tts.clone();
-        let mut synth = move |text: &str| tts.synthesize_to_vec(text).map_err(|e| e.to_string());
+        let mut synth = Voice {
+            tts: self.tts.clone(),
+        };
         let session_end = match self.out.sink.pacing() {
             Pacing::Timeline => self.run_timeline(&mut synth),
             Pacing::RealTime => self.run_real_time(&mut synth),
@@ -489,6 +529,7 @@ impl Worker {
                     let _ = done.send(());
                 }
                 Some(Msg::Withdraw(id)) => self.scheduler.withdraw(id, &mut self.out),
+                Some(Msg::SetRate(wpm)) => synth.set_rate_wpm(wpm),
                 Some(Msg::Finish(e)) => {
                     end = e;
                     break;
@@ -543,6 +584,7 @@ impl Worker {
                         let _ = done.send(());
                     }
                     Msg::Withdraw(id) => self.scheduler.withdraw(id, &mut self.out),
+                    Msg::SetRate(wpm) => synth.set_rate_wpm(wpm),
                     Msg::Finish(e) => finishing = Some(e),
                 }
                 if finishing.is_none() {
