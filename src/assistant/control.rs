@@ -8,9 +8,9 @@ use crate::lexicon::words::tokens;
 
 /// How much one "faster" or "slower" changes the rate, words per minute.
 pub const RATE_STEP_WPM: u32 = 50;
-/// The slowest rate a wearer can set, words per minute.
+/// The slowest rate a wearer can set, words per minute (also `--speech-rate`'s bound).
 pub const RATE_MIN_WPM: u32 = 150;
-/// The fastest rate a wearer can set, words per minute.
+/// The fastest rate a wearer can set, words per minute (also `--speech-rate`'s bound).
 pub const RATE_MAX_WPM: u32 = 450;
 
 /// A change of setting asked for by voice.

@@ -5,11 +5,13 @@
 
 use std::path::PathBuf;
 
+use vista::assistant::control::{RATE_MAX_WPM, RATE_MIN_WPM};
 use vista::assistant::lm::setup::LmChoice;
 use vista::assistant::lm::threads::ThreadPolicy;
 use vista::assistant::Verbosity;
 use vista::pipeline::{AssistantOptions, LmOptions, SightOptions};
 use vista::speech::sink::AudioChoice;
+use vista::speech::VoiceParams;
 
 /// What the assistant sees with, how it answers and where it speaks.
 #[derive(Debug, Clone, clap::Args)]
@@ -67,8 +69,9 @@ pub struct AssistantFlags {
     pub lm_threads: Option<u32>,
     /// How fast the voice speaks, in words per minute (150 to 450; screen-reader users
     /// often listen at 300 or more).
-    #[arg(long, value_name = "WPM", default_value_t = 175,
-          value_parser = clap::value_parser!(u32).range(150..=450))]
+    #[arg(long, value_name = "WPM", default_value_t = VoiceParams::default().rate_wpm,
+          value_parser = clap::value_parser!(u32)
+              .range(i64::from(RATE_MIN_WPM)..=i64::from(RATE_MAX_WPM)))]
     pub speech_rate: u32,
     /// How much is said: `full` answers, `brief` (one-sentence) answers, or `alerts` (and
     /// one-sentence answers to what is asked; no scene updates). Alerts are never held back.
