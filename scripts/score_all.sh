@@ -14,7 +14,8 @@
 # meaning + the truth's unsafe phrases), then one table per mode of what the wearer heard
 # (`vista score`'s listening metrics: speech duty cycle over the session and while walking,
 # the longest silence while walking, clauses cut / heard + dropped, words lost, answers heard
-# whole, the answer span's median and alerts repeated about one thing). Lock-step replay is deterministic, so the tables do
+# whole, the answer span's median, alerts repeated about one thing, alerts cut by another and
+# how long an alert heard whole lasts). Lock-step replay is deterministic, so the tables do
 # not depend on the machine's load.
 #
 #   scripts/score_all.sh [SCENARIO...]     # default: every scenario
@@ -83,7 +84,7 @@ for s in "${scenarios[@]}"; do
       def sec: if . == null then "–" else ((. * 10 | round) / 10 | tostring) + " s" end;
       def ms: if . == null then "–" else ((. / 100 | round) / 10 | tostring) + " s" end;
       .score.listening as $l
-      | "| \($s) | \($l.duty_cycle | pct) / \($l.duty_cycle_walking | pct) | \($l.longest_silence_walking_s | sec) | \($l.clauses_cut)/\($l.clauses_heard) + \($l.clauses_dropped) | \($l.words_lost) | \($l.answers_whole)/\($l.answers) | \($l.answer_span_p50_ms | ms) | \($l.alert_repeats) |"
+      | "| \($s) | \($l.duty_cycle | pct) / \($l.duty_cycle_walking | pct) | \($l.longest_silence_walking_s | sec) | \($l.clauses_cut)/\($l.clauses_heard) + \($l.clauses_dropped) | \($l.words_lost) | \($l.answers_whole)/\($l.answers) | \($l.answer_span_p50_ms | ms) | \($l.alert_repeats) | \($l.alerts_cut)/\($l.alerts_heard) | \($l.alert_audio_p50_ms | ms) / \($l.alert_audio_max_ms | ms) |"
     ' "$out.json")"$'\n'
     if [ "${DETAIL:-0}" = 1 ]; then
       t0=$(jq '.t0_ns' "$dir/$s/ground_truth.json")
@@ -119,8 +120,8 @@ tables() {
       offline) echo "### What the wearer heard, offline mode" ;;
     esac
     echo
-    echo "| scenario | speech duty (session / walking) | longest walking silence | clauses cut / heard + dropped | words lost | answers whole | answer span p50 | alert repeats |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| scenario | speech duty (session / walking) | longest walking silence | clauses cut / heard + dropped | words lost | answers whole | answer span p50 | alert repeats | alerts cut / heard | alert length p50 / max |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
     printf '%s' "${heard[$m]}"
     echo
   done

@@ -28,6 +28,7 @@ use std::collections::HashMap;
 
 use super::hazards::median;
 use super::pose::HeadTrack;
+use crate::speech::Priority;
 
 /// Two alerts about one thing closer in time than this are a repeat (unless more urgent),
 /// ns.
@@ -50,8 +51,8 @@ const MAX_WALK_STEPS: usize = 1_000_000;
 pub struct HeardEntry {
     /// Its text.
     pub text: String,
-    /// True for an answer clause.
-    pub answer: bool,
+    /// How urgent it was (answers and alerts are measured on their own).
+    pub priority: Priority,
     /// Its request id.
     pub request_id: u64,
     /// First audio, device ns (`None`: never played).
@@ -102,6 +103,15 @@ pub struct Listening {
     pub answer_span_p50_ms: Option<f64>,
     /// Alerts repeated about the same thing within [`REPEAT_WINDOW_NS`], not more urgent.
     pub alert_repeats: usize,
+    /// Alerts of which something was heard.
+    pub alerts_heard: usize,
+    /// Of those, alerts cut part-way (by a newer alert).
+    pub alerts_cut: usize,
+    /// Median length of an alert heard whole, from its first audio to the end of its last
+    /// clause, ms.
+    pub alert_audio_p50_ms: Option<f64>,
+    /// Longest alert heard whole, ms.
+    pub alert_audio_max_ms: Option<f64>,
 }
 
 fn words(text: &str) -> usize {
@@ -248,7 +258,7 @@ pub fn listening(
 
     // Answers, per request id in order of first appearance.
     let mut ids: Vec<u64> = Vec::new();
-    for e in entries.iter().filter(|e| e.answer) {
+    for e in entries.iter().filter(|e| e.priority == Priority::Answer) {
         if !ids.contains(&e.request_id) {
             ids.push(e.request_id);
         }
@@ -257,7 +267,7 @@ pub fn listening(
     for id in &ids {
         let clauses: Vec<&HeardEntry> = entries
             .iter()
-            .filter(|e| e.answer && e.request_id == *id)
+            .filter(|e| e.priority == Priority::Answer && e.request_id == *id)
             .collect();
         let all_whole = clauses.iter().all(|c| {
             clauses
@@ -277,6 +287,8 @@ pub fn listening(
             spans_ms.push(b.saturating_sub(a) as f64 / 1e6);
         }
     }
+
+    let (alerts_heard, alerts_cut, alert_ms) = alert_lengths(entries);
 
     let mut sorted: Vec<SpokenAlert> = alerts.to_vec();
     sorted.sort_by_key(|a| a.first_audio_ns);
@@ -308,7 +320,42 @@ pub fn listening(
         answers_whole: whole,
         answer_span_p50_ms: median(&spans_ms),
         alert_repeats: repeats,
+        alerts_heard,
+        alerts_cut,
+        alert_audio_p50_ms: median(&alert_ms),
+        alert_audio_max_ms: alert_ms.iter().copied().reduce(f64::max),
     }
+}
+
+/// Alerts (the alert clauses of one request id) heard, of those cut, and the length of
+/// each heard whole (first audio to the end of its last clause), ms.
+fn alert_lengths(entries: &[HeardEntry]) -> (usize, usize, Vec<f64>) {
+    // Per alert id: first audio, end of the last clause heard, whether any clause was cut
+    // or dropped after some was heard.
+    let mut per: Vec<(u64, Option<i64>, i64, bool)> = Vec::new();
+    for e in entries.iter().filter(|e| e.priority == Priority::Alert) {
+        let i = match per.iter().position(|p| p.0 == e.request_id) {
+            Some(i) => i,
+            None => {
+                per.push((e.request_id, None, i64::MIN, false));
+                per.len() - 1
+            }
+        };
+        let p = &mut per[i];
+        if let Some(a) = e.first_audio_ns {
+            p.1 = Some(p.1.map_or(a, |b: i64| b.min(a)));
+            p.2 = p.2.max(e.end_ns);
+        }
+        p.3 |= e.interrupted;
+    }
+    let heard: Vec<_> = per.iter().filter(|p| p.1.is_some()).collect();
+    let cut = heard.iter().filter(|p| p.3).count();
+    let ms = heard
+        .iter()
+        .filter(|p| !p.3)
+        .filter_map(|p| Some(p.2.saturating_sub(p.1?) as f64 / 1e6))
+        .collect();
+    (heard.len(), cut, ms)
 }
 
 #[cfg(test)]
@@ -329,7 +376,11 @@ mod tests {
     ) -> HeardEntry {
         HeardEntry {
             text: text.into(),
-            answer,
+            priority: if answer {
+                Priority::Answer
+            } else {
+                Priority::Ambient
+            },
             request_id: id,
             first_audio_ns: audio.map(|a| (a * 1e9) as i64),
             end_ns: (end * 1e9) as i64,
@@ -467,5 +518,34 @@ mod tests {
         assert_eq!(l.alert_repeats, 2);
         assert_eq!(l.duty_cycle, Some(0.0));
         assert_eq!((l.answers, l.answer_span_p50_ms), (0, None));
+    }
+
+    #[test]
+    fn alerts_are_counted_cut_and_timed_whole() {
+        let head = walk_then_stand();
+        let alert = |text: &str, id, audio: Option<f64>, end, cut| HeardEntry {
+            priority: Priority::Alert,
+            ..entry(text, false, id, audio, end, cut)
+        };
+        let e = vec![
+            // Two clauses of one alert, heard whole: 1.0 s to 2.5 s.
+            alert("Stop. Person ahead,", 1, Some(1.0), 1.8, false),
+            alert("2 metres.", 1, Some(1.8), 2.5, false),
+            // Cut by the next one after 0.4 s.
+            alert("Obstacle ahead, 3 metres.", 2, Some(5.0), 5.4, true),
+            alert("Step down in 2 metres.", 3, Some(5.4), 6.3, false),
+            // Never heard: not an alert heard.
+            alert("Vehicle coming from the left.", 4, None, 7.0, true),
+            // An answer is not an alert.
+            entry("the exit is ahead", true, 5, Some(8.0), 10.0, false),
+        ];
+        let l = listening(&e, &[], &head, 0, 20 * S);
+        assert_eq!((l.alerts_heard, l.alerts_cut), (3, 1));
+        let p50 = l.alert_audio_p50_ms.unwrap();
+        assert!((p50 - 1200.0).abs() < 1e-6, "{p50}");
+        let max = l.alert_audio_max_ms.unwrap();
+        assert!((max - 1500.0).abs() < 1e-6, "{max}");
+        let none = listening(&[], &[], &head, 0, 20 * S);
+        assert_eq!((none.alerts_heard, none.alert_audio_p50_ms), (0, None));
     }
 }

@@ -17,7 +17,6 @@ use super::mode::RunMode;
 use super::requests::{score_request, AnswerInput, RequestResult};
 use super::unsafe_speech::{unsafe_utterances, HeardClause, UnsafeUtterance};
 use crate::report::utterance::{join_utterances, Joined};
-use crate::speech::Priority;
 use crate::state::{Decision, DecisionKind};
 
 /// The targets.
@@ -222,7 +221,7 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         .iter()
         .map(|e| HeardEntry {
             text: e.text.clone(),
-            answer: e.priority == Priority::Answer,
+            priority: e.priority,
             request_id: e.request_id,
             first_audio_ns: e.first_audio_ns.map(|t| clock.to_device_ns(t)),
             end_ns: clock.to_device_ns(e.end_ns),
@@ -590,6 +589,14 @@ impl Scorecard {
             l.answers,
             opt_ms(l.answer_span_p50_ms),
             l.alert_repeats
+        );
+        let _ = writeln!(
+            t,
+            "                       alerts {} heard, {} cut; length heard whole p50 {}, max {}",
+            l.alerts_heard,
+            l.alerts_cut,
+            opt_ms(l.alert_audio_p50_ms),
+            opt_ms(l.alert_audio_max_ms)
         );
         if s.damaged_lines > 0 {
             let _ = writeln!(t, "  damaged lines        {} (left out)", s.damaged_lines);
