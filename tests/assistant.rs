@@ -911,7 +911,7 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     assert_eq!(decisions[0].request_index, Some(0));
     assert_eq!(decisions[0].generator, "template");
     assert_eq!(decisions[0].state_at_ns, S);
-    assert_eq!(decisions[1].text, "Stop. Obstacle ahead, 2 metres.");
+    assert_eq!(decisions[1].text, "Stop, obstacle ahead.");
     assert_eq!(decisions[1].capture_ns, 1_200_000_000 - 30_000_000);
     assert_eq!(decisions[2].request_index, Some(0));
     assert_eq!(decisions[2].state_at_ns, 1_200_000_000);
@@ -920,7 +920,7 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     // plays at once.
     let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
     let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
-    assert_eq!(alert.text, "Stop. Obstacle ahead, 2 metres.");
+    assert_eq!(alert.text, "Stop, obstacle ahead.");
     assert_eq!(alert.decided_ns, 1_200_000_000);
     let first = alert.first_audio_ns.unwrap();
     assert!((1_200_000_000..1_250_000_000).contains(&first), "{first}");

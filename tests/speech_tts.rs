@@ -151,3 +151,30 @@ fn odd_text_never_fails_or_crashes() {
         assert!(t.synthesize_to_vec(&s).is_ok(), "{s:?}");
     }
 }
+
+/// The estimate the alerter waits by (`speech::pace`) holds on the real engine, on alert
+/// phrasings other than those it was fitted on, at every rate a wearer may choose.
+#[test]
+fn the_length_estimate_holds_on_the_engine() {
+    use vista::speech::pace::spoken_ns;
+    let phrases = [
+        "Stop. Obstacle ahead, 2 metres.",
+        "Step down in 4 metres.",
+        "Person at 10 o'clock, 3 metres.",
+        "Head height obstacle, 1 o'clock, 2.5 metres.",
+        "Vehicle coming from the right, 8 metres.",
+        "Step up at 2 o'clock, 1 metre.",
+    ];
+    for rate in [150, 175, 250, 350, 450] {
+        let t = tts(rate);
+        for p in phrases {
+            let real_s = t.synthesize_to_vec(p).unwrap().len() as f64 / 22_050.0;
+            let est_s = spoken_ns(p, rate) as f64 * 1e-9;
+            let err = (est_s - real_s) / real_s;
+            assert!(
+                err.abs() <= 0.2,
+                "{p:?} at {rate} wpm: estimated {est_s:.2} s, said in {real_s:.2} s"
+            );
+        }
+    }
+}

@@ -1,17 +1,20 @@
-//! The alerter: a hazard event becomes one short alert utterance ("Stop. Obstacle ahead,
-//! 2 metres.", "Step down in 3 metres.", "Head height obstacle, 12 o'clock, 2 metres.") at
-//! alert priority, with an earcon for the urgent ones. No model involved; it returns at once.
+//! The alerter: a hazard event becomes one short alert utterance ("Stop, obstacle ahead.",
+//! "Step down in 3 metres.", "Head-height obstacle at 1 o'clock, 2 metres.") at alert
+//! priority, with an earcon for the urgent ones. No model involved; it returns at once.
 //! The same thing is not alerted twice within [`AlerterConfig::repeat_after_ns`] (unless it
-//! has become urgent since), and alerts are spaced at least [`AlerterConfig::min_gap_ns`]
-//! apart; what is held back is counted. An event held back by that spacing is not lost:
-//! the perception gate raises each approach once, so the alerter keeps it
-//! ([`Alerter::take_held`]) and the assistant speaks it as soon as the gap has passed, if
-//! its thing is still in the path.
+//! has become urgent since). An alert is not cut by the next one unless the next is more
+//! urgent (urgent where it was not, or reached in half its time): while the last alert is still being said (its length
+//! estimated from its words at the speaking rate, [`crate::speech::pace`]), and for at least
+//! [`AlerterConfig::min_gap_ns`] after it began, another waits; what waits is counted. An
+//! event that waits is not lost: the perception gate raises each approach once, so the
+//! alerter keeps it ([`Alerter::take_held`]) and the assistant speaks it as soon as the last
+//! alert has been said, where its thing is then, if it is still in the path.
 
 use std::collections::{HashMap, VecDeque};
 
 use super::phrase::{clock, metres};
 use crate::lexicon::names::side_word;
+use crate::speech::pace::spoken_ns;
 use crate::speech::{Earcon, Priority, Utterance};
 use crate::state::{HazardEvent, HeightBand, Thing, ThingKind};
 use crate::time::HostTime;
@@ -25,8 +28,21 @@ pub struct AlerterConfig {
     /// guard against flapping within that time, and no longer than it, or it would silence
     /// the next approach (a curb alerted, the wearer stops, turns and walks to it again).
     pub repeat_after_ns: i64,
-    /// Any two alerts are at least this far apart (ns).
+    /// Any two alerts begin at least this far apart (ns), however short the first.
     pub min_gap_ns: i64,
+    /// A newer alert cuts the one being said when its time to contact is less than this
+    /// share of the playing one's (or it is urgent and the playing one is not).
+    pub cut_contact_ratio: f32,
+    /// Closing speed assumed for a thing without a time to contact (the wearer walking to
+    /// it), m/s.
+    pub assumed_closing_mps: f32,
+    /// Speaking rate the alert lengths are estimated at, words per minute (the assistant
+    /// keeps it to the speaker's, [`Alerter::set_rate_wpm`]).
+    pub rate_wpm: u32,
+    /// The estimated length is stretched by this factor before another alert may follow:
+    /// the estimate is within about 12 % of the voice either way, and waiting a little
+    /// longer costs less than cutting an alert's last word (its distance).
+    pub length_margin: f32,
     /// Closer than this (m) or sooner than [`AlerterConfig::urgent_ttc_s`], an obstacle
     /// alert starts with "Stop."
     pub urgent_m: f32,
@@ -41,6 +57,10 @@ impl Default for AlerterConfig {
         Self {
             repeat_after_ns: 3_000_000_000,
             min_gap_ns: 700_000_000,
+            cut_contact_ratio: 0.5,
+            assumed_closing_mps: 1.2,
+            rate_wpm: crate::speech::VoiceParams::default().rate_wpm,
+            length_margin: 1.15,
             urgent_m: 2.5,
             urgent_ttc_s: 2.5,
             max_tracked: 256,
@@ -53,7 +73,7 @@ impl Default for AlerterConfig {
 pub enum Suppressed {
     /// The same thing was alerted recently.
     Duplicate,
-    /// Another alert was just spoken.
+    /// Another alert, no less urgent, is being said (the event waits for it to end).
     RateLimited,
 }
 
@@ -64,12 +84,21 @@ pub struct AlerterCounts {
     pub alerted: u64,
     /// Events dropped as duplicates.
     pub duplicates: u64,
-    /// Events dropped by the rate limit.
+    /// Events that waited for another alert to be said.
     pub rate_limited: u64,
 }
 
-/// Rate-limited events held for later at most (one per thing; the oldest beyond go).
+/// Events held for later at most (one per thing; the oldest beyond go).
 pub const MAX_HELD: usize = 4;
+
+/// The alert said last: when it began, until when it is being said, and how urgent it was.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LastAlert {
+    at: HostTime,
+    until: HostTime,
+    urgent: bool,
+    contact_s: f32,
+}
 
 /// Turns hazard events into alert utterances.
 #[derive(Debug, Default)]
@@ -77,7 +106,7 @@ pub struct Alerter {
     config: AlerterConfig,
     /// Per thing id: when it was last alerted, and whether that alert was urgent.
     last: HashMap<u32, (HostTime, bool)>,
-    last_any: Option<HostTime>,
+    last_any: Option<LastAlert>,
     counts: AlerterCounts,
     /// Events held back by the rate limit, oldest first.
     held: VecDeque<HazardEvent>,
@@ -109,6 +138,39 @@ impl Alerter {
         self.counts
     }
 
+    /// Estimates alert lengths at `rate_wpm` from now on (the wearer changed the rate).
+    pub fn set_rate_wpm(&mut self, rate_wpm: u32) {
+        self.config.rate_wpm = rate_wpm;
+    }
+
+    /// Seconds until the wearer reaches `e`'s thing: its time to contact, else its distance
+    /// at the assumed closing speed.
+    fn contact_s(&self, e: &HazardEvent) -> f32 {
+        e.time_to_contact_s
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .unwrap_or(e.thing.distance_m / self.config.assumed_closing_mps.max(0.1))
+    }
+
+    /// Whether `e` is more urgent than the alert said last, so that it cuts it: urgent
+    /// where that was not, or reached in less than [`AlerterConfig::cut_contact_ratio`] of
+    /// its time.
+    fn more_urgent(&self, e: &HazardEvent, last: &LastAlert) -> bool {
+        (self.is_urgent(e) && !last.urgent)
+            || self.contact_s(e) < last.contact_s * self.config.cut_contact_ratio
+    }
+
+    /// Until when the alert said last is being said, at the earliest its start plus the
+    /// minimum gap.
+    fn busy_until(&self) -> Option<HostTime> {
+        self.last_any.map(|l| {
+            HostTime(
+                l.until
+                    .ns()
+                    .max(l.at.ns().saturating_add(self.config.min_gap_ns)),
+            )
+        })
+    }
+
     /// Whether `e` is urgent (close, or soon reached).
     pub fn is_urgent(&self, e: &HazardEvent) -> bool {
         e.thing.distance_m <= self.config.urgent_m
@@ -116,7 +178,11 @@ impl Alerter {
                 .is_some_and(|s| s.is_finite() && s <= self.config.urgent_ttc_s)
     }
 
-    /// The alert text and earcon for `e` (pure; no dedup).
+    /// The alert text and earcon for `e` (pure; no dedup). Short, what to do first: an
+    /// urgent thing in the path is "Stop, person ahead." (the distance then matters less
+    /// than stopping, and an alert is said in about a second and a half at 175 words a
+    /// minute), anything else says what, where and how far. "Head-height" is one word: a
+    /// sentence that begins "Head … ahead" would otherwise read as an instruction.
     pub fn phrase(&self, e: &HazardEvent) -> (String, Option<Earcon>) {
         let t = &e.thing;
         let urgent = self.is_urgent(e);
@@ -126,28 +192,31 @@ impl Alerter {
             ThingKind::DropOff => format!("Step down {}.", where_(t)),
             ThingKind::StepUp if is_ahead(t) => format!("Step up in {}.", metres(t.distance_m)),
             ThingKind::StepUp => format!("Step up {}.", where_(t)),
-            _ if head => format!(
-                "Head height obstacle, {}, {}.",
-                clock(t.clock),
-                metres(t.distance_m)
-            ),
+            _ if head => format!("Head-height obstacle {}.", where_(t)),
             // A vehicle says where it comes from: that is what the wearer acts on.
             ThingKind::Vehicle if t.approaching_from().is_some() => {
-                let stop = if urgent { "Stop. " } else { "" };
                 let from = t.approaching_from().map_or("", side_word);
-                format!(
-                    "{stop}Vehicle coming from the {from}, {}.",
-                    metres(t.distance_m)
-                )
+                if urgent {
+                    format!("Stop, vehicle from the {from}.")
+                } else {
+                    format!("Vehicle from the {from}, {}.", metres(t.distance_m))
+                }
             }
             k => {
                 let what = match k {
-                    ThingKind::Person => "Person",
-                    ThingKind::Vehicle => "Vehicle",
-                    _ => "Obstacle",
+                    ThingKind::Person => "person",
+                    ThingKind::Vehicle => "vehicle",
+                    _ => "obstacle",
                 };
-                let stop = if urgent && is_ahead(t) { "Stop. " } else { "" };
-                format!("{stop}{what} {}.", where_(t))
+                if urgent && is_ahead(t) {
+                    format!("Stop, {what} ahead.")
+                } else {
+                    let mut w = what.to_string();
+                    if let Some(first) = w.get_mut(0..1) {
+                        first.make_ascii_uppercase();
+                    }
+                    format!("{w} {}.", where_(t))
+                }
             }
         };
         let earcon = if urgent { Some(Earcon::Double) } else { None };
@@ -159,12 +228,10 @@ impl Alerter {
         self.held.len()
     }
 
-    /// The oldest event held back by the rate limit, once the gap after the last alert has
-    /// passed at `now` (the caller refreshes its thing and passes it to [`Self::alert`]).
+    /// The oldest event held back, once the last alert has been said at `now` (the caller
+    /// refreshes its thing and passes it to [`Self::alert`]).
     pub fn take_held(&mut self, now: HostTime) -> Option<HazardEvent> {
-        let gap_over = self
-            .last_any
-            .is_none_or(|at| now.since(at) >= self.config.min_gap_ns);
+        let gap_over = self.busy_until().is_none_or(|until| now >= until);
         if gap_over {
             self.held.pop_front()
         } else {
@@ -182,9 +249,8 @@ impl Alerter {
                 return Err(Suppressed::Duplicate);
             }
         }
-        if let Some(at) = self.last_any {
-            let new_and_urgent = urgent && !self.last.contains_key(&e.thing.id);
-            if now.since(at) < self.config.min_gap_ns && !new_and_urgent {
+        if let (Some(last), Some(until)) = (self.last_any, self.busy_until()) {
+            if now < until && !self.more_urgent(e, &last) {
                 self.counts.rate_limited += 1;
                 self.held.retain(|h| h.thing.id != e.thing.id);
                 if self.held.len() >= MAX_HELD {
@@ -201,9 +267,19 @@ impl Alerter {
             }
         }
         self.last.insert(e.thing.id, (now, urgent));
-        self.last_any = Some(now);
         self.counts.alerted += 1;
         let (text, earcon) = self.phrase(e);
+        let said_ns = (spoken_ns(&text, self.config.rate_wpm) as f64
+            * f64::from(self.config.length_margin.max(1.0))) as i64;
+        let length_ns = earcon
+            .map_or(0, Earcon::duration_ns)
+            .saturating_add(said_ns);
+        self.last_any = Some(LastAlert {
+            at: now,
+            until: HostTime(now.ns().saturating_add(length_ns)),
+            urgent,
+            contact_s: self.contact_s(e),
+        });
         Ok(Utterance {
             text,
             priority: Priority::Alert,
@@ -245,12 +321,21 @@ mod tests {
     }
 
     #[test]
-    fn phrases_match_the_issue() {
+    fn phrases_say_what_to_do_first_and_are_short() {
         let a = Alerter::default();
         assert_eq!(
             a.phrase(&event(1, ThingKind::Obstacle, 12, 2.0)),
+            ("Stop, obstacle ahead.".to_string(), Some(Earcon::Double))
+        );
+        assert_eq!(
+            a.phrase(&event(1, ThingKind::Person, 12, 4.0)).0,
+            "Person ahead, 4 metres."
+        );
+        // Urgent beside the path: no "Stop", where it is.
+        assert_eq!(
+            a.phrase(&event(1, ThingKind::Obstacle, 3, 1.0)),
             (
-                "Stop. Obstacle ahead, 2 metres.".to_string(),
+                "Obstacle at 3 o'clock, 1 metre.".to_string(),
                 Some(Earcon::Double)
             )
         );
@@ -260,13 +345,26 @@ mod tests {
         );
         assert_eq!(
             a.phrase(&event(1, ThingKind::Overhead, 12, 2.0)).0,
-            "Head height obstacle, 12 o'clock, 2 metres."
+            "Head-height obstacle ahead, 2 metres."
+        );
+        assert_eq!(
+            a.phrase(&event(1, ThingKind::Overhead, 10, 2.0)).0,
+            "Head-height obstacle at 10 o'clock, 2 metres."
         );
         assert_eq!(
             a.phrase(&event(1, ThingKind::Obstacle, 2, 4.0)).0,
             "Obstacle at 2 o'clock, 4 metres."
         );
         assert_eq!(a.phrase(&event(1, ThingKind::Obstacle, 12, 4.0)).1, None);
+        // A vehicle says where it comes from; once urgent, to stop.
+        let mut car = event(1, ThingKind::Vehicle, 9, 12.0);
+        car.thing.detail = crate::state::ThingDetail::Moving {
+            side: crate::state::Side::Left,
+            approaching: true,
+        };
+        assert_eq!(a.phrase(&car).0, "Vehicle from the left, 12 metres.");
+        car.time_to_contact_s = Some(2.0);
+        assert_eq!(a.phrase(&car).0, "Stop, vehicle from the left.");
     }
 
     #[test]
@@ -279,24 +377,29 @@ mod tests {
         assert_eq!(a.alert(&far, ms(2_000)), Err(Suppressed::Duplicate));
         // Escalation to urgent is said once.
         let u = a.alert(&near, ms(2_500)).unwrap();
-        assert!(u.text.starts_with("Stop."));
+        assert!(u.text.starts_with("Stop,"));
         assert_eq!(u.priority, Priority::Alert);
         assert_eq!(u.capture, DeviceTime(5));
         assert_eq!(a.alert(&near, ms(2_800)), Err(Suppressed::Duplicate));
-        // Another thing right after: rate limited unless urgent and new.
+        // Another thing while that alert is said, no more urgent: it waits.
         assert_eq!(
             a.alert(&event(2, ThingKind::Obstacle, 2, 4.0), ms(2_600)),
             Err(Suppressed::RateLimited)
         );
-        // The rate-limited event is held and comes back once the gap has passed.
+        // The held event comes back once the alert has been said.
+        let margin = f64::from(AlerterConfig::default().length_margin);
+        let said_ns =
+            Earcon::Double.duration_ns() + (spoken_ns(&u.text, 175) as f64 * margin) as i64;
+        assert!(said_ns > 1_000_000_000, "{said_ns}");
         assert_eq!(a.held(), 1);
-        assert_eq!(a.take_held(ms(3_000)), None);
-        let held = a.take_held(ms(3_200)).unwrap();
+        assert_eq!(a.take_held(HostTime(ms(2_500).ns() + said_ns - 1)), None);
+        let end = HostTime(ms(2_500).ns() + said_ns);
+        let held = a.take_held(end).unwrap();
         assert_eq!(held.thing.id, 2);
         assert_eq!(a.held(), 0);
-        assert!(a.alert(&held, ms(3_200)).is_ok());
+        assert!(a.alert(&held, end).is_ok());
         // After the repeat window the same thing may be alerted again (a new approach).
-        assert!(a.alert(&near, ms(5_600)).is_ok());
+        assert!(a.alert(&near, ms(9_000)).is_ok());
         assert_eq!(
             a.counts(),
             AlerterCounts {
@@ -321,9 +424,60 @@ mod tests {
             assert_eq!(a.alert(&e, ms(20)), Err(Suppressed::RateLimited));
         }
         assert_eq!(a.held(), MAX_HELD);
-        let ids: Vec<u32> = std::iter::from_fn(|| a.take_held(ms(1_000)))
+        let ids: Vec<u32> = std::iter::from_fn(|| a.take_held(ms(5_000)))
             .map(|e| e.thing.id)
             .collect();
         assert_eq!(ids, vec![6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn only_a_more_urgent_alert_cuts_the_one_being_said() {
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        let mut a = Alerter::default();
+        // Obstacle 4 m ahead, not urgent (contact in about 3.3 s at a walk).
+        assert!(a
+            .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
+            .is_ok());
+        // A person 3 m ahead: not urgent, not reached in half the time: waits.
+        assert_eq!(
+            a.alert(&event(2, ThingKind::Person, 12, 3.0), ms(300)),
+            Err(Suppressed::RateLimited)
+        );
+        // A vehicle 1.5 s away: urgent, where the alert being said is not: cuts it.
+        let mut car = event(3, ThingKind::Vehicle, 3, 6.0);
+        car.time_to_contact_s = Some(1.5);
+        assert!(a.alert(&car, ms(400)).is_ok());
+        // Now a step 2 m ahead (urgent, 1.7 s) is not more urgent than the car: waits.
+        assert_eq!(
+            a.alert(&event(4, ThingKind::DropOff, 12, 2.0), ms(500)),
+            Err(Suppressed::RateLimited)
+        );
+        // A pole at 0.5 m (0.4 s) is reached in less than half the car's time: cuts.
+        assert!(a
+            .alert(&event(5, ThingKind::Obstacle, 12, 0.5), ms(600))
+            .is_ok());
+    }
+
+    #[test]
+    fn the_wait_follows_the_speaking_rate() {
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        let waits_until = |rate: u32| {
+            let mut a = Alerter::default();
+            a.set_rate_wpm(rate);
+            assert!(a
+                .alert(&event(1, ThingKind::Obstacle, 2, 4.0), ms(0))
+                .is_ok());
+            assert!(a
+                .alert(&event(2, ThingKind::Obstacle, 10, 4.0), ms(1))
+                .is_err());
+            (0..10_000)
+                .step_by(10)
+                .find(|&t| a.take_held(ms(t)).is_some())
+                .unwrap()
+        };
+        let (slow, fast) = (waits_until(150), waits_until(450));
+        assert!(slow > 2 * fast, "{slow} ms vs {fast} ms");
+        // However short, an alert keeps the minimum gap.
+        assert!(fast >= 700, "{fast}");
     }
 }

@@ -39,7 +39,7 @@ use crate::speech::speaker::SpeakerError;
 use crate::speech::{Speaker, SpeakerReport, Utterance};
 use crate::state::{
     Decision, DecisionHazard, DecisionKind, EnvironmentState, Generator, HazardEvent, MotionState,
-    PerceptionSink, ReadOutcome, ReadRequests, TextReadWait,
+    PerceptionSink, ReadOutcome, ReadRequests, TextReadWait, Thing,
 };
 use crate::time::{Clock, HostTime};
 use crate::worker::Worker;
@@ -714,12 +714,38 @@ impl Assistant {
     }
 }
 
+/// How far a thing of the same kind may be from where a held alert's thing was for it to
+/// be taken as that thing under a new tracker id, m.
+const SAME_THING_M: f32 = 1.0;
+
+/// Where the thing of an alert that waited is now, while it is in the path: the same
+/// tracker id, else (perception re-identified it while the alert waited) the nearest thing
+/// of the same kind within [`SAME_THING_M`] of where it was.
+fn held_thing_now<'a>(was: &Thing, things: &'a [Thing]) -> Option<&'a Thing> {
+    let in_path = || things.iter().filter(|t| t.in_path);
+    in_path().find(|t| t.id == was.id).or_else(|| {
+        let w = was.world_m?;
+        in_path()
+            .filter(|t| t.kind == was.kind)
+            .filter_map(|t| {
+                let p = t.world_m?;
+                let d =
+                    ((p[0] - w[0]).powi(2) + (p[1] - w[1]).powi(2) + (p[2] - w[2]).powi(2)).sqrt();
+                (d <= SAME_THING_M).then_some((d, t))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, t)| t)
+    })
+}
+
 impl PerceptionSink for Assistant {
     fn on_hazard(&mut self, event: &HazardEvent) {
         let now = self.clock.now();
         let Some(speaker) = self.speaker.as_ref() else {
             return;
         };
+        // Alert lengths are estimated at the rate the wearer hears now.
+        self.alerter.set_rate_wpm(speaker.rate_wpm());
         match self.alerter.alert(event, now) {
             Ok(u) => {
                 let text = u.text.clone();
@@ -757,20 +783,30 @@ impl PerceptionSink for Assistant {
                 };
                 write_decision(&self.decisions, &d);
             }
-            Err(_) => bump(&self.counters.alerts_suppressed),
+            Err(why) => {
+                log::debug!(
+                    "alert about thing {} ({:?}, {:.1} m) not said now: {why:?}",
+                    event.thing.id,
+                    event.thing.kind,
+                    event.thing.distance_m
+                );
+                bump(&self.counters.alerts_suppressed);
+            }
         }
     }
 
     fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
         self.state = Some(Arc::clone(state));
-        // An alert the rate limit held back is spoken once the gap has passed, where its
-        // thing is now, while it is still in the path (else it is no longer needed).
+        // An alert held back while another was said is spoken once that one has been,
+        // where its thing is now, while it is still in the path (else it is no longer
+        // needed).
         while let Some(mut e) = self.alerter.take_held(now) {
-            let Some(th) = state
-                .things
-                .iter()
-                .find(|t| t.id == e.thing.id && t.in_path)
-            else {
+            let Some(th) = held_thing_now(&e.thing, &state.things) else {
+                log::debug!(
+                    "alert about thing {} ({:?}) dropped after waiting: no longer in the path",
+                    e.thing.id,
+                    e.thing.kind
+                );
                 continue;
             };
             e.thing = th.clone();
@@ -863,5 +899,55 @@ impl PerceptionSink for Assistant {
                 Err(_) => log::error!("assistant: speaker still shared at finish"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{ClockHour, Evidence, ThingKind};
+    use crate::time::DeviceTime;
+
+    fn thing(id: u32, kind: ThingKind, world: [f32; 3], in_path: bool) -> Thing {
+        Thing {
+            id,
+            kind,
+            label: "x".into(),
+            detail: Default::default(),
+            clock: ClockHour::new(12),
+            distance_m: 2.0,
+            height: None,
+            world_m: Some(world),
+            in_path,
+            first_seen: DeviceTime(0),
+            last_seen: DeviceTime(0),
+            confidence: 1.0,
+            evidence: Evidence::Points,
+        }
+    }
+
+    #[test]
+    fn a_held_alert_finds_its_thing_by_id_or_by_kind_and_place() {
+        let was = thing(7, ThingKind::StepUp, [2.0, 0.0, 0.0], true);
+        // By id, while in the path.
+        let now = [
+            thing(3, ThingKind::StepUp, [2.1, 0.0, 0.0], true),
+            thing(7, ThingKind::StepUp, [2.5, 0.0, 0.0], true),
+        ];
+        assert_eq!(held_thing_now(&was, &now).map(|t| t.id), Some(7));
+        // Re-identified: the nearest of the same kind within a metre.
+        let now = [
+            thing(8, ThingKind::StepUp, [2.8, 0.0, 0.0], true),
+            thing(9, ThingKind::StepUp, [2.3, 0.1, 0.0], true),
+            thing(10, ThingKind::Obstacle, [2.0, 0.0, 0.0], true),
+        ];
+        assert_eq!(held_thing_now(&was, &now).map(|t| t.id), Some(9));
+        // Out of the path, too far, or another kind: no longer needed.
+        let now = [
+            thing(7, ThingKind::StepUp, [2.0, 0.0, 0.0], false),
+            thing(11, ThingKind::StepUp, [3.2, 0.0, 0.0], true),
+            thing(12, ThingKind::DropOff, [2.0, 0.0, 0.0], true),
+        ];
+        assert_eq!(held_thing_now(&was, &now).map(|t| t.id), None);
     }
 }

@@ -3,12 +3,13 @@
 //! barge-in ([`queue`]), short tones for frequent events ([`earcon`]), a scheduler that lays
 //! utterances out on the session timeline ([`schedule`], [`timeline`]), the speaker thread
 //! that drives it ([`speaker`]), answers streamed token by token ([`stream`]), a session's
-//! `--speak DIR` set-up ([`run_speech`]), audio sinks ([`sink`]) and the transcript
-//! ([`transcript`]).
+//! `--speak DIR` set-up ([`run_speech`]), audio sinks ([`sink`]), the transcript
+//! ([`transcript`]) and how long a text takes to say ([`pace`]).
 
 pub mod chunker;
 pub mod earcon;
 pub mod espeak_ffi;
+pub mod pace;
 pub mod queue;
 pub mod run_speech;
 pub mod schedule;
