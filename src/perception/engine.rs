@@ -48,6 +48,11 @@ const BODY_YAW_TAU_S: f64 = 2.0;
 /// A tracked cluster made mostly of depth points moving faster than this is a person (or
 /// another moving thing), m/s.
 pub const MOVING_MPS: f32 = 0.4;
+/// A cluster spread wider than this along its longest axis (standard deviation, m) is not
+/// one moving thing: a walking person's points spread about 0.15–0.3 m (two side by side
+/// about 0.35 m), while the part of a wall in view, whose centroid slides along it as the
+/// wearer walks, spreads more.
+pub const MOVER_MAX_SPREAD_M: f32 = 0.5;
 /// A moving thing counts when its path enters the corridor within this time, s.
 pub const PREDICT_S: f32 = 3.0;
 /// Step of that prediction, s.
@@ -898,9 +903,14 @@ impl Perception {
                 continue;
             }
             let conf = (cl.points as f32 / 30.0).clamp(0.2, 0.95);
-            let moving = tr
-                .velocity_mps
-                .filter(|v| v[0].hypot(v[1]) >= MOVING_MPS && cl.dynamic_points * 2 >= cl.points);
+            // Moving: mostly depth points, compact as one thing is (not a wall, whose part
+            // in view slides along it as the wearer walks), its track faster than a drift.
+            let moving = tr.velocity_mps.filter(|v| {
+                v[0].hypot(v[1]) >= MOVING_MPS
+                    && cl.dynamic_points * 2 >= cl.points
+                    && cl.wall_m.is_none()
+                    && cl.spread_m <= MOVER_MAX_SPREAD_M
+            });
             if let Some(v) = moving {
                 let conflict = predict_conflict(c, cl.centroid_m, v, wearer_v);
                 let th = mk(

@@ -169,6 +169,9 @@ pub struct Cluster {
     pub ahead_m: Option<f32>,
     /// Of its points, those from the recent depth points (not the static map).
     pub dynamic_points: usize,
+    /// Its horizontal spread along its longest axis (the standard deviation of its points
+    /// there), m: a person is a few tenths of a metre, a wall seen in part much more.
+    pub spread_m: f32,
     /// Its nearest point in the corridor (where the wearer would meet it), world, m.
     pub hit_m: Option<[f32; 3]>,
     /// Whether a part of it lies surely in the corridor: within the corridor narrowed by
@@ -654,6 +657,7 @@ impl CorridorAnalyzer {
                 wall_m: wall,
                 ahead_m: in_path.then_some(ahead),
                 dynamic_points: dynamic,
+                spread_m: major_spread_m(centroid, n, [sxx, sxy, syy]),
                 hit_m: in_path.then_some(hit),
                 sure,
             };
@@ -729,6 +733,24 @@ impl CorridorAnalyzer {
         }
         let at = |t: f64| [(mx + t * ux) as f32, (my + t * uy) as f32];
         Some([at(lo), at(hi)])
+    }
+}
+
+/// The standard deviation along the major horizontal axis of `n` points with centroid
+/// `centroid` and raw second moments `s2` (`Σx²`, `Σxy`, `Σy²`), m.
+fn major_spread_m(centroid: [f32; 3], n: usize, s2: [f64; 3]) -> f32 {
+    let nf = n.max(1) as f64;
+    let (mx, my) = (f64::from(centroid[0]), f64::from(centroid[1]));
+    let cxx = s2[0] / nf - mx * mx;
+    let cxy = s2[1] / nf - mx * my;
+    let cyy = s2[2] / nf - my * my;
+    let half = 0.5 * (cxx - cyy);
+    let major = 0.5 * (cxx + cyy) + (half * half + cxy * cxy).sqrt();
+    let sd = major.max(0.0).sqrt() as f32;
+    if sd.is_finite() {
+        sd
+    } else {
+        f32::INFINITY
     }
 }
 
@@ -825,6 +847,40 @@ mod tests {
             range_m: 5.0,
             eye_height_m: 1.6,
         }
+    }
+
+    #[test]
+    fn major_spread_tells_a_person_from_a_wall_in_any_direction() {
+        let moments = |pts: &[[f32; 2]]| {
+            let n = pts.len();
+            let mut c = [0.0f32; 3];
+            let mut s2 = [0.0f64; 3];
+            for p in pts {
+                c[0] += p[0] / n as f32;
+                c[1] += p[1] / n as f32;
+                let (x, y) = (f64::from(p[0]), f64::from(p[1]));
+                s2[0] += x * x;
+                s2[1] += x * y;
+                s2[2] += y * y;
+            }
+            major_spread_m(c, n, s2)
+        };
+        // A person: a 0.4 × 0.3 m footprint, far from the origin (the moments are raw).
+        let person: Vec<[f32; 2]> = (0..20)
+            .flat_map(|i| (0..15).map(move |j| [50.0 + i as f32 * 0.02, 30.0 + j as f32 * 0.02]))
+            .collect();
+        let sd = moments(&person);
+        assert!((0.1..0.2).contains(&sd), "{sd}");
+        // 4 m of wall along a diagonal: uniform over 4 m has sd 4/√12 ≈ 1.15 m.
+        let wall: Vec<[f32; 2]> = (0..200)
+            .map(|i| {
+                let t = i as f32 * 0.02;
+                [50.0 + t * 0.6, 30.0 + t * 0.8]
+            })
+            .collect();
+        let sd = moments(&wall);
+        assert!((sd - 1.155).abs() < 0.02, "{sd}");
+        assert!(sd > crate::perception::engine::MOVER_MAX_SPREAD_M);
     }
 
     #[test]
