@@ -495,7 +495,7 @@ fn guide(
                 if left { "left" } else { "right" }
             ),
             None => format!(
-                "{} is in the way at {}, {}, with no clear way around it.",
+                "{} is in the way at {}, {}, and both ways around it are blocked.",
                 capitalise(&the_label(b)),
                 clock(b.clock),
                 about_metres(b.distance_m)
