@@ -1776,10 +1776,12 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
         std::thread::sleep(Duration::from_millis(2));
     }
     assert_eq!(a.counters().answers, 1, "the goal was answered once");
-    // A second hazard while the first alert still speaks: the goal's answer, never heard,
-    // is cleared from the queue and taken back.
+    // A second, more urgent hazard while the first alert still speaks (reached in a third
+    // of the time: it cuts the first): the goal's answer, never heard, is cleared from the
+    // queue and taken back.
     let mut second = pole_hazard(S + 100_000_000);
     second.thing = thing(9, ThingKind::Person, "person moving", 11, 1.5, true);
+    second.time_to_contact_s = Some(0.6);
     a.on_hazard(&second);
     let later = S + 200_000_000;
     a.on_state(&Arc::new(door_and_bin(later)), clock.now());
@@ -1814,7 +1816,7 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
 #[test]
 fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
     // An alert at 1.0 s (about 2 s of audio), the goal at 1.05 s answered at once and
-    // queued behind it, a second alert at 1.5 s (the first still speaking).
+    // queued behind it, a second, more urgent alert at 1.5 s (the first still speaking).
     let alerts = [S, S + 500_000_000];
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
     let (goals, t) = lockstep_goal_then_alert(dirs[0].path(), &alerts);
@@ -2174,6 +2176,9 @@ fn lockstep_requests(
         if let Some(k) = alerts_ns.iter().position(|&t| t == at) {
             let mut h = pole_hazard(at);
             h.thing.id = 20 + k as u32;
+            // Each more urgent than the last (reached in 0.4 of its time), so that one
+            // coming while the last is still said cuts it instead of waiting for it.
+            h.time_to_contact_s = h.time_to_contact_s.map(|s| s * 0.4f32.powi(k as i32));
             a.on_hazard(&h);
         }
         a.on_state(&Arc::new(door_and_bin(at)), now);
@@ -2183,6 +2188,56 @@ fn lockstep_requests(
         read_decisions(&dir.join("decisions.jsonl")).unwrap(),
         read_transcript(&dir.join("transcript.jsonl")).unwrap(),
     )
+}
+
+/// An alert no more urgent than the one being said waits for it to end (instead of cutting
+/// it) and is then said where its thing is by then: both are heard whole.
+#[test]
+fn an_alert_no_more_urgent_waits_for_the_one_being_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut a, clock) = lockstep_assistant(dir.path(), None, Vec::new());
+    for i in 0..=60 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        // A person at 2 o'clock, walking closer from 3.5 m.
+        let person = thing(
+            9,
+            ThingKind::Person,
+            "person",
+            2,
+            3.5 - at as f32 * 2e-10,
+            true,
+        );
+        if at == S {
+            a.on_hazard(&pole_hazard(at));
+        }
+        if at == S + 500_000_000 {
+            a.on_hazard(&HazardEvent {
+                thing: person.clone(),
+                time_to_contact_s: None,
+                ..pole_hazard(at)
+            });
+        }
+        let mut state = door_and_bin(at);
+        state.things.push(person);
+        a.on_state(&Arc::new(state), now);
+    }
+    a.finish();
+    let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
+    let alerts: Vec<_> = t.iter().filter(|e| e.priority == Priority::Alert).collect();
+    assert_eq!(alerts.len(), 2, "{t:?}");
+    assert!(
+        alerts.iter().all(|e| !e.interrupted && e.dropped.is_none()),
+        "{t:?}"
+    );
+    assert_eq!(alerts[0].text, "Stop, obstacle ahead.");
+    // Said once the first has ended, at the distance it is then (about 3 m, not 3.4 m).
+    assert!(
+        alerts[1].first_audio_ns.unwrap() >= alerts[0].end_ns,
+        "{t:?}"
+    );
+    assert!(alerts[1].decided_ns > S + 1_000_000_000, "{t:?}");
+    assert_eq!(alerts[1].text, "Person at 2 o'clock, 3 metres.");
 }
 
 fn asked(index: usize, form: Form, text: &str, t_ns: i64) -> Request {
