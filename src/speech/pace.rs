@@ -90,11 +90,10 @@ pub fn spoken_ns(text: &str, rate_wpm: u32) -> i64 {
     if syl == 0 {
         return 0;
     }
-    let pause_s = (UTTERANCE_S
-        + commas as f64 * COMMA_PAUSE_S
-        + sentences as f64 * SENTENCE_PAUSE_S)
-        * PAUSE_RATE_WPM
-        / rate;
+    let pause_s =
+        (UTTERANCE_S + commas as f64 * COMMA_PAUSE_S + sentences as f64 * SENTENCE_PAUSE_S)
+            * PAUSE_RATE_WPM
+            / rate;
     ((words_s + pause_s) * 1e9).round() as i64
 }
 
