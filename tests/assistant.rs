@@ -834,13 +834,13 @@ fn lockstep_assistant(
 }
 
 /// A lock-step run on a virtual clock: states every 100 ms for 4 s, a goal at 1 s, a
-/// question with no evidence at 2.5 s, a hazard at 1.2 s.
+/// question with no evidence at 3.2 s, a hazard at 1.2 s.
 fn lockstep_run(dir: &Path, generator: Option<Box<dyn Generator>>, hazard: bool) -> Assistant {
     lockstep_run_with(dir, generator, hazard, false)
 }
 
 /// [`lockstep_run`]; with `for_model`, the two requests are ones the router gives the
-/// language model (a scene description at 1 s, an open question at 2.5 s) rather than a
+/// language model (a scene description at 1 s, an open question at 3.2 s) rather than a
 /// goal and a text question, which stay with the templates.
 fn lockstep_run_with(
     dir: &Path,
@@ -863,7 +863,7 @@ fn lockstep_run_with(
                     index: Some(1),
                     form: Form::Question,
                     text: "Is this a busy place?".into(),
-                    t: RequestTime::Device(DeviceTime(2_500_000_000)),
+                    t: RequestTime::Device(DeviceTime(3_200_000_000)),
                 },
             ]
         } else {
@@ -873,7 +873,7 @@ fn lockstep_run_with(
                     index: Some(1),
                     form: Form::Question,
                     text: "What does the sign say?".into(),
-                    t: RequestTime::Device(DeviceTime(2_500_000_000)),
+                    t: RequestTime::Device(DeviceTime(3_200_000_000)),
                 },
             ]
         },
@@ -914,7 +914,6 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     assert_eq!(decisions[1].text, "Stop, obstacle ahead.");
     assert_eq!(decisions[1].capture_ns, 1_200_000_000 - 30_000_000);
     assert_eq!(decisions[2].request_index, Some(0));
-    assert_eq!(decisions[2].state_at_ns, 1_200_000_000);
     assert_eq!(decisions[3].text, "I can't see any text right now.");
     // The transcript: the answer, started at 1 s, is cut off by the alert at 1.2 s, which
     // plays at once.
@@ -924,6 +923,14 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     assert_eq!(alert.decided_ns, 1_200_000_000);
     let first = alert.first_audio_ns.unwrap();
     assert!((1_200_000_000..1_250_000_000).contains(&first), "{first}");
+    // The goal is decided again once the alert has been said, from the state then (not
+    // from the state under the alert, which it would be heard long after).
+    let said = alert.end_ns;
+    let again = decisions[2].state_at_ns;
+    assert!(
+        (said..said + 400_000_000).contains(&again),
+        "decided again at {again}, the alert ended at {said}"
+    );
     let answer_id = decisions[0].request_id;
     let cut = t
         .iter()
@@ -1761,11 +1768,12 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
     .with_live(queue.clone());
     // An alert starts speaking (about 2 s of audio).
     a.on_hazard(&pole_hazard(S));
-    // A goal, answered by the templates at once, queues behind it.
+    // A question (a description, not guidance: answered at once, not after the alert)
+    // answered by the templates at once, queues behind it.
     queue.offer(Request {
         index: None,
-        form: Form::Goal,
-        text: "Take me to the exit door.".into(),
+        form: Form::Question,
+        text: "Where is the exit door?".into(),
         t: RequestTime::Arrival(clock.now()),
     });
     a.on_state(&Arc::new(door_and_bin(S + 50_000_000)), clock.now());
@@ -1775,9 +1783,9 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
         }
         std::thread::sleep(Duration::from_millis(2));
     }
-    assert_eq!(a.counters().answers, 1, "the goal was answered once");
+    assert_eq!(a.counters().answers, 1, "the question was answered once");
     // A second, more urgent hazard while the first alert still speaks (reached in a third
-    // of the time: it cuts the first): the goal's answer, never heard, is cleared from the
+    // of the time: it cuts the first): the answer, never heard, is cleared from the
     // queue and taken back.
     let mut second = pole_hazard(S + 100_000_000);
     second.thing = thing(9, ThingKind::Person, "person moving", 11, 1.5, true);
@@ -1791,7 +1799,7 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
     let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
     let goals: Vec<_> = d
         .iter()
-        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "goal"))
+        .filter(|d| d.request.as_ref().is_some_and(|r| r.0 == "question"))
         .collect();
     assert_eq!(goals.len(), 2, "{d:?}");
     // Answered again from the state after the second alert, and that answer is heard.
@@ -1808,6 +1816,46 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
     );
 }
 
+/// Guidance asked while an alert is said ("Take me to the exit door." just after "Stop,
+/// obstacle ahead.") is decided once the alert has been said, from the state then, and
+/// heard whole after it; a description asked at the same moment is decided at once (it
+/// stays true past the alert) and heard after it.
+#[test]
+fn guidance_asked_during_an_alert_is_decided_once_the_alert_has_been_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), &[S]);
+    let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
+    assert!(!alert.interrupted && alert.dropped.is_none(), "{t:?}");
+    assert_eq!(goals.len(), 1, "{goals:?}");
+    let decided = goals[0].decided_ns;
+    assert!(
+        (alert.end_ns..alert.end_ns + 400_000_000).contains(&decided),
+        "decided at {decided}, the alert ended at {}",
+        alert.end_ns
+    );
+    let answer: Vec<_> = t
+        .iter()
+        .filter(|e| e.request_id == goals[0].request_id)
+        .collect();
+    assert!(
+        !answer.is_empty()
+            && answer.iter().all(|e| e.dropped.is_none()
+                && !e.interrupted
+                && e.first_audio_ns >= Some(alert.end_ns)),
+        "{t:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (asked, t) = lockstep_asked_then_alert(dir.path(), where_is_the_door(), &[S]);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].decided_ns, S + 100_000_000);
+    let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
+    assert!(t
+        .iter()
+        .filter(|e| e.request_id == asked[0].request_id)
+        .all(|e| e.dropped.is_none() && e.first_audio_ns >= Some(alert.end_ns)));
+}
+
 /// Lock-step replay answers inline, and its answers, too, are withdrawn by an alert that
 /// comes before any of their audio played, and answered again after it — deterministically
 /// (the speaker places the alert before the assistant asks what was heard). Before, an
@@ -1815,11 +1863,12 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
 /// scenario questions were cleared from the speaker's queue unheard and never answered.
 #[test]
 fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
-    // An alert at 1.0 s (about 2 s of audio), the goal at 1.05 s answered at once and
-    // queued behind it, a second, more urgent alert at 1.5 s (the first still speaking).
+    // An alert at 1.0 s (about 1.5 s of audio), a question at 1.05 s answered at once (a
+    // description: guidance would wait for the alert) and queued behind it, a second, more
+    // urgent alert at 1.5 s (the first still speaking).
     let alerts = [S, S + 500_000_000];
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let (goals, t) = lockstep_goal_then_alert(dirs[0].path(), &alerts);
+    let (goals, t) = lockstep_asked_then_alert(dirs[0].path(), where_is_the_door(), &alerts);
     assert_eq!(goals.len(), 2, "{goals:?}");
     // The first answer rests on the state at 1.1 s, the second on the one after the
     // second alert.
@@ -1848,7 +1897,7 @@ fn lock_step_answers_queued_unheard_behind_an_alert_are_asked_again() {
     );
     // The same run again: the same decisions, and every utterance decided and dropped
     // alike (not the audio's length after a cut: see `lock_step_runs_are_deterministic`).
-    let (goals2, t2) = lockstep_goal_then_alert(dirs[1].path(), &alerts);
+    let (goals2, t2) = lockstep_asked_then_alert(dirs[1].path(), where_is_the_door(), &alerts);
     assert_eq!(format!("{goals:?}"), format!("{goals2:?}"));
     let key = |t: &[vista::speech::transcript::TranscriptEntry]| -> Vec<_> {
         t.iter()
@@ -1903,7 +1952,6 @@ fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_n
     let (goals, t) = lockstep_goal_then_alert(dir.path(), &[2 * S]);
     assert_eq!(goals.len(), 2, "{goals:?}");
     assert_eq!(goals[0].state_at_ns, S + 100_000_000);
-    assert_eq!(goals[1].state_at_ns, 2 * S);
     let of = |id: u64| -> Vec<_> {
         t.iter()
             .filter(|e| e.priority == Priority::Answer && e.request_id == id)
@@ -1928,6 +1976,13 @@ fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_n
         .map(|e| e.end_ns)
         .unwrap();
     assert!(second.iter().all(|e| e.first_audio_ns >= Some(alert_end)));
+    // Decided again once the alert has been said (within its estimated length's margin
+    // and a state), from the state then: not from the one under the alert.
+    let again = goals[1].state_at_ns;
+    assert!(
+        (alert_end..alert_end + 400_000_000).contains(&again),
+        "decided again at {again}, the alert ended at {alert_end}"
+    );
 
     // The same answer heard whole before an alert at 15 s: answered once.
     let dir = tempfile::tempdir().unwrap();
@@ -1976,10 +2031,12 @@ fn real_time_an_answer_cut_part_way_by_an_alert_is_answered_again() {
             }
         }
     }
-    a.on_state(&Arc::new(door_and_bin(later)), clock.now());
-    // The answer again, heard after the alert.
+    // States every 100 ms: the answer again, once the alert has been said, heard after it.
     let mut again = None;
+    let mut at = later;
     while again.is_none() && std::time::Instant::now() < deadline {
+        a.on_state(&Arc::new(door_and_bin(at)), clock.now());
+        at += 100_000_000;
         if let Ok(e) = heard.recv_timeout(Duration::from_millis(100)) {
             again = (e.priority == Priority::Answer && e.request_id > first).then_some(e);
         }
@@ -1993,7 +2050,13 @@ fn real_time_an_answer_cut_part_way_by_an_alert_is_answered_again() {
         .filter(|d| d.kind == DecisionKind::Answer)
         .collect();
     assert_eq!(answers.len(), 2, "{d:?}");
-    assert_eq!(answers[1].state_at_ns, later);
+    // From a state after the alert was placed, once it has been said.
+    let alert = d.iter().find(|d| d.kind == DecisionKind::Alert).unwrap();
+    assert!(answers[1].state_at_ns > later, "{d:?}");
+    assert!(
+        answers[1].decided_ns > alert.decided_ns + 700_000_000,
+        "{d:?}"
+    );
 }
 
 /// Alerts one after another cut the same answer again and again: it is answered again at

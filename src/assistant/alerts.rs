@@ -223,6 +223,12 @@ impl Alerter {
         (text, earcon)
     }
 
+    /// Whether an alert is being said at `now` (by its estimated length) or one waits to
+    /// be: guidance decided now would be heard after it, from a state it has made stale.
+    pub fn busy(&self, now: HostTime) -> bool {
+        !self.held.is_empty() || self.busy_until().is_some_and(|until| now < until)
+    }
+
     /// Events held back by the rate limit.
     pub fn held(&self) -> usize {
         self.held.len()

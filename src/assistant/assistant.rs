@@ -8,6 +8,8 @@
 //! or being generated but still silent), which are answered again from the next state,
 //! after the alert, while the one the wearer has begun to hear goes on after the alert from
 //! the clause it cut — an alert never swallows a question, nor restarts an answer.
+//! Guidance (which way, whether the way is clear, the scene) asked while an alert is said
+//! or waits to be is decided once the alerts have been said, from the state then.
 //! A request that needs text the state does not hold is held while the whole newest frame
 //! is read ([`super::text_wait`]; bounded, never on the alert path). Generated text passes
 //! the safety [`Guard`] sentence by sentence before it is spoken; every decision goes to
@@ -153,6 +155,10 @@ pub struct Assistant {
     /// Requests taken back from the answer queue by an alert, answered at the next state
     /// (with their text wait, when they had one).
     retry: VecDeque<(Request, Option<TextReadWait>)>,
+    /// Guidance asked while an alert was being said or waited to be: answered once the
+    /// alerts have been said, from the state then ([`Self::dispatch`]). At most one: a
+    /// newer request supersedes it.
+    after_alerts: Option<(Request, Option<TextReadWait>)>,
     /// Guidance partly heard when an alert came: asked again if the alert cut it
     /// ([`Self::settle_cuts`]); with the speaker's count of utterances said once the alert
     /// was, and when the alert came.
@@ -316,6 +322,7 @@ impl Assistant {
             cut_checks: Vec::new(),
             cut_repeats: VecDeque::new(),
             retry: VecDeque::new(),
+            after_alerts: None,
             answering,
             finished: false,
             speaker_report: None,
@@ -654,7 +661,33 @@ impl Assistant {
         self.dispatch(request, text_read, state, now);
     }
 
+    /// Answers `request` from `state`: it supersedes every older answer, and guidance waits
+    /// while an alert is said ([`Self::after_alerts`]).
     fn dispatch(
+        &mut self,
+        request: Request,
+        text_read: Option<TextReadWait>,
+        state: &Arc<EnvironmentState>,
+        now: HostTime,
+    ) {
+        if request.form != Form::Ambient {
+            self.supersede_in_flight();
+            if self.after_alerts.take().is_some() {
+                bump(&self.counters.cancelled);
+            }
+        }
+        // Guidance decided while an alert is said, or waits to be, would be heard after it
+        // from a state it has made stale ("the way ahead is clear" just before "Obstacle
+        // ahead"): it is decided once the alerts have been said.
+        if guides(&request) && self.alerter.busy(now) {
+            self.after_alerts = Some((request, text_read));
+            return;
+        }
+        self.answer(request, text_read, state, now);
+    }
+
+    /// Hands `request` to the answer engine now (inline, or to the answer thread).
+    fn answer(
         &mut self,
         request: Request,
         text_read: Option<TextReadWait>,
@@ -663,9 +696,6 @@ impl Assistant {
     ) {
         let request_id = self.next_id;
         self.next_id += 1;
-        if request.form != Form::Ambient {
-            self.supersede_in_flight();
-        }
         let cancel = Arc::new(AtomicBool::new(false));
         let phase = Arc::new(AtomicU8::new(QUEUED));
         let kept = request.clone();
@@ -812,6 +842,12 @@ impl PerceptionSink for Assistant {
             e.thing = th.clone();
             self.on_hazard(&e);
         }
+        // Guidance that waited for the alerts, once they have been said.
+        if !self.alerter.busy(now) {
+            if let Some((r, w)) = self.after_alerts.take() {
+                self.dispatch(r, w, state, now);
+            }
+        }
         // Waits that end at this state are answered first (they are the oldest).
         let served = self.read_requests.as_ref().map(|r| r.served());
         self.end_waits(state, now, served);
@@ -843,7 +879,8 @@ impl PerceptionSink for Assistant {
                 state.motion.state,
                 MotionState::Standing | MotionState::Unknown
             );
-            if self.verbosity.get().unasked() && p.due(state.at, still) {
+            // A scene update waits while an alert is said: it would say the path.
+            if self.verbosity.get().unasked() && !self.alerter.busy(now) && p.due(state.at, still) {
                 due.push(Request {
                     index: None,
                     form: Form::Ambient,
@@ -863,9 +900,14 @@ impl PerceptionSink for Assistant {
             Some(state) => {
                 let now = self.clock.now();
                 self.cut_waits(&state, now, ReadOutcome::RunEnded);
+                // Guidance still waiting for alerts is answered from the last state.
+                if let Some((r, w)) = self.after_alerts.take() {
+                    self.answer(r, w, &state, now);
+                }
             }
             None => {
-                let n = self.text_waits.drop_all() as u64;
+                let n = self.text_waits.drop_all() as u64
+                    + u64::from(self.after_alerts.take().is_some());
                 self.counters
                     .dropped_requests
                     .fetch_add(n, Ordering::Relaxed);
