@@ -103,6 +103,7 @@ fn alert_to_sink(c: &mut Criterion) {
         capture: DeviceTime(0),
         decided: clock.now(),
         earcon: None,
+        pan: vista::speech::Pan::CENTRE,
     };
     // Host time from `say` to the alert's first samples in the sink.
     let alert_latency = |rx: &Receiver<FirstAudio>, t0: HostTime| -> Duration {

@@ -171,9 +171,13 @@ fn a_corrupt_trajectory_row_neither_kills_the_pose_nor_floods_the_disk() {
     let pose = &p["streams"]["device-pose"];
     assert_eq!(pose["dropped"], 1, "{pose}");
     assert_eq!(pose["delivered"].as_u64().unwrap(), rows as u64 - 1);
-    // At most twice the session's 4 s of 16-bit audio (at up to 48 kHz).
+    // At most twice the session's 4 s of audio at up to 48 kHz, in frames (a frame holds a
+    // 16-bit sample per channel: speech is stereo).
     let data = wav_data_bytes(&wav);
-    assert!(data <= 2 * 4 * 48_000 * 2, "{data} bytes of audio");
+    let spec = hound::WavReader::open(&wav).unwrap().spec();
+    assert_eq!(spec.bits_per_sample, 16);
+    let frames = data / (2 * u64::from(spec.channels));
+    assert!(frames <= 2 * 4 * 48_000, "{frames} frames of audio");
 }
 
 fn hello() -> Frame {

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use vista::speech::sink::{open_sink, AudioChoice};
+use vista::speech::Pan;
 
 /// Runs the ignored test `name` of this binary in a child process with `HOME=home`.
 fn run_child(name: &str, home: &Path) {
@@ -33,16 +34,17 @@ fn fallback_child() {
     assert_eq!(opened.sink.name(), "wav");
     let reason = opened.fallback_reason.clone().unwrap();
     assert!(reason.contains("audio device"), "{reason}");
-    opened.sink.write(100, &[1000; 50]).unwrap();
+    opened.sink.write(100, &[1000; 50], Pan::CENTRE).unwrap();
     opened.sink.finish(None).unwrap();
     let samples: Vec<i16> = hound::WavReader::open(&wav)
         .unwrap()
         .samples::<i16>()
         .map(|s| s.unwrap())
         .collect();
-    assert_eq!(samples.len(), 150);
-    assert!(samples[..100].iter().all(|&s| s == 0));
-    assert!(samples[100..].iter().all(|&s| s == 1000));
+    // Stereo frames, heard from the centre: both ears alike.
+    assert_eq!(samples.len(), 300);
+    assert!(samples[..200].iter().all(|&s| s == 0));
+    assert!(samples[200..].iter().all(|&s| s == 1000));
 }
 
 #[test]
@@ -75,7 +77,7 @@ fn capture_child() {
         })
         .collect();
     for block in tone.chunks(441) {
-        opened.sink.write(0, block).unwrap();
+        opened.sink.write(0, block, Pan::CENTRE).unwrap();
     }
     opened.sink.finish(None).unwrap();
     drop(opened);

@@ -20,7 +20,13 @@ struct Collect {
 }
 
 impl Output for Collect {
-    fn audio(&mut self, start_index: u64, samples: &[i16], _first_of: Option<&Utterance>) {
+    fn audio(
+        &mut self,
+        start_index: u64,
+        samples: &[i16],
+        _pan: vista::speech::Pan,
+        _first_of: Option<&Utterance>,
+    ) {
         self.runs.push((start_index, samples.len()));
     }
     fn entry(&mut self, entry: TranscriptEntry) {
@@ -61,6 +67,7 @@ fn arb_utts() -> impl Strategy<Value = Vec<Utterance>> {
                     capture: DeviceTime(i as i64),
                     decided: HostTime(t * MS),
                     earcon: None,
+                    pan: vista::speech::Pan::CENTRE,
                 }
             })
             .collect()

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use vista::speech::sink::{AudioSink, NullSink, Pacing, SinkError, WavSink};
 use vista::speech::transcript::{read_transcript, TranscriptEntry};
-use vista::speech::{Priority, SayError, Speaker, SpeakerConfig, SpeakerReport, Utterance};
+use vista::speech::{Pan, Priority, SayError, Speaker, SpeakerConfig, SpeakerReport, Utterance};
 use vista::time::{DeviceTime, HostTime, VirtualClock, WallClock};
 
 const RATE: u32 = 22_050;
@@ -23,6 +23,7 @@ fn utt(priority: Priority, request_id: u64, text: &str, decided_ms: i64) -> Utte
         capture: DeviceTime(decided_ms * MS - 40 * MS),
         decided: HostTime(decided_ms * MS),
         earcon: None,
+        pan: Pan::CENTRE,
     }
 }
 
@@ -30,8 +31,29 @@ fn idx(ns: i64) -> usize {
     (ns as i128 * RATE as i128 / 1_000_000_000) as usize
 }
 
-/// Speaks `utts` into a WAV on a virtual clock; returns the report and the samples.
+/// Speaks `utts` into a WAV on a virtual clock; returns the report and the samples (the
+/// louder ear's, per frame: the mono voice where it is heard from the centre).
 fn speak_to_wav(dir: &Path, utts: &[Utterance], end_ms: i64) -> (SpeakerReport, Vec<i16>) {
+    let (report, frames) = speak_to_stereo_wav(dir, utts, end_ms);
+    let louder = frames
+        .iter()
+        .map(|&[l, r]| {
+            if l.unsigned_abs() >= r.unsigned_abs() {
+                l
+            } else {
+                r
+            }
+        })
+        .collect();
+    (report, louder)
+}
+
+/// [`speak_to_wav`], with the file's (left, right) frames.
+fn speak_to_stereo_wav(
+    dir: &Path,
+    utts: &[Utterance],
+    end_ms: i64,
+) -> (SpeakerReport, Vec<[i16; 2]>) {
     let wav = dir.join("speech.wav");
     let config = SpeakerConfig {
         transcript: Some(dir.join("transcript.jsonl")),
@@ -50,9 +72,10 @@ fn speak_to_wav(dir: &Path, utts: &[Utterance], end_ms: i64) -> (SpeakerReport, 
     let report = speaker.finish(Some(HostTime(end_ms * MS))).unwrap();
     let mut reader = hound::WavReader::open(&wav).unwrap();
     assert_eq!(reader.spec().sample_rate, RATE);
-    assert_eq!(reader.spec().channels, 1);
-    let samples = reader.samples::<i16>().map(|s| s.unwrap()).collect();
-    (report, samples)
+    assert_eq!(reader.spec().channels, 2);
+    let samples: Vec<i16> = reader.samples::<i16>().map(|s| s.unwrap()).collect();
+    let frames = samples.chunks_exact(2).map(|f| [f[0], f[1]]).collect();
+    (report, frames)
 }
 
 fn spoken(e: &TranscriptEntry) -> Option<(usize, usize)> {
@@ -204,7 +227,8 @@ fn timeline_output_is_deterministic() {
     };
     let (wav_a, tr_a) = run();
     let (wav_b, tr_b) = run();
-    assert_eq!(wav_a.len(), 44 + 2 * idx(5_000 * MS));
+    // A 44-byte header, then a stereo frame of two 16-bit samples per timeline sample.
+    assert_eq!(wav_a.len(), 44 + 4 * idx(5_000 * MS));
     assert!(wav_a == wav_b, "speech.wav differs between runs");
     assert_eq!(
         String::from_utf8(tr_a).unwrap(),
@@ -282,7 +306,7 @@ impl AudioSink for Recorder {
     fn pacing(&self) -> Pacing {
         Pacing::RealTime
     }
-    fn write(&mut self, start_index: u64, samples: &[i16]) -> Result<(), SinkError> {
+    fn write(&mut self, start_index: u64, samples: &[i16], _pan: Pan) -> Result<(), SinkError> {
         self.0
             .lock()
             .unwrap()
@@ -391,7 +415,7 @@ impl AudioSink for GatedSink {
     fn pacing(&self) -> Pacing {
         Pacing::RealTime
     }
-    fn write(&mut self, _start_index: u64, _samples: &[i16]) -> Result<(), SinkError> {
+    fn write(&mut self, _start_index: u64, _samples: &[i16], _pan: Pan) -> Result<(), SinkError> {
         // Ok(()) or the gate dropped: either way the sink goes on.
         let _ = self.0.recv();
         Ok(())
@@ -527,11 +551,14 @@ fn session_speech_records_what_plays_in_real_time() {
     let report = s.speaker.finish(None).unwrap();
     let t = read_transcript(&s.transcript).unwrap();
     assert_eq!(t, report.transcript);
-    let wav: Vec<i16> = hound::WavReader::open(&s.wav)
+    // Heard from the centre: both ears alike; one ear's samples.
+    let stereo: Vec<i16> = hound::WavReader::open(&s.wav)
         .unwrap()
         .samples::<i16>()
         .map(|x| x.unwrap())
         .collect();
+    assert!(stereo.chunks_exact(2).all(|f| f[0] == f[1]));
+    let wav: Vec<i16> = stereo.iter().step_by(2).copied().collect();
     // The recording ends where the utterance ends on the session timeline.
     assert_eq!(wav.len() as u64, report.timeline_samples);
     let a = tl.index_of(HostTime(t[0].first_audio_ns.unwrap())) as usize;
@@ -564,6 +591,36 @@ fn session_speech_in_virtual_time_goes_to_the_timeline_wav() {
     assert!(first >= 250 * MS && first < 250 * MS + 1_000_000_000 / RATE as i64);
     let reader = hound::WavReader::open(&s.wav).unwrap();
     assert_eq!(reader.duration() as usize, idx(2_000 * MS));
+}
+
+/// An alert about a thing at 3 o'clock is heard from the right (the left ear at a fifth of
+/// the level, never silent), an answer from the centre; the transcript says where.
+#[test]
+fn an_alert_is_heard_from_its_side_and_an_answer_from_the_centre() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut alert = utt(Priority::Alert, 0, "Obstacle at 3 o'clock, 1 metre.", 200);
+    alert.pan = Pan::of_clock_hour(3);
+    let answer = utt(Priority::Answer, 1, "The door is ahead.", 3_000);
+    let (report, frames) = speak_to_stereo_wav(dir.path(), &[alert, answer], 6_000);
+    let t = &report.transcript;
+    assert_eq!(t[0].pan, Pan::of_clock_hour(3));
+    assert_eq!(t[1].pan, Pan::CENTRE);
+    let energy = |e: &TranscriptEntry| -> (f64, f64) {
+        let (a, b) = spoken(e).unwrap();
+        frames[a..b].iter().fold((0.0, 0.0), |(l, r), f| {
+            (l + f64::from(f[0]).powi(2), r + f64::from(f[1]).powi(2))
+        })
+    };
+    let (l, r) = energy(&t[0]);
+    // Amplitude 0.2 on the left: energy 0.04 of the right's.
+    assert!(l > 0.0 && (l / r - 0.04).abs() < 0.005, "{l} {r}");
+    let (l, r) = energy(&t[1]);
+    assert!(l > 0.0 && l == r, "{l} {r}");
+    // And the transcript on disk says so: the alert's pan, none for the centre.
+    let text = std::fs::read_to_string(dir.path().join("transcript.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].contains("\"pan\":80"), "{}", lines[0]);
+    assert!(!lines[1].contains("pan"), "{}", lines[1]);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The alerter: a hazard event becomes one short alert utterance ("Stop, obstacle ahead.",
 //! "Step down in 3 metres.", "Head-height obstacle at 1 o'clock, 2 metres.") at alert
-//! priority, with an earcon for the urgent ones. No model involved; it returns at once.
+//! priority, heard from its thing's side ([`Pan`]), with its kind's earcon when urgent. No
+//! model involved; it returns at once.
 //! The same thing is not alerted twice within [`AlerterConfig::repeat_after_ns`] (unless it
 //! has become urgent since). An alert is not cut by the next one unless the next is more
 //! urgent (urgent where it was not, or reached in half its time): while the last alert is still being said (its length
@@ -15,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use super::phrase::{clock, metres};
 use crate::lexicon::names::side_word;
 use crate::speech::pace::spoken_ns;
-use crate::speech::{Earcon, Priority, Utterance};
+use crate::speech::{Earcon, Pan, Priority, Utterance};
 use crate::state::{HazardEvent, HeightBand, Thing, ThingKind};
 use crate::time::HostTime;
 
@@ -112,6 +113,16 @@ pub struct Alerter {
     held: VecDeque<HazardEvent>,
 }
 
+/// The tone before an urgent alert, by what it warns of: a falling sweep for a drop (a step
+/// down, a curb), a rising one for a step up, a double beep for anything to stop for.
+pub fn earcon_of(kind: ThingKind) -> Earcon {
+    match kind {
+        ThingKind::DropOff => Earcon::Falling,
+        ThingKind::StepUp => Earcon::Rising,
+        _ => Earcon::Double,
+    }
+}
+
 fn is_ahead(t: &Thing) -> bool {
     matches!(t.clock.get(), 11 | 12 | 1)
 }
@@ -178,7 +189,8 @@ impl Alerter {
                 .is_some_and(|s| s.is_finite() && s <= self.config.urgent_ttc_s)
     }
 
-    /// The alert text and earcon for `e` (pure; no dedup). Short, what to do first: an
+    /// The alert text and, when it is urgent, its kind's earcon ([`earcon_of`]) for `e`
+    /// (pure; no dedup). Short, what to do first: an
     /// urgent thing in the path is "Stop, person ahead." (the distance then matters less
     /// than stopping, and an alert is said in about a second and a half at 175 words a
     /// minute), anything else says what, where and how far. "Head-height" is one word: a
@@ -219,8 +231,7 @@ impl Alerter {
                 }
             }
         };
-        let earcon = if urgent { Some(Earcon::Double) } else { None };
-        (text, earcon)
+        (text, urgent.then(|| earcon_of(t.kind)))
     }
 
     /// Whether an alert is being said at `now` (by its estimated length) or one waits to
@@ -293,6 +304,8 @@ impl Alerter {
             capture: e.evidence,
             decided: now,
             earcon,
+            // Heard from its thing's side: where it is before what it is.
+            pan: Pan::of_clock_hour(e.thing.clock.get()),
         })
     }
 }
@@ -324,6 +337,26 @@ mod tests {
             evidence: DeviceTime(5),
             raised: HostTime(0),
         }
+    }
+
+    #[test]
+    fn an_urgent_alert_starts_with_its_kinds_earcon_and_is_heard_from_its_side() {
+        let a = Alerter::default();
+        let urgent = |kind| a.phrase(&event(1, kind, 12, 1.0)).1;
+        assert_eq!(urgent(ThingKind::DropOff), Some(Earcon::Falling));
+        assert_eq!(urgent(ThingKind::StepUp), Some(Earcon::Rising));
+        assert_eq!(urgent(ThingKind::Vehicle), Some(Earcon::Double));
+        assert_eq!(urgent(ThingKind::Obstacle), Some(Earcon::Double));
+        // Not urgent: words alone.
+        assert_eq!(a.phrase(&event(1, ThingKind::DropOff, 12, 4.0)).1, None);
+        let mut a = Alerter::default();
+        let right = a.alert(&event(1, ThingKind::Obstacle, 3, 1.0), HostTime(0));
+        assert_eq!(right.map(|u| u.pan), Ok(Pan::of_clock_hour(3)));
+        let ahead = a.alert(
+            &event(2, ThingKind::Obstacle, 12, 4.0),
+            HostTime(9_000_000_000),
+        );
+        assert_eq!(ahead.map(|u| u.pan), Ok(Pan::CENTRE));
     }
 
     #[test]

@@ -224,6 +224,7 @@ impl<'a> Speech<'a> {
                 capture: self.job.state.at,
                 decided: now,
                 earcon: None,
+                pan: crate::speech::Pan::CENTRE,
             });
         } else if let Some(st) = self.stream.as_mut() {
             st.push(&format!("{s} "), now);

@@ -514,6 +514,7 @@ impl Assistant {
                 capture: state.at,
                 decided: now,
                 earcon: None,
+                pan: crate::speech::Pan::CENTRE,
             });
         }
         bump(&self.counters.answers);

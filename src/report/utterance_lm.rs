@@ -228,6 +228,7 @@ mod tests {
             priority: Priority::Answer,
             request_id: id,
             earcon: None,
+            pan: crate::speech::Pan::CENTRE,
             capture_ns: 0,
             decided_ns: 20 * MS,
             first_audio_ns: Some(audio),

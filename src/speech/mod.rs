@@ -4,12 +4,14 @@
 //! utterances out on the session timeline ([`schedule`], [`timeline`]), the speaker thread
 //! that drives it ([`speaker`]), answers streamed token by token ([`stream`]), a session's
 //! `--speak DIR` set-up ([`run_speech`]), audio sinks ([`sink`]), the transcript
-//! ([`transcript`]) and how long a text takes to say ([`pace`]).
+//! ([`transcript`]), how long a text takes to say ([`pace`]) and where a sound sits between
+//! the ears ([`pan`]).
 
 pub mod chunker;
 pub mod earcon;
 pub mod espeak_ffi;
 pub mod pace;
+pub mod pan;
 pub mod queue;
 pub mod run_speech;
 pub mod schedule;
@@ -21,6 +23,7 @@ pub mod transcript;
 pub mod tts;
 
 pub use earcon::Earcon;
+pub use pan::Pan;
 pub use queue::{Priority, Utterance};
 pub use speaker::{FirstAudio, SayError, Speaker, SpeakerConfig, SpeakerReport};
 pub use stream::AnswerStream;

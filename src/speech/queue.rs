@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 
 use super::earcon::Earcon;
+use super::pan::Pan;
 use crate::time::{DeviceTime, HostTime};
 
 /// How urgent an utterance is.
@@ -46,6 +47,8 @@ pub struct Utterance {
     pub decided: HostTime,
     /// A short tone played before the text (the text may then be empty).
     pub earcon: Option<Earcon>,
+    /// Where it is heard between the ears (an alert from its thing's side).
+    pub pan: Pan,
 }
 
 /// Why an utterance was dropped unspoken.
@@ -256,6 +259,7 @@ mod tests {
             capture: DeviceTime(0),
             decided: HostTime(decided_ns),
             earcon: None,
+            pan: Pan::CENTRE,
         }
     }
 

@@ -11,15 +11,16 @@
 //! * real-time sinks (device, null): it advances to "now + a short lookahead" as the clock
 //!   moves, never placing new speech before "now" (`floor`).
 
+use super::pan::Pan;
 use super::queue::{Admission, Priority, QueueConfig, SpeechQueue, Utterance};
 use super::timeline::Timeline;
 use super::transcript::TranscriptEntry;
 
 /// Where the scheduler's results go.
 pub trait Output {
-    /// Audio for timeline samples `start_index..start_index + samples.len()`; `first_of` is
-    /// the utterance whose first samples these are, if they are.
-    fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>);
+    /// Audio for timeline samples `start_index..start_index + samples.len()`, heard at
+    /// `pan`; `first_of` is the utterance whose first samples these are, if they are.
+    fn audio(&mut self, start_index: u64, samples: &[i16], pan: Pan, first_of: Option<&Utterance>);
     /// One finished transcript entry (spoken, interrupted or dropped).
     fn entry(&mut self, entry: TranscriptEntry);
     /// An alert cut answer `request_id`: stopped it while it played, or came before some of
@@ -170,7 +171,7 @@ impl Scheduler {
                 if upto > from {
                     let n = (upto - from) as usize;
                     if let Some(s) = c.samples.get(c.emitted..c.emitted + n) {
-                        out.audio(from, s, (c.emitted == 0).then_some(&c.utt));
+                        out.audio(from, s, c.utt.pan, (c.emitted == 0).then_some(&c.utt));
                     }
                     if c.emitted == 0 && c.utt.priority == Priority::Answer {
                         self.queue.note_heard(c.utt.request_id);
@@ -270,7 +271,13 @@ mod tests {
         entries: Vec<TranscriptEntry>,
     }
     impl Output for Collect {
-        fn audio(&mut self, start_index: u64, samples: &[i16], _first_of: Option<&Utterance>) {
+        fn audio(
+            &mut self,
+            start_index: u64,
+            samples: &[i16],
+            _pan: Pan,
+            _first_of: Option<&Utterance>,
+        ) {
             self.runs.push((start_index, samples.len()));
         }
         fn entry(&mut self, entry: TranscriptEntry) {
@@ -296,6 +303,7 @@ mod tests {
             capture: DeviceTime(0),
             decided: HostTime(decided_ms * 1_000_000),
             earcon: None,
+            pan: Pan::CENTRE,
         }
     }
 

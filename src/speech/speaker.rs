@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError, Sender};
 
+use super::pan::Pan;
 use super::queue::{Priority, QueueConfig, Utterance};
 use super::schedule::{Output, Scheduler};
 use super::sink::{AudioSink, Pacing, SinkError};
@@ -371,13 +372,13 @@ struct SinkOutput {
 }
 
 impl Output for SinkOutput {
-    fn audio(&mut self, start_index: u64, samples: &[i16], first_of: Option<&Utterance>) {
+    fn audio(&mut self, start_index: u64, samples: &[i16], pan: Pan, first_of: Option<&Utterance>) {
         self.report.speech_samples += samples.len() as u64;
         self.report.timeline_samples = start_index + samples.len() as u64;
         if self.error.is_some() {
             return;
         }
-        if let Err(e) = self.sink.write(start_index, samples) {
+        if let Err(e) = self.sink.write(start_index, samples, pan) {
             log::error!("speech: {e}; further audio is discarded");
             self.error = Some(e.into());
             return;

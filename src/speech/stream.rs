@@ -72,6 +72,7 @@ impl<'a> AnswerStream<'a> {
                 capture: self.capture,
                 decided: now,
                 earcon: None,
+                pan: super::pan::Pan::CENTRE,
             };
             loop {
                 match self.speaker.say(u.clone()) {
@@ -120,6 +121,7 @@ impl<'a> AnswerStream<'a> {
                 capture: self.capture,
                 decided: now,
                 earcon: None,
+                pan: super::pan::Pan::CENTRE,
             }) {
                 Ok(()) => n += 1,
                 Err(SayError::Full) | Err(SayError::Closed) => self.refused += 1,

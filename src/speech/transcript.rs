@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::earcon::Earcon;
+use super::pan::Pan;
 use super::queue::{DropReason, Priority, Utterance};
 use crate::jsonl::{self, JsonlError, JsonlWriter};
 
@@ -19,6 +20,9 @@ pub struct TranscriptEntry {
     pub request_id: u64,
     /// The tone played before the text, if any.
     pub earcon: Option<Earcon>,
+    /// Where it was heard between the ears (absent: the centre).
+    #[serde(default, skip_serializing_if = "Pan::is_centre")]
+    pub pan: Pan,
     /// Device capture time of the newest sample it rests on.
     pub capture_ns: i64,
     /// When it was decided.
@@ -43,6 +47,7 @@ impl TranscriptEntry {
             priority: u.priority,
             request_id: u.request_id,
             earcon: u.earcon,
+            pan: u.pan,
             capture_ns: u.capture.ns(),
             decided_ns: u.decided.ns(),
             first_audio_ns: None,

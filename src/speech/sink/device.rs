@@ -4,8 +4,11 @@
 //! [`super::open_sink`]).
 //!
 //! The `cpal` stream lives on a thread of its own (streams need not be `Send`); audio
-//! reaches its callback through a lock-free ring buffer, resampled to the device's rate and
-//! copied to all its channels. When the ring runs dry the device plays silence.
+//! reaches its callback through a lock-free ring buffer of stereo frames, resampled to the
+//! device's rate and placed between the ears by its [`Pan`]: left and right on the first two
+//! channels, the louder of the two on any others and on a mono device (the voice at its own
+//! level: the balance law keeps one side at full level). When the ring runs dry the device
+//! plays silence.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -19,6 +22,7 @@ use ringbuf::{HeapCons, HeapProd, HeapRb};
 
 use super::resample::LinearResampler;
 use super::{AudioSink, Pacing, SinkError};
+use crate::speech::pan::Pan;
 
 /// How long the device may take to ask for its first audio.
 const PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -32,6 +36,8 @@ pub struct DeviceSink {
     producer: HeapProd<f32>,
     resampler: LinearResampler,
     scratch: Vec<f32>,
+    /// Interleaved stereo frames of `scratch`.
+    frames: Vec<f32>,
     failed: Arc<AtomicBool>,
     underruns: Arc<AtomicU64>,
     stop: Option<Sender<()>>,
@@ -98,6 +104,7 @@ impl DeviceSink {
             producer: opened.producer,
             resampler: LinearResampler::new(source_rate_hz, opened.rate_hz),
             scratch: Vec::new(),
+            frames: Vec::new(),
             failed,
             underruns,
             stop: Some(stop_tx),
@@ -138,7 +145,7 @@ impl DeviceSink {
 
     /// Audio queued for the device and not yet played, in seconds (the sink's own buffer).
     pub fn buffered_secs(&self) -> f64 {
-        self.producer.occupied_len() as f64 / self.rate_hz.max(1) as f64
+        (self.producer.occupied_len() / 2) as f64 / self.rate_hz.max(1) as f64
     }
 
     fn close(&mut self) {
@@ -216,7 +223,8 @@ fn start_stream(
     let config = supported.config();
     let channels = usize::from(config.channels.max(1));
     let rate_hz = config.sample_rate;
-    let (producer, consumer) = HeapRb::<f32>::new((rate_hz as usize).max(4_096)).split();
+    // About a second of stereo frames.
+    let (producer, consumer) = HeapRb::<f32>::new(2 * (rate_hz as usize).max(4_096)).split();
     let on_error = {
         let failed = Arc::clone(&failed);
         let name = name.clone();
@@ -278,15 +286,27 @@ where
         move |data: &mut [T], _: &cpal::OutputCallbackInfo| {
             let mut starved = false;
             for frame in data.chunks_mut(channels) {
-                let v = match consumer.try_pop() {
-                    Some(v) => v,
-                    None => {
-                        starved = true;
-                        0.0
-                    }
+                // A frame is played whole or not at all (the writer may have pushed half).
+                let (l, r) = if consumer.occupied_len() >= 2 {
+                    (
+                        consumer.try_pop().unwrap_or(0.0),
+                        consumer.try_pop().unwrap_or(0.0),
+                    )
+                } else {
+                    starved = true;
+                    (0.0, 0.0)
                 };
-                for s in frame.iter_mut() {
-                    *s = T::from_sample(v);
+                let louder = if l.abs() >= r.abs() { l } else { r };
+                match frame {
+                    [mono] => *mono = T::from_sample(louder),
+                    [left, right, rest @ ..] => {
+                        *left = T::from_sample(l);
+                        *right = T::from_sample(r);
+                        for s in rest {
+                            *s = T::from_sample(louder);
+                        }
+                    }
+                    [] => {}
                 }
             }
             if starved && was_playing {
@@ -309,10 +329,14 @@ impl AudioSink for DeviceSink {
         Pacing::RealTime
     }
 
-    fn write(&mut self, _start_index: u64, samples: &[i16]) -> Result<(), SinkError> {
+    fn write(&mut self, _start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError> {
         self.scratch.clear();
         self.resampler.process(samples, &mut self.scratch);
-        let mut rest = &self.scratch[..];
+        let (gl, gr) = pan.gains();
+        self.frames.clear();
+        self.frames
+            .extend(self.scratch.iter().flat_map(|&v| [v * gl, v * gr]));
+        let mut rest = &self.frames[..];
         let mut last_progress = Instant::now();
         while !rest.is_empty() {
             if self.failed.load(Ordering::Acquire) {

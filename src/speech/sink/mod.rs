@@ -10,6 +10,8 @@ pub mod wav;
 
 use std::path::{Path, PathBuf};
 
+use super::pan::Pan;
+
 pub use device::DeviceSink;
 pub use null::NullSink;
 pub use tee::TeeSink;
@@ -50,7 +52,8 @@ pub enum SinkError {
     },
 }
 
-/// Receives mono signed 16-bit samples at the TTS sample rate.
+/// Receives mono signed 16-bit samples at the TTS sample rate, each run with where it is
+/// heard between the ears ([`Pan`]): sinks play and record stereo.
 pub trait AudioSink: Send {
     /// A short name for logs and reports (`wav`, `null`, `device`).
     fn name(&self) -> &str;
@@ -58,7 +61,7 @@ pub trait AudioSink: Send {
     fn pacing(&self) -> Pacing;
     /// Audio for timeline samples `start_index..start_index + samples.len()`. Timeline sinks
     /// fill any gap before `start_index` with silence; real-time sinks play it next.
-    fn write(&mut self, start_index: u64, samples: &[i16]) -> Result<(), SinkError>;
+    fn write(&mut self, start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError>;
     /// No more audio: timeline sinks pad silence up to `end_index` (if later than what they
     /// hold) and close; real-time sinks let what they hold play out.
     fn finish(&mut self, end_index: Option<u64>) -> Result<(), SinkError>;

@@ -2,6 +2,7 @@
 //! clock, as it would a device) and discarded.
 
 use super::{AudioSink, Pacing, SinkError};
+use crate::speech::pan::Pan;
 
 /// Discards audio, counting it.
 #[derive(Debug, Default)]
@@ -30,7 +31,7 @@ impl AudioSink for NullSink {
         Pacing::RealTime
     }
 
-    fn write(&mut self, _start_index: u64, samples: &[i16]) -> Result<(), SinkError> {
+    fn write(&mut self, _start_index: u64, samples: &[i16], _pan: Pan) -> Result<(), SinkError> {
         self.samples += samples.len() as u64;
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! positions, so a live or real-time session leaves a `speech.wav` that lines up with it.
 
 use super::{AudioSink, Pacing, SinkError, WavSink};
+use crate::speech::pan::Pan;
 
 /// Plays on `live` and records into `record`.
 pub struct TeeSink {
@@ -33,9 +34,9 @@ impl AudioSink for TeeSink {
         self.live.pacing()
     }
 
-    fn write(&mut self, start_index: u64, samples: &[i16]) -> Result<(), SinkError> {
-        self.live.write(start_index, samples)?;
-        self.record.write(start_index, samples)
+    fn write(&mut self, start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError> {
+        self.live.write(start_index, samples, pan)?;
+        self.record.write(start_index, samples, pan)
     }
 
     fn finish(&mut self, end_index: Option<u64>) -> Result<(), SinkError> {

@@ -1,18 +1,22 @@
-//! A WAV file laid out on the session timeline: sample *i* of the file is timeline sample
-//! *i*, with silence wherever nothing is said, so the file lines up with the replay.
+//! A WAV file laid out on the session timeline: frame *i* of the file is timeline sample
+//! *i*, with silence wherever nothing is said, so the file lines up with the replay. Stereo:
+//! each run is placed between the ears by its [`Pan`].
 
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use super::{AudioSink, Pacing, SinkError};
+use crate::speech::pan::Pan;
 
-/// Writes mono 16-bit PCM at the TTS rate with `hound`.
+/// Writes stereo 16-bit PCM at the TTS rate with `hound`.
 pub struct WavSink {
     path: PathBuf,
     writer: Option<hound::WavWriter<BufWriter<File>>>,
-    /// The next timeline sample the file will hold.
+    /// The next timeline sample (stereo frame) the file will hold.
     cursor: u64,
+    /// Interleaved frames of the run being written.
+    frames: Vec<i16>,
 }
 
 impl std::fmt::Debug for WavSink {
@@ -28,7 +32,7 @@ impl WavSink {
     /// Creates (truncates) `path`.
     pub fn create(path: &Path, rate_hz: u32) -> Result<Self, SinkError> {
         let spec = hound::WavSpec {
-            channels: 1,
+            channels: 2,
             sample_rate: rate_hz,
             bits_per_sample: 16,
             sample_format: hound::SampleFormat::Int,
@@ -42,6 +46,7 @@ impl WavSink {
             path: path.to_path_buf(),
             writer: Some(writer),
             cursor: 0,
+            frames: Vec::new(),
         })
     }
 
@@ -50,7 +55,7 @@ impl WavSink {
         &self.path
     }
 
-    /// Samples written so far (the file's length).
+    /// Timeline samples (stereo frames) written so far (the file's length).
     pub fn len_samples(&self) -> u64 {
         self.cursor
     }
@@ -66,7 +71,7 @@ impl WavSink {
     fn pad_to(&mut self, index: u64) -> Result<(), SinkError> {
         while self.cursor < index {
             let r = match self.writer.as_mut() {
-                Some(w) => w.write_sample(0i16),
+                Some(w) => w.write_sample(0i16).and_then(|()| w.write_sample(0i16)),
                 None => return Ok(()),
             };
             r.map_err(|e| self.err(e))?;
@@ -85,21 +90,29 @@ impl AudioSink for WavSink {
         Pacing::Timeline
     }
 
-    fn write(&mut self, start_index: u64, samples: &[i16]) -> Result<(), SinkError> {
+    fn write(&mut self, start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError> {
         self.pad_to(start_index)?;
         // Anything before the cursor is already in the file (the scheduler never overlaps).
         let skip = self
             .cursor
             .saturating_sub(start_index)
             .min(samples.len() as u64) as usize;
-        for &s in samples.get(skip..).unwrap_or(&[]) {
+        let mut frames = std::mem::take(&mut self.frames);
+        frames.clear();
+        pan.place(samples.get(skip..).unwrap_or(&[]), &mut frames);
+        for pair in frames.chunks_exact(2) {
+            let &[left, right] = pair else { break };
             let r = match self.writer.as_mut() {
-                Some(w) => w.write_sample(s),
-                None => return Ok(()),
+                Some(w) => w.write_sample(left).and_then(|()| w.write_sample(right)),
+                None => break,
             };
-            r.map_err(|e| self.err(e))?;
+            if let Err(e) = r {
+                self.frames = frames;
+                return Err(self.err(e));
+            }
             self.cursor += 1;
         }
+        self.frames = frames;
         Ok(())
     }
 
