@@ -911,7 +911,7 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     assert_eq!(decisions[0].request_index, Some(0));
     assert_eq!(decisions[0].generator, "template");
     assert_eq!(decisions[0].state_at_ns, S);
-    assert_eq!(decisions[1].text, "Stop, obstacle ahead.");
+    assert_eq!(decisions[1].text, "Stop, obstacle.");
     assert_eq!(decisions[1].capture_ns, 1_200_000_000 - 30_000_000);
     assert_eq!(decisions[2].request_index, Some(0));
     assert_eq!(decisions[3].text, "I can't see any text right now.");
@@ -919,7 +919,7 @@ fn alerts_interrupt_answers_and_no_evidence_gets_i_cant_tell() {
     // plays at once.
     let t = read_transcript(&dir.path().join("transcript.jsonl")).unwrap();
     let alert = t.iter().find(|e| e.priority == Priority::Alert).unwrap();
-    assert_eq!(alert.text, "Stop, obstacle ahead.");
+    assert_eq!(alert.text, "Stop, obstacle.");
     assert_eq!(alert.decided_ns, 1_200_000_000);
     let first = alert.first_audio_ns.unwrap();
     assert!((1_200_000_000..1_250_000_000).contains(&first), "{first}");
@@ -2293,14 +2293,14 @@ fn an_alert_no_more_urgent_waits_for_the_one_being_said() {
         alerts.iter().all(|e| !e.interrupted && e.dropped.is_none()),
         "{t:?}"
     );
-    assert_eq!(alerts[0].text, "Stop, obstacle ahead.");
+    assert_eq!(alerts[0].text, "Stop, obstacle.");
     // Said once the first has ended, at the distance it is then (about 3 m, not 3.4 m).
     assert!(
         alerts[1].first_audio_ns.unwrap() >= alerts[0].end_ns,
         "{t:?}"
     );
     assert!(alerts[1].decided_ns > S + 1_000_000_000, "{t:?}");
-    assert_eq!(alerts[1].text, "Person at 2 o'clock, 3 metres.");
+    assert_eq!(alerts[1].text, "Person 2 o'clock.");
 }
 
 fn asked(index: usize, form: Form, text: &str, t_ns: i64) -> Request {

@@ -636,16 +636,16 @@ fn earcons_play_alone_or_before_the_words() {
     assert_eq!(t[0].earcon, Some(Earcon::Double));
     let (a, b) = spoken(&t[0]).unwrap();
     assert_eq!(b - a, Earcon::Double.render(RATE).len());
-    // Two 50 ms beeps at 880 Hz: 88 cycles (±1 per beep at the soft edges).
+    // Two 40 ms beeps at 880 Hz: 70.4 cycles (±1 per beep at the soft edges).
     let cycles = wav[a..b]
         .windows(2)
         .filter(|w| w[0] < 0 && w[1] >= 0)
         .count();
-    assert!((86..=90).contains(&cycles), "{cycles}");
+    assert!((68..=73).contains(&cycles), "{cycles}");
     // The alert's sweep comes first, then the words.
     let (a, b) = spoken(&t[1]).unwrap();
-    assert!(b - a > idx(120 * MS) + idx(200 * MS));
-    let sweep = &wav[a..a + idx(120 * MS)];
+    assert!(b - a > idx(80 * MS) + idx(200 * MS));
+    let sweep = &wav[a..a + idx(80 * MS)];
     let (x, y) = sweep.split_at(sweep.len() / 2);
     let up = |s: &[i16]| s.windows(2).filter(|w| w[0] < 0 && w[1] >= 0).count();
     assert!(up(y) > up(x));

@@ -1,5 +1,5 @@
-//! The alerter: a hazard event becomes one short alert utterance ("Stop, obstacle ahead.",
-//! "Step down in 3 metres.", "Head-height obstacle at 1 o'clock, 2 metres.") at alert
+//! The alerter: a hazard event becomes one short alert utterance ("Stop, obstacle.",
+//! "Step down in 3 metres.", "Head-high 10 o'clock.") at alert
 //! priority, heard from its thing's side ([`Pan`]), with its kind's earcon when urgent. No
 //! model involved; it returns at once.
 //! The same thing is not alerted twice within [`AlerterConfig::repeat_after_ns`] (unless it
@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::phrase::{clock, metres};
+use super::phrase::clock;
 use crate::lexicon::names::side_word;
 use crate::speech::pace::spoken_ns;
 use crate::speech::{Earcon, Pan, Priority, Utterance};
@@ -41,8 +41,10 @@ pub struct AlerterConfig {
     /// keeps it to the speaker's, [`Alerter::set_rate_wpm`]).
     pub rate_wpm: u32,
     /// The estimated length is stretched by this factor before another alert may follow:
-    /// the estimate is within about 12 % of the voice either way, and waiting a little
-    /// longer costs less than cutting an alert's last word (its distance).
+    /// the estimate is within 20 % of the voice either way (short call-outs run long:
+    /// "Stop, obstacle." is said in 1.30 s, estimated at 1.12 s), so 1 / (1 − 0.2), and
+    /// waiting a little longer costs less than cutting an alert's last word or deciding
+    /// guidance under it.
     pub length_margin: f32,
     /// Closer than this (m) or sooner than [`AlerterConfig::urgent_ttc_s`], an obstacle
     /// alert starts with "Stop."
@@ -61,7 +63,7 @@ impl Default for AlerterConfig {
             cut_contact_ratio: 0.5,
             assumed_closing_mps: 1.2,
             rate_wpm: crate::speech::VoiceParams::default().rate_wpm,
-            length_margin: 1.15,
+            length_margin: 1.25,
             urgent_m: 2.5,
             urgent_ttc_s: 2.5,
             max_tracked: 256,
@@ -127,11 +129,35 @@ fn is_ahead(t: &Thing) -> bool {
     matches!(t.clock.get(), 11 | 12 | 1)
 }
 
-fn where_(t: &Thing) -> String {
-    if is_ahead(t) {
-        format!("ahead, {}", metres(t.distance_m))
+/// A distance in an alert: whole metres, rounded down (an alert that says a step is
+/// nearer than it is costs a pace; one that says it is farther costs a fall), at least 1.
+/// Half metres ("one point five") take a second as long to say as the rest of the alert.
+fn alert_metres(m: f32) -> String {
+    let whole = if m.is_finite() {
+        m.floor().max(1.0)
     } else {
-        format!("at {}, {}", clock(t.clock), metres(t.distance_m))
+        1.0
+    };
+    if whole <= 1.0 {
+        "1 metre".to_string()
+    } else {
+        format!("{} metres", whole as u32)
+    }
+}
+
+/// Below this distance a level change is "here", m.
+const HERE_M: f32 = 1.0;
+/// From this distance on, a thing ahead is "ahead" without its distance, m: a two-syllable
+/// number takes the alert past a second and a half, and it will have changed by the time
+/// the wearer gets there (over eight seconds at a walk).
+const FAR_M: f32 = 10.0;
+
+/// Where a thing ahead is: "in N metres", or "ahead" from [`FAR_M`].
+fn ahead_in(m: f32) -> String {
+    if m >= FAR_M {
+        "ahead".to_string()
+    } else {
+        format!("in {}", alert_metres(m))
     }
 }
 
@@ -190,44 +216,66 @@ impl Alerter {
     }
 
     /// The alert text and, when it is urgent, its kind's earcon ([`earcon_of`]) for `e`
-    /// (pure; no dedup). Short, what to do first: an
-    /// urgent thing in the path is "Stop, person ahead." (the distance then matters less
-    /// than stopping, and an alert is said in about a second and a half at 175 words a
-    /// minute), anything else says what, where and how far. "Head-height" is one word: a
-    /// sentence that begins "Head … ahead" would otherwise read as an instruction.
+    /// (pure; no dedup). A call-out, said in about a second and a half at 175 words a
+    /// minute, earcon included: what to do or what it is first, then where. Urgent in front
+    /// of the wearer: "Stop, person." (stopping matters more than the distance; ahead is
+    /// where it is heard from); a level change "Step down here." or "Step down in
+    /// 2 metres."; ahead and not urgent "Obstacle in 4 metres."; beside the path "Obstacle
+    /// 3 o'clock." (the pilots' "traffic, 2 o'clock"); an approaching vehicle by the side it
+    /// comes from ("Vehicle from the left."; once urgent "Stop, vehicle.", heard from its
+    /// side). "Head-high" stands for the obstacle at head height.
     pub fn phrase(&self, e: &HazardEvent) -> (String, Option<Earcon>) {
         let t = &e.thing;
         let urgent = self.is_urgent(e);
+        let ahead = is_ahead(t);
         let head = t.kind == ThingKind::Overhead || t.height == Some(HeightBand::Head);
+        let at_clock = |what: &str| format!("{what} {}.", clock(t.clock));
         let text = match t.kind {
-            ThingKind::DropOff if is_ahead(t) => format!("Step down in {}.", metres(t.distance_m)),
-            ThingKind::DropOff => format!("Step down {}.", where_(t)),
-            ThingKind::StepUp if is_ahead(t) => format!("Step up in {}.", metres(t.distance_m)),
-            ThingKind::StepUp => format!("Step up {}.", where_(t)),
-            _ if head => format!("Head-height obstacle {}.", where_(t)),
-            // A vehicle says where it comes from: that is what the wearer acts on.
-            ThingKind::Vehicle if t.approaching_from().is_some() => {
-                let from = t.approaching_from().map_or("", side_word);
-                if urgent {
-                    format!("Stop, vehicle from the {from}.")
+            ThingKind::DropOff | ThingKind::StepUp => {
+                let what = if t.kind == ThingKind::DropOff {
+                    "Step down"
                 } else {
-                    format!("Vehicle from the {from}, {}.", metres(t.distance_m))
+                    "Step up"
+                };
+                if !ahead {
+                    at_clock(what)
+                } else if t.distance_m < HERE_M {
+                    format!("{what} here.")
+                } else {
+                    format!("{what} {}.", ahead_in(t.distance_m))
                 }
             }
+            // A vehicle says where it comes from: that is what the wearer acts on. Once
+            // urgent, stopping comes first, and its side is where it is heard from.
+            ThingKind::Vehicle if !head && urgent && t.approaching_from().is_some() => {
+                "Stop, vehicle.".to_string()
+            }
+            ThingKind::Vehicle if !head && t.approaching_from().is_some() => {
+                let from = t.approaching_from().map_or("", side_word);
+                format!("Vehicle from the {from}.")
+            }
             k => {
-                let what = match k {
-                    ThingKind::Person => "person",
-                    ThingKind::Vehicle => "vehicle",
-                    _ => "obstacle",
+                let what = if head {
+                    "head-high"
+                } else {
+                    match k {
+                        ThingKind::Person => "person",
+                        ThingKind::Vehicle => "vehicle",
+                        _ => "obstacle",
+                    }
                 };
-                if urgent && is_ahead(t) {
-                    format!("Stop, {what} ahead.")
+                if urgent && ahead {
+                    format!("Stop, {what}.")
                 } else {
                     let mut w = what.to_string();
                     if let Some(first) = w.get_mut(0..1) {
                         first.make_ascii_uppercase();
                     }
-                    format!("{w} {}.", where_(t))
+                    if ahead {
+                        format!("{w} {}.", ahead_in(t.distance_m))
+                    } else {
+                        at_clock(&w)
+                    }
                 }
             }
         };
@@ -362,48 +410,41 @@ mod tests {
     #[test]
     fn phrases_say_what_to_do_first_and_are_short() {
         let a = Alerter::default();
+        let say = |kind, clock_h, d| a.phrase(&event(1, kind, clock_h, d));
         assert_eq!(
-            a.phrase(&event(1, ThingKind::Obstacle, 12, 2.0)),
-            ("Stop, obstacle ahead.".to_string(), Some(Earcon::Double))
+            say(ThingKind::Obstacle, 12, 2.0),
+            ("Stop, obstacle.".to_string(), Some(Earcon::Double))
         );
-        assert_eq!(
-            a.phrase(&event(1, ThingKind::Person, 12, 4.0)).0,
-            "Person ahead, 4 metres."
-        );
+        assert_eq!(say(ThingKind::Person, 12, 4.0).0, "Person in 4 metres.");
         // Urgent beside the path: no "Stop", where it is.
         assert_eq!(
-            a.phrase(&event(1, ThingKind::Obstacle, 3, 1.0)),
-            (
-                "Obstacle at 3 o'clock, 1 metre.".to_string(),
-                Some(Earcon::Double)
-            )
+            say(ThingKind::Obstacle, 3, 1.0),
+            ("Obstacle 3 o'clock.".to_string(), Some(Earcon::Double))
         );
+        // Distances in whole metres, rounded down; a level change under a metre is here.
+        assert_eq!(say(ThingKind::DropOff, 12, 3.9).0, "Step down in 3 metres.");
+        assert_eq!(say(ThingKind::DropOff, 1, 1.5).0, "Step down in 1 metre.");
+        assert_eq!(say(ThingKind::StepUp, 11, 0.6).0, "Step up here.");
+        assert_eq!(say(ThingKind::StepUp, 9, 2.0).0, "Step up 9 o'clock.");
+        assert_eq!(say(ThingKind::Overhead, 12, 2.0).0, "Stop, head-high.");
         assert_eq!(
-            a.phrase(&event(1, ThingKind::DropOff, 12, 3.1)).0,
-            "Step down in 3 metres."
+            say(ThingKind::Overhead, 12, 4.2).0,
+            "Head-high in 4 metres."
         );
-        assert_eq!(
-            a.phrase(&event(1, ThingKind::Overhead, 12, 2.0)).0,
-            "Head-height obstacle ahead, 2 metres."
-        );
-        assert_eq!(
-            a.phrase(&event(1, ThingKind::Overhead, 10, 2.0)).0,
-            "Head-height obstacle at 10 o'clock, 2 metres."
-        );
-        assert_eq!(
-            a.phrase(&event(1, ThingKind::Obstacle, 2, 4.0)).0,
-            "Obstacle at 2 o'clock, 4 metres."
-        );
-        assert_eq!(a.phrase(&event(1, ThingKind::Obstacle, 12, 4.0)).1, None);
+        assert_eq!(say(ThingKind::Overhead, 10, 2.0).0, "Head-high 10 o'clock.");
+        // Far ahead, no distance.
+        assert_eq!(say(ThingKind::Obstacle, 1, 12.0).0, "Obstacle ahead.");
+        assert_eq!(say(ThingKind::Obstacle, 2, 4.0).0, "Obstacle 2 o'clock.");
+        assert_eq!(say(ThingKind::Obstacle, 12, 4.0).1, None);
         // A vehicle says where it comes from; once urgent, to stop.
         let mut car = event(1, ThingKind::Vehicle, 9, 12.0);
         car.thing.detail = crate::state::ThingDetail::Moving {
             side: crate::state::Side::Left,
             approaching: true,
         };
-        assert_eq!(a.phrase(&car).0, "Vehicle from the left, 12 metres.");
+        assert_eq!(a.phrase(&car).0, "Vehicle from the left.");
         car.time_to_contact_s = Some(2.0);
-        assert_eq!(a.phrase(&car).0, "Stop, vehicle from the left.");
+        assert_eq!(a.phrase(&car).0, "Stop, vehicle.");
     }
 
     #[test]
@@ -416,7 +457,7 @@ mod tests {
         assert_eq!(a.alert(&far, ms(2_000)), Err(Suppressed::Duplicate));
         // Escalation to urgent is said once.
         let u = a.alert(&near, ms(2_500)).unwrap();
-        assert!(u.text.starts_with("Stop,"));
+        assert!(u.text.starts_with("Stop,"), "{}", u.text);
         assert_eq!(u.priority, Priority::Alert);
         assert_eq!(u.capture, DeviceTime(5));
         assert_eq!(a.alert(&near, ms(2_800)), Err(Suppressed::Duplicate));

@@ -10,11 +10,11 @@ use std::f64::consts::PI;
 pub enum Earcon {
     /// 1 kHz, 40 ms.
     Tick,
-    /// 600 → 1200 Hz sweep, 120 ms (something appears / gets closer).
+    /// 600 → 1200 Hz sweep, 80 ms (something appears / gets closer; a step up).
     Rising,
-    /// 1200 → 600 Hz sweep, 120 ms (something leaves / gets farther).
+    /// 1200 → 600 Hz sweep, 80 ms (something leaves / gets farther; a step down).
     Falling,
-    /// Two 880 Hz beeps of 50 ms, 40 ms apart.
+    /// Two 880 Hz beeps of 40 ms, 30 ms apart.
     Double,
 }
 
@@ -29,11 +29,11 @@ impl Earcon {
         let rate = f64::from(rate_hz.max(1));
         match self {
             Earcon::Tick => sweep(1000.0, 1000.0, 0.040, rate),
-            Earcon::Rising => sweep(600.0, 1200.0, 0.120, rate),
-            Earcon::Falling => sweep(1200.0, 600.0, 0.120, rate),
+            Earcon::Rising => sweep(600.0, 1200.0, 0.080, rate),
+            Earcon::Falling => sweep(1200.0, 600.0, 0.080, rate),
             Earcon::Double => {
-                let beep = sweep(880.0, 880.0, 0.050, rate);
-                let gap = vec![0i16; (0.040 * rate).round() as usize];
+                let beep = sweep(880.0, 880.0, 0.040, rate);
+                let gap = vec![0i16; (0.030 * rate).round() as usize];
                 [beep.as_slice(), &gap, &beep].concat()
             }
         }
@@ -44,8 +44,8 @@ impl Earcon {
     pub fn duration_ns(self) -> i64 {
         match self {
             Earcon::Tick => 40_000_000,
-            Earcon::Rising | Earcon::Falling => 120_000_000,
-            Earcon::Double => 140_000_000,
+            Earcon::Rising | Earcon::Falling => 80_000_000,
+            Earcon::Double => 110_000_000,
         }
     }
 }

@@ -1,0 +1,82 @@
+//! Every alert the alerter can say, spoken by the real voice at the default rate with its
+//! earcon, lasts at most 1.5 s: a walker hears the street again within a step or two.
+
+use vista::assistant::Alerter;
+use vista::speech::{Tts, VoiceParams};
+use vista::state::{
+    ClockHour, Evidence, HazardEvent, HeightBand, Side, Thing, ThingDetail, ThingKind,
+};
+use vista::time::{DeviceTime, HostTime};
+
+fn event(kind: ThingKind, clock_h: u8, distance_m: f32, detail: ThingDetail) -> HazardEvent {
+    HazardEvent {
+        thing: Thing {
+            id: 1,
+            kind,
+            label: "x".into(),
+            detail,
+            clock: ClockHour::new(clock_h),
+            distance_m,
+            height: Some(HeightBand::Body),
+            world_m: None,
+            in_path: true,
+            first_seen: DeviceTime(0),
+            last_seen: DeviceTime(0),
+            confidence: 1.0,
+            evidence: Evidence::Points,
+        },
+        time_to_contact_s: None,
+        evidence: DeviceTime(0),
+        raised: HostTime(0),
+    }
+}
+
+#[test]
+fn every_alert_with_its_earcon_is_said_within_a_second_and_a_half() {
+    let alerter = Alerter::default();
+    let tts = Tts::new(VoiceParams::default()).unwrap();
+    let rate = f64::from(tts.sample_rate_hz());
+    let mut said = std::collections::BTreeMap::new();
+    let kinds = [
+        ThingKind::Obstacle,
+        ThingKind::Person,
+        ThingKind::Vehicle,
+        ThingKind::Overhead,
+        ThingKind::DropOff,
+        ThingKind::StepUp,
+    ];
+    let details = [
+        ThingDetail::None,
+        ThingDetail::Moving {
+            side: Side::Left,
+            approaching: true,
+        },
+        ThingDetail::Moving {
+            side: Side::Right,
+            approaching: true,
+        },
+    ];
+    for kind in kinds {
+        for detail in &details {
+            for clock_h in 1..=12 {
+                for d in [0.4_f32, 1.0, 1.5, 2.4, 2.9, 4.5, 9.9, 14.0] {
+                    for ttc in [None, Some(1.0_f32)] {
+                        let mut e = event(kind, clock_h, d, *detail);
+                        e.time_to_contact_s = ttc;
+                        let (text, earcon) = alerter.phrase(&e);
+                        said.entry(text).or_insert(earcon);
+                    }
+                }
+            }
+        }
+    }
+    assert!(said.len() >= 20, "{said:?}");
+    for (text, earcon) in said {
+        let voice_s = tts.synthesize_to_vec(&text).unwrap().len() as f64 / rate;
+        let earcon_s = earcon.map_or(0.0, |e| e.duration_ns() as f64 * 1e-9);
+        assert!(
+            voice_s + earcon_s <= 1.5,
+            "{text:?} with {earcon:?}: {voice_s:.2} s + {earcon_s:.2} s"
+        );
+    }
+}
