@@ -360,3 +360,56 @@ fn a_speech_rate_or_verbosity_out_of_range_is_refused_with_the_range_named() {
         );
     }
 }
+
+/// The wearer's settings file sets the rate and verbosity a run starts with; the command
+/// line wins over it; a value out of range or an unknown key is refused with the file, the
+/// line or the range named, before anything runs.
+#[test]
+fn a_settings_file_sets_rate_and_verbosity_and_a_bad_one_is_refused() {
+    let out = tempfile::tempdir().unwrap();
+    let config = out.path().join("config.toml");
+    let run = |extra: &[&str], dir: &str| {
+        vista()
+            .env_remove("VISTA_CONFIG")
+            .env("XDG_CONFIG_HOME", out.path().join("none"))
+            .args(["replay"])
+            .arg(gen1_vrs())
+            .args(["--asap", "--no-lm", "--no-ocr", "--no-depth", "--speak"])
+            .arg(out.path().join(dir))
+            .arg("--config")
+            .arg(&config)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    std::fs::write(
+        &config,
+        "[speech]\nrate_wpm = 320\nverbosity = \"alerts\"\n",
+    )
+    .unwrap();
+    let o = run(&[], "a");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("speech at 320 words a minute, verbosity alerts"),
+        "{err}"
+    );
+    let o = run(&["--speech-rate", "200"], "b");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("speech at 200 words a minute, verbosity alerts"),
+        "{err}"
+    );
+    for (text, named) in [
+        ("[speech]\nrate_wpm = 600\n", "150 to 450"),
+        ("[speech]\nrate_wpm = 300\nloudness = 3\n", "config.toml:3:"),
+        ("[speech]\nverbosity = \"chatty\"\n", "config.toml:2:"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let o = run(&[], "c");
+        assert!(!o.status.success(), "{text:?} accepted");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(named), "{text:?}: {err}");
+        assert!(!out.path().join("c").exists(), "{text:?} started a run");
+    }
+}

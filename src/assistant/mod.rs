@@ -23,6 +23,7 @@
 //! * [`degenerate`]: model output that loops or stops mid-sentence, caught before speech.
 //! * [`verbosity`]: how much the assistant says (alerts always; answers whole or brief).
 //! * [`control`]: settings asked for by voice ("faster", "less talking").
+//! * [`settings`]: the wearer's standing settings (rate, verbosity) from a config file.
 //! * [`decisions`]: the `decisions.jsonl` writer.
 //! * [`explain`]: the assistant's view of one state and request (`vista answer`).
 //! * [`run_start`]: one call that starts the speaker and the assistant for a run.
@@ -54,6 +55,7 @@ pub mod request_pump;
 pub mod request_words;
 pub mod requests;
 pub mod run_start;
+pub mod settings;
 pub mod sign_wall;
 pub mod template;
 pub mod text_wait;

@@ -12,7 +12,17 @@ use super::forms::FormSpec;
 pub const BRIEF_MAX_WORDS: usize = 20;
 
 /// How much the assistant says.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Verbosity {
     /// Alerts, and one-sentence answers to what the wearer asks; nothing unasked.
@@ -39,6 +49,15 @@ impl Verbosity {
     /// Whether periodic scene updates (nobody asked for them) are said.
     pub fn unasked(self) -> bool {
         self != Verbosity::Alerts
+    }
+
+    /// Its name, as on the command line and in the settings file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verbosity::Alerts => "alerts",
+            Verbosity::Brief => "brief",
+            Verbosity::Full => "full",
+        }
     }
 
     fn to_u8(self) -> u8 {

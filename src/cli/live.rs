@@ -77,7 +77,7 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
         truth: args.truth,
     };
     let mut pipeline = Pipeline::new(Input::Live(input)).handle_signals(true);
-    if let Some(options) = args.speak.options() {
+    if let Some(options) = args.speak.options()? {
         pipeline = pipeline.with_assistant(options);
     }
     if let Some(path) = args.profile {

@@ -42,7 +42,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         ..ReplayInput::new(args.session)
     };
     let pipeline = Pipeline::new(Input::Replay(input))
-        .with_assistant(args.assistant.options(args.out))
+        .with_assistant(args.assistant.options(args.out)?)
         .handle_signals(true);
     super::replay::run_pipeline(pipeline, args.quiet, false)
 }

@@ -75,7 +75,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         digest: args.digest,
     };
     let mut pipeline = Pipeline::new(Input::Replay(input)).handle_signals(true);
-    if let Some(options) = args.speak.options() {
+    if let Some(options) = args.speak.options()? {
         pipeline = pipeline.with_assistant(options);
     }
     if let Some(path) = args.profile {

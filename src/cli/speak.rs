@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use vista::assistant::control::{RATE_MAX_WPM, RATE_MIN_WPM};
 use vista::assistant::lm::setup::LmChoice;
 use vista::assistant::lm::threads::ThreadPolicy;
+use vista::assistant::settings::{Settings, SettingsError};
 use vista::assistant::Verbosity;
 use vista::pipeline::{AssistantOptions, LmOptions, SightOptions};
 use vista::speech::sink::AudioChoice;
@@ -68,21 +69,45 @@ pub struct AssistantFlags {
     #[arg(long, value_name = "N")]
     pub lm_threads: Option<u32>,
     /// How fast the voice speaks, in words per minute (150 to 450; screen-reader users
-    /// often listen at 300 or more).
-    #[arg(long, value_name = "WPM", default_value_t = VoiceParams::default().rate_wpm,
+    /// often listen at 300 or more). Default: the settings file's `speech.rate_wpm`, else
+    /// 175.
+    #[arg(long, value_name = "WPM",
           value_parser = clap::value_parser!(u32)
               .range(i64::from(RATE_MIN_WPM)..=i64::from(RATE_MAX_WPM)))]
-    pub speech_rate: u32,
+    pub speech_rate: Option<u32>,
     /// How much is said: `full` answers, `brief` (one-sentence) answers, or `alerts` (and
     /// one-sentence answers to what is asked; no scene updates). Alerts are never held back.
-    #[arg(long, value_enum, default_value = "full")]
-    pub verbosity: Verbosity,
+    /// Default: the settings file's `speech.verbosity`, else `full`.
+    #[arg(long, value_enum)]
+    pub verbosity: Option<Verbosity>,
+    /// The wearer's settings file (TOML, `[speech]` with `rate_wpm` and `verbosity`).
+    /// Default: `$VISTA_CONFIG`, else `~/.config/vista/config.toml` when it exists. The
+    /// command line wins over it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 impl AssistantFlags {
-    /// The assistant's options, writing into `out_dir`.
-    pub fn options(&self, out_dir: PathBuf) -> AssistantOptions {
-        AssistantOptions {
+    /// The assistant's options, writing into `out_dir`; the settings file fills in what the
+    /// command line leaves out.
+    pub fn options(&self, out_dir: PathBuf) -> Result<AssistantOptions, SettingsError> {
+        let (settings, from) = Settings::find(self.config.as_deref())?;
+        if let Some(path) = from {
+            log::info!("settings from {}", path.display());
+        }
+        let speech_rate_wpm = self
+            .speech_rate
+            .or(settings.speech.rate_wpm)
+            .unwrap_or(VoiceParams::default().rate_wpm);
+        let verbosity = self
+            .verbosity
+            .or(settings.speech.verbosity)
+            .unwrap_or_default();
+        log::info!(
+            "speech at {speech_rate_wpm} words a minute, verbosity {}",
+            verbosity.name()
+        );
+        Ok(AssistantOptions {
             audio: self.audio,
             requests: self.requests.clone(),
             sight: SightOptions {
@@ -100,10 +125,10 @@ impl AssistantFlags {
                 ),
                 threads: ThreadPolicy::from_arg(self.lm_threads),
             },
-            speech_rate_wpm: self.speech_rate,
-            verbosity: self.verbosity,
+            speech_rate_wpm,
+            verbosity,
             ..AssistantOptions::new(out_dir)
-        }
+        })
     }
 }
 
@@ -131,13 +156,15 @@ pub struct SpeakArgs {
 
 impl SpeakArgs {
     /// The assistant's options, when `--speak DIR` asks for it.
-    pub fn options(&self) -> Option<AssistantOptions> {
-        let dir = self.speak.clone()?;
-        Some(AssistantOptions {
+    pub fn options(&self) -> Result<Option<AssistantOptions>, SettingsError> {
+        let Some(dir) = self.speak.clone() else {
+            return Ok(None);
+        };
+        Ok(Some(AssistantOptions {
             stdin_requests: self.stdin_requests,
             requests_listen: self.requests_listen.clone(),
             scene_every_s: self.scene_every,
-            ..self.assistant.options(dir)
-        })
+            ..self.assistant.options(dir)?
+        }))
     }
 }
