@@ -114,6 +114,102 @@ pub struct Listening {
     pub alert_audio_max_ms: Option<f64>,
 }
 
+/// Most share of walking time with speech playing (the target on a mixed walk).
+pub const MAX_DUTY_CYCLE_WALKING: f64 = 0.35;
+/// Least share of answers heard whole.
+pub const MIN_ANSWERS_WHOLE: f64 = 0.9;
+/// Longest alert heard whole, earcon included, ms.
+pub const MAX_ALERT_AUDIO_MS: f64 = 1500.0;
+
+impl Listening {
+    /// `svg` (the latency picture) with the listener's panel below it.
+    pub fn with_panel(&self, svg: &str) -> String {
+        crate::report::panel::with_panel(
+            svg,
+            "listening",
+            "What the wearer heard (speech as a listener meets it)",
+            &self.panel_rows(),
+        )
+    }
+
+    /// The rows of the listener's panel in the picture (shares as bars, with their targets).
+    pub fn panel_rows(&self) -> Vec<crate::report::panel::PanelRow> {
+        use crate::report::panel::PanelRow;
+        let pct = |v: f64| format!("{:.0} %", v * 100.0);
+        let ms = |v: Option<f64>| v.map_or_else(|| "-".into(), |x| format!("{x:.0} ms"));
+        let answers_share =
+            (self.answers > 0).then(|| self.answers_whole as f64 / self.answers as f64);
+        vec![
+            PanelRow {
+                label: "speech, share of the session".into(),
+                share: self.duty_cycle,
+                value: format!(
+                    "{:.1} s, {}",
+                    self.speech_s,
+                    self.duty_cycle.map_or_else(|| "-".into(), pct)
+                ),
+                target: None,
+                missed: false,
+            },
+            PanelRow {
+                label: "speech, share of walking time".into(),
+                share: self.duty_cycle_walking,
+                value: format!(
+                    "{} of {:.1} s walking; longest silence {:.1} s (target ≤ {})",
+                    self.duty_cycle_walking.map_or_else(|| "-".into(), pct),
+                    self.walking_s,
+                    self.longest_silence_walking_s,
+                    pct(MAX_DUTY_CYCLE_WALKING)
+                ),
+                target: Some(MAX_DUTY_CYCLE_WALKING),
+                missed: self
+                    .duty_cycle_walking
+                    .is_some_and(|d| d > MAX_DUTY_CYCLE_WALKING),
+            },
+            PanelRow {
+                label: "answers heard whole".into(),
+                share: answers_share,
+                value: format!(
+                    "{} of {} (target ≥ {}); span p50 {}",
+                    self.answers_whole,
+                    self.answers,
+                    pct(MIN_ANSWERS_WHOLE),
+                    ms(self.answer_span_p50_ms)
+                ),
+                target: Some(MIN_ANSWERS_WHOLE),
+                missed: answers_share.is_some_and(|a| a < MIN_ANSWERS_WHOLE),
+            },
+            PanelRow {
+                label: "clauses cut or dropped".into(),
+                share: None,
+                value: format!(
+                    "{} cut, {} dropped of {} heard; {} words lost",
+                    self.clauses_cut, self.clauses_dropped, self.clauses_heard, self.words_lost
+                ),
+                target: None,
+                missed: false,
+            },
+            PanelRow {
+                label: "alerts".into(),
+                share: None,
+                value: format!(
+                    "{} heard, {} cut, {} repeats; length p50 {}, max {} (target ≤ {MAX_ALERT_AUDIO_MS:.0} ms)",
+                    self.alerts_heard,
+                    self.alerts_cut,
+                    self.alert_repeats,
+                    ms(self.alert_audio_p50_ms),
+                    ms(self.alert_audio_max_ms)
+                ),
+                target: None,
+                missed: self.alert_repeats > 0
+                    || self
+                        .alert_audio_max_ms
+                        .is_some_and(|m| m > MAX_ALERT_AUDIO_MS),
+            },
+        ]
+    }
+}
+
 fn words(text: &str) -> usize {
     text.split_whitespace().count()
 }
@@ -547,5 +643,33 @@ mod tests {
         assert!((max - 1500.0).abs() < 1e-6, "{max}");
         let none = listening(&[], &[], &head, 0, 20 * S);
         assert_eq!((none.alerts_heard, none.alert_audio_p50_ms), (0, None));
+    }
+
+    #[test]
+    fn the_panel_marks_the_targets_missed() {
+        let head = walk_then_stand();
+        let e = vec![
+            entry("the exit is ahead", true, 1, Some(1.0), 4.0, true),
+            entry("the exit is ahead", true, 2, Some(5.0), 6.0, false),
+        ];
+        let l = listening(&e, &[], &head, 0, 20 * S);
+        let rows = l.panel_rows();
+        let answers = rows
+            .iter()
+            .find(|r| r.label == "answers heard whole")
+            .unwrap();
+        assert_eq!(answers.share, Some(0.5));
+        assert!(answers.missed, "1 of 2 whole is under 90 %");
+        let walking = rows
+            .iter()
+            .find(|r| r.label == "speech, share of walking time")
+            .unwrap();
+        assert_eq!(walking.missed, l.duty_cycle_walking.unwrap() > 0.35);
+        let quiet = listening(&[], &[], &head, 0, 20 * S).panel_rows();
+        assert!(quiet.iter().all(|r| !r.missed), "{quiet:?}");
+        let svg = l.with_panel(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"10\">\n</svg>\n",
+        );
+        assert!(svg.contains("What the wearer heard"), "{svg}");
     }
 }

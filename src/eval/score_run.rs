@@ -137,7 +137,10 @@ impl ScoredRun {
         let Some(run) = &self.run else {
             return Ok(());
         };
-        let svg = render_svg(&picture(&self.inputs, &self.card, run));
+        let svg =
+            self.card
+                .listening
+                .with_panel(&render_svg(&picture(&self.inputs, &self.card, run)));
         std::fs::write(path, svg).map_err(|source| ScoreRunError::Write {
             path: path.to_path_buf(),
             source,

@@ -196,10 +196,10 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
             .extend(crate::report::run_view::runtime_distributions(
                 &run.timeline.spans(),
             ));
-        let svg = crate::report::cpu_view::with_cpu_panel(
-            &crate::report::plot::render_svg(&picture),
-            &cpu,
-        );
+        let svg = card
+            .listening
+            .with_panel(&crate::report::plot::render_svg(&picture));
+        let svg = crate::report::cpu_view::with_cpu_panel(&svg, &cpu);
         write(&svg_path, svg)?;
         let mut w = trace_writer(&trace_path)?;
         crate::eval::latency::write_trace(&mut w, &inputs, &card, &lat);

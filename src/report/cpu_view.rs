@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::panel::size;
 use super::plot::xml_escape;
 use crate::profile::cpu::CpuReport;
 
@@ -91,20 +92,6 @@ fn panel(cpu: &CpuReport, w: f64) -> String {
         40.0 + ROW * rows.len() as f64
     );
     s
-}
-
-/// Width and height of the document's outer `<svg>` element.
-fn size(svg: &str) -> Option<(f64, f64)> {
-    let start = svg.find("<svg")?;
-    let end = start + svg[start..].find('>')?;
-    let tag = &svg[start..end];
-    let attr = |name: &str| -> Option<f64> {
-        let key = format!(" {name}=\"");
-        let i = tag.find(&key)? + key.len();
-        let j = i + tag[i..].find('"')?;
-        tag[i..j].parse().ok()
-    };
-    Some((attr("width")?, attr("height")?))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //!   and the hazard alert latency; [`utterance_lm`]: where the language model's answer time
 //!   goes.
 //! * [`plot`]: the latency picture as one SVG; [`cpu_view`]: its CPU panel;
+//!   [`panel`]: a panel of share bars below it (the listener's metrics);
 //!   [`run_view`]: the picture and the trace tracks of any spoken run.
 //!
 //! The measuring itself (spans, histograms, CPU accounting, pacing, the trace writer) is
@@ -13,6 +14,7 @@
 //! the same picture.
 
 pub mod cpu_view;
+pub mod panel;
 pub mod plot;
 pub mod run_view;
 pub mod utterance;
