@@ -141,7 +141,11 @@ if [ -n "${OUT_MD:-}" ]; then
     echo "\"unsafe\" is utterances judged by meaning + the ground truth's unsafe phrases."
     echo
     echo '```sh'
-    echo "OUT_MD=docs/accuracy.md scripts/score_all.sh"
+    if [ -n "${REPLAY_ARGS:-}" ]; then
+      echo "REPLAY_ARGS=\"${REPLAY_ARGS}\" OUT_MD=docs/accuracy.md scripts/score_all.sh"
+    else
+      echo "OUT_MD=docs/accuracy.md scripts/score_all.sh"
+    fi
     echo '```'
     echo
     tables
