@@ -293,10 +293,10 @@ fn hostile_frames_close_only_their_connection() {
 
 #[test]
 fn injected_jitter_shows_in_link_latency() {
-    // Real timing (the session is 0.15 s long): every frame gets 0–20 ms of extra delay.
+    // Real timing (the session is 0.15 s long): every frame gets 0–40 ms of extra delay.
     let mut config = sim_config(
         Faults {
-            jitter_ns: 20_000_000,
+            jitter_ns: 40_000_000,
             seed: 7,
             ..Default::default()
         },
@@ -314,8 +314,11 @@ fn injected_jitter_shows_in_link_latency() {
         .values()
         .map(|l| l.max_us)
         .fold(0.0f64, f64::max);
-    // The offset is the fastest delivery; jitter of up to 20 ms must show as ≥ 10 ms of
-    // excess latency on some sample (a lower bound: load only adds delay).
+    // The offset is the fastest delivery so far; jitter of up to 40 ms must show as
+    // ≥ 10 ms of excess latency on some sample. Frames leave in order, so one delayed frame
+    // holds back the next ones and the latencies bunch near the largest recent delay: the
+    // excess seen is about the jitter's range less the first frame's delay (with 20 ms of
+    // jitter that was 9.9 ms on a loaded machine).
     assert!(max_us >= 10_000.0, "{link:?}");
     assert!(link.offset_ns.is_some());
 }
