@@ -166,22 +166,21 @@ fn a_replay_without_mps_streams_leaves_the_point_map_of_another_frame_out() {
     // semi-dense map is in the MPS trajectory's frame: used beside the derived pose, the
     // floor stood at eye height around the head, "Head height obstacle, 11 o'clock, 0.5
     // metres" walked along with the wearer (a false alert) and the wall ahead was never
-    // alerted. Without the map, depth alone shows the wall. (Which kind it says is not what
-    // this test is about: with the IMU's pose, which does not know the eye height, depth
-    // places the wall's points at head height, and the strict scorer counts "Head height
-    // obstacle" for a wall as the wrong kind — a live-sight weakness, docs/accuracy.md.)
+    // alerted. Without the map, depth alone shows the wall, as an obstacle.
+    //
+    // Run on the default, textured images: on flat-coloured ones stereo matches nothing on
+    // the wall but its edge, beside the path, and that edge's points, seeming to move as
+    // the IMU pose lagged the walk, were once taken for a person coming (the only alert
+    // there was). Known failure (docs/synthetic.md, "Camera images"): the textured wall's
+    // foot is also read as a step up, a second alert of the wrong kind; not what this test
+    // is about.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let session = dir.path().join("s");
     let out = dir.path().join("o");
     let sc = find_scenario(&root.join("scenarios"), "read_sign").unwrap();
-    // Known failure on textured images (docs/synthetic.md, "Camera images"): the textured
-    // wall is alerted twice, as a person and as a step up; checked there only with
-    // VISTA_KNOWN_FAILURES, on the flat-coloured, noiseless images it was written for
-    // otherwise.
     let opts = SynthOptions {
         rgb_fps: Some(0.0),
-        plain_surfaces: std::env::var_os("VISTA_KNOWN_FAILURES").is_none(),
         ..SynthOptions::default()
     };
     write_session(&sc, &session, &opts).unwrap();
@@ -221,8 +220,10 @@ fn a_replay_without_mps_streams_leaves_the_point_map_of_another_frame_out() {
         .collect();
     assert_eq!(m["false_alerts"], 0, "{alerts:?}");
     assert_eq!(m["hazards_relevant"], 1, "{m}");
-    // The wall is alerted where it is: caught, or alerted as the wrong kind.
-    let about_the_wall =
-        m["hazards_caught"].as_u64().unwrap() + m["wrong_kind_alerts"].as_u64().unwrap();
-    assert_eq!(about_the_wall, 1, "{alerts:?}");
+    // The wall is alerted where it is, in its window, as an obstacle.
+    assert_eq!(m["hazards_caught"], 1, "{alerts:?}");
+    assert!(
+        !alerts.iter().any(|a| a.contains("erson")),
+        "a still wall taken for a person: {alerts:?}"
+    );
 }

@@ -78,8 +78,8 @@ pub const LIVE_MAP_MAX_RANGE_M: f32 = 6.0;
 const LIVE_MAP_DISPARITY_ERR_PX: f32 = 0.25;
 /// A pose of at least this quality is a tracked trajectory's (MPS); below, an estimate.
 pub const TRUSTED_POSE_QUALITY: f32 = 0.99;
-/// Moving regions are left out while a step was detected within this (with a pose not
-/// trusted), ns.
+/// Moving regions are left out, and tracked depth clusters count as moving only across
+/// the walking line, while a step was detected within this (with a pose not trusted), ns.
 pub const MOVER_STEP_NS: i64 = 800_000_000;
 /// Ids of vehicles start here, far above the obstacle tracker's and the doorways'
 /// ([`super::openings::DOOR_ID_BASE`]), so they never collide.
@@ -306,6 +306,19 @@ impl Perception {
         self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));
     }
 
+    /// Whether the wearer walks at `t_ns` on a pose that is only an estimate (the IMU's own,
+    /// quality below [`TRUSTED_POSE_QUALITY`]): a step detected within [`MOVER_STEP_NS`]
+    /// with the IMU current. Such a pose lags a walk (its speed comes from the step
+    /// cadence), so still things seem to move along the walking line.
+    fn walking_on_estimate(&self, t_ns: i64) -> bool {
+        let imu_current = self
+            .imu_stream
+            .is_some_and(|(_, last)| t_ns.saturating_sub(last) < CURRENT_NS);
+        self.pose_quality < TRUSTED_POSE_QUALITY
+            && imu_current
+            && self.steps.stepped_within(t_ns, MOVER_STEP_NS)
+    }
+
     /// Folds in the moving regions one camera frame captured at `capture_ns` showed,
     /// placed on the floor ([`super::movers`]); tracks moving like vehicles join the state
     /// at the next tick.
@@ -315,11 +328,7 @@ impl Perception {
         // estimate, quality < 1) lags a walk (its speed comes from the step cadence): then
         // a step detected within the last 0.8 s also says the wearer walks, and the frame
         // is left out.
-        let imu_current = self
-            .imu_stream
-            .is_some_and(|(_, last)| capture_ns.saturating_sub(last) < CURRENT_NS);
-        let trusted = self.pose_quality >= TRUSTED_POSE_QUALITY;
-        if !trusted && imu_current && self.steps.stepped_within(capture_ns, MOVER_STEP_NS) {
+        if self.walking_on_estimate(capture_ns) {
             self.stats.mover_frames_walking += 1;
             return;
         }
@@ -891,6 +900,10 @@ impl Perception {
             }
         };
         let approaching = super::hazards::is_approaching(closing);
+        // Walking on an estimated pose, motion along the walking line is the pose's lag as
+        // much as the thing's: only motion across it says a thing moves.
+        let across_only = self.walking_on_estimate(at.ns());
+        let (line_cos, line_sin) = (c.dir_rad.cos(), c.dir_rad.sin());
         let static_approach = |in_path: bool, ahead: f32, sure: bool| Approach {
             in_path,
             distance_m: ahead,
@@ -904,9 +917,16 @@ impl Perception {
             }
             let conf = (cl.points as f32 / 30.0).clamp(0.2, 0.95);
             // Moving: mostly depth points, compact as one thing is (not a wall, whose part
-            // in view slides along it as the wearer walks), its track faster than a drift.
+            // in view slides along it as the wearer walks), its track faster than a drift,
+            // over the ground and relative to the wearer (a slice of wall at the edge of
+            // the analysed range keeps pace with the wearer), and across the walking line
+            // while the pose is an estimate that lags the walk.
             let moving = tr.velocity_mps.filter(|v| {
+                let relative = (v[0] - wearer_v[0]).hypot(v[1] - wearer_v[1]);
+                let across = (-line_sin * v[0] + line_cos * v[1]).abs();
                 v[0].hypot(v[1]) >= MOVING_MPS
+                    && relative >= MOVING_MPS
+                    && (!across_only || across >= MOVING_MPS)
                     && cl.dynamic_points * 2 >= cl.points
                     && cl.wall_m.is_none()
                     && cl.spread_m <= MOVER_MAX_SPREAD_M
