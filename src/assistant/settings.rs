@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use super::control::{RATE_MAX_WPM, RATE_MIN_WPM};
 use super::verbosity::Verbosity;
+use crate::infer::bundle::line_col;
 
 /// Largest config file read, bytes (it holds a few lines).
 pub const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
@@ -87,13 +88,6 @@ pub enum SettingsError {
         /// The value.
         rate_wpm: u32,
     },
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 impl Settings {

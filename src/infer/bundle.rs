@@ -263,8 +263,9 @@ pub fn resolve_path(bundle_dir: &Path, cache_dir: &Path, value: &str) -> PathBuf
     }
 }
 
-/// 1-based (line, column) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+/// Line and column (from 1) of byte `offset` in `text`, for errors that name a place in a
+/// TOML file (the bundle manifest, the wearer's settings).
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
