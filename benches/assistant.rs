@@ -24,6 +24,7 @@ fn thing(id: u32, kind: ThingKind, label: &str, clock: u8, d: f32, in_path: bool
         kind,
         label: label.into(),
         detail: Default::default(),
+        class: None,
         clock: ClockHour::new(clock),
         distance_m: d,
         height: None,

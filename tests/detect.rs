@@ -111,3 +111,76 @@ fn images_that_do_not_decode_are_clear_errors() {
         StillError::Read { .. }
     ));
 }
+
+fn rgb_sample(photo: &str, capture_ms: i64, seq: u64) -> vista::sample::Sample {
+    use vista::sample::{ImageEncoding, ImageFrame, Payload, Sample, StreamId};
+    let bytes = std::fs::read(Path::new(PHOTOS).join(photo)).unwrap();
+    Sample {
+        stream: StreamId::CameraRgb,
+        capture: vista::time::DeviceTime(capture_ms * 1_000_000),
+        arrival: vista::time::HostTime(0),
+        seq,
+        payload: Payload::Image(ImageFrame {
+            width: 0,
+            height: 0,
+            encoding: ImageEncoding::Jpeg,
+            data: bytes.into(),
+            frame_number: seq,
+            exposure_s: 0.01,
+            gain: 1.0,
+        }),
+    }
+}
+
+/// Perception's port to the detector: frames closer than the interval are passed over and
+/// counted; what is seen comes back typed with the frame's capture time; a frame that does
+/// not decode is counted, not fatal; the same frames give the same things inline and on the
+/// detector's own thread.
+#[test]
+fn the_seer_throttles_detects_and_counts() {
+    use vista::detect::DetectorSeer;
+    use vista::state::ObjectSeer;
+    let mut inline = DetectorSeer::inline(detector(), 500_000_000);
+    let stats = inline.stats();
+    for (i, ms) in [0i64, 100, 200, 600].into_iter().enumerate() {
+        inline.submit(&rgb_sample("dog.jpg", ms, i as u64));
+    }
+    let mut broken = rgb_sample("dog.jpg", 1200, 9);
+    if let vista::sample::Payload::Image(f) = &mut broken.payload {
+        f.data = f.data.slice(..300);
+    }
+    inline.submit(&broken);
+    let seen = inline.poll();
+    let r = stats.report();
+    assert_eq!(
+        (
+            r.frames_offered,
+            r.skipped_throttle,
+            r.frames_detected,
+            r.undecodable
+        ),
+        (5, 2, 2, 1),
+        "{r:?}"
+    );
+    let bikes: Vec<_> = seen
+        .iter()
+        .filter(|s| s.class == ObjectClass::Bicycle)
+        .collect();
+    assert_eq!(bikes.len(), 2, "{seen:?}");
+    assert_eq!(bikes[1].at.ns(), 600_000_000);
+
+    let mut threaded = DetectorSeer::threaded(detector(), 500_000_000).unwrap();
+    threaded.submit(&rgb_sample("dog.jpg", 0, 0));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut got = Vec::new();
+    while got.is_empty() && std::time::Instant::now() < deadline {
+        got = threaded.poll();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let classes = |v: &[vista::state::SeenObject]| {
+        let mut c: Vec<_> = v.iter().map(|s| s.class).collect();
+        c.sort();
+        c
+    };
+    assert_eq!(classes(&got), classes(&seen[..got.len()]));
+}

@@ -51,6 +51,7 @@ fn state(at_ns: i64, door_m: f32) -> EnvironmentState {
         kind,
         label: label.into(),
         detail: Default::default(),
+        class: None,
         clock: ClockHour::new(clock),
         distance_m: d,
         height: None,

@@ -434,6 +434,7 @@ fn a_prefilled_frame_leaves_only_the_request_and_answers_as_without_prefill() {
             kind: ThingKind::Door,
             label: "glass door".into(),
             detail: Default::default(),
+            class: None,
             clock: ClockHour::new(2),
             distance_m: 4.0,
             height: None,

@@ -265,6 +265,7 @@ impl PerceptionSink for Sink {
                     kind: ThingKind::Obstacle,
                     label: "bin".into(),
                     detail: Default::default(),
+                    class: None,
                     clock: ClockHour::new(12),
                     distance_m: 2.0,
                     height: None,

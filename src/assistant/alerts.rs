@@ -248,20 +248,24 @@ impl Alerter {
             // A vehicle says where it comes from: that is what the wearer acts on. Once
             // urgent, stopping comes first, and its side is where it is heard from.
             ThingKind::Vehicle if !head && urgent && t.approaching_from().is_some() => {
-                "Stop, vehicle.".to_string()
+                format!("Stop, {}.", called(t, "vehicle"))
             }
             ThingKind::Vehicle if !head && t.approaching_from().is_some() => {
                 let from = t.approaching_from().map_or("", side_word);
-                format!("Vehicle from the {from}.")
+                let mut w = called(t, "vehicle").to_string();
+                if let Some(first) = w.get_mut(0..1) {
+                    first.make_ascii_uppercase();
+                }
+                format!("{w} from the {from}.")
             }
             k => {
                 let what = if head {
                     "head-high"
                 } else {
                     match k {
-                        ThingKind::Person => "person",
-                        ThingKind::Vehicle => "vehicle",
-                        _ => "obstacle",
+                        ThingKind::Person => called(t, "person"),
+                        ThingKind::Vehicle => called(t, "vehicle"),
+                        _ => called(t, "obstacle"),
                     }
                 };
                 if urgent && ahead {
@@ -358,6 +362,28 @@ impl Alerter {
     }
 }
 
+/// Longest class name a call-out says instead of its kind word, letters.
+const CALLED_MAX_LETTERS: usize = 5;
+
+/// What a call-out calls `t`: what it is when the object detector saw it there and its name
+/// is a short everyday word ("chair", "car", "bench": at most [`CALLED_MAX_LETTERS`] letters
+/// and no more to say than `kind_word` by the pace estimate), so every call-out still fits
+/// its second and a half with its earcon (`tests/alert_length.rs` speaks them all; the
+/// estimate counts syllables, not sounds, so "fire hydrant" or "laptop" take longer than it
+/// says); else `kind_word`.
+fn called(t: &Thing, kind_word: &'static str) -> &'static str {
+    match t.class {
+        Some(c) if c.spoken() == kind_word => kind_word,
+        Some(c)
+            if c.spoken().len() <= CALLED_MAX_LETTERS
+                && spoken_ns(c.spoken(), 175) <= spoken_ns(kind_word, 175) =>
+        {
+            c.spoken()
+        }
+        _ => kind_word,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +397,7 @@ mod tests {
                 kind,
                 label: "x".into(),
                 detail: Default::default(),
+                class: None,
                 clock: ClockHour::new(clock_h),
                 distance_m: d,
                 height: None,

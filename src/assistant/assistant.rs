@@ -957,6 +957,7 @@ mod tests {
             kind,
             label: "x".into(),
             detail: Default::default(),
+            class: None,
             clock: ClockHour::new(12),
             distance_m: 2.0,
             height: None,

@@ -70,6 +70,7 @@ mod tests {
             kind: ThingKind::Obstacle,
             label: "box".into(),
             detail: Default::default(),
+            class: None,
             clock: ClockHour::new(clock),
             distance_m: d,
             height: None,

@@ -140,6 +140,7 @@ mod tests {
             kind,
             label: crate::lexicon::thing_label(kind, &detail, None),
             detail,
+            class: None,
             clock: ClockHour::new(12),
             distance_m: along,
             height: None,

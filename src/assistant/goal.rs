@@ -121,6 +121,7 @@ mod tests {
             kind,
             label: label.into(),
             detail: Default::default(),
+            class: None,
             clock: ClockHour::new(clock),
             distance_m: d,
             height: None,

@@ -2,6 +2,7 @@
 //! a small, predictable vocabulary rather than a model.
 
 use super::request_words::content_words;
+use crate::lexicon::classes::classes_named;
 use crate::lexicon::nouns::names_thing;
 use crate::lexicon::words::tokens;
 use crate::state::{EnvironmentState, Thing};
@@ -25,6 +26,9 @@ pub enum Intent {
     Motion,
     /// "Is someone coming toward me?" / "Is anyone walking with me?": people nearby.
     People,
+    /// "Is there a bench nearby?" / "Is that a bus?" / "Do you see my cup?": whether a thing
+    /// of a class is there (the content words, at least one naming an object class).
+    ObjectQuery(Vec<String>),
     /// "What's ahead?" / "Is the path clear?" (also the default).
     Ahead,
 }
@@ -100,6 +104,25 @@ pub fn classify(question: &str) -> Intent {
     if yes_no && t.iter().any(|w| PEOPLE_WORDS.contains(&w.as_str())) {
         return Intent::People;
     }
+    // Whether a thing of a class is there: a yes-or-no question that points ("is that …",
+    // "is there …") or asks to see ("do you see …", "can you see …") and names a class.
+    let asks = t.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "is" | "are" | "do" | "does" | "can" | "could" | "any"
+        )
+    }) && t.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "there" | "that" | "this" | "it" | "see" | "any" | "nearby" | "around"
+        )
+    });
+    if asks {
+        let words = content_words(question);
+        if !classes_named(&words).is_empty() {
+            return Intent::ObjectQuery(words);
+        }
+    }
     Intent::Ahead
 }
 
@@ -157,6 +180,18 @@ mod tests {
         );
         assert_eq!(classify("What is in front of me?"), Intent::Ahead);
         assert_eq!(classify("Am I at the exit?"), Intent::AtGoal);
+        assert_eq!(
+            classify("Is there a bench nearby?"),
+            Intent::ObjectQuery(vec!["bench".into(), "nearby".into()])
+        );
+        assert!(matches!(classify("Is that a bus?"), Intent::ObjectQuery(_)));
+        assert!(matches!(
+            classify("Do you see my mug?"),
+            Intent::ObjectQuery(_)
+        ));
+        // No class named: what is ahead, as before.
+        assert_eq!(classify("Is the path clear?"), Intent::Ahead);
+        assert_eq!(classify("Is it safe to cross?"), Intent::Ahead);
     }
 
     #[test]

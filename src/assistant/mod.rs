@@ -49,6 +49,7 @@ pub mod goal;
 pub mod guard;
 pub mod intent;
 pub mod lm;
+pub mod objects;
 pub mod phrase;
 pub mod render;
 pub mod request_pump;

@@ -126,6 +126,30 @@ pub fn render_state(state: &EnvironmentState) -> String {
             );
         }
     }
+    // What things are: shown only where the detector runs (a session without it keeps the
+    // text it always had).
+    if state.sees_objects {
+        if state.objects.is_empty() {
+            out.push_str("Objects: none recognised.\n");
+        } else {
+            out.push_str("Objects:\n");
+            for o in &state.objects {
+                let _ = write!(out, "- {}: {}", o.class.spoken(), o.clock);
+                if let Some(d) = o.distance_m {
+                    let _ = write!(out, ", {d:.1} m");
+                }
+                if let Some(id) = o.thing {
+                    let _ = write!(out, ", #{id}");
+                }
+                let _ = writeln!(
+                    out,
+                    ", seen {:.1} s ago, confidence {:.2}",
+                    age_s(now, o.at),
+                    o.confidence
+                );
+            }
+        }
+    }
     if let Some(g) = &state.gaze {
         let _ = write!(out, "Gaze: {}, pitch {:.0} deg", g.clock, g.pitch_deg);
         if let Some(id) = g.target {
@@ -160,6 +184,7 @@ mod tests {
             kind: ThingKind::Obstacle,
             label: "metal pole".into(),
             detail: Default::default(),
+            class: None,
             clock: ClockHour::new(12),
             distance_m: 2.04,
             height: Some(HeightBand::Ground),

@@ -46,6 +46,7 @@ mod tests {
             } else {
                 ThingDetail::None
             },
+            class: None,
             clock: ClockHour::new(clock),
             distance_m: d,
             height: None,

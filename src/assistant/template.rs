@@ -11,6 +11,7 @@ use super::flight::{flight_sentences, flights};
 use super::forms::Form;
 use super::goal::{find_goal, Goal};
 use super::intent::{classify, resolve, Intent};
+use super::objects::{named_objects, object_query, object_sentence};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
 use super::request_words::{content_words, handled_words};
 use super::sign_wall::{wall_under_sign, REACH_M};
@@ -346,10 +347,26 @@ fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> Templa
         }
         return TemplateAnswer::known(vec![thing_sentence(t)]);
     }
+    if let Some(o) = named_objects(words, state).first() {
+        return TemplateAnswer::known(vec![object_sentence(o, state)]);
+    }
     if let Some(x) = matching_text(words, state) {
         return TemplateAnswer::known(vec![text_sentence(x, "A sign says")]);
     }
     not_found(words)
+}
+
+/// "Is there a bench nearby?": a geometric thing the words name (the classes it carries
+/// name it too), else the detector's facts.
+fn object_query_answer(words: &[String], state: &EnvironmentState) -> TemplateAnswer {
+    if let Some(t) = resolve(words, state).filter(|t| t.class.is_some()) {
+        return TemplateAnswer::known(vec![format!("Yes. {}", thing_sentence(t))]);
+    }
+    match object_query(words, state) {
+        Some((s, true)) => TemplateAnswer::known(vec![s]),
+        Some((s, false)) => TemplateAnswer::cannot(s),
+        None => not_found(words),
+    }
 }
 
 /// A hazard in the path this close makes "Can I keep going?" a "Wait.", metres.
@@ -818,6 +835,7 @@ pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAn
             Intent::AtGoal => at_goal(request, state),
             Intent::Motion => motion(request, state),
             Intent::People => people(state),
+            Intent::ObjectQuery(words) => object_query_answer(&words, state),
             Intent::Ahead => ahead(request, state),
         },
     }

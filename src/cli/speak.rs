@@ -27,6 +27,10 @@ pub struct AssistantFlags {
     /// Do not read text (skip PP-OCR even when its models are present).
     #[arg(long)]
     pub no_ocr: bool,
+    /// Do not look for what things are (skip the object detector even when its model is
+    /// present).
+    #[arg(long)]
+    pub no_objects: bool,
     /// Do not compute stereo depth from the two SLAM cameras. It is on by default: it is
     /// what shows people and other things the static map does not hold (its points are
     /// filtered first: band, static map, temporal consistency).
@@ -112,6 +116,7 @@ impl AssistantFlags {
             requests: self.requests.clone(),
             sight: SightOptions {
                 read_text: !self.no_ocr,
+                objects: !self.no_objects,
                 stereo_depth: !self.no_depth,
                 movers: !self.no_movers,
                 odometry: self.odometry,

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::class::ObjectClass;
 use super::resize::square_rgb;
 use crate::aria::recording::image::DecodedImage;
 use crate::infer::engine::{Dim, EngineError, ModelContract, OnnxEngine, TensorSpec, TensorView};
 use crate::infer::ort_engine::{OrtEngine, OrtOptions};
 use crate::infer::ModelFile;
+use crate::state::ObjectClass;
 
 /// The model's input side, pixels.
 pub const INPUT_SIDE_PX: usize = 300;

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::class::ObjectClass;
 use super::detector::{Detection, PixelBox};
+use crate::state::ObjectClass;
 
 /// Overlap from which a box finds a labelled thing.
 pub const MATCH_IOU: f32 = 0.5;

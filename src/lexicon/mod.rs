@@ -8,7 +8,9 @@
 //! * [`words`]: the guard's tokenizer and plural-to-singular.
 //! * [`nouns`]: the object nouns the guard checks and the words that name each kind.
 //! * [`names`]: what a thing is called, from its typed facts.
+//! * [`classes`]: the words that name each object class (synonyms included).
 
+pub mod classes;
 pub mod names;
 pub mod nouns;
 pub mod numbers;

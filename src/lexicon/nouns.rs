@@ -102,6 +102,7 @@ mod tests {
             kind,
             label: label.into(),
             detail: ThingDetail::None,
+            class: None,
             clock: ClockHour::new(12),
             distance_m: 3.0,
             height: None,

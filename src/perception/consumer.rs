@@ -3,7 +3,8 @@
 //! ticks on the device-time cadence (every 50–100 ms): before folding in the first sample
 //! at or after a tick boundary, the state at that boundary is computed, its hazards go to
 //! the sink's `on_hazard` and the state to `on_state`. RGB frames go to an optional
-//! [`TextReader`] with the gaze pixel; its texts are folded in at each tick. When the
+//! [`TextReader`] with the gaze pixel and to an optional [`ObjectSeer`] (the object
+//! detector); their texts and things are folded in at each tick. When the
 //! assistant asks for a whole-frame read ([`ReadRequests`]), the newest RGB frame is read
 //! whole (one such read at a time); the tick that folds its text in marks the asks made
 //! before it started as served, just before the state goes to the sink.
@@ -13,7 +14,7 @@ use std::sync::Arc;
 use crate::buffer::Reader;
 use crate::runtime::{Consumer, ConsumerError};
 use crate::sample::{Sample, StreamId};
-use crate::state::{PerceptionSink, ReadRequests, TextReader};
+use crate::state::{ObjectSeer, PerceptionSink, ReadRequests, TextReader};
 use crate::time::{DeviceTime, HostTime};
 
 use super::depth_input::DepthInput;
@@ -37,6 +38,7 @@ pub struct PerceptionConsumer {
     engine: Perception,
     sink: Box<dyn PerceptionSink>,
     reader: Option<Box<dyn TextReader>>,
+    seer: Option<Box<dyn ObjectSeer>>,
     whole: Option<WholeReads>,
     depth: Option<DepthInput>,
     movers: Option<MoverInput>,
@@ -73,6 +75,7 @@ impl PerceptionConsumer {
             engine,
             sink,
             reader: None,
+            seer: None,
             whole: None,
             depth: None,
             movers: None,
@@ -85,6 +88,13 @@ impl PerceptionConsumer {
     /// Also reads text from RGB frames through `reader`.
     pub fn with_text_reader(mut self, reader: Box<dyn TextReader>) -> Self {
         self.reader = Some(reader);
+        self
+    }
+
+    /// Also sees what things are in RGB frames through `seer`.
+    pub fn with_object_seer(mut self, seer: Box<dyn ObjectSeer>) -> Self {
+        self.engine.set_sees_objects(true);
+        self.seer = Some(seer);
         self
     }
 
@@ -164,6 +174,9 @@ impl PerceptionConsumer {
                 }
             }
         }
+        if let Some(seer) = self.seer.as_mut() {
+            self.engine.add_objects(seer.poll());
+        }
         if let Some(d) = self.depth.as_mut() {
             for f in d.poll() {
                 self.engine
@@ -209,6 +222,9 @@ impl PerceptionConsumer {
                 let _cpu = crate::profile::cpu::scope("ocr");
                 r.submit(s, self.engine.gaze_pixel(s.capture));
             }
+            if let Some(seer) = self.seer.as_mut() {
+                seer.submit(s);
+            }
             if let Some(w) = self.whole.as_mut() {
                 if w.newest.is_none() {
                     w.requests.set_ready();
@@ -242,7 +258,8 @@ impl Consumer for PerceptionConsumer {
     }
 
     fn wants(&self, stream: StreamId) -> bool {
-        (WANTED.contains(&stream) && (stream != StreamId::CameraRgb || self.reader.is_some()))
+        (WANTED.contains(&stream)
+            && (stream != StreamId::CameraRgb || self.reader.is_some() || self.seer.is_some()))
             || (self.depth.is_some() && DepthInput::wants(stream))
             || (self.movers.is_some() && MoverInput::wants(stream))
     }

@@ -20,6 +20,7 @@ use super::limits::limitations;
 use super::live_map::{LiveMap, LiveMapConfig, LiveMapStats};
 use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
 use super::movers::{MoverTracker, Sighting, TrackConfig};
+use super::objects::{name_things, ObjectTracks, ObjectsConfig, Placement};
 use super::obstacles::{Corridor, CorridorAnalyzer, CorridorFrame, CorridorView};
 use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
@@ -32,7 +33,7 @@ use crate::lexicon::thing_label;
 use crate::sample::{Payload, Sample, StreamId};
 use crate::state::{
     bearing_to_clock, EnvironmentState, Evidence, GazeFact, HazardEvent, HeightBand, MotionFact,
-    MotionState, Side, TextFact, Thing, ThingDetail, ThingKind, TurnTracker,
+    MotionState, SeenObject, Side, TextFact, Thing, ThingDetail, ThingKind, TurnTracker,
 };
 use crate::time::{DeviceTime, HostTime};
 
@@ -98,6 +99,8 @@ pub struct PerceptionStats {
     pub hazards: u64,
     /// Texts dropped because more than the configured number were held.
     pub texts_dropped: u64,
+    /// Detector boxes not taken because they spanned the whole frame.
+    pub objects_spanning_frame: u64,
     /// Things left out of a state because more than the configured number were near.
     pub things_dropped: u64,
     /// Depth points dropped (non-finite, too old, beyond the cap of the recent set).
@@ -139,6 +142,10 @@ pub struct Perception {
     gate: HazardGate,
     /// Texts read, with where each is in the world when the point map places it.
     texts: VecDeque<(TextFact, Option<[f64; 3]>)>,
+    /// Things whose class the object detector saw.
+    objects: ObjectTracks,
+    /// Whether an object detector feeds [`Self::add_objects`].
+    sees_objects: bool,
     newest_ns: Option<i64>,
     last_view: CorridorView,
     stats: PerceptionStats,
@@ -163,6 +170,8 @@ impl Perception {
             tracker: ThingTracker::new(cfg.forget_after_ns),
             movers: MoverTracker::new(TrackConfig::default()),
             texts: VecDeque::with_capacity(cfg.max_texts),
+            objects: ObjectTracks::new(ObjectsConfig::default()),
+            sees_objects: false,
             cfg,
             models,
             points,
@@ -521,6 +530,85 @@ impl Perception {
         Some([hit.point.x, hit.point.y, hit.point.z])
     }
 
+    /// Says that an object detector feeds [`Self::add_objects`] (the state says so).
+    pub fn set_sees_objects(&mut self, sees: bool) {
+        self.sees_objects = sees;
+    }
+
+    /// Adds what the object detector saw, each placed in the world ([`Self::object_place`]).
+    pub fn add_objects(&mut self, seen: impl IntoIterator<Item = SeenObject>) {
+        for s in seen {
+            if let Some(c) = self.models.rgb.as_ref() {
+                if self.objects.spans_frame(&s, c.image_width, c.image_height) {
+                    self.stats.objects_spanning_frame += 1;
+                    continue;
+                }
+            }
+            let place = self.object_place(&s);
+            log::debug!(
+                "object at {} ns: {} {:.2} box {:?} placed {place:?}",
+                s.at.ns(),
+                s.class,
+                s.confidence,
+                s.rgb_box
+            );
+            self.objects.add(s, place);
+        }
+    }
+
+    /// Where a thing the detector saw is, from the head pose of its frame and the RGB
+    /// calibration: the point map's surface behind the centre of its box when there is one;
+    /// else, for a thing that stands on the ground, where the ray through the foot of its
+    /// box meets the floor (within the perception range); else the direction of the ray
+    /// through its centre.
+    fn object_place(&self, s: &SeenObject) -> Placement {
+        let (Some(head), Some(camera)) = (self.pose.head(s.at.ns()), self.models.rgb.as_ref())
+        else {
+            return Placement::Unknown;
+        };
+        let t_world_device = head.t_world_cpf * self.models.t_device_cpf.inverse();
+        if let Some(map) = self.points.as_ref() {
+            if let Some(hit) = super::text_distance::text_hit(
+                camera,
+                &t_world_device,
+                s.rgb_box,
+                map,
+                s.at,
+                &super::text_distance::RayHitConfig::default(),
+            ) {
+                return Placement::At([hit.point.x, hit.point.y, hit.point.z]);
+            }
+        }
+        let [x0, y0, x1, y1] = s.rgb_box;
+        if s.class.stands_on_ground() {
+            if let (Some(floor), Some((origin, dir))) = (
+                self.floor_z_m(s.at.ns()),
+                super::text_distance::pixel_ray_world(
+                    camera,
+                    &t_world_device,
+                    [(x0 + x1) * 0.5, y1],
+                ),
+            ) {
+                if dir.z < -1e-3 {
+                    let range = (floor - origin.z) / dir.z;
+                    let p = origin + dir * range;
+                    let reach = (p.x - origin.x).hypot(p.y - origin.y);
+                    if range > 0.0 && reach <= f64::from(self.cfg.range_m) {
+                        return Placement::At([p.x, p.y, p.z]);
+                    }
+                }
+            }
+        }
+        match super::text_distance::pixel_ray_world(
+            camera,
+            &t_world_device,
+            [(x0 + x1) * 0.5, (y0 + y1) * 0.5],
+        ) {
+            Some((_, dir)) if dir.x.hypot(dir.y) > 1e-6 => Placement::Towards(dir.y.atan2(dir.x)),
+            _ => Placement::Unknown,
+        }
+    }
+
     /// The state at device time `at` (the clock's present is `now`), and the hazards to
     /// alert now.
     pub fn tick(
@@ -692,6 +780,15 @@ impl Perception {
                 approaches.push(ap);
             }
         }
+        // What things are: the detector's sightings told from the head now, each naming
+        // the geometric thing it is (before alerts, which then say what it is).
+        let objects = self.objects.facts(
+            t,
+            head.as_ref()
+                .map(|h| (h.position_m.x, h.position_m.y, h.yaw_rad)),
+            &things,
+        );
+        name_things(&mut things, &objects);
         let alerts = self
             .gate
             .update_walking(t, &things, &approaches, walking_line);
@@ -764,6 +861,8 @@ impl Perception {
             turns,
             things,
             texts,
+            objects,
+            sees_objects: self.sees_objects,
             gaze,
             walkable,
             limitations: limits,
@@ -830,6 +929,7 @@ impl Perception {
                     kind: ThingKind::Vehicle,
                     label: thing_label(ThingKind::Vehicle, &detail, Some(HeightBand::Body)),
                     detail,
+                    class: None,
                     clock: bearing_to_clock(b),
                     distance_m: d,
                     height: Some(HeightBand::Body),
@@ -888,6 +988,7 @@ impl Perception {
                 kind,
                 label: thing_label(kind, &detail, height),
                 detail,
+                class: None,
                 clock: bearing_to_clock(b),
                 distance_m: d,
                 height,

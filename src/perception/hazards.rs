@@ -258,6 +258,7 @@ mod tests {
             kind: ThingKind::Obstacle,
             label: "obstacle".into(),
             detail: Default::default(),
+            class: None,
             clock: ClockHour::new(12),
             distance_m: d,
             height: None,

@@ -39,6 +39,7 @@ pub mod live_map;
 pub mod load;
 pub mod motion;
 pub mod movers;
+pub mod objects;
 pub mod obstacles;
 pub mod odometry;
 pub mod openings;

@@ -696,6 +696,7 @@ pub fn opening_thing(t: &TrackedOpening, head_xy: [f64; 2], yaw_rad: f64, at: De
         kind: ThingKind::Door,
         label: thing_label(ThingKind::Door, &detail, Some(HeightBand::Body)),
         detail,
+        class: None,
         clock: bearing_to_clock(b),
         distance_m: d,
         height: Some(HeightBand::Body),

@@ -13,6 +13,7 @@ use crate::assistant::request_pump::RequestPump;
 use crate::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
 use crate::assistant::run_start::{start_assistant, SessionOptions};
 use crate::assistant::Assistant;
+use crate::detect::{Detector, DetectorConfig, DetectorSeer, SeerStats};
 use crate::eval::mode::RunInputs;
 use crate::eval::SessionClock;
 use crate::ocr::text_reads::{ProfiledReader, TextReadStats};
@@ -72,6 +73,8 @@ pub struct AssistantRun {
     pub ocr: bool,
     /// Text reading's statistics, when text is read.
     pub(crate) text_stats: Option<Arc<TextReadStats>>,
+    /// The object detector's statistics, when it runs.
+    pub(crate) object_stats: Option<Arc<SeerStats>>,
     /// The run's stage spans and counter samples.
     pub(crate) timeline: Arc<Timeline>,
     /// Set-up notes (what the session lacks).
@@ -120,6 +123,8 @@ pub struct Preloaded {
     lm: LmSetup,
     /// PP-OCR's engines, unless text reading is off (`Err`: why they did not load).
     ocr: Option<Result<OcrEngine, String>>,
+    /// The object detector, unless it is off (`Err`: why it did not load).
+    detector: Option<Result<Detector, String>>,
 }
 
 impl std::fmt::Debug for Preloaded {
@@ -127,6 +132,7 @@ impl std::fmt::Debug for Preloaded {
         f.debug_struct("Preloaded")
             .field("lm", &self.lm)
             .field("ocr", &self.ocr.as_ref().map(|r| r.is_ok()))
+            .field("detector", &self.detector.as_ref().map(|r| r.is_ok()))
             .finish()
     }
 }
@@ -143,11 +149,15 @@ pub fn preload(opts: &AssistantOptions, real_time: bool) -> Result<Preloaded, Pi
         })
         .map_err(|e| format!("{e:#}"))
     });
+    let detector = opts
+        .sight
+        .objects
+        .then(|| Detector::load(&DetectorConfig::default()).map_err(|e| error_chain(&e)));
     log::info!(
         "assistant models loaded in {:.0} ms",
         t0.elapsed().as_secs_f64() * 1e3
     );
-    Ok(Preloaded { lm, ocr })
+    Ok(Preloaded { lm, ocr, detector })
 }
 
 /// The clock of a replay, made before the run so the speaker shares it.
@@ -261,7 +271,11 @@ pub fn assemble(
             listener = Some(worker);
         }
     }
-    let Preloaded { mut lm, ocr } = pre;
+    let Preloaded {
+        mut lm,
+        ocr,
+        detector,
+    } = pre;
     notes.extend(lm.note.clone());
     notes.extend(lm.notes.iter().cloned());
     let mut consumers: Vec<Box<dyn Consumer>> = Vec::new();
@@ -373,6 +387,33 @@ pub fn assemble(
             }
         }
     }
+    let mut object_stats = None;
+    if !opts.sight.objects {
+        notes.push("object detection off (--no-objects)".into());
+    } else if !streams.contains(&StreamId::CameraRgb) {
+        notes.push("no RGB camera: cannot tell what things are".into());
+    } else {
+        let seer = match detector {
+            Some(Ok(d)) if clock.is_real_time() => {
+                DetectorSeer::threaded(d, OBJECTS_MIN_INTERVAL_NS)
+                    .map_err(|e| format!("starting the detector's thread: {e}"))
+            }
+            Some(Ok(d)) => Ok(DetectorSeer::inline(d, OBJECTS_MIN_INTERVAL_NS)),
+            Some(Err(e)) => Err(e),
+            None => Err("the detector was not loaded".to_string()),
+        };
+        match seer {
+            Ok(seer) => {
+                object_stats = Some(seer.stats());
+                consumer = consumer.with_object_seer(Box::new(seer));
+            }
+            Err(e) => {
+                let n = format!("object detection unavailable: {e}");
+                log::warn!("{n}");
+                notes.push(n);
+            }
+        }
+    }
     if !opts.sight.stereo_depth {
         notes.push("stereo depth off (--no-depth)".into());
     } else if !slam_pair {
@@ -475,6 +516,7 @@ pub fn assemble(
             clock: session_clock,
             ocr: text_stats.is_some(),
             text_stats,
+            object_stats,
             timeline: trace,
             notes,
             lm,
@@ -523,3 +565,8 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// Text is read at most this often (device time): signs do not change between frames, and
 /// one read costs ~0.3–1 s of one core on this class of machine.
 const OCR_MIN_INTERVAL_NS: i64 = 1_000_000_000;
+
+/// At most one RGB frame per this much capture time goes to the object detector (2 Hz: about
+/// 5 % of a core at 24 ms a frame; what it sees lasts seconds, a hazard is alerted from
+/// geometry without it).
+const OBJECTS_MIN_INTERVAL_NS: i64 = 500_000_000;

@@ -200,6 +200,8 @@ impl AssistantOptions {
 pub struct SightOptions {
     /// Read text (PP-OCR) when its models are present.
     pub read_text: bool,
+    /// See what things are (the object detector) when its model is present.
+    pub objects: bool,
     /// Stereo depth from the two SLAM cameras.
     pub stereo_depth: bool,
     /// Vehicles from motion in the SLAM cameras' images.
@@ -217,6 +219,7 @@ impl Default for SightOptions {
     fn default() -> Self {
         Self {
             read_text: true,
+            objects: true,
             stereo_depth: true,
             movers: true,
             odometry: false,

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::assistant::AssistantCounters;
+use crate::detect::SeerReport;
 use crate::ocr::text_reads::TextReadReport;
 use crate::profile::timeline::{self, TimelineStats};
 
@@ -27,6 +28,9 @@ pub struct AssistantSummary {
     pub notes: Vec<String>,
     /// Text reading: per-read latency and counts (absent when text was not read).
     pub text_reads: Option<TextReadReport>,
+    /// The object detector: per-frame latency and counts (absent when it did not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objects: Option<SeerReport>,
     /// The trace's stage spans and counter samples: held and dropped.
     pub trace: TimelineStats,
     /// The prefill ahead of requests (real time with a language model only): states
@@ -162,11 +166,13 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
     // The run is over: stop copying spans (the trace is written from `run.timeline`).
     let _ = timeline::uninstall();
     let text_reads = run.text_stats.as_ref().map(|t| t.report());
+    let objects = run.object_stats.as_ref().map(|t| t.report());
     let summary = AssistantSummary {
         counters: counters.into(),
         ocr: run.ocr,
         notes,
         text_reads: text_reads.clone(),
+        objects: objects.clone(),
         trace: run.timeline.stats(),
         #[cfg(feature = "llm")]
         lm_prefill: run.lm.prefill.as_ref().map(|p| p.counters()),
@@ -272,6 +278,10 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
     }
     if let Some(t) = &text_reads {
         out.push_str(&t.to_table());
+    }
+    if let Some(o) = &objects {
+        out.push_str(&o.to_line());
+        out.push('\n');
     }
     if let Some(card) = &card {
         out.push_str(&card.to_table());

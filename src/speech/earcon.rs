@@ -14,7 +14,7 @@ pub enum Earcon {
     Rising,
     /// 1200 → 600 Hz sweep, 80 ms (something leaves / gets farther; a step down).
     Falling,
-    /// Two 880 Hz beeps of 40 ms, 30 ms apart.
+    /// Two 880 Hz beeps of 35 ms, 20 ms apart.
     Double,
 }
 
@@ -32,8 +32,8 @@ impl Earcon {
             Earcon::Rising => sweep(600.0, 1200.0, 0.080, rate),
             Earcon::Falling => sweep(1200.0, 600.0, 0.080, rate),
             Earcon::Double => {
-                let beep = sweep(880.0, 880.0, 0.040, rate);
-                let gap = vec![0i16; (0.030 * rate).round() as usize];
+                let beep = sweep(880.0, 880.0, 0.035, rate);
+                let gap = vec![0i16; (0.020 * rate).round() as usize];
                 [beep.as_slice(), &gap, &beep].concat()
             }
         }
@@ -45,7 +45,7 @@ impl Earcon {
         match self {
             Earcon::Tick => 40_000_000,
             Earcon::Rising | Earcon::Falling => 80_000_000,
-            Earcon::Double => 110_000_000,
+            Earcon::Double => 90_000_000,
         }
     }
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::clock::ClockHour;
+use super::object_class::ObjectClass;
 use super::turns::TurnFact;
 use crate::time::DeviceTime;
 
@@ -165,6 +166,9 @@ pub struct Thing {
     /// Typed facts beyond the kind.
     #[serde(default)]
     pub detail: ThingDetail,
+    /// What it is, when the object detector saw it there (a chair, a bicycle, a bus).
+    #[serde(default)]
+    pub class: Option<ObjectClass>,
     /// Direction from the head.
     pub clock: ClockHour,
     /// Horizontal distance from the head, metres (nearest point).
@@ -234,6 +238,39 @@ pub struct TextFact {
     pub at: DeviceTime,
 }
 
+/// A thing the object detector saw in one RGB frame, before perception places it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeenObject {
+    /// What it is.
+    pub class: ObjectClass,
+    /// The detector's confidence in [0, 1].
+    pub confidence: f32,
+    /// Bounding box in the RGB image, `[x0, y0, x1, y1]` pixels (recorded resolution).
+    pub rgb_box: [f32; 4],
+    /// Capture time of the frame.
+    pub at: DeviceTime,
+}
+
+/// A thing whose class is known (seen by the object detector), placed in the user's frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ObjectFact {
+    /// What it is.
+    pub class: ObjectClass,
+    /// The detector's confidence in [0, 1] (the best of the frames it was seen in).
+    pub confidence: f32,
+    /// Direction from the head now.
+    pub clock: ClockHour,
+    /// Horizontal distance from the head now, metres, when it could be placed (its foot on
+    /// the floor, or the point map behind it).
+    pub distance_m: Option<f32>,
+    /// The tracked thing it is (an obstacle, a person, a vehicle), when one lies there.
+    pub thing: Option<u32>,
+    /// Bounding box in the RGB image it was last seen in, `[x0, y0, x1, y1]` pixels.
+    pub rgb_box: [f32; 4],
+    /// Capture time of the frame it was last seen in.
+    pub at: DeviceTime,
+}
+
 /// The free space ahead, from points and trajectory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Walkable {
@@ -261,6 +298,14 @@ pub struct EnvironmentState {
     pub things: Vec<Thing>,
     /// Text recently read.
     pub texts: Vec<TextFact>,
+    /// Things whose class is known, recently seen, nearest first (those placed), then the
+    /// others.
+    #[serde(default)]
+    pub objects: Vec<ObjectFact>,
+    /// Whether the object detector runs (so that no object fact means nothing was seen,
+    /// not that nothing could be).
+    #[serde(default)]
+    pub sees_objects: bool,
     /// Where the wearer looks, when eye gaze is available.
     pub gaze: Option<GazeFact>,
     /// Free space ahead, when points and a pose are available.
@@ -286,6 +331,8 @@ impl EnvironmentState {
             turns: Vec::new(),
             things: Vec::new(),
             texts: Vec::new(),
+            objects: Vec::new(),
+            sees_objects: false,
             gaze: None,
             walkable: None,
             limitations: Vec::new(),

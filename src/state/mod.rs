@@ -12,6 +12,7 @@ pub mod clock;
 pub mod decision;
 pub mod environment;
 pub mod hazard;
+pub mod object_class;
 pub mod ports;
 pub mod read_requests;
 pub mod turns;
@@ -23,13 +24,14 @@ pub use decision::{
     Decision, DecisionHazard, DecisionKind, GuardAction, LmTiming, ReadOutcome, TextReadWait,
 };
 pub use environment::{
-    EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, OpeningShape, Side,
-    TextFact, Thing, ThingDetail, ThingKind, Walkable,
+    EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, ObjectFact,
+    OpeningShape, SeenObject, Side, TextFact, Thing, ThingDetail, ThingKind, Walkable,
 };
 pub use hazard::HazardEvent;
+pub use object_class::ObjectClass;
 pub use ports::{
-    Continue, GenerationPrompt, GenerationStats, Generator, GeneratorError, PerceptionSink,
-    StateTap, TextReader,
+    Continue, GenerationPrompt, GenerationStats, Generator, GeneratorError, ObjectSeer,
+    PerceptionSink, StateTap, TextReader,
 };
 pub use read_requests::ReadRequests;
 pub use turns::{TurnDirection, TurnFact, TurnTracker};

@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::environment::{EnvironmentState, TextFact};
+use super::environment::{EnvironmentState, SeenObject, TextFact};
 use super::hazard::HazardEvent;
 use crate::sample::Sample;
 use crate::time::HostTime;
@@ -82,6 +82,16 @@ pub trait TextReader: Send {
     fn whole_reads_finished(&self) -> u64;
     /// Text read since the last poll.
     fn poll(&mut self) -> Vec<TextFact>;
+}
+
+/// Sees what things are in RGB frames (the object detector), off the perception thread:
+/// [`ObjectSeer::submit`] offers each frame and returns at once; the seer keeps only the
+/// newest frame waiting, at a bounded rate, and counts the frames it passed over.
+pub trait ObjectSeer: Send {
+    /// A new RGB frame (a `Payload::Image` sample).
+    fn submit(&mut self, frame: &Sample);
+    /// Things seen since the last poll.
+    fn poll(&mut self) -> Vec<SeenObject>;
 }
 
 /// What a generator is asked.

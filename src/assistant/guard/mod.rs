@@ -16,6 +16,7 @@ use self::claims::{clock_diff, parse, split_sentences, Claims, ClearClaim};
 use super::corridor::{blockers, is_hazard, pass_blockers};
 use super::phrase::{article, metres};
 use super::template::{thing_sentence, warning_sentence};
+use crate::lexicon::classes::names_class;
 use crate::lexicon::nouns::names_thing;
 use crate::lexicon::words::tokens;
 use crate::state::{
@@ -334,6 +335,11 @@ impl Guard {
                 .iter()
                 .filter(|t| names_thing(noun, t))
                 .collect();
+            let objects: Vec<_> = state
+                .objects
+                .iter()
+                .filter(|o| names_class(noun, o.class))
+                .collect();
             let texts =
                 matches!(noun.as_str(), "sign" | "text" | "label") && !state.texts.is_empty();
             let on_stairs = matches!(noun.as_str(), "stairs" | "staircase")
@@ -341,7 +347,7 @@ impl Guard {
                     state.motion.state,
                     MotionState::StairsUp | MotionState::StairsDown
                 );
-            if things.is_empty() && !texts && !on_stairs && !c.negated {
+            if things.is_empty() && objects.is_empty() && !texts && !on_stairs && !c.negated {
                 reasons.push(format!(
                     "names {} {noun}, which is not detected",
                     article(noun)
@@ -351,6 +357,11 @@ impl Guard {
                 clock: t.clock,
                 distance_m: Some(t.distance_m),
                 thing: Some(t),
+            }));
+            named.extend(objects.into_iter().map(|o| Fact {
+                clock: o.clock,
+                distance_m: o.distance_m,
+                thing: None,
             }));
             if texts {
                 named.extend(state.texts.iter().map(|x| Fact {
@@ -404,6 +415,11 @@ impl Guard {
             .chain(state.texts.iter().map(|x| Fact {
                 clock: x.clock,
                 distance_m: x.distance_m,
+                thing: None,
+            }))
+            .chain(state.objects.iter().map(|o| Fact {
+                clock: o.clock,
+                distance_m: o.distance_m,
                 thing: None,
             }))
             .chain(state.gaze.iter().map(|g| Fact {

@@ -165,6 +165,7 @@ mod tests {
             kind,
             label: format!("thing{id}"),
             detail: Default::default(),
+            class: None,
             clock: ClockHour::new(12),
             distance_m: d,
             height: None,

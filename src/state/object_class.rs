@@ -1,8 +1,8 @@
-//! [`ObjectClass`]: what a detected thing is, as a type. The 80 everyday classes of COCO
-//! (the detector's training set), keyed as the detector's label map keys them (90 ids with
-//! gaps), named as COCO names them and as a wearer would hear them.
+//! [`ObjectClass`]: what a thing is, as a type. The 80 everyday classes of COCO (the object
+//! detector's training set, `crate::detect`), keyed as COCO's label map keys them (90 ids
+//! with gaps), named as COCO names them and as a wearer would hear them.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 macro_rules! classes {
     ($($variant:ident = $key:literal, $coco:literal, $spoken:literal;)*) => {
@@ -148,6 +148,46 @@ impl ObjectClass {
     }
 }
 
+impl ObjectClass {
+    /// Whether a thing of this class normally stands on the ground (so the foot of its box
+    /// in an image is where it meets the floor): people, animals, vehicles, street and room
+    /// furniture. A cup, a book or a television rests on something else.
+    pub fn stands_on_ground(self) -> bool {
+        use ObjectClass::*;
+        matches!(
+            self,
+            Person
+                | Bicycle
+                | Car
+                | Motorcycle
+                | Bus
+                | Train
+                | Truck
+                | FireHydrant
+                | StopSign
+                | ParkingMeter
+                | Bench
+                | Cat
+                | Dog
+                | Horse
+                | Sheep
+                | Cow
+                | Elephant
+                | Bear
+                | Zebra
+                | Giraffe
+                | Suitcase
+                | Chair
+                | Couch
+                | PottedPlant
+                | Bed
+                | DiningTable
+                | Toilet
+                | Refrigerator
+        )
+    }
+}
+
 impl std::fmt::Display for ObjectClass {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.coco_name())
@@ -157,6 +197,14 @@ impl std::fmt::Display for ObjectClass {
 impl Serialize for ObjectClass {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.coco_name())
+    }
+}
+
+impl<'de> Deserialize<'de> for ObjectClass {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        ObjectClass::from_coco_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("{name:?} is not a COCO class")))
     }
 }
 
@@ -188,9 +236,10 @@ mod tests {
         assert_eq!(ObjectClass::DiningTable.spoken(), "table");
         assert_eq!(ObjectClass::CellPhone.spoken(), "phone");
         assert!(ObjectClass::Bus.is_vehicle() && !ObjectClass::Bench.is_vehicle());
-        assert_eq!(
-            serde_json::to_string(&ObjectClass::SportsBall).unwrap(),
-            "\"sports ball\""
-        );
+        let json = serde_json::to_string(&ObjectClass::SportsBall).unwrap();
+        assert_eq!(json, "\"sports ball\"");
+        let back: ObjectClass = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ObjectClass::SportsBall);
+        assert!(serde_json::from_str::<ObjectClass>("\"unicorn\"").is_err());
     }
 }
