@@ -24,6 +24,7 @@ fn bin(label: &str, c: [f64; 2]) -> Obstacle {
         size_m: [0.45, 0.45, 0.9],
         hazard: false,
         rgb: None,
+        photo: None,
     }
 }
 

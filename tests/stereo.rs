@@ -41,6 +41,7 @@ fn random_texture(w: usize, h: usize, seed: u64) -> Texture {
         paper: [0.95, 0.95, 0.95],
         lines: Vec::new(),
         cap_height_m: 0.0,
+        rgb: Vec::new(),
     }
 }
 

@@ -26,6 +26,7 @@ pub mod mps_noise;
 pub mod mps_out;
 pub mod named;
 pub mod people;
+pub mod photo;
 pub mod pipeline;
 pub mod rays;
 pub mod render;

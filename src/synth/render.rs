@@ -152,6 +152,38 @@ pub fn obstacle_rgb(kind: ObstacleKind) -> Rgb {
     }
 }
 
+/// The two quads that show an obstacle's photograph: on its broad vertical sides, 5 mm
+/// out, each laid so that a viewer facing it sees the photo the right way round (its
+/// texture's x growing to the viewer's right).
+fn photo_quads(o: &super::scenario::Obstacle) -> [Quad; 2] {
+    let [cx, cy, z] = o.center_m;
+    let [sx, sy, sz] = o.size_m;
+    let gap = 0.005;
+    let quad = |origin_m: [f64; 3], u_m: [f64; 3]| Quad {
+        origin_m,
+        u_m,
+        v_m: [0.0, 0.0, sz],
+        rgb: obstacle_rgb(o.kind),
+        texture: None,
+    };
+    if sx >= sy {
+        // Broad along x: the sides facing -y and +y.
+        let (x0, x1) = (cx - sx / 2.0, cx + sx / 2.0);
+        let (y0, y1) = (cy - sy / 2.0 - gap, cy + sy / 2.0 + gap);
+        [
+            quad([x0, y0, z], [sx, 0.0, 0.0]),
+            quad([x1, y1, z], [-sx, 0.0, 0.0]),
+        ]
+    } else {
+        let (y0, y1) = (cy - sy / 2.0, cy + sy / 2.0);
+        let (x0, x1) = (cx - sx / 2.0 - gap, cx + sx / 2.0 + gap);
+        [
+            quad([x1, y0, z], [0.0, sy, 0.0]),
+            quad([x0, y1, z], [0.0, -sy, 0.0]),
+        ]
+    }
+}
+
 impl Scene {
     /// The static render geometry of `world` (no people, no textures: signs are plain
     /// panels with `texture: None` until [`Scene::set_textures`] attaches their text).
@@ -185,6 +217,11 @@ impl Scene {
                 rgb: WALL_RGB,
                 texture: None,
             });
+        }
+        // Photographs on the broad sides of the obstacles that carry one (after the walls,
+        // before the signs: [`Scene::set_photos`] finds them there).
+        for o in world.obstacles.iter().filter(|o| o.photo.is_some()) {
+            quads.extend(photo_quads(o));
         }
         for s in &world.signs {
             let f = s.facing_deg.to_radians();
@@ -230,6 +267,26 @@ impl Scene {
             }
         }
         self.textures = textures;
+    }
+
+    /// Attaches each photo-carrying obstacle's photograph (`textures`, one per such obstacle
+    /// of `world`, in order) to its two quads, after the sign textures
+    /// ([`Scene::set_textures`] first: it replaces the texture list).
+    pub fn set_photos(&mut self, world: &World, textures: Vec<Texture>) {
+        let photos = world.obstacles.iter().filter(|o| o.photo.is_some()).count();
+        let first = self
+            .quads
+            .len()
+            .saturating_sub(world.signs.len() + 2 * photos);
+        let base = self.textures.len();
+        for (k, _) in textures.iter().enumerate() {
+            for side in 0..2 {
+                if let Some(q) = self.quads.get_mut(first + 2 * k + side) {
+                    q.texture = Some(base + k);
+                }
+            }
+        }
+        self.textures.extend(textures);
     }
 
     /// Nearest hit of the ray `o + t·d` (`d` unit, `0 < t < FAR_M`). For many rays from

@@ -326,6 +326,11 @@ pub struct Obstacle {
     /// table (a cup, keys) need their own.
     #[serde(default)]
     pub rgb: Option<[f32; 3]>,
+    /// A photograph of a real thing shown on its two broad sides (one of
+    /// `synth::photo::PHOTO_NAMES`: "bicycle", "car", "cup", "person"), so the object
+    /// detector sees what it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub photo: Option<String>,
 }
 
 /// A floor height step (stairs, curb, drop-off).

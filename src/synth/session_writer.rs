@@ -384,6 +384,21 @@ pub fn write_session(
             .collect();
         scene.set_textures(&sc.world, textures);
     }
+    let photos: Vec<_> = sc
+        .world
+        .obstacles
+        .iter()
+        .filter_map(|o| o.photo.as_deref())
+        .map(|name| {
+            super::photo::photo_texture(name).ok_or_else(|| SynthError::Template {
+                path: PathBuf::from(name),
+                reason: "the photograph does not decode".into(),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    if !photos.is_empty() {
+        scene.set_photos(&sc.world, photos);
+    }
     let mut layouts: Vec<(VrsStreamId, u32, DataLayout)> = Vec::new();
     for &id in &ids {
         let s = template

@@ -113,9 +113,26 @@ pub struct Texture {
     pub lines: Vec<String>,
     /// Cap height of the letters on the sign, m (how large the text is in the world).
     pub cap_height_m: f64,
+    /// A photograph's colours per texel (row-major, row 0 at the top), used instead of ink
+    /// and paper when not empty ([`Texture::photo`]).
+    pub rgb: Vec<Rgb>,
 }
 
 impl Texture {
+    /// A photograph of `width × height` texels with colours `rgb` (row-major, top first).
+    pub fn photo(width: usize, height: usize, rgb: Vec<Rgb>) -> Self {
+        Self {
+            width,
+            height,
+            coverage: Vec::new(),
+            ink: PAPER_RGB,
+            paper: PAPER_RGB,
+            lines: Vec::new(),
+            cap_height_m: 0.0,
+            rgb,
+        }
+    }
+
     /// Colour at texture coordinates `(s, t)` ∈ [0, 1]² (`t = 0` the top), bilinear.
     pub fn sample(&self, s: f64, t: f64) -> Rgb {
         if self.width == 0 || self.height == 0 {
@@ -127,6 +144,21 @@ impl Texture {
         let (fx, fy) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
         let x1 = (x0 + 1).min(self.width - 1);
         let y1 = (y0 + 1).min(self.height - 1);
+        if !self.rgb.is_empty() {
+            let at = |x: usize, y: usize| {
+                self.rgb
+                    .get(y * self.width + x)
+                    .copied()
+                    .unwrap_or(self.paper)
+            };
+            let (a, b, c, d) = (at(x0, y0), at(x1, y0), at(x0, y1), at(x1, y1));
+            let mix = |k: usize| {
+                let top = a[k] * (1.0 - fx) + b[k] * fx;
+                let bottom = c[k] * (1.0 - fx) + d[k] * fx;
+                top * (1.0 - fy) + bottom * fy
+            };
+            return [mix(0), mix(1), mix(2)];
+        }
         let at = |x: usize, y: usize| {
             self.coverage
                 .get(y * self.width + x)
@@ -255,6 +287,7 @@ pub fn sign_texture(font: &SignFont, text: &str, size_m: [f64; 2]) -> Texture {
         paper: PAPER_RGB,
         lines,
         cap_height_m: cap_px as f64 / TEXELS_PER_M,
+        rgb: Vec::new(),
     }
 }
 

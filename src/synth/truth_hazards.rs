@@ -899,6 +899,7 @@ mod tests {
             size_m: size,
             hazard,
             rgb: None,
+            photo: None,
         }
     }
 

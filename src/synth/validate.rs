@@ -215,6 +215,15 @@ impl Checker<'_> {
             for (k, v) in o.size_m.iter().enumerate() {
                 self.size(&format!("{f}.size_m[{k}]"), *v)?;
             }
+            if let Some(p) = &o.photo {
+                if !super::photo::PHOTO_NAMES.contains(&p.as_str()) {
+                    return self.bad(
+                        &format!("{f}.photo"),
+                        format!("{p:?}"),
+                        &format!("one of {}", super::photo::PHOTO_NAMES.join(", ")),
+                    );
+                }
+            }
         }
         for (i, st) in w.steps.iter().enumerate() {
             let f = format!("world.steps[{i}]");
