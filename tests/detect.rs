@@ -112,9 +112,28 @@ fn images_that_do_not_decode_are_clear_errors() {
     ));
 }
 
+/// `photo` as the glasses' RGB camera records a scene: turned a quarter counter-clockwise
+/// (the camera is mounted a quarter turn; frames stand upright after a clockwise turn).
+fn recorded_jpeg(photo: &str) -> Vec<u8> {
+    let img = read_image(&Path::new(PHOTOS).join(photo)).unwrap();
+    let (w, h) = (img.width as usize, img.height as usize);
+    assert_eq!(img.channels, 3);
+    // Recorded pixel (x, y) of a w' = h, h' = w frame is upright pixel (w - 1 - y, x).
+    let mut out = vec![0u8; w * h * 3];
+    for ry in 0..w {
+        for rx in 0..h {
+            let (ux, uy) = (w - 1 - ry, rx);
+            let s = (uy * w + ux) * 3;
+            let d = (ry * h + rx) * 3;
+            out[d..d + 3].copy_from_slice(&img.pixels[s..s + 3]);
+        }
+    }
+    vista::synth::jpeg::encode_rgb(&out, h, w, 90).unwrap()
+}
+
 fn rgb_sample(photo: &str, capture_ms: i64, seq: u64) -> vista::sample::Sample {
     use vista::sample::{ImageEncoding, ImageFrame, Payload, Sample, StreamId};
-    let bytes = std::fs::read(Path::new(PHOTOS).join(photo)).unwrap();
+    let bytes = recorded_jpeg(photo);
     Sample {
         stream: StreamId::CameraRgb,
         capture: vista::time::DeviceTime(capture_ms * 1_000_000),
@@ -132,8 +151,9 @@ fn rgb_sample(photo: &str, capture_ms: i64, seq: u64) -> vista::sample::Sample {
     }
 }
 
-/// Perception's port to the detector: frames closer than the interval are passed over and
-/// counted; what is seen comes back typed with the frame's capture time; a frame that does
+/// Perception's port to the detector: frames (recorded turned, as the glasses' RGB camera
+/// records them) closer than the interval are passed over and counted; what is seen comes
+/// back typed with the frame's capture time, boxed in the recorded frame; a frame that does
 /// not decode is counted, not fatal; the same frames give the same things inline and on the
 /// detector's own thread.
 #[test]
@@ -168,6 +188,15 @@ fn the_seer_throttles_detects_and_counts() {
         .collect();
     assert_eq!(bikes.len(), 2, "{seen:?}");
     assert_eq!(bikes[1].at.ns(), 600_000_000);
+    // The bicycle lies across the middle of the upright 768 × 576 photo (centre near
+    // (335, 280)): in the recorded 576 × 768 frame that is near (280, 768 - 335).
+    let [x0, y0, x1, y1] = bikes[0].rgb_box;
+    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    assert!(
+        (230.0..330.0).contains(&cx) && (380.0..480.0).contains(&cy),
+        "{:?}",
+        bikes[0]
+    );
 
     let mut threaded = DetectorSeer::threaded(detector(), 500_000_000).unwrap();
     threaded.submit(&rgb_sample("dog.jpg", 0, 0));

@@ -9,6 +9,7 @@
 
 pub mod decode;
 pub mod image;
+pub mod orientation;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -117,6 +117,7 @@ mod tests {
         ObjectFact {
             class,
             confidence: 0.8,
+            sightings: 1,
             clock: ClockHour::new(hour),
             distance_m: d,
             thing: None,

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::resize::square_rgb;
+use super::resize::{square_rgb_of, Region};
 use crate::aria::recording::image::DecodedImage;
+use crate::aria::recording::orientation::Orientation;
 use crate::infer::engine::{Dim, EngineError, ModelContract, OnnxEngine, TensorSpec, TensorView};
 use crate::infer::ort_engine::{OrtEngine, OrtOptions};
 use crate::infer::ModelFile;
@@ -106,6 +107,16 @@ impl PixelBox {
     pub fn centre(&self) -> [f32; 2] {
         [(self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0]
     }
+
+    /// Where the thing in the box meets the ground, in the frame's pixels: the middle of the
+    /// box's bottom edge as the frame stands upright (for a frame recorded a quarter turned,
+    /// the middle of its right edge).
+    pub fn foot(&self, orientation: Orientation) -> [f32; 2] {
+        match orientation {
+            Orientation::AsRecorded => [(self.x0 + self.x1) / 2.0, self.y1],
+            Orientation::RotateCw90 => [self.x1, (self.y0 + self.y1) / 2.0],
+        }
+    }
 }
 
 /// One thing found in a frame.
@@ -178,23 +189,61 @@ impl Detector {
         self.min_score
     }
 
-    /// The things in `img` scoring at least the configured minimum, best first.
+    /// The things in `img` (upright) scoring at least the configured minimum, best first.
     pub fn detect(&mut self, img: &DecodedImage) -> Result<Vec<Detection>, DetectError> {
+        self.detect_oriented(img, Orientation::AsRecorded)
+    }
+
+    /// [`Self::detect`] on a frame recorded turned (`orientation`: how it must be turned to
+    /// stand upright, as the model was trained); boxes in the recorded frame's pixels.
+    pub fn detect_oriented(
+        &mut self,
+        img: &DecodedImage,
+        orientation: Orientation,
+    ) -> Result<Vec<Detection>, DetectError> {
+        let region = Region::whole(img.width, img.height);
+        self.detect_in(img, orientation, region)
+    }
+
+    /// [`Self::detect_oriented`] in the part `region` of the recorded frame alone (seen
+    /// larger than in the whole frame: the model's input is 300 pixels square); boxes in the
+    /// recorded frame's pixels.
+    pub fn detect_in(
+        &mut self,
+        img: &DecodedImage,
+        orientation: Orientation,
+        region: Region,
+    ) -> Result<Vec<Detection>, DetectError> {
         let min = self.min_score;
-        let mut all = self.detect_all(img)?;
+        let mut all = self.detect_all_in(img, orientation, region)?;
         all.retain(|d| d.score >= min);
         Ok(all)
     }
 
-    /// Every box the model gives for `img` (at most [`MAX_BOXES`]), whatever its score,
-    /// best first: for measuring precision and recall at other thresholds.
+    /// Every box the model gives for `img` (upright; at most [`MAX_BOXES`]), whatever its
+    /// score, best first: for measuring precision and recall at other thresholds.
     pub fn detect_all(&mut self, img: &DecodedImage) -> Result<Vec<Detection>, DetectError> {
+        let region = Region::whole(img.width, img.height);
+        self.detect_all_in(img, Orientation::AsRecorded, region)
+    }
+
+    fn detect_all_in(
+        &mut self,
+        img: &DecodedImage,
+        orientation: Orientation,
+        region: Region,
+    ) -> Result<Vec<Detection>, DetectError> {
         let image_err = || DetectError::Image {
             width: img.width,
             height: img.height,
             channels: img.channels,
         };
-        let input = square_rgb(img, INPUT_SIDE_PX).ok_or_else(image_err)?;
+        let mut input = square_rgb_of(img, region, INPUT_SIDE_PX).ok_or_else(image_err)?;
+        if orientation == Orientation::RotateCw90 {
+            // The input is the whole frame stretched square: turning it after shrinking is
+            // turning the frame, at a 300² image's cost.
+            input = rotate_square_cw90(&input, INPUT_SIDE_PX);
+        }
         let shape = [1, INPUT_SIDE_PX, INPUT_SIDE_PX, 3];
         let outputs = self.engine.run(&[TensorView {
             name: "image",
@@ -219,7 +268,8 @@ impl Detector {
             .first()
             .filter(|c| c.is_finite())
             .map_or(0, |&c| (c.max(0.0) as usize).min(MAX_BOXES));
-        let (w, h) = (img.width as f32, img.height as f32);
+        let (w, h) = (region.w as f32, region.h as f32);
+        let (ox, oy) = (region.x as f32, region.y as f32);
         let mut found = Vec::with_capacity(n);
         for i in 0..n {
             let score = scores.data[i];
@@ -238,11 +288,18 @@ impl Detector {
                     0.0
                 }
             };
+            // (ymin, xmin, ymax, xmax) of the upright image, 0-1.
+            let [uy0, ux0, uy1, ux1] = [clamp(b[0]), clamp(b[1]), clamp(b[2]), clamp(b[3])];
+            // In the recorded frame: a point (x, y) upright was (y, 1 - x) recorded.
+            let [x0, y0, x1, y1] = match orientation {
+                Orientation::AsRecorded => [ux0, uy0, ux1, uy1],
+                Orientation::RotateCw90 => [uy0, 1.0 - ux1, uy1, 1.0 - ux0],
+            };
             let box_px = PixelBox {
-                x0: clamp(b[1]) * w,
-                y0: clamp(b[0]) * h,
-                x1: clamp(b[3]) * w,
-                y1: clamp(b[2]) * h,
+                x0: ox + x0 * w,
+                y0: oy + y0 * h,
+                x1: ox + x1 * w,
+                y1: oy + y1 * h,
             };
             if box_px.area() <= 0.0 {
                 continue;
@@ -258,9 +315,41 @@ impl Detector {
     }
 }
 
+/// A `side × side` RGB image (row-major) turned a quarter clockwise: the upright pixel
+/// `(x, y)` is the recorded pixel `(y, side − 1 − x)`.
+fn rotate_square_cw90(img: &[f32], side: usize) -> Vec<f32> {
+    let mut out = vec![0f32; img.len()];
+    for y in 0..side {
+        for x in 0..side {
+            let src = ((side - 1 - x) * side + y) * 3;
+            let dst = (y * side + x) * 3;
+            if let (Some(s), Some(d)) = (img.get(src..src + 3), out.get_mut(dst..dst + 3)) {
+                d.copy_from_slice(s);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Turned as `Orientation` turns points: the recorded top-left pixel ends top-right.
+    #[test]
+    fn a_quarter_turn_of_the_input() {
+        let side = 3;
+        let img: Vec<f32> = (0..side * side).flat_map(|i| [i as f32; 3]).collect();
+        let out = rotate_square_cw90(&img, side);
+        let o = Orientation::RotateCw90;
+        for ry in 0..side {
+            for rx in 0..side {
+                let [ux, uy] = o.to_upright([rx as f32, ry as f32], side as u32);
+                let (ux, uy) = (ux as usize, uy as usize);
+                assert_eq!(out[(uy * side + ux) * 3], img[(ry * side + rx) * 3]);
+            }
+        }
+    }
 
     #[test]
     fn iou_of_boxes() {

@@ -38,10 +38,46 @@ fn taps(src: usize, dst: usize) -> Vec<Taps> {
         .collect()
 }
 
+/// A rectangle of an image, pixels: left, top, width, height.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// Left column.
+    pub x: u32,
+    /// Top row.
+    pub y: u32,
+    /// Width.
+    pub w: u32,
+    /// Height.
+    pub h: u32,
+}
+
+impl Region {
+    /// All of a `w × h` image.
+    pub fn whole(w: u32, h: u32) -> Self {
+        Self { x: 0, y: 0, w, h }
+    }
+
+    /// The square of side `share` of the shorter side, centred in a `w × h` image.
+    pub fn centre(w: u32, h: u32, share: f32) -> Self {
+        let side = ((w.min(h) as f32 * share.clamp(0.0, 1.0)).round() as u32).max(1);
+        Self {
+            x: w.saturating_sub(side) / 2,
+            y: h.saturating_sub(side) / 2,
+            w: side.min(w),
+            h: side.min(h),
+        }
+    }
+}
+
 /// `img` as `side × side × 3` floats (RGB, 0–255, rows top to bottom), or `None` when it
 /// has no pixels, `side` is 0, or its channel count is neither 1 nor 3, or its pixel buffer
 /// is shorter than its size says.
 pub fn square_rgb(img: &DecodedImage, side: usize) -> Option<Vec<f32>> {
+    square_rgb_of(img, Region::whole(img.width, img.height), side)
+}
+
+/// [`square_rgb`] of the part `r` of `img` (`None` also when `r` is empty or not inside).
+pub fn square_rgb_of(img: &DecodedImage, r: Region, side: usize) -> Option<Vec<f32>> {
     let (w, h) = (img.width as usize, img.height as usize);
     let ch = usize::from(img.channels);
     if w == 0 || h == 0 || side == 0 || !(ch == 1 || ch == 3) {
@@ -50,12 +86,17 @@ pub fn square_rgb(img: &DecodedImage, side: usize) -> Option<Vec<f32>> {
     if img.pixels.len() < w.checked_mul(h)?.checked_mul(ch)? {
         return None;
     }
-    let xs = taps(w, side);
-    let ys = taps(h, side);
-    // Horizontal pass: every source row to `side` columns of three channels.
-    let mut rows = vec![0f32; h * side * 3];
-    for y in 0..h {
-        let src = &img.pixels[y * w * ch..(y + 1) * w * ch];
+    let (rx, ry, rw, rh) = (r.x as usize, r.y as usize, r.w as usize, r.h as usize);
+    if rw == 0 || rh == 0 || rx.checked_add(rw)? > w || ry.checked_add(rh)? > h {
+        return None;
+    }
+    let xs = taps(rw, side);
+    let ys = taps(rh, side);
+    // Horizontal pass: every source row of the region to `side` columns of three channels.
+    let mut rows = vec![0f32; rh * side * 3];
+    for y in 0..rh {
+        let row = (ry + y) * w * ch;
+        let src = &img.pixels[row + rx * ch..row + (rx + rw) * ch];
         let dst = &mut rows[y * side * 3..(y + 1) * side * 3];
         for (x, t) in xs.iter().enumerate() {
             let mut acc = [0f32; 3];
@@ -146,6 +187,44 @@ mod tests {
         let img = image(10, 10, 3, |_, _, c| [10, 20, 30][usize::from(c)]);
         let out = square_rgb(&img, 4).unwrap();
         assert_eq!(&out[..3], &[10.0, 20.0, 30.0]);
+    }
+
+    #[test]
+    fn a_region_is_taken_alone() {
+        // Left half black, right half white: the right half's region is all white.
+        let img = image(20, 10, 1, |x, _, _| if x < 10 { 0 } else { 255 });
+        let out = square_rgb_of(
+            &img,
+            Region {
+                x: 10,
+                y: 0,
+                w: 10,
+                h: 10,
+            },
+            4,
+        )
+        .unwrap();
+        assert!(out.iter().all(|v| (v - 255.0).abs() < 1e-3));
+        assert!(square_rgb_of(
+            &img,
+            Region {
+                x: 15,
+                y: 0,
+                w: 10,
+                h: 10
+            },
+            4
+        )
+        .is_none());
+        assert_eq!(
+            Region::centre(1408, 1408, 0.5),
+            Region {
+                x: 352,
+                y: 352,
+                w: 704,
+                h: 704
+            }
+        );
     }
 
     #[test]

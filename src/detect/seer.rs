@@ -1,5 +1,7 @@
 //! [`DetectorSeer`]: the object detector as perception's [`ObjectSeer`]. It passes on at most
-//! one RGB frame per `min_interval_ns` of capture time and runs the detector on it either
+//! one RGB frame per `min_interval_ns` of capture time, turned upright, looked at whole and
+//! in its middle half by turns (what lies ahead, seen larger), and runs the detector on it
+//! either
 //! inline (lock-step replay: the same run gives the same things) or on its own thread, where
 //! the newest frame waiting wins (real time: detection never holds perception up, and a frame
 //! replaced while the detector was busy is counted). Every detection is timed (a `detect`
@@ -11,7 +13,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use super::detector::Detector;
+use super::resize::Region;
 use crate::aria::recording::image::decode_image;
+use crate::aria::recording::orientation::Orientation;
 use crate::profile::{timeline, LatencyHistogram, Percentiles, Span};
 use crate::sample::{Payload, Sample};
 use crate::state::{ObjectSeer, SeenObject};
@@ -106,8 +110,31 @@ impl SeerReport {
     }
 }
 
-/// Decodes `frame` and runs `detector` on it, timed and counted; the things seen.
-fn detect_frame(detector: &mut Detector, stats: &SeerStats, frame: &Sample) -> Vec<SeenObject> {
+/// How the RGB camera's frames must be turned to stand upright (Aria Gen1: a quarter
+/// clockwise, as the text reader turns them).
+const RGB_ORIENTATION: Orientation = Orientation::RotateCw90;
+
+/// Share of the frame's side that the middle view covers. The model sees 300 pixels square:
+/// the whole 110° view shrunk that far leaves a bicycle 4 m away some 50 pixels wide, too
+/// small to be told; every other frame passed on is looked at in its middle half instead,
+/// where what lies ahead at walking distances is, twice as large.
+const MIDDLE_SHARE: f32 = 0.5;
+
+/// Which part of a frame is looked at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum View {
+    Whole,
+    Middle,
+}
+
+/// Decodes `frame` and runs `detector` on `view` of it upright, timed and counted; the
+/// things seen, boxed in the recorded frame.
+fn detect_frame(
+    detector: &mut Detector,
+    stats: &SeerStats,
+    frame: &Sample,
+    view: View,
+) -> Vec<SeenObject> {
     let Payload::Image(image) = &frame.payload else {
         return Vec::new();
     };
@@ -120,7 +147,11 @@ fn detect_frame(detector: &mut Detector, stats: &SeerStats, frame: &Sample) -> V
             return Vec::new();
         }
     };
-    let found = match detector.detect(&decoded) {
+    let region = match view {
+        View::Whole => Region::whole(decoded.width, decoded.height),
+        View::Middle => Region::centre(decoded.width, decoded.height, MIDDLE_SHARE),
+    };
+    let found = match detector.detect_in(&decoded, RGB_ORIENTATION, region) {
         Ok(f) => f,
         Err(e) => {
             log::warn!("detector: frame at {} ns: {e}", frame.capture.ns());
@@ -141,6 +172,7 @@ fn detect_frame(detector: &mut Detector, stats: &SeerStats, frame: &Sample) -> V
             class: d.class,
             confidence: d.score,
             rgb_box: [d.box_px.x0, d.box_px.y0, d.box_px.x1, d.box_px.y1],
+            foot_px: d.box_px.foot(RGB_ORIENTATION),
             at: frame.capture,
         })
         .collect()
@@ -148,7 +180,7 @@ fn detect_frame(detector: &mut Detector, stats: &SeerStats, frame: &Sample) -> V
 
 #[derive(Default)]
 struct Slot {
-    frame: Option<Sample>,
+    frame: Option<(Sample, View)>,
     stop: bool,
 }
 
@@ -184,6 +216,8 @@ pub struct DetectorSeer {
     stats: Arc<SeerStats>,
     min_interval_ns: i64,
     last_passed_ns: Option<i64>,
+    /// Frames passed on so far (even: the whole view, odd: the middle).
+    passed: u64,
 }
 
 impl std::fmt::Debug for DetectorSeer {
@@ -206,6 +240,7 @@ impl DetectorSeer {
             stats: Arc::new(SeerStats::default()),
             min_interval_ns,
             last_passed_ns: None,
+            passed: 0,
         }
     }
 
@@ -226,6 +261,7 @@ impl DetectorSeer {
             stats,
             min_interval_ns,
             last_passed_ns: None,
+            passed: 0,
         })
     }
 
@@ -254,7 +290,7 @@ fn run(mut detector: Detector, mailbox: &Mailbox, tx: &Sender<Vec<SeenObject>>, 
                 }
             }
         };
-        let seen = detect_frame(&mut detector, stats, &frame);
+        let seen = detect_frame(&mut detector, stats, &frame.0, frame.1);
         if seen.is_empty() {
             continue;
         }
@@ -277,14 +313,20 @@ impl ObjectSeer for DetectorSeer {
             }
         }
         self.last_passed_ns = Some(t);
+        let view = if self.passed % 2 == 0 {
+            View::Whole
+        } else {
+            View::Middle
+        };
+        self.passed += 1;
         match &mut self.mode {
             Mode::Inline { detector, pending } => {
                 let _cpu = crate::profile::cpu::scope(DETECT_STAGE);
-                pending.extend(detect_frame(detector, &self.stats, frame));
+                pending.extend(detect_frame(detector, &self.stats, frame, view));
             }
             Mode::Thread { mailbox, .. } => {
                 let mut g = mailbox.lock();
-                if g.frame.replace(frame.clone()).is_some() {
+                if g.frame.replace((frame.clone(), view)).is_some() {
                     self.stats.with(|c| c.skipped_busy += 1);
                 }
                 mailbox.ready.notify_all();

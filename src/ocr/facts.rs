@@ -6,35 +6,9 @@
 use super::bearing::RgbGeometry;
 use super::engine::TextLine;
 use super::geometry::quad_bounds;
+pub use crate::aria::recording::orientation::Orientation;
 use crate::state::{ClockHour, TextFact};
 use crate::time::DeviceTime;
-
-/// How recorded frames must be turned for text to stand upright.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Orientation {
-    /// Already upright.
-    AsRecorded,
-    /// Turn a quarter clockwise (Aria Gen1 RGB, as projectaria_tools' viewers do).
-    RotateCw90,
-}
-
-impl Orientation {
-    /// A point of the recorded `raw_w × raw_h` frame in the upright image.
-    pub fn to_upright(self, p: [f32; 2], raw_h: u32) -> [f32; 2] {
-        match self {
-            Orientation::AsRecorded => p,
-            Orientation::RotateCw90 => [raw_h as f32 - 1.0 - p[1], p[0]],
-        }
-    }
-
-    /// A point of the upright image in the recorded `raw_w × raw_h` frame.
-    pub fn to_recorded(self, p: [f32; 2], raw_h: u32) -> [f32; 2] {
-        match self {
-            Orientation::AsRecorded => p,
-            Orientation::RotateCw90 => [p[1], raw_h as f32 - 1.0 - p[0]],
-        }
-    }
-}
 
 /// What is kept and how it is placed.
 #[derive(Clone, Copy, Debug, PartialEq)]

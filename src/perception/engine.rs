@@ -583,11 +583,7 @@ impl Perception {
         if s.class.stands_on_ground() {
             if let (Some(floor), Some((origin, dir))) = (
                 self.floor_z_m(s.at.ns()),
-                super::text_distance::pixel_ray_world(
-                    camera,
-                    &t_world_device,
-                    [(x0 + x1) * 0.5, y1],
-                ),
+                super::text_distance::pixel_ray_world(camera, &t_world_device, s.foot_px),
             ) {
                 if dir.z < -1e-3 {
                     let range = (floor - origin.z) / dir.z;

@@ -64,7 +64,12 @@ pub enum Placement {
 struct Track {
     seen: SeenObject,
     place: Placement,
+    sightings: u32,
 }
+
+/// Frames a thing must be seen in before it names the geometric thing there (so before an
+/// alert says what it is): one frame's guess ("a vase" on a plain box) is not said.
+pub const SIGHTINGS_TO_NAME: u32 = 2;
 
 /// The things whose class is known.
 #[derive(Clone, Debug, Default)]
@@ -129,6 +134,7 @@ impl ObjectTracks {
                 self.tracks.push_back(Track {
                     seen: SeenObject { confidence, ..seen },
                     place,
+                    sightings: t.sightings.saturating_add(1),
                 });
             }
             return;
@@ -137,7 +143,11 @@ impl ObjectTracks {
             self.tracks.pop_front();
             self.dropped += 1;
         }
-        self.tracks.push_back(Track { seen, place });
+        self.tracks.push_back(Track {
+            seen,
+            place,
+            sightings: 1,
+        });
     }
 
     /// The things at `t_ns` in the user's frame of a head at `(x, y)` with yaw `yaw_rad`
@@ -173,6 +183,7 @@ impl ObjectTracks {
                 Some(ObjectFact {
                     class: tr.seen.class,
                     confidence: tr.seen.confidence,
+                    sightings: tr.sightings,
                     clock,
                     distance_m,
                     thing,
@@ -218,13 +229,14 @@ fn link(class: ObjectClass, w: [f64; 3], things: &[Thing], max_m: f64) -> Option
         .map(|(id, _)| id)
 }
 
-/// Gives each geometric thing that an object fact names its class and calls it by it (the
-/// most confident fact wins a thing two facts name).
+/// Gives each geometric thing that an object fact seen in at least [`SIGHTINGS_TO_NAME`]
+/// frames names its class and calls it by it (the most confident fact wins a thing two
+/// facts name).
 pub fn name_things(things: &mut [Thing], facts: &[ObjectFact]) {
     for t in things.iter_mut() {
         let best = facts
             .iter()
-            .filter(|f| f.thing == Some(t.id))
+            .filter(|f| f.thing == Some(t.id) && f.sightings >= SIGHTINGS_TO_NAME)
             .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
         if let Some(f) = best {
             t.class = Some(f.class);
@@ -244,6 +256,7 @@ mod tests {
             class,
             confidence,
             rgb_box: [0.0, 0.0, 10.0, 10.0],
+            foot_px: [5.0, 10.0],
             at: DeviceTime((at_s * 1e9) as i64),
         }
     }
@@ -291,7 +304,13 @@ mod tests {
         assert_eq!(f.clock, ClockHour::new(12));
         assert!((f.distance_m.unwrap() - 2.1).abs() < 0.05, "{f:?}");
         assert_eq!(f.confidence, 0.8);
+        assert_eq!(f.sightings, 2);
         assert_eq!(f.thing, Some(7));
+        // Seen once, it does not name the obstacle yet.
+        let mut once = facts.clone();
+        once[0].sightings = 1;
+        name_things(&mut things, &once);
+        assert_eq!(things[0].class, None);
         name_things(&mut things, &facts);
         assert_eq!(things[0].class, Some(ObjectClass::Chair));
         assert_eq!(things[0].label, "chair");

@@ -247,6 +247,9 @@ pub struct SeenObject {
     pub confidence: f32,
     /// Bounding box in the RGB image, `[x0, y0, x1, y1]` pixels (recorded resolution).
     pub rgb_box: [f32; 4],
+    /// Where it meets the ground in the RGB image, pixels (the middle of its box's bottom as
+    /// the image stands upright; the recorded frame may be turned).
+    pub foot_px: [f32; 2],
     /// Capture time of the frame.
     pub at: DeviceTime,
 }
@@ -258,6 +261,9 @@ pub struct ObjectFact {
     pub class: ObjectClass,
     /// The detector's confidence in [0, 1] (the best of the frames it was seen in).
     pub confidence: f32,
+    /// In how many frames it was seen.
+    #[serde(default)]
+    pub sightings: u32,
     /// Direction from the head now.
     pub clock: ClockHour,
     /// Horizontal distance from the head now, metres, when it could be placed (its foot on
