@@ -223,6 +223,24 @@ pub struct ImageFrame {
     pub gain: f32,
 }
 
+impl ImageFrame {
+    /// A still image file's bytes as a frame of no stream: PNG by its signature, else JPEG;
+    /// no configured size, so decoding holds it to the still-image pixel budget
+    /// (`aria::recording::image::MAX_STILL_PIXELS`).
+    pub fn still(data: impl Into<Bytes>) -> Self {
+        let data = data.into();
+        Self {
+            width: 0,
+            height: 0,
+            encoding: ImageEncoding::sniff(&data),
+            data,
+            frame_number: 0,
+            exposure_s: 0.0,
+            gain: 1.0,
+        }
+    }
+}
+
 /// One IMU sample, raw (as recorded; rectify with the calibration).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct ImuSample {

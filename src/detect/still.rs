@@ -10,7 +10,7 @@ use super::detector::{DetectError, Detection, Detector};
 use super::photos::{add_photo, Labels, PhotosError, Score};
 use crate::aria::recording::image::{decode_image, DecodedImage};
 use crate::runtime::thread_cpu_ns;
-use crate::sample::{ImageEncoding, ImageFrame};
+use crate::sample::ImageFrame;
 
 /// Largest image file read (a 64-megapixel PNG fits).
 pub const MAX_STILL_BYTES: u64 = 256 << 20;
@@ -69,15 +69,7 @@ pub fn read_image(path: &Path) -> Result<DecodedImage, StillError> {
             path: path.to_path_buf(),
         });
     }
-    let frame = ImageFrame {
-        width: 0,
-        height: 0,
-        encoding: ImageEncoding::sniff(&bytes),
-        data: bytes.into(),
-        frame_number: 0,
-        exposure_s: 0.0,
-        gain: 1.0,
-    };
+    let frame = ImageFrame::still(bytes);
     decode_image(&frame).map_err(|e| StillError::Decode {
         path: path.to_path_buf(),
         reason: e.to_string(),

@@ -69,17 +69,7 @@ impl BgrImage {
 
     /// Decodes a still image file's bytes (PNG by its signature, else JPEG) to BGR.
     pub fn from_encoded(bytes: &[u8]) -> Result<Self, OcrError> {
-        let encoding = crate::sample::ImageEncoding::sniff(bytes);
-        let frame = ImageFrame {
-            width: 0,
-            height: 0,
-            encoding,
-            data: bytes::Bytes::copy_from_slice(bytes),
-            frame_number: 0,
-            exposure_s: 0.0,
-            gain: 1.0,
-        };
-        Self::from_frame(&frame)
+        Self::from_frame(&ImageFrame::still(bytes::Bytes::copy_from_slice(bytes)))
     }
 
     /// Decodes JPEG bytes to BGR.

@@ -15,7 +15,7 @@ use crate::infer::llm::{
     default_model_path, vision::to_rgb, ContextConfig, GenOptions, ImageEmbedding, LmEngine,
     LmError, LmStats, RgbImage, VisionEncoder, DEFAULT_SYSTEM_PROMPT,
 };
-use crate::sample::{ImageEncoding, ImageFrame, Payload, StreamId};
+use crate::sample::{ImageFrame, Payload, StreamId};
 
 /// The question, the model, and the images.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,15 +139,7 @@ pub fn read_jpeg_rgb(path: &Path) -> Result<(u32, u32, Vec<u8>), AskError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let frame = ImageFrame {
-        width: 0,
-        height: 0,
-        encoding: ImageEncoding::sniff(&data),
-        data: data.into(),
-        frame_number: 0,
-        exposure_s: 0.0,
-        gain: 0.0,
-    };
+    let frame = ImageFrame::still(data);
     let img = decode_image(&frame).map_err(|e| AskError::DecodeImage {
         path: path.to_path_buf(),
         source: Box::new(e),

@@ -5,7 +5,7 @@
 
 use super::text::Texture;
 use crate::aria::recording::image::decode_image;
-use crate::sample::{ImageEncoding, ImageFrame};
+use crate::sample::ImageFrame;
 
 /// The photographs there are, by name.
 pub const PHOTO_NAMES: &[&str] = &["bicycle", "car", "cup", "person"];
@@ -25,16 +25,7 @@ fn bytes(name: &str) -> Option<&'static [u8]> {
 /// photo that does not decode.
 pub fn photo_texture(name: &str) -> Option<Texture> {
     let data = bytes(name)?;
-    let img = decode_image(&ImageFrame {
-        width: 0,
-        height: 0,
-        encoding: ImageEncoding::Jpeg,
-        data: bytes::Bytes::from_static(data),
-        frame_number: 0,
-        exposure_s: 0.0,
-        gain: 1.0,
-    })
-    .ok()?;
+    let img = decode_image(&ImageFrame::still(bytes::Bytes::from_static(data))).ok()?;
     let ch = usize::from(img.channels);
     let rgb = img
         .pixels
