@@ -21,6 +21,7 @@ pub mod fuzz;
 pub mod infer;
 pub mod jsonl;
 pub mod lexicon;
+pub mod listen;
 pub mod ocr;
 pub mod perception;
 pub mod pipeline;

@@ -14,6 +14,7 @@ mod calib;
 mod detect;
 mod device_sim;
 mod inspect;
+mod listen;
 mod live;
 mod ocr;
 mod profile;
@@ -62,6 +63,9 @@ enum Command {
     /// Find things (people, cars, chairs, cups: the 80 COCO classes) in JPEG or PNG images,
     /// or measure the detector on labelled photos.
     Detect(detect::DetectArgs),
+    /// What vista hears in an audio file: the utterances, their words (Moonshine) and the
+    /// request each parses to.
+    Listen(listen::ListenArgs),
     /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
     Say(say::SayArgs),
     /// Run the runtime on live input from the glasses' bridge or `vista device-sim`.
@@ -93,6 +97,7 @@ pub fn main() -> ExitCode {
         Command::Window(args) => window::run(args),
         Command::Ocr(args) => ocr::run(args),
         Command::Detect(args) => detect::run(args),
+        Command::Listen(args) => listen::run(args),
         Command::Say(args) => say::run(args),
         Command::Live(args) => live::run(args),
         Command::DeviceSim(args) => device_sim::run(args),

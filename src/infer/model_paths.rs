@@ -33,6 +33,20 @@ pub enum ModelFile {
     SmolLm2,
     /// SSD MobileNetV2 COCO object detector (committed in `models/detector/`, copied here).
     Detector,
+    /// Moonshine base-en speech recognition: the audio encoder (ORT format).
+    MoonshineEncoder,
+    /// Moonshine base-en: the merged text decoder with its KV cache (ORT format).
+    MoonshineDecoder,
+    /// Moonshine base-en: the token pieces.
+    MoonshineTokenizer,
+    /// The `moonshine-cpp` package's own test clip: 10 s of real English speech, 16 kHz.
+    MoonshineClip,
+    /// Silero VAD: voice activity per 32 ms at 16 kHz.
+    SileroVad,
+    /// The Piper neural voice `en_US-joe-medium` (VITS, 22 050 Hz).
+    PiperVoice,
+    /// The Piper voice's configuration (phoneme ids, sample rate, default scales).
+    PiperVoiceConfig,
 }
 
 impl ModelFile {
@@ -45,6 +59,13 @@ impl ModelFile {
             ModelFile::OcrDirection => "ppocrv4/ch_ppocr_mobile_v2.0_cls_infer.onnx",
             ModelFile::SmolLm2 => "smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
             ModelFile::Detector => "detector/ssd_mobilenet_v2_coco_quant.onnx",
+            ModelFile::MoonshineEncoder => "moonshine/base-en/encoder_model.ort",
+            ModelFile::MoonshineDecoder => "moonshine/base-en/decoder_model_merged.ort",
+            ModelFile::MoonshineTokenizer => "moonshine/base-en/tokenizer.bin",
+            ModelFile::MoonshineClip => "moonshine/beckett.wav",
+            ModelFile::SileroVad => "silero-vad/silero_vad.onnx",
+            ModelFile::PiperVoice => "piper/en_US-joe-medium.onnx",
+            ModelFile::PiperVoiceConfig => "piper/en_US-joe-medium.onnx.json",
         }
     }
 

@@ -1,0 +1,156 @@
+//! `vista listen AUDIO.wav [--json]`: what vista hears in an audio file — each utterance the
+//! voice detector finds, the words recognised (Moonshine base-en), and the typed request they
+//! parse to, with the times from the file's start and the time from the end of the voice to
+//! the text. Any WAV (8–32-bit, any rate from 8 to 192 kHz, any channel count).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use serde::Serialize;
+use vista::assistant::control;
+use vista::assistant::intent::classify;
+use vista::assistant::requests::parse_live_line;
+use vista::assistant::Form;
+use vista::listen::{
+    hear_clip, read_wav_16k, Heard, ListenConfig, Moonshine, MoonshineConfig, SileroVad,
+};
+
+/// Arguments of `vista listen`.
+#[derive(Debug, clap::Args)]
+pub struct ListenArgs {
+    /// A WAV file.
+    pub audio: PathBuf,
+    /// One JSON object per utterance, then one for the whole file, instead of lines of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Silence that ends an utterance, ms.
+    #[arg(long, value_name = "MS")]
+    pub end_silence_ms: Option<u32>,
+    /// Recognise only when an utterance ends (no partial results while it goes on).
+    #[arg(long)]
+    pub no_partials: bool,
+    /// ONNX Runtime threads for the recogniser.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+}
+
+/// The typed request one utterance parses to.
+#[derive(Debug, Serialize)]
+struct Parsed {
+    /// `question`, `scene` or `goal`; `setting` for a spoken setting.
+    form: String,
+    /// The question's kind, or the setting.
+    kind: String,
+}
+
+fn parse(text: &str) -> Option<Parsed> {
+    if let Some(c) = control::parse(text) {
+        return Some(Parsed {
+            form: "setting".into(),
+            kind: format!("{c:?}"),
+        });
+    }
+    let (form, text) = parse_live_line(text)?;
+    let kind = match form {
+        Form::Question => format!("{:?}", classify(&text)),
+        _ => String::new(),
+    };
+    Some(Parsed {
+        form: form.name().to_string(),
+        kind,
+    })
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    start_s: f64,
+    end_s: f64,
+    end_to_text_ms: f64,
+    #[serde(flatten)]
+    heard: &'a Heard,
+    request: Option<Parsed>,
+}
+
+/// Runs `vista listen`.
+pub fn run(args: ListenArgs) -> anyhow::Result<()> {
+    let clip = read_wav_16k(&args.audio)?;
+    let vad = SileroVad::load_default().context("loading the voice detector (models/fetch)")?;
+    let asr = Moonshine::load(&MoonshineConfig {
+        threads: args.threads.max(1),
+        ..MoonshineConfig::default()
+    })
+    .context("loading the speech recogniser (models/fetch)")?;
+    let mut config = ListenConfig::default();
+    if let Some(ms) = args.end_silence_ms {
+        anyhow::ensure!(
+            (64..=3000).contains(&ms),
+            "--end-silence-ms {ms} is outside 64-3000"
+        );
+        config.segment.end_silence_ms = ms;
+    }
+    if args.no_partials {
+        config.partial_every_ms = 0;
+    }
+    let t = std::time::Instant::now();
+    let result = hear_clip(&clip.samples, vad, asr, config)?;
+    let wall_s = t.elapsed().as_secs_f64();
+    for h in &result.heard {
+        let request = h.text().and_then(parse);
+        if args.json {
+            let line = Line {
+                start_s: h.start_s(),
+                end_s: h.end_s(),
+                end_to_text_ms: h.end_to_text_ms(),
+                heard: h,
+                request,
+            };
+            println!("{}", serde_json::to_string(&line)?);
+            continue;
+        }
+        let what = match (&h.outcome, request) {
+            (vista::listen::Outcome::Text, Some(p)) if p.kind.is_empty() => format!("→ {}", p.form),
+            (vista::listen::Outcome::Text, Some(p)) => format!("→ {} · {}", p.form, p.kind),
+            (vista::listen::Outcome::Text, None) => String::new(),
+            (vista::listen::Outcome::NotCaught { why }, _) => {
+                format!("→ not caught ({why:?}; \"I didn't catch that\")")
+            }
+        };
+        println!(
+            "{:6.2}–{:6.2} s  \"{}\"  {}  (end→text {:.0} ms: {} partials)",
+            h.start_s(),
+            h.end_s(),
+            h.recognised.text,
+            what,
+            h.end_to_text_ms(),
+            h.partials
+        );
+    }
+    let s = &result.stats;
+    if args.json {
+        let summary = serde_json::json!({
+            "file": clip.path,
+            "source_rate_hz": clip.source_rate_hz,
+            "channels": clip.channels,
+            "duration_s": result.duration_s,
+            "stats": s,
+            "wall_s": wall_s,
+            "real_time_factor": wall_s / result.duration_s.max(1e-9),
+        });
+        println!("{summary}");
+    } else {
+        println!(
+            "{}: {:.1} s ({} Hz, {} ch): {} heard, {} not caught, {} too short, {} cut; {:.2} s to listen (real-time factor {:.2})",
+            clip.path.display(),
+            result.duration_s,
+            clip.source_rate_hz,
+            clip.channels,
+            s.heard,
+            s.not_caught,
+            s.dropped,
+            s.cut,
+            wall_s,
+            wall_s / result.duration_s.max(1e-9)
+        );
+    }
+    Ok(())
+}
