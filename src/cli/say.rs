@@ -1,6 +1,6 @@
-//! `vista say "text" [--rate WPM] [--voice V] [--out FILE.wav] [--audio device|wav|null]`:
-//! speaks one text (or standard input, as it arrives), clause by clause, on the sound device
-//! or into a WAV file.
+//! `vista say "text" [--engine espeak|piper] [--rate WPM] [--voice V] [--out FILE.wav]
+//! [--audio device|wav|null]`: speaks one text (or standard input, as it arrives), clause by
+//! clause, with eSpeak NG or the Piper neural voice, on the sound device or into a WAV file.
 
 use std::path::PathBuf;
 
@@ -8,13 +8,31 @@ use anyhow::bail;
 
 use vista::pipeline::speak_text::{speak_text, SpeakInput, SpeakTextOptions};
 use vista::speech::sink::AudioChoice;
-use vista::speech::VoiceParams;
+use vista::speech::{PiperFiles, VoiceParams};
+
+/// Which text-to-speech engine speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// eSpeak NG (formant synthesis: small, fast, robotic).
+    Espeak,
+    /// The Piper neural voice (`en_US-joe-medium` from `models/fetch`, or --piper-model).
+    Piper,
+}
 
 /// Arguments of `vista say`.
 #[derive(Debug, clap::Args)]
 pub struct SayArgs {
     /// The text to speak, or `-` to speak standard input as it arrives.
     pub text: String,
+    /// The text-to-speech engine. Piper follows --rate only (not --voice, --pitch, --volume).
+    #[arg(long, value_enum, default_value_t = Engine::Espeak)]
+    pub engine: Engine,
+    /// The Piper voice's ONNX model (default: the one `models/fetch` provides).
+    #[arg(long)]
+    pub piper_model: Option<PathBuf>,
+    /// The Piper voice's configuration (default: the model's path with `.json` added).
+    #[arg(long, requires = "piper_model")]
+    pub piper_config: Option<PathBuf>,
     /// Speaking rate in words per minute (80–900).
     #[arg(long, default_value_t = 175)]
     pub rate: u32,
@@ -56,8 +74,28 @@ pub fn run(args: SayArgs) -> anyhow::Result<()> {
         volume: args.volume,
         end_pause: false,
     };
+    let piper = match args.engine {
+        Engine::Espeak => {
+            if args.piper_model.is_some() {
+                bail!("--piper-model needs --engine piper");
+            }
+            None
+        }
+        Engine::Piper => Some(match &args.piper_model {
+            None => PiperFiles::fetched(),
+            Some(model) => PiperFiles {
+                model: model.clone(),
+                config: args.piper_config.clone().unwrap_or_else(|| {
+                    let mut c = model.clone().into_os_string();
+                    c.push(".json");
+                    PathBuf::from(c)
+                }),
+            },
+        }),
+    };
     let options = SpeakTextOptions {
         voice,
+        piper,
         audio: choice,
         out: args.out.clone(),
         transcript: args.transcript.clone(),

@@ -49,7 +49,7 @@ fn elem_type(t: TensorElementType) -> ElemType {
     }
 }
 
-fn spec(name: &str, ty: &ValueType) -> TensorSpec {
+pub(crate) fn spec(name: &str, ty: &ValueType) -> TensorSpec {
     match ty {
         ValueType::Tensor { ty, shape, .. } => TensorSpec {
             name: name.to_string(),
@@ -89,22 +89,7 @@ impl OrtEngine {
     /// Loads `path` without a contract, for a caller that checks what the model declares
     /// itself (a model family whose tensor names vary between exports).
     pub fn open(path: &Path, options: OrtOptions) -> Result<Self, EngineError> {
-        require_file(path)?;
-        init_ort()?;
-        let load_err = |reason: String| EngineError::Load {
-            path: path.to_path_buf(),
-            engine: ENGINE,
-            reason,
-        };
-        let env = crate::infer::ort_environment().map_err(|e| load_err(e.to_string()))?;
-        let session = Session::builder(env)
-            .map_err(|e| load_err(e.to_string()))?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| load_err(e.to_string()))?
-            .with_intra_threads(options.intra_threads.max(1))
-            .map_err(|e| load_err(e.to_string()))?
-            .commit_from_file(path)
-            .map_err(|e| load_err(e.to_string()))?;
+        let session = build_session(path, options)?;
         let inputs: Vec<TensorSpec> = session
             .inputs()
             .iter()
@@ -127,6 +112,29 @@ impl OrtEngine {
     pub fn metadata(&self, key: &str) -> Option<String> {
         self.session.metadata().ok()?.custom(key)
     }
+}
+
+/// A bare ONNX Runtime session for `path` on the process's environment (full graph
+/// optimisation, `options.intra_threads` threads), for a caller that feeds it tensors of
+/// other types than `f32` (the Piper voice's phoneme ids). ONNX Runtime is loaded first
+/// ([`init_ort`]).
+pub(crate) fn build_session(path: &Path, options: OrtOptions) -> Result<Session, EngineError> {
+    require_file(path)?;
+    init_ort()?;
+    let load_err = |reason: String| EngineError::Load {
+        path: path.to_path_buf(),
+        engine: ENGINE,
+        reason,
+    };
+    let env = crate::infer::ort_environment().map_err(|e| load_err(e.to_string()))?;
+    Session::builder(env)
+        .map_err(|e| load_err(e.to_string()))?
+        .with_optimization_level(GraphOptimizationLevel::Level3)
+        .map_err(|e| load_err(e.to_string()))?
+        .with_intra_threads(options.intra_threads.max(1))
+        .map_err(|e| load_err(e.to_string()))?
+        .commit_from_file(path)
+        .map_err(|e| load_err(e.to_string()))
 }
 
 impl OnnxEngine for OrtEngine {

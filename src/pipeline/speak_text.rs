@@ -1,15 +1,17 @@
-//! One text spoken (`vista say`): eSpeak NG clause by clause through the speaker, on the
-//! sound device or into a WAV file; a text read from a stream (standard input) is spoken as
-//! it arrives, held back (never dropped) while the speaker's queue is full.
+//! One text spoken (`vista say`): eSpeak NG (or a Piper voice) clause by clause through the
+//! speaker, on the sound device or into a WAV file; a text read from a stream (standard
+//! input) is spoken as it arrives, held back (never dropped) while the speaker's queue is
+//! full.
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::speech::chunker::ChunkerConfig;
+use crate::speech::piper::{PiperConfig, PiperError};
 use crate::speech::sink::{open_sink, AudioChoice, SinkError};
 use crate::speech::speaker::SpeakerError;
-use crate::speech::{AnswerStream, Speaker, SpeakerConfig, VoiceParams};
+use crate::speech::{AnswerStream, PiperFiles, Speaker, SpeakerConfig, VoiceParams};
 use crate::time::{Clock, DeviceTime, WallClock};
 
 /// eSpeak NG's sample rate, Hz.
@@ -20,6 +22,9 @@ const RATE_HZ: u32 = 22_050;
 pub struct SpeakTextOptions {
     /// The voice.
     pub voice: VoiceParams,
+    /// Speak with this Piper voice instead of eSpeak NG (`None`: eSpeak NG; of
+    /// [`Self::voice`] only the rate applies).
+    pub piper: Option<PiperFiles>,
     /// The sink.
     pub audio: AudioChoice,
     /// The WAV file (the sink for `AudioChoice::Wav`, the fallback of the device).
@@ -39,6 +44,9 @@ pub enum SpeakInput<'a> {
 /// What can go wrong speaking.
 #[derive(Debug, thiserror::Error)]
 pub enum SpeakTextError {
+    /// The Piper voice's configuration could not be read.
+    #[error("reading the Piper voice")]
+    Piper(#[source] PiperError),
     /// The sink could not be opened.
     #[error(
         "opening the {choice:?} sink{}",
@@ -86,7 +94,15 @@ pub fn speak_text(
     input: SpeakInput<'_>,
 ) -> Result<SpokenText, SpeakTextError> {
     let choice = options.audio;
-    let opened = open_sink(choice, options.out.as_deref(), RATE_HZ).map_err(|source| {
+    let rate_hz = match &options.piper {
+        Some(files) => {
+            PiperConfig::load(&files.config)
+                .map_err(SpeakTextError::Piper)?
+                .sample_rate_hz
+        }
+        None => RATE_HZ,
+    };
+    let opened = open_sink(choice, options.out.as_deref(), rate_hz).map_err(|source| {
         SpeakTextError::Sink {
             choice,
             out: options.out.clone(),
@@ -98,6 +114,7 @@ pub fn speak_text(
     let speaker = Speaker::start(
         SpeakerConfig {
             voice: options.voice.clone(),
+            piper: options.piper.clone(),
             transcript: options.transcript.clone(),
             ..SpeakerConfig::default()
         },
@@ -105,9 +122,9 @@ pub fn speak_text(
         Arc::clone(&clock),
     )
     .map_err(SpeakTextError::Start)?;
-    if speaker.sample_rate_hz() != RATE_HZ {
+    if speaker.sample_rate_hz() != rate_hz {
         log::warn!(
-            "speech: eSpeak NG speaks at {} Hz",
+            "speech: the voice speaks at {} Hz, the sink plays {rate_hz} Hz",
             speaker.sample_rate_hz()
         );
     }
@@ -147,7 +164,7 @@ pub fn speak_text(
     Ok(SpokenText {
         spoken: report.spoken,
         failed: report.failed,
-        audio_s: report.speech_samples as f64 / f64::from(RATE_HZ),
+        audio_s: report.speech_samples as f64 / f64::from(rate_hz),
         sink,
     })
 }

@@ -1,5 +1,6 @@
 //! The eSpeak NG C library, declared by hand (the dozen functions vista uses) with a small
-//! safe wrapper.
+//! safe wrapper: synthesis, and text to IPA phonemes (for the Piper voice,
+//! [`crate::speech::piper`]).
 //!
 //! eSpeak NG keeps global state and is not thread-safe, so [`Engine`] is a process-wide
 //! singleton: [`Engine::init`] succeeds once per process, and the value is `!Send`, so every
@@ -29,6 +30,8 @@ const PARAM_VOLUME: c_int = 2;
 const PARAM_PITCH: c_int = 3;
 /// `espeak_ERROR::EE_OK`.
 const EE_OK: c_int = 0;
+/// `espeak_TextToPhonemes` phoneme mode: bit 1 set, phonemes as IPA (UTF-8), no separator.
+const PHONEMES_IPA: c_int = 0x02;
 
 type SynthCallback = unsafe extern "C" fn(*mut c_short, c_int, *mut c_void) -> c_int;
 
@@ -53,6 +56,11 @@ extern "C" {
         unique_identifier: *mut c_uint,
         user_data: *mut c_void,
     ) -> c_int;
+    fn espeak_TextToPhonemes(
+        textptr: *mut *const c_void,
+        textmode: c_int,
+        phonememode: c_int,
+    ) -> *const c_char;
 }
 
 /// Set once the library has been initialised in this process.
@@ -124,6 +132,12 @@ pub enum EspeakError {
         value: i32,
         /// The library's error code.
         code: i32,
+    },
+    /// `espeak_TextToPhonemes` gave no phonemes for a text it had not finished.
+    #[error("eSpeak NG: phonemisation of a {len_bytes}-byte text failed")]
+    Phonemes {
+        /// Text length in bytes.
+        len_bytes: usize,
     },
     /// `espeak_Synth` failed.
     #[error("eSpeak NG: synthesis of a {len_bytes}-byte text failed (code {code})")]
@@ -279,6 +293,52 @@ impl Engine {
             Err(EspeakError::Synth {
                 len_bytes: text.len(),
                 code,
+            })
+        }
+    }
+
+    /// The IPA phonemes of `text` (UTF-8, plain text) in the current voice, one string per
+    /// clause as eSpeak NG splits it (at punctuation), words separated by spaces, with
+    /// stress marks and without the clauses' punctuation. Interior NUL characters are
+    /// replaced by spaces. Synthesis settings are not touched.
+    pub fn text_to_phonemes(&mut self, text: &str) -> Result<Vec<String>, EspeakError> {
+        let c_text = CString::new(text.replace('\0', " ")).map_err(|_| EspeakError::Phonemes {
+            len_bytes: text.len(),
+        })?;
+        let mut clauses = Vec::new();
+        let mut cursor: *const c_void = c_text.as_ptr() as *const c_void;
+        // Each call consumes at least one character, so a text of n bytes takes at most
+        // n + 1 calls; the bound only guards against a library that stops advancing.
+        for _ in 0..=c_text.as_bytes().len() {
+            if cursor.is_null() {
+                return Ok(clauses);
+            }
+            // SAFETY: `cursor` points into `c_text` (NUL-terminated, alive for the whole
+            // loop): at its start, or where the library left it after the previous clause.
+            // The library reads one clause, moves `cursor` past it (null at the end of the
+            // text) and returns a pointer to its own NUL-terminated buffer, valid until the
+            // next call on this thread (this engine is `!Send`, so no other thread calls).
+            let phonemes =
+                unsafe { espeak_TextToPhonemes(&mut cursor, CHARS_UTF8 as c_int, PHONEMES_IPA) };
+            if phonemes.is_null() {
+                return Err(EspeakError::Phonemes {
+                    len_bytes: text.len(),
+                });
+            }
+            // SAFETY: non-null, NUL-terminated (see above); copied out before the next call.
+            let clause = unsafe { std::ffi::CStr::from_ptr(phonemes) }
+                .to_string_lossy()
+                .trim()
+                .to_string();
+            if !clause.is_empty() {
+                clauses.push(clause);
+            }
+        }
+        if cursor.is_null() {
+            Ok(clauses)
+        } else {
+            Err(EspeakError::Phonemes {
+                len_bytes: text.len(),
             })
         }
     }

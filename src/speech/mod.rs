@@ -1,6 +1,7 @@
 //! Speaking: eSpeak NG text to speech on its own thread ([`tts`], over the hand-written FFI
-//! in [`espeak_ffi`]), a clause chunker for streamed tokens ([`chunker`]), priorities with
-//! barge-in ([`queue`]), short tones for frequent events ([`earcon`]), a scheduler that lays
+//! in [`espeak_ffi`]), a Piper neural voice on ONNX Runtime that eSpeak NG phonemises for
+//! ([`piper`]), a clause chunker for streamed tokens ([`chunker`]), priorities with barge-in
+//! ([`queue`]), short tones for frequent events ([`earcon`]), a scheduler that lays
 //! utterances out on the session timeline ([`schedule`], [`timeline`]), the speaker thread
 //! that drives it ([`speaker`]), answers streamed token by token ([`stream`]), a session's
 //! `--speak DIR` set-up ([`run_speech`]), audio sinks ([`sink`]), the transcript
@@ -12,6 +13,7 @@ pub mod earcon;
 pub mod espeak_ffi;
 pub mod pace;
 pub mod pan;
+pub mod piper;
 pub mod queue;
 pub mod run_speech;
 pub mod schedule;
@@ -24,7 +26,10 @@ pub mod tts;
 
 pub use earcon::Earcon;
 pub use pan::Pan;
+pub use piper::{PiperError, PiperScales, PiperVoice};
 pub use queue::{Priority, Utterance};
-pub use speaker::{FirstAudio, SayError, Speaker, SpeakerConfig, SpeakerReport};
+pub use speaker::{
+    Audible, FirstAudio, PiperFiles, SayError, Speaker, SpeakerConfig, SpeakerReport,
+};
 pub use stream::AnswerStream;
 pub use tts::{Flow, SynthReport, Tts, TtsError, VoiceParams};

@@ -1,5 +1,6 @@
 //! The speaker: a thread of its own that takes utterances from any thread without ever
-//! blocking it, synthesises them with eSpeak NG, lays them out on the session timeline
+//! blocking it, synthesises them with eSpeak NG (or a Piper voice,
+//! [`SpeakerConfig::piper`]), lays them out on the session timeline
 //! ([`crate::speech::schedule`]) into an [`AudioSink`], and writes the transcript.
 //!
 //! `say` never blocks: answers and ambient updates share a bounded budget of messages in
@@ -18,12 +19,13 @@ use std::time::Duration;
 use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError, Sender};
 
 use super::pan::Pan;
+use super::piper::{PiperError, PiperScales, PiperVoice};
 use super::queue::{Priority, QueueConfig, Utterance};
 use super::schedule::{Output, Scheduler};
 use super::sink::{AudioSink, Pacing, SinkError};
 use super::timeline::Timeline;
 use super::transcript::{TranscriptEntry, TranscriptError, TranscriptWriter};
-use super::tts::{Tts, TtsError, VoiceParams};
+use super::tts::{Tts, TtsError, VoiceParams, RATE_MAX_WPM, RATE_MIN_WPM};
 use crate::time::{Clock, HostTime};
 
 /// Speaker settings.
@@ -31,6 +33,9 @@ use crate::time::{Clock, HostTime};
 pub struct SpeakerConfig {
     /// Voice, rate, pitch, volume.
     pub voice: VoiceParams,
+    /// Speak with this Piper voice instead of eSpeak NG (`None`: eSpeak NG). Of
+    /// [`Self::voice`] it follows only the rate; the timeline runs at its sample rate.
+    pub piper: Option<PiperFiles>,
     /// Priority queue settings.
     pub queue: QueueConfig,
     /// Answers and ambient updates in flight to the speaker thread before `say` refuses more.
@@ -44,6 +49,25 @@ pub struct SpeakerConfig {
     /// Receives a [`FirstAudio`] event as each utterance's first samples enter the sink
     /// (for latency measurement).
     pub first_audio_events: Option<Sender<FirstAudio>>,
+}
+
+/// The files of a Piper voice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PiperFiles {
+    /// The ONNX model.
+    pub model: PathBuf,
+    /// Its `.onnx.json` configuration.
+    pub config: PathBuf,
+}
+
+impl PiperFiles {
+    /// The voice `models/fetch` provides (`en_US-joe-medium`).
+    pub fn fetched() -> Self {
+        Self {
+            model: crate::infer::ModelFile::PiperVoice.path(),
+            config: crate::infer::ModelFile::PiperVoiceConfig.path(),
+        }
+    }
 }
 
 /// An utterance's first samples have just been handed to the sink.
@@ -63,6 +87,7 @@ impl Default for SpeakerConfig {
     fn default() -> Self {
         Self {
             voice: VoiceParams::default(),
+            piper: None,
             queue: QueueConfig::default(),
             capacity: 64,
             lookahead_ns: 30_000_000,
@@ -90,6 +115,9 @@ pub enum SpeakerError {
     /// The TTS engine failed to start.
     #[error(transparent)]
     Tts(#[from] TtsError),
+    /// The Piper voice could not be loaded.
+    #[error(transparent)]
+    Piper(#[from] PiperError),
     /// The sink failed (the first error; later audio was discarded).
     #[error(transparent)]
     Sink(#[from] SinkError),
@@ -161,6 +189,8 @@ pub struct Speaker {
     said: AtomicU64,
     /// Utterances the speaker thread has placed (pushed to its scheduler) so far.
     placed: Arc<AtomicU64>,
+    /// The timeline index just after the last audio handed to the sink.
+    audible_end: Arc<AtomicU64>,
     in_flight: Arc<AtomicUsize>,
     refused: Arc<AtomicU64>,
     /// The speaking rate asked for last, words per minute.
@@ -194,9 +224,23 @@ impl Speaker {
             )));
         }
         let tts = Tts::new(config.voice.clone())?;
+        let voice = match &config.piper {
+            None => Voice::Espeak(tts),
+            Some(files) => {
+                let piper = PiperVoice::load(&files.model, &files.config)?;
+                let base = PiperScales::from_config(piper.config());
+                let mut voice = Voice::Piper {
+                    scales: base,
+                    base,
+                    piper: Box::new(piper),
+                };
+                super::schedule::Synth::set_rate_wpm(&mut voice, config.voice.rate_wpm);
+                voice
+            }
+        };
         let timeline = Timeline {
             origin: config.origin.unwrap_or_else(|| clock.now()),
-            rate_hz: tts.sample_rate_hz(),
+            rate_hz: voice.sample_rate_hz(),
         };
         let transcript = match &config.transcript {
             Some(p) => Some(TranscriptWriter::create(p)?),
@@ -208,17 +252,19 @@ impl Speaker {
         let in_flight = Arc::new(AtomicUsize::new(0));
         let refused = Arc::new(AtomicU64::new(0));
         let placed = Arc::new(AtomicU64::new(0));
+        let audible_end = Arc::new(AtomicU64::new(0));
         let worker = Worker {
             rx,
             placed: Arc::clone(&placed),
             in_flight: Arc::clone(&in_flight),
             refused: Arc::clone(&refused),
-            tts,
+            voice: Some(voice),
             clock,
             lookahead: timeline.index_of(HostTime(timeline.origin.0 + config.lookahead_ns)),
             scheduler: Scheduler::new(config.queue, timeline),
             out: SinkOutput {
                 sink,
+                audible_end: Arc::clone(&audible_end),
                 heard_answer: Arc::clone(&heard_answer),
                 cut_answers: Arc::clone(&cut_answers),
                 events: config.first_audio_events.clone(),
@@ -237,6 +283,7 @@ impl Speaker {
             cut_answers,
             said: AtomicU64::new(0),
             placed,
+            audible_end,
             in_flight,
             refused,
             rate_wpm: AtomicU32::new(config.voice.rate_wpm),
@@ -255,6 +302,15 @@ impl Speaker {
     /// The session timeline the audio is laid out on.
     pub fn timeline(&self) -> Timeline {
         self.timeline
+    }
+
+    /// Until when this speaker's voice is audible, as a handle another thread can keep (the
+    /// listener shuts the microphones while the glasses' own speakers play).
+    pub fn audible(&self) -> Audible {
+        Audible {
+            end: Arc::clone(&self.audible_end),
+            timeline: self.timeline,
+        }
     }
 
     /// Hands an utterance to the speaker without blocking. Alerts always get through.
@@ -360,9 +416,28 @@ impl Drop for Speaker {
     }
 }
 
+/// Until when a [`Speaker`]'s voice is audible: the end of the last audio it handed its
+/// sink, on the host clock.
+#[derive(Clone, Debug)]
+pub struct Audible {
+    end: Arc<AtomicU64>,
+    timeline: Timeline,
+}
+
+impl Audible {
+    /// The host time the last audio handed to the sink ends (`None`: nothing said yet).
+    pub fn until(&self) -> Option<HostTime> {
+        match self.end.load(Ordering::Acquire) {
+            0 => None,
+            end => Some(self.timeline.time_of(end)),
+        }
+    }
+}
+
 /// Sends the scheduler's output to the sink and the transcript.
 struct SinkOutput {
     sink: Box<dyn AudioSink>,
+    audible_end: Arc<AtomicU64>,
     heard_answer: Arc<AtomicU64>,
     cut_answers: Arc<Mutex<VecDeque<u64>>>,
     events: Option<Sender<FirstAudio>>,
@@ -383,6 +458,8 @@ impl Output for SinkOutput {
             self.error = Some(e.into());
             return;
         }
+        self.audible_end
+            .fetch_max(start_index + samples.len() as u64, Ordering::AcqRel);
         if let Some(u) = first_of.filter(|u| u.priority == Priority::Answer) {
             self.heard_answer
                 .fetch_max(u.request_id.saturating_add(1), Ordering::AcqRel);
@@ -432,24 +509,64 @@ impl Output for SinkOutput {
     }
 }
 
-/// The speaker thread's voice: eSpeak NG at the rate the wearer chose last.
-struct Voice {
-    tts: Tts,
+/// The rate at which a Piper voice speaks at its own length scale, words per minute (an
+/// approximation: the rate a wearer asks for scales the voice's phoneme durations by
+/// this over it).
+const PIPER_NATURAL_WPM: u32 = 175;
+
+/// The speaker thread's voice, at the rate the wearer chose last.
+enum Voice {
+    /// eSpeak NG.
+    Espeak(Tts),
+    /// A Piper voice: its default scales and those of the rate chosen last.
+    Piper {
+        piper: Box<PiperVoice>,
+        base: PiperScales,
+        scales: PiperScales,
+    },
+}
+
+impl Voice {
+    fn sample_rate_hz(&self) -> u32 {
+        match self {
+            Voice::Espeak(tts) => tts.sample_rate_hz(),
+            Voice::Piper { piper, .. } => piper.sample_rate_hz(),
+        }
+    }
 }
 
 impl super::schedule::Synth for Voice {
     fn synth(&mut self, text: &str) -> Result<Vec<i16>, String> {
-        self.tts.synthesize_to_vec(text).map_err(|e| e.to_string())
+        match self {
+            Voice::Espeak(tts) => tts.synthesize_to_vec(text).map_err(|e| e.to_string()),
+            Voice::Piper { piper, scales, .. } => {
+                piper.synthesize(text, *scales).map_err(|e| e.to_string())
+            }
+        }
     }
 
     fn set_rate_wpm(&mut self, rate_wpm: u32) {
-        let params = VoiceParams {
-            rate_wpm,
-            ..self.tts.params().clone()
-        };
-        match Tts::new(params) {
-            Ok(t) => self.tts = t,
-            Err(e) => log::warn!("speech: rate {rate_wpm} words a minute refused: {e}"),
+        match self {
+            Voice::Espeak(tts) => {
+                let params = VoiceParams {
+                    rate_wpm,
+                    ..tts.params().clone()
+                };
+                match Tts::new(params) {
+                    Ok(t) => *tts = t,
+                    Err(e) => log::warn!("speech: rate {rate_wpm} words a minute refused: {e}"),
+                }
+            }
+            Voice::Piper { base, scales, .. } => {
+                if (RATE_MIN_WPM..=RATE_MAX_WPM).contains(&rate_wpm) {
+                    *scales = base.with_length_factor(PIPER_NATURAL_WPM as f32 / rate_wpm as f32);
+                } else {
+                    log::warn!(
+                        "speech: rate {rate_wpm} words a minute refused: outside \
+                         {RATE_MIN_WPM}..={RATE_MAX_WPM}"
+                    );
+                }
+            }
         }
     }
 }
@@ -459,7 +576,8 @@ struct Worker {
     placed: Arc<AtomicU64>,
     in_flight: Arc<AtomicUsize>,
     refused: Arc<AtomicU64>,
-    tts: Tts,
+    /// The voice, until the thread takes it.
+    voice: Option<Voice>,
     clock: Arc<dyn Clock>,
     lookahead: u64,
     scheduler: Scheduler,
@@ -469,8 +587,8 @@ struct Worker {
 impl Worker {
     fn run(mut self) -> Result<SpeakerReport, SpeakerError> {
         let _cpu = crate::profile::cpu::account("speech");
-        let mut synth = Voice {
-            tts: self.tts.clone(),
+        let Some(mut synth) = self.voice.take() else {
+            return Err(SpeakerError::Thread("the speaker has no voice".into()));
         };
         let session_end = match self.out.sink.pacing() {
             Pacing::Timeline => self.run_timeline(&mut synth),

@@ -11,6 +11,9 @@
 //! depending on what was said before; the first utterance of a process matches the
 //! `espeak-ng` tool exactly. Output is therefore deterministic for a given sequence of
 //! utterances in a fresh process (which is what a replay is), not per utterance.
+//!
+//! The same thread also turns text into IPA phonemes ([`Tts::phonemes`]) for the Piper
+//! voice ([`crate::speech::piper`]): eSpeak NG is initialised once per process, for both.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -112,8 +115,21 @@ struct Request {
     cancel: Arc<AtomicBool>,
 }
 
+/// Text to IPA phonemes in one voice, answered with one string per clause.
+struct PhonemesRequest {
+    text: String,
+    voice: String,
+    reply: Sender<Result<Vec<String>, EspeakError>>,
+}
+
+/// What the engine thread is asked to do.
+enum Job {
+    Synth(Request),
+    Phonemes(PhonemesRequest),
+}
+
 struct EngineThread {
-    tx: Sender<Request>,
+    tx: Sender<Job>,
     sample_rate_hz: u32,
 }
 
@@ -126,7 +142,7 @@ fn engine() -> Result<&'static EngineThread, TtsError> {
 }
 
 fn start_engine() -> Result<EngineThread, String> {
-    let (tx, rx) = unbounded::<Request>();
+    let (tx, rx) = unbounded::<Job>();
     let (ready_tx, ready_rx) = bounded::<Result<u32, String>>(1);
     std::thread::Builder::new()
         .name("vista-tts".into())
@@ -143,9 +159,18 @@ fn start_engine() -> Result<EngineThread, String> {
                 }
             };
             let mut voice: Option<String> = None;
-            for req in rx {
-                let result = serve(&mut engine, &mut voice, &req);
-                let _ = req.reply.send(Msg::Done(result));
+            for job in rx {
+                match job {
+                    Job::Synth(req) => {
+                        let result = serve(&mut engine, &mut voice, &req);
+                        let _ = req.reply.send(Msg::Done(result));
+                    }
+                    Job::Phonemes(req) => {
+                        let result = select_voice(&mut engine, &mut voice, &req.voice)
+                            .and_then(|()| engine.text_to_phonemes(&req.text));
+                        let _ = req.reply.send(result);
+                    }
+                }
             }
         })
         .map_err(|e| format!("cannot spawn the TTS thread: {e}"))?;
@@ -155,16 +180,26 @@ fn start_engine() -> Result<EngineThread, String> {
     Ok(EngineThread { tx, sample_rate_hz })
 }
 
+/// Selects `wanted` unless it is the voice already selected.
+fn select_voice(
+    engine: &mut Engine,
+    voice: &mut Option<String>,
+    wanted: &str,
+) -> Result<(), EspeakError> {
+    if voice.as_deref() != Some(wanted) {
+        *voice = None;
+        engine.set_voice(wanted)?;
+        *voice = Some(wanted.to_string());
+    }
+    Ok(())
+}
+
 fn serve(
     engine: &mut Engine,
     voice: &mut Option<String>,
     req: &Request,
 ) -> Result<(), EspeakError> {
-    if voice.as_deref() != Some(req.params.voice.as_str()) {
-        *voice = None;
-        engine.set_voice(&req.params.voice)?;
-        *voice = Some(req.params.voice.clone());
-    }
+    select_voice(engine, voice, &req.params.voice)?;
     engine.set_rate_wpm(req.params.rate_wpm as i32)?;
     engine.set_pitch(req.params.pitch as i32)?;
     engine.set_volume(req.params.volume as i32)?;
@@ -192,7 +227,7 @@ fn check(parameter: &'static str, value: u32, min: u32, max: u32) -> Result<(), 
 /// clone; handles on several threads are served one utterance at a time.
 #[derive(Clone, Debug)]
 pub struct Tts {
-    tx: Sender<Request>,
+    tx: Sender<Job>,
     sample_rate_hz: u32,
     params: VoiceParams,
 }
@@ -232,12 +267,12 @@ impl Tts {
         let (reply, replies) = bounded(CHUNKS_IN_FLIGHT);
         let cancel = Arc::new(AtomicBool::new(false));
         self.tx
-            .send(Request {
+            .send(Job::Synth(Request {
                 text: text.to_string(),
                 params: self.params.clone(),
                 reply,
                 cancel: Arc::clone(&cancel),
-            })
+            }))
             .map_err(|_| TtsError::EngineGone)?;
         let mut report = SynthReport {
             samples: 0,
@@ -272,5 +307,21 @@ impl Tts {
             Flow::Continue
         })?;
         Ok(out)
+    }
+
+    /// The IPA phonemes of `text` in this handle's voice (eSpeak NG's `espeak_TextToPhonemes`,
+    /// on the engine thread): one string per clause as eSpeak NG splits the text, words
+    /// separated by spaces, stress marks kept, punctuation dropped. An empty or blank text
+    /// gives no clauses.
+    pub fn phonemes(&self, text: &str) -> Result<Vec<String>, TtsError> {
+        let (reply, answer) = bounded(1);
+        self.tx
+            .send(Job::Phonemes(PhonemesRequest {
+                text: text.to_string(),
+                voice: self.params.voice.clone(),
+                reply,
+            }))
+            .map_err(|_| TtsError::EngineGone)?;
+        Ok(answer.recv().map_err(|_| TtsError::EngineGone)??)
     }
 }
