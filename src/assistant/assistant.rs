@@ -43,7 +43,7 @@ use crate::state::{
     Decision, DecisionHazard, DecisionKind, EnvironmentState, Generator, HazardEvent, MotionState,
     PerceptionSink, ReadOutcome, ReadRequests, TextReadWait, Thing,
 };
-use crate::time::{Clock, HostTime};
+use crate::time::{Clock, DeviceTime, HostTime};
 use crate::worker::Worker;
 
 pub use super::counters::AssistantCounters;
@@ -190,6 +190,8 @@ impl std::fmt::Debug for Assistant {
 /// How often guidance cut part-way by alerts is asked again, at most: a third cut in a row
 /// ends it (the wearer can ask again).
 const MAX_CUT_REPEATS: u8 = 2;
+/// What the wearer hears when they spoke and nothing sure was heard.
+pub const NOT_CAUGHT: &str = "Sorry, I didn't catch that.";
 /// Requests whose repeats are counted (the newest).
 const CUT_REPEATS_KEPT: usize = 8;
 /// How long a real-time check of whether an alert cut an answer waits for the speaker
@@ -410,6 +412,51 @@ impl Assistant {
             c.dropped_requests += q.stats().rate_limited.load(Ordering::Relaxed);
         }
         c
+    }
+
+    /// Until when the assistant's voice is audible (`None` without a speaker).
+    pub fn audible(&self) -> Option<crate::speech::Audible> {
+        self.speaker.as_ref().map(|s| s.audible())
+    }
+
+    /// The wearer spoke but nothing sure was heard (`guess`: what the recogniser made of
+    /// it, `capture`: the end of the voice): says so, so they know to say it again, instead
+    /// of answering a request made up from a guess.
+    pub fn not_caught(&mut self, guess: &str, capture: DeviceTime, now: HostTime) {
+        let text = NOT_CAUGHT.to_string();
+        let request_id = self.next_id;
+        self.next_id += 1;
+        if let Some(s) = &self.speaker {
+            let _ = s.say(Utterance {
+                text: text.clone(),
+                priority: crate::speech::Priority::Ambient,
+                request_id,
+                capture,
+                decided: now,
+                earcon: None,
+                pan: crate::speech::Pan::CENTRE,
+            });
+        }
+        bump(&self.counters.answers);
+        write_decision(
+            &self.decisions,
+            &Decision {
+                kind: DecisionKind::Answer,
+                request_id,
+                request_index: None,
+                request: Some(("not_caught".to_string(), guess.to_string())),
+                text,
+                hazard: None,
+                capture_ns: capture.ns(),
+                decided_ns: now.ns(),
+                state_at_ns: capture.ns(),
+                generator: "listen".into(),
+                guard: crate::state::GuardAction::Passed,
+                first_token_ns: None,
+                lm: None,
+                text_read: None,
+            },
+        );
     }
 
     /// The speaker's report, once [`PerceptionSink::finish`] has run.

@@ -84,6 +84,10 @@ pub struct AssistantFlags {
     /// Default: the settings file's `speech.verbosity`, else `full`.
     #[arg(long, value_enum)]
     pub verbosity: Option<Verbosity>,
+    /// Hear the wearer's spoken requests in the microphones' audio stream (voice activity
+    /// with Silero VAD, words with Moonshine); the assistant's own voice is shut out.
+    #[arg(long)]
+    pub listen: bool,
     /// The wearer's settings file (TOML, `[speech]` with `rate_wpm` and `verbosity`).
     /// Default: `$VISTA_CONFIG`, else `~/.config/vista/config.toml` when it exists. The
     /// command line wins over it.
@@ -114,6 +118,7 @@ impl AssistantFlags {
         Ok(AssistantOptions {
             audio: self.audio,
             requests: self.requests.clone(),
+            listen: self.listen,
             sight: SightOptions {
                 read_text: !self.no_ocr,
                 objects: !self.no_objects,

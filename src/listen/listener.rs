@@ -327,7 +327,7 @@ impl<V: VoiceActivity, R: Recogniser> Listener<V, R> {
     fn judge(&self, r: &Recognised) -> Outcome {
         let why = if r.text.chars().all(|c| !c.is_alphanumeric()) {
             Some(NotCaught::NoWords)
-        } else if r.cut {
+        } else if r.cut && !r.trimmed {
             Some(NotCaught::Looping)
         } else if r.mean_logprob < self.config.min_mean_logprob {
             Some(NotCaught::Unsure)

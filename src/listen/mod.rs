@@ -6,6 +6,7 @@
 //! ([`listener`]); and the word error rate that measures it ([`wer`]).
 
 pub mod clip;
+pub mod consumer;
 pub mod error;
 pub mod listener;
 pub mod moonshine;
@@ -13,6 +14,7 @@ pub mod pcm;
 pub mod resample;
 pub mod segment;
 pub mod session;
+pub mod spoken;
 pub mod tokenizer;
 pub mod vad;
 pub mod wer;

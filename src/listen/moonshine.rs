@@ -43,6 +43,9 @@ pub struct Recognised {
     pub reused: usize,
     /// Decoding stopped at the length limit or on a loop, not at end of text.
     pub cut: bool,
+    /// After a cut, the text was trimmed to its whole sentences, each said once (the model
+    /// repeats itself on the noise after the words: "Where am I? Where am I").
+    pub trimmed: bool,
     /// Encoder time, ms.
     pub encoder_ms: f64,
     /// Decoder time, ms.
@@ -289,6 +292,23 @@ fn truncate(v: &DynValue, keep: usize, path: &Path) -> Result<DynValue, ListenEr
         .map_err(|x| e(&x))
 }
 
+/// The whole sentences of `tokens` (up to the last sentence end), a sentence said again
+/// straight after itself dropped; empty when no sentence ended.
+fn whole_sentences(tokens: &[u32], ends: impl Fn(u32) -> bool) -> Vec<u32> {
+    let mut sentences: Vec<&[u32]> = Vec::new();
+    let mut start = 0;
+    for (i, &t) in tokens.iter().enumerate() {
+        if ends(t) {
+            let s = &tokens[start..=i];
+            if sentences.last() != Some(&s) {
+                sentences.push(s);
+            }
+            start = i + 1;
+        }
+    }
+    sentences.concat()
+}
+
 /// Whether `tokens` ends in one n-gram (n ≤ 4) said [`MAX_REPEATS`] times over.
 fn looping(tokens: &[u32]) -> bool {
     (1..=4).any(|n| {
@@ -352,6 +372,11 @@ impl Recogniser for Moonshine {
             (next, lp) = b.first().copied().unwrap_or((END_ID, 0.0));
         }
         out.decoder_ms = t1.elapsed().as_secs_f64() * 1e3;
+        if out.cut {
+            let kept = whole_sentences(&out.tokens, |t| self.vocab.ends_sentence(t));
+            out.trimmed = !kept.is_empty();
+            out.tokens = kept;
+        }
         let counted = out.tokens.len() + usize::from(!out.cut);
         out.mean_logprob = (logprob_sum / counted.max(1) as f64) as f32;
         out.text = self.vocab.decode(&out.tokens);
@@ -369,6 +394,17 @@ mod tests {
         assert_eq!(t, 1);
         let p = 2f32.exp() / (2.0 + 2f32.exp());
         assert!((lp - p.ln()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_cut_keeps_whole_sentences_once() {
+        let ends = |t: u32| t == 0;
+        assert_eq!(whole_sentences(&[5, 6, 0, 5, 6, 0, 5], ends), vec![5, 6, 0]);
+        assert_eq!(
+            whole_sentences(&[5, 6, 0, 7, 0, 7], ends),
+            vec![5, 6, 0, 7, 0]
+        );
+        assert!(whole_sentences(&[5, 6, 5, 6], ends).is_empty());
     }
 
     #[test]

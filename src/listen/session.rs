@@ -4,30 +4,19 @@
 
 use std::path::Path;
 
-use ort::session::{builder::GraphOptimizationLevel, Session};
+use ort::session::Session;
 
 use super::error::ListenError;
-use crate::infer::engine::{require_file, EngineError};
+use crate::infer::ort_engine::{build_session, OrtOptions};
 
 /// Opens `path` (ONNX, or ORT format by its `.ort` name) with `threads` intra-op threads.
 pub fn open(path: &Path, threads: usize) -> Result<Session, ListenError> {
-    require_file(path)?;
-    let load_err = |reason: String| {
-        ListenError::Engine(EngineError::Load {
-            path: path.to_path_buf(),
-            engine: "ort",
-            reason,
-        })
-    };
-    let env = crate::infer::ort_environment().map_err(|e| load_err(e.to_string()))?;
-    Session::builder(env)
-        .map_err(|e| load_err(e.to_string()))?
-        .with_optimization_level(GraphOptimizationLevel::Level3)
-        .map_err(|e| load_err(e.to_string()))?
-        .with_intra_threads(threads.max(1))
-        .map_err(|e| load_err(e.to_string()))?
-        .commit_from_file(path)
-        .map_err(|e| load_err(e.to_string()))
+    Ok(build_session(
+        path,
+        OrtOptions {
+            intra_threads: threads.max(1),
+        },
+    )?)
 }
 
 /// Checks that `session` declares every input of `names`; an error naming the file and the

@@ -70,6 +70,14 @@ impl Vocab {
         self.pieces.is_empty()
     }
 
+    /// Whether the piece of `id` ends a sentence (`.`, `?` or `!` last).
+    pub fn ends_sentence(&self, id: u32) -> bool {
+        self.pieces
+            .get(id as usize)
+            .and_then(|p| p.last())
+            .is_some_and(|b| matches!(b, b'.' | b'?' | b'!'))
+    }
+
     /// The text of `ids` (start/end ids and ids beyond the vocabulary skipped), spaces
     /// collapsed and trimmed.
     pub fn decode(&self, ids: &[u32]) -> String {

@@ -75,6 +75,8 @@ pub struct AssistantRun {
     pub(crate) text_stats: Option<Arc<TextReadStats>>,
     /// The object detector's statistics, when it runs.
     pub(crate) object_stats: Option<Arc<SeerStats>>,
+    /// Listening's statistics, when the wearer is heard.
+    pub(crate) voice_stats: Option<Arc<crate::listen::consumer::VoiceStats>>,
     /// The run's stage spans and counter samples.
     pub(crate) timeline: Arc<Timeline>,
     /// Set-up notes (what the session lacks).
@@ -125,6 +127,8 @@ pub struct Preloaded {
     ocr: Option<Result<OcrEngine, String>>,
     /// The object detector, unless it is off (`Err`: why it did not load).
     detector: Option<Result<Detector, String>>,
+    /// The voice detector and recogniser, when listening (`Err`: why they did not load).
+    voice: Option<super::voice::VoiceModels>,
 }
 
 impl std::fmt::Debug for Preloaded {
@@ -133,6 +137,7 @@ impl std::fmt::Debug for Preloaded {
             .field("lm", &self.lm)
             .field("ocr", &self.ocr.as_ref().map(|r| r.is_ok()))
             .field("detector", &self.detector.as_ref().map(|r| r.is_ok()))
+            .field("voice", &self.voice.as_ref().map(|r| r.is_ok()))
             .finish()
     }
 }
@@ -153,11 +158,17 @@ pub fn preload(opts: &AssistantOptions, real_time: bool) -> Result<Preloaded, Pi
         .sight
         .objects
         .then(|| Detector::load(&DetectorConfig::default()).map_err(|e| error_chain(&e)));
+    let voice = opts.listen.then(super::voice::load_voice_models);
     log::info!(
         "assistant models loaded in {:.0} ms",
         t0.elapsed().as_secs_f64() * 1e3
     );
-    Ok(Preloaded { lm, ocr, detector })
+    Ok(Preloaded {
+        lm,
+        ocr,
+        detector,
+        voice,
+    })
 }
 
 /// The clock of a replay, made before the run so the speaker shares it.
@@ -243,8 +254,8 @@ pub fn assemble(
     }
 
     let requests = opts.requests.clone().or(inputs.default_requests.clone());
-    let live =
-        (opts.stdin_requests || opts.requests_listen.is_some()).then(|| RequestQueue::new(64));
+    let live = (opts.stdin_requests || opts.requests_listen.is_some() || opts.listen)
+        .then(|| RequestQueue::new(64));
     // The standard-input thread ends with the process (a blocking read cannot be
     // interrupted) or at its next line after the run; the socket listener is joined when
     // the run ends.
@@ -275,6 +286,7 @@ pub fn assemble(
         mut lm,
         ocr,
         detector,
+        voice,
     } = pre;
     notes.extend(lm.note.clone());
     notes.extend(lm.notes.iter().cloned());
@@ -305,7 +317,7 @@ pub fn assemble(
             requests: requests.as_deref(),
             audio: opts.audio,
             generator: lm.generator.take(),
-            live,
+            live: live.clone(),
             ambient_every_ns: opts.ambient_every_ns(),
             speech_rate_wpm: opts.speech_rate_wpm,
             verbosity: opts.verbosity,
@@ -331,6 +343,26 @@ pub fn assemble(
     };
     let mut consumer =
         PerceptionConsumer::new(engine, lm.wrap_sink(SharedSink(Arc::clone(&assistant))));
+
+    let mut voice_stats = None;
+    match (voice, &live) {
+        (None, _) => {}
+        (Some(_), _) if !streams.contains(&StreamId::Audio) => {
+            notes.push("no audio stream: the wearer cannot be heard (--listen)".into());
+        }
+        (Some(Err(e)), _) => {
+            let n = format!("listening unavailable: {e} (run models/fetch)");
+            log::warn!("{n}");
+            notes.push(n);
+        }
+        (Some(Ok(models)), Some(q)) => {
+            let (c, stats) =
+                super::voice::voice_consumer(models, q.clone(), &assistant, Arc::clone(&clock));
+            consumers.push(c);
+            voice_stats = Some(stats);
+        }
+        (Some(Ok(_)), None) => {}
+    }
 
     let mut text_stats = None;
     if !opts.sight.read_text {
@@ -517,6 +549,7 @@ pub fn assemble(
             ocr: text_stats.is_some(),
             text_stats,
             object_stats,
+            voice_stats,
             timeline: trace,
             notes,
             lm,

@@ -38,6 +38,7 @@ mod replay;
 pub mod speak_text;
 pub mod still_text;
 mod stream_report;
+mod voice;
 
 use std::path::PathBuf;
 use std::sync::Mutex;

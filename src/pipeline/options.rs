@@ -167,6 +167,8 @@ pub struct AssistantOptions {
     pub speech_rate_wpm: u32,
     /// How much is said.
     pub verbosity: Verbosity,
+    /// Hear spoken requests in the recording's or the glasses' audio stream.
+    pub listen: bool,
 }
 
 impl AssistantOptions {
@@ -184,6 +186,7 @@ impl AssistantOptions {
             lm: LmOptions::default(),
             speech_rate_wpm: VoiceParams::default().rate_wpm,
             verbosity: Verbosity::default(),
+            listen: false,
         }
     }
 

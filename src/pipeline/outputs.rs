@@ -31,6 +31,10 @@ pub struct AssistantSummary {
     /// The object detector: per-frame latency and counts (absent when it did not run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objects: Option<SeerReport>,
+    /// Hearing the wearer: utterances, "not caught", own voice shut out, latencies (absent
+    /// when not listening).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub voice: Option<crate::listen::consumer::VoiceReport>,
     /// The trace's stage spans and counter samples: held and dropped.
     pub trace: TimelineStats,
     /// The prefill ahead of requests (real time with a language model only): states
@@ -167,12 +171,27 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
     let _ = timeline::uninstall();
     let text_reads = run.text_stats.as_ref().map(|t| t.report());
     let objects = run.object_stats.as_ref().map(|t| t.report());
+    let voice = run.voice_stats.as_ref().map(|t| t.report());
+    if let Some(v) = &voice {
+        let _ = writeln!(
+            out,
+            "heard: {} request(s), {} not caught, {:.1} s of own voice shut out{}",
+            v.heard,
+            v.not_caught,
+            v.own_voice_s,
+            v.end_to_text_ms
+                .map_or(String::new(), |[p50, p90, _]| format!(
+                    "; end of voice to text p50 {p50:.0} ms, p90 {p90:.0} ms"
+                ))
+        );
+    }
     let summary = AssistantSummary {
         counters: counters.into(),
         ocr: run.ocr,
         notes,
         text_reads: text_reads.clone(),
         objects: objects.clone(),
+        voice,
         trace: run.timeline.stats(),
         #[cfg(feature = "llm")]
         lm_prefill: run.lm.prefill.as_ref().map(|p| p.counters()),

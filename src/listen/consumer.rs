@@ -1,0 +1,334 @@
+//! [`VoiceConsumer`]: the runtime's consumer of the microphones' audio stream (recorded or
+//! live). Each audio block is mixed to mono, brought to 16 kHz and given to the
+//! [`Listener`]; what it hears goes out through the [`Ears`] port with device times. While
+//! the assistant's own voice is audible (the [`OwnVoice`] port, plus a tail for the room's
+//! echo), the microphones are treated as silent: the glasses' speakers sit beside their
+//! microphones and vista must never answer itself. Counts and latencies are kept in
+//! [`VoiceStats`] for the profile.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+use super::listener::{Heard, Listener, Outcome};
+use super::moonshine::Recogniser;
+use super::resample::{To16k, RATE_HZ};
+use super::vad::VoiceActivity;
+use crate::buffer::Reader;
+use crate::runtime::{Consumer, ConsumerError};
+use crate::sample::{AudioBlock, Payload, StreamId};
+use crate::time::{Clock, DeviceTime, HostTime};
+
+/// After the assistant's voice stops, the microphones stay shut this long (the room's echo
+/// and the sink's last buffer), ns.
+pub const OWN_VOICE_TAIL_NS: i64 = 250_000_000;
+/// Block anchors kept for mapping sample numbers back to device time (about 20 s of Aria
+/// audio records).
+const ANCHORS: usize = 256;
+/// Most utterance latencies kept for the report.
+const MAX_LATENCIES: usize = 4096;
+
+/// One utterance heard, on the device clock.
+#[derive(Clone, Debug, Serialize)]
+pub struct HeardAt {
+    /// What was heard.
+    pub heard: Heard,
+    /// The first voiced sample's capture time.
+    pub start: DeviceTime,
+    /// The end of the voice.
+    pub end: DeviceTime,
+    /// Where the end was known.
+    pub decided: DeviceTime,
+}
+
+/// Where what is heard goes (the assistant's request queue, a test's list).
+pub trait Ears: Send {
+    /// An utterance was heard (text, or "not caught"); `now` is the clock's present.
+    fn heard(&mut self, heard: &HeardAt, now: HostTime);
+}
+
+/// Until when the assistant's own voice is audible (the speaker's sink, or nothing).
+pub trait OwnVoice: Send {
+    /// The host time its last placed audio ends (`None`: it has said nothing).
+    fn audible_until(&self) -> Option<HostTime>;
+}
+
+/// Counts and latencies of a run's listening, for `profile.json`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct VoiceReport {
+    /// Audio heard, seconds.
+    pub audio_s: f64,
+    /// Audio shut out while the assistant spoke, seconds.
+    pub own_voice_s: f64,
+    /// Utterances with text.
+    pub heard: u64,
+    /// Utterances not caught.
+    pub not_caught: u64,
+    /// Bursts too short to be speech.
+    pub dropped: u64,
+    /// Utterances cut at the length limit.
+    pub cut: u64,
+    /// Audio blocks of a form that could not be read (counted, skipped).
+    pub bad_blocks: u64,
+    /// End of voice to text, ms, per utterance (median, 90th percentile, most).
+    pub end_to_text_ms: Option<[f64; 3]>,
+    /// The final recognition's compute, ms (median, most).
+    pub final_ms: Option<[f64; 2]>,
+    /// Compute of the voice detector, partial and final recognitions, ms, in all.
+    pub compute_ms: f64,
+}
+
+/// Shared between the consumer and whoever reports on it.
+#[derive(Debug, Default)]
+pub struct VoiceStats {
+    inner: Mutex<StatsInner>,
+}
+
+#[derive(Debug, Default)]
+struct StatsInner {
+    report: VoiceReport,
+    end_to_text: Vec<f64>,
+    finals: Vec<f64>,
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted
+        .get(i.min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0.0)
+}
+
+impl VoiceStats {
+    /// The report so far.
+    pub fn report(&self) -> VoiceReport {
+        let Ok(s) = self.inner.lock() else {
+            return VoiceReport::default();
+        };
+        let mut r = s.report.clone();
+        let mut e = s.end_to_text.clone();
+        e.sort_by(f64::total_cmp);
+        let mut f = s.finals.clone();
+        f.sort_by(f64::total_cmp);
+        if !e.is_empty() {
+            r.end_to_text_ms = Some([quantile(&e, 0.5), quantile(&e, 0.9), quantile(&e, 1.0)]);
+        }
+        if !f.is_empty() {
+            r.final_ms = Some([quantile(&f, 0.5), quantile(&f, 1.0)]);
+        }
+        r
+    }
+
+    fn update(&self, f: impl FnOnce(&mut StatsInner)) {
+        if let Ok(mut s) = self.inner.lock() {
+            f(&mut s);
+        }
+    }
+}
+
+/// The consumer.
+pub struct VoiceConsumer<V, R> {
+    listener: Listener<V, R>,
+    resampler: Option<To16k>,
+    ears: Box<dyn Ears>,
+    own_voice: Option<Box<dyn OwnVoice>>,
+    clock: Arc<dyn Clock>,
+    stats: Arc<VoiceStats>,
+    /// (16 kHz sample number, its capture time) at the start of recent blocks.
+    anchors: VecDeque<(u64, DeviceTime)>,
+    /// 16 kHz samples given to the listener.
+    fed: u64,
+    mono: Vec<f32>,
+    resampled: Vec<f32>,
+}
+
+impl<V, R> std::fmt::Debug for VoiceConsumer<V, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VoiceConsumer")
+            .field("fed", &self.fed)
+            .finish()
+    }
+}
+
+impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
+    /// Listens with `listener`; what it hears goes to `ears`; `clock` maps capture times to
+    /// the host times the assistant's voice is measured in.
+    pub fn new(listener: Listener<V, R>, ears: Box<dyn Ears>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            listener,
+            resampler: None,
+            ears,
+            own_voice: None,
+            clock,
+            stats: Arc::new(VoiceStats::default()),
+            anchors: VecDeque::with_capacity(ANCHORS),
+            fed: 0,
+            mono: Vec::new(),
+            resampled: Vec::new(),
+        }
+    }
+
+    /// Shuts the microphones while `own` says the assistant's voice is audible.
+    pub fn with_own_voice(mut self, own: Box<dyn OwnVoice>) -> Self {
+        self.own_voice = Some(own);
+        self
+    }
+
+    /// The shared statistics.
+    pub fn stats(&self) -> Arc<VoiceStats> {
+        Arc::clone(&self.stats)
+    }
+
+    /// The capture time of 16 kHz sample `n`.
+    fn device_time(&self, n: u64) -> DeviceTime {
+        let anchor = self
+            .anchors
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= n)
+            .or(self.anchors.front())
+            .copied()
+            .unwrap_or((0, DeviceTime(0)));
+        let dn = n as i64 - anchor.0 as i64;
+        DeviceTime(
+            anchor
+                .1
+                 .0
+                .saturating_add(dn.saturating_mul(1_000_000_000) / i64::from(RATE_HZ)),
+        )
+    }
+
+    fn is_own_voice(&self, capture: DeviceTime) -> bool {
+        let Some(until) = self.own_voice.as_ref().and_then(|o| o.audible_until()) else {
+            return false;
+        };
+        self.clock.due(capture).0 <= until.0.saturating_add(OWN_VOICE_TAIL_NS)
+    }
+
+    fn block(&mut self, capture: DeviceTime, a: &AudioBlock, now: HostTime) -> Result<(), String> {
+        let channels = usize::from(a.channels);
+        if channels == 0 || a.pcm_i32le.len() % (4 * channels) != 0 {
+            return Err(format!(
+                "{} bytes for {channels} channels",
+                a.pcm_i32le.len()
+            ));
+        }
+        if self.resampler.as_ref().map(To16k::rate_hz) != Some(a.sample_rate_hz) {
+            self.resampler = Some(To16k::new(a.sample_rate_hz).map_err(|e| e.to_string())?);
+        }
+        let frames = a.pcm_i32le.len() / (4 * channels);
+        let own = self.is_own_voice(capture);
+        self.mono.clear();
+        if own {
+            self.mono.resize(frames, 0.0);
+        } else {
+            let scale = 1.0 / (channels as f32 * 2_147_483_648.0);
+            self.mono
+                .extend(a.pcm_i32le.chunks_exact(4 * channels).map(|f| {
+                    f.chunks_exact(4)
+                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32)
+                        .sum::<f32>()
+                        * scale
+                }));
+        }
+        self.resampled.clear();
+        if let Some(r) = self.resampler.as_mut() {
+            r.push(&self.mono, &mut self.resampled)
+                .map_err(|e| e.to_string())?;
+        }
+        if self.anchors.len() == ANCHORS {
+            self.anchors.pop_front();
+        }
+        self.anchors.push_back((self.fed, capture));
+        self.fed += self.resampled.len() as u64;
+        let secs = frames as f64 / f64::from(a.sample_rate_hz.max(1));
+        self.stats.update(|s| {
+            s.report.audio_s += secs;
+            if own {
+                s.report.own_voice_s += secs;
+            }
+        });
+        let t = std::time::Instant::now();
+        let heard = self
+            .listener
+            .push(&self.resampled)
+            .map_err(|e| e.to_string())?;
+        let compute_ms = t.elapsed().as_secs_f64() * 1e3;
+        self.stats.update(|s| s.report.compute_ms += compute_ms);
+        for h in heard {
+            self.deliver(h, now);
+        }
+        Ok(())
+    }
+
+    fn deliver(&mut self, heard: Heard, now: HostTime) {
+        let at = HeardAt {
+            start: self.device_time(heard.start_sample),
+            end: self.device_time(heard.end_sample),
+            decided: self.device_time(heard.decided_sample),
+            heard,
+        };
+        let stats = self.listener.stats();
+        self.stats.update(|s| {
+            s.report.dropped = stats.dropped;
+            s.report.cut = stats.cut;
+            match at.heard.outcome {
+                Outcome::Text => s.report.heard += 1,
+                Outcome::NotCaught { .. } => s.report.not_caught += 1,
+            }
+            if s.end_to_text.len() < MAX_LATENCIES {
+                s.end_to_text.push(at.heard.end_to_text_ms());
+                s.finals.push(at.heard.final_ms);
+            }
+        });
+        log::info!(
+            "heard at {:.2} s: \"{}\" ({})",
+            at.end.0 as f64 / 1e9,
+            at.heard.recognised.text,
+            match at.heard.outcome {
+                Outcome::Text => "text".to_string(),
+                Outcome::NotCaught { why } => format!("not caught: {why:?}"),
+            }
+        );
+        self.ears.heard(&at, now);
+    }
+}
+
+impl<V: VoiceActivity + Send, R: Recogniser + Send> Consumer for VoiceConsumer<V, R> {
+    fn name(&self) -> &str {
+        "listen"
+    }
+
+    fn wants(&self, stream: StreamId) -> bool {
+        stream == StreamId::Audio
+    }
+
+    fn on_samples(&mut self, reader: &mut Reader, now: HostTime) -> Result<(), ConsumerError> {
+        let mut blocks = Vec::new();
+        reader.drain_new(StreamId::Audio, |s| {
+            if let Payload::Audio(a) = &s.payload {
+                blocks.push((s.capture, a.clone()));
+            }
+        });
+        for (capture, a) in blocks {
+            if let Err(e) = self.block(capture, &a, now) {
+                log::warn!("listen: audio block at {} ns skipped: {e}", capture.0);
+                self.stats.update(|s| s.report.bad_blocks += 1);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        match self.listener.finish() {
+            Ok(heard) => {
+                let now = self.clock.now();
+                for h in heard {
+                    self.deliver(h, now);
+                }
+            }
+            Err(e) => log::warn!("listen: the last utterance was lost: {e}"),
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The wearer's voice in a run: the listening models loaded ahead of the clock, and the two
+//! adapters that connect the [`VoiceConsumer`] to the rest — what is heard becomes a live
+//! request exactly like a typed one (same queue, same decisions, transcript and profile), or
+//! the assistant's "Sorry, I didn't catch that."; and the speaker's voice shuts the
+//! microphones while it is audible.
+
+use std::sync::{Arc, Mutex};
+
+use crate::assistant::requests::{parse_live_line, RequestQueue};
+use crate::assistant::{Assistant, Request, RequestTime};
+use crate::listen::consumer::{Ears, HeardAt, OwnVoice, VoiceConsumer, VoiceStats};
+use crate::listen::{ListenConfig, Listener, Moonshine, Outcome, SileroVad};
+use crate::runtime::Consumer;
+use crate::speech::Audible;
+use crate::time::{Clock, HostTime};
+
+/// The voice detector and the recogniser, loaded (`Err`: why not).
+pub type VoiceModels = Result<(SileroVad, Moonshine), String>;
+
+/// Loads the listening models from the model cache.
+pub fn load_voice_models() -> VoiceModels {
+    let vad = SileroVad::load_default().map_err(|e| e.to_string())?;
+    let asr = Moonshine::load_default().map_err(|e| e.to_string())?;
+    Ok((vad, asr))
+}
+
+/// Heard text into the live request queue; "not caught" to the assistant.
+struct QueueEars {
+    queue: RequestQueue,
+    assistant: Arc<Mutex<Assistant>>,
+}
+
+impl Ears for QueueEars {
+    fn heard(&mut self, heard: &HeardAt, now: HostTime) {
+        match heard.heard.outcome {
+            Outcome::Text => {
+                let Some((form, text)) = parse_live_line(&heard.heard.recognised.text) else {
+                    return;
+                };
+                if self.queue.admit() {
+                    self.queue.offer(Request {
+                        index: None,
+                        form,
+                        text,
+                        t: RequestTime::Arrival(now),
+                    });
+                }
+            }
+            Outcome::NotCaught { .. } => {
+                if let Ok(mut a) = self.assistant.lock() {
+                    a.not_caught(&heard.heard.recognised.text, heard.end, now);
+                }
+            }
+        }
+    }
+}
+
+/// The speaker's voice as the listener's [`OwnVoice`].
+struct SpeakerVoice(Audible);
+
+impl OwnVoice for SpeakerVoice {
+    fn audible_until(&self) -> Option<HostTime> {
+        self.0.until()
+    }
+}
+
+/// The consumer that hears the wearer, and its statistics.
+pub fn voice_consumer(
+    models: (SileroVad, Moonshine),
+    queue: RequestQueue,
+    assistant: &Arc<Mutex<Assistant>>,
+    clock: Arc<dyn Clock>,
+) -> (Box<dyn Consumer>, Arc<VoiceStats>) {
+    let (vad, asr) = models;
+    let listener = Listener::new(vad, asr, ListenConfig::default());
+    let ears = QueueEars {
+        queue,
+        assistant: Arc::clone(assistant),
+    };
+    let mut consumer = VoiceConsumer::new(listener, Box::new(ears), clock);
+    if let Some(audible) = assistant.lock().ok().and_then(|a| a.audible()) {
+        consumer = consumer.with_own_voice(Box::new(SpeakerVoice(audible)));
+    }
+    let stats = consumer.stats();
+    (Box::new(consumer), stats)
+}
