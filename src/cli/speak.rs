@@ -85,7 +85,8 @@ pub struct AssistantFlags {
     #[arg(long, value_enum)]
     pub verbosity: Option<Verbosity>,
     /// Hear the wearer's spoken requests in the microphones' audio stream (voice activity
-    /// with Silero VAD, words with Moonshine); the assistant's own voice is shut out.
+    /// with Silero VAD, words with Moonshine); the assistant's own voice is shut out. The
+    /// session's own `requests.jsonl` is then not read (`--requests FILE` still is).
     #[arg(long)]
     pub listen: bool,
     /// The wearer's settings file (TOML, `[speech]` with `rate_wpm` and `verbosity`).

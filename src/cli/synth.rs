@@ -1,5 +1,5 @@
 //! `vista synth SCENARIO [--seed N] [--duration S] [--rgb-fps F] [--et-fps F] [--threads N]
-//! [--mps-exact] [--nominal-gait] --out DIR` and
+//! [--mps-exact] [--nominal-gait] [--plain-surfaces] [--spoken-requests] --out DIR` and
 //! `vista synth --list`: writes a synthetic session of a scripted wearer, or names the
 //! scenarios (name, duration, RGB rate, task categories, summary).
 
@@ -57,6 +57,11 @@ pub struct SynthArgs {
     /// surface texture and camera noise of docs/synthetic.md): for comparisons only.
     #[arg(long)]
     pub plain_surfaces: bool,
+    /// Add the microphones' audio stream (Aria Gen1: 48 kHz, 7 channels) with each request
+    /// spoken by the wearer from its time, and list them in spoken_requests.jsonl (needs the
+    /// Piper voice from models/fetch).
+    #[arg(long)]
+    pub spoken_requests: bool,
 }
 
 /// Runs `vista synth`.
@@ -112,6 +117,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         },
         nominal_gait: args.nominal_gait,
         plain_surfaces: args.plain_surfaces,
+        spoken_requests: args.spoken_requests,
         ..SynthOptions::default()
     };
     let done = synthesize_named(&args.scenarios, &name, &out, &opts)?;
@@ -138,6 +144,12 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     if points > 0 {
         println!(
             "  semi-dense: {points} points, {observations} observations, {dropped} dropped (map full)"
+        );
+    }
+    if let Some(s) = &sum.spoken {
+        println!(
+            "  spoken requests: {} spoken, {} skipped (too long for the voice, or after the audio's end), {} cut",
+            s.spoken, s.skipped, s.cut
         );
     }
     Ok(())

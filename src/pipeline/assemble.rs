@@ -253,7 +253,21 @@ pub fn assemble(
         }
     }
 
-    let requests = opts.requests.clone().or(inputs.default_requests.clone());
+    // Listening, the wearer's requests come from their voice: the session's scripted
+    // requests are not asked as well (an explicit --requests file still is).
+    let requests = match (&opts.requests, opts.listen) {
+        (Some(r), _) => Some(r.clone()),
+        (None, false) => inputs.default_requests.clone(),
+        (None, true) => {
+            if inputs.default_requests.is_some() {
+                notes.push(
+                    "requests from the wearer's voice (--listen): the session's requests.jsonl is not read"
+                        .into(),
+                );
+            }
+            None
+        }
+    };
     let live = (opts.stdin_requests || opts.requests_listen.is_some() || opts.listen)
         .then(|| RequestQueue::new(64));
     // The standard-input thread ends with the process (a blocking read cannot be
@@ -356,8 +370,13 @@ pub fn assemble(
             notes.push(n);
         }
         (Some(Ok(models)), Some(q)) => {
-            let (c, stats) =
-                super::voice::voice_consumer(models, q.clone(), &assistant, Arc::clone(&clock));
+            let (c, stats) = super::voice::voice_consumer(
+                models,
+                q.clone(),
+                &assistant,
+                Arc::clone(&clock),
+                link.is_some(),
+            );
             consumers.push(c);
             voice_stats = Some(stats);
         }

@@ -64,12 +64,15 @@ impl OwnVoice for SpeakerVoice {
     }
 }
 
-/// The consumer that hears the wearer, and its statistics.
+/// The consumer that hears the wearer, and its statistics. `live`: the microphones are the
+/// glasses' own, beside the speakers that play the assistant's voice, so they are shut
+/// while it is audible; a recording's microphones never heard this run's voice.
 pub fn voice_consumer(
     models: (SileroVad, Moonshine),
     queue: RequestQueue,
     assistant: &Arc<Mutex<Assistant>>,
     clock: Arc<dyn Clock>,
+    live: bool,
 ) -> (Box<dyn Consumer>, Arc<VoiceStats>) {
     let (vad, asr) = models;
     let listener = Listener::new(vad, asr, ListenConfig::default());
@@ -78,7 +81,12 @@ pub fn voice_consumer(
         assistant: Arc::clone(assistant),
     };
     let mut consumer = VoiceConsumer::new(listener, Box::new(ears), clock);
-    if let Some(audible) = assistant.lock().ok().and_then(|a| a.audible()) {
+    if let Some(audible) = assistant
+        .lock()
+        .ok()
+        .and_then(|a| a.audible())
+        .filter(|_| live)
+    {
         consumer = consumer.with_own_voice(Box::new(SpeakerVoice(audible)));
     }
     let stats = consumer.stats();

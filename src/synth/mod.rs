@@ -13,7 +13,11 @@
 //! bodies, [`hands`] wrist and palm poses of reaches, [`gaze`] the eye gaze toward scripted
 //! targets, [`mps_noise`] the error models that make the MPS files estimates, not truth, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
 //! vehicles at each request), and [`session_writer`] writes it all as a session folder
-//! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). Everything is
+//! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). With
+//! `--spoken-requests` the recording also holds the microphones' stream ([`mic_stream`]:
+//! its Aria Gen1 layout; [`mic_signal`]: the room and the voice at each microphone), with
+//! each request spoken by the wearer ([`spoken`]: the Piper voice, [`resample`]d to 48 kHz)
+//! and listed in `spoken_requests.jsonl`. Everything is
 //! deterministic for a seed ([`rng`]), whatever the number of threads. [`named`] lists the
 //! scenario folder and writes a scenario found by name (`vista synth`).
 
@@ -22,6 +26,8 @@ pub mod frames;
 pub mod gaze;
 pub mod hands;
 pub mod jpeg;
+pub mod mic_signal;
+pub mod mic_stream;
 pub mod mps_noise;
 pub mod mps_out;
 pub mod named;
@@ -30,11 +36,13 @@ pub mod photo;
 pub mod pipeline;
 pub mod rays;
 pub mod render;
+pub mod resample;
 pub mod rng;
 pub mod scenario;
 pub mod semidense;
 pub mod sensors;
 pub mod session_writer;
+pub mod spoken;
 pub mod surface_texture;
 pub mod text;
 pub mod tile_cull;

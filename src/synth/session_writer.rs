@@ -21,6 +21,12 @@
 //! MPS files carry the error models of [`super::mps_noise`] unless
 //! [`SynthOptions::mps_error`] is `None` (`vista synth --mps-exact`: exact truth, for
 //! tests of geometry only — no real MPS output is exact).
+//!
+//! With [`SynthOptions::spoken_requests`] (`vista synth --spoken-requests`) the recording
+//! also holds the microphones' stream (`231-1`, [`super::mic_stream`]): a quiet room
+//! ([`super::mic_signal`]) and each request spoken by the wearer from its `t_ns`
+//! ([`super::spoken`]), listed in `spoken_requests.jsonl`. Without it nothing of that is
+//! written and the session's bytes are those of a writer without the option.
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +34,8 @@ use nalgebra::Isometry3;
 
 use super::frames::{FrameCamera, FrameKind, FrameWorld};
 use super::hands::{reaches as script_reaches, wrist_palm_csv};
+use super::mic_signal::{mic_sensitivities, Microphones};
+use super::mic_stream::{self, AudioRecordEncoder, AUDIO, FRAMES_PER_RECORD};
 use super::mps_noise::{MpsErrorSpec, TrajectoryError};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
 use super::pipeline::FramePipeline;
@@ -36,6 +44,7 @@ use super::rng::SplitMix64;
 use super::scenario::Scenario;
 use super::semidense::{MapFrame, SemidenseMap, SemidenseSpec};
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
+use super::spoken::{load_voice, spoken_jsonl, SpokenCounts, WearerVoice, SPOKEN_REQUESTS_FILE};
 use super::surface_texture::SurfaceTexture;
 use super::text::{sign_texture, SignFont, TextError};
 use super::trajectory::{Gait, WearerPath};
@@ -46,6 +55,7 @@ use crate::aria::vrs::{
     VrsError, VrsReader, VrsStreamId, VrsWriter, WriteSummary,
 };
 use crate::eval::load::TRUTH_TRAJECTORY_FILE;
+use crate::speech::piper::PiperError;
 
 /// The template recording shipped with the crate (real Aria Gen1 layouts and calibration).
 pub const DEFAULT_TEMPLATE: &str = concat!(
@@ -123,6 +133,22 @@ pub enum SynthError {
         /// What was wrong.
         reason: String,
     },
+    /// `--spoken-requests` needs the Piper voice and it cannot be loaded.
+    #[error("spoken requests need the Piper voice, which models/fetch provides")]
+    VoiceLoad {
+        /// Why the voice did not load.
+        source: PiperError,
+    },
+    /// A request could not be spoken.
+    #[error("spoken request at {t_ns} ns ({text:?}): {reason}")]
+    Speak {
+        /// The request's time, device ns.
+        t_ns: i64,
+        /// Its text (the first 80 characters).
+        text: String,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 /// Options of one synthetic session.
@@ -157,6 +183,10 @@ pub struct SynthOptions {
     /// ([`super::surface_texture`]) and the cameras' read and shot noise: for comparisons
     /// and for tests written before them.
     pub plain_surfaces: bool,
+    /// The microphones' audio stream, with each request spoken by the wearer from its
+    /// `t_ns` (Piper voice from `models/fetch`), and `spoken_requests.jsonl`
+    /// ([`super::spoken`]). Off: no audio stream.
+    pub spoken_requests: bool,
 }
 
 impl Default for SynthOptions {
@@ -174,6 +204,7 @@ impl Default for SynthOptions {
             mps_error: Some(MpsErrorSpec::TYPICAL),
             nominal_gait: false,
             plain_surfaces: false,
+            spoken_requests: false,
         }
     }
 }
@@ -217,6 +248,8 @@ pub struct SynthSummary {
     pub files: Vec<String>,
     /// Semi-dense map: `(points, observations, dropped points + observations)`.
     pub semidense: (usize, usize, u64),
+    /// Requests spoken into the audio stream (`None`: no audio stream).
+    pub spoken: Option<SpokenCounts>,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
@@ -239,6 +272,8 @@ enum Rec<'a> {
     Mag(i64, [f32; 3]),
     Baro(i64, f64),
     Frame(VrsStreamId, u64, i64),
+    /// An audio record: its index and first frame's time.
+    Audio(u64, i64),
 }
 
 impl Rec<'_> {
@@ -248,6 +283,7 @@ impl Rec<'_> {
             Rec::Mag(t, _) => (*t, MAG.type_id, MAG.instance),
             Rec::Baro(t, _) => (*t, BARO.type_id, BARO.instance),
             Rec::Frame(id, _, t) => (*t, id.type_id, id.instance),
+            Rec::Audio(_, t) => (*t, AUDIO.type_id, AUDIO.instance),
         }
     }
 }
@@ -272,6 +308,12 @@ pub fn write_session(
     let source = CalibSource::Named(format!("{}: calib_json tag", opts.template.display()));
     let cal = DeviceCalibration::from_json_str_with_source(calib_json, source)?;
     let path = session_path(sc, opts, cal.t_device_cpf());
+    // The wearer's voice first: `--spoken-requests` without it fails before any work.
+    let voice = if opts.spoken_requests {
+        Some(load_voice()?)
+    } else {
+        None
+    };
 
     // Signals.
     let seed = opts.seed;
@@ -415,10 +457,61 @@ pub fn write_session(
         layouts.push((id, ver, dl));
         w.add_stream(spec)?;
     }
+    // The microphones (only with the wearer's voice).
+    let audio_records = if voice.is_some() {
+        mic_stream::record_count(duration_s)
+    } else {
+        0
+    };
+    let audio_err = |reason: String| SynthError::Encode {
+        path: vrs_path.clone(),
+        stream: AUDIO,
+        reason,
+    };
+    let mut audio = match voice {
+        Some(voice) => {
+            let session_id = ids.iter().find_map(|id| {
+                template
+                    .stream(*id)
+                    .and_then(|s| s.user_tags.get("session_id").cloned())
+            });
+            w.add_stream(mic_stream::stream_spec(
+                session_id.as_deref(),
+                SplitMix64::derive(seed, "audio-serial").next_u64(),
+            ))?;
+            let requests = sc
+                .requests
+                .iter()
+                .filter(|r| r.t_s < duration_s)
+                .enumerate()
+                .map(|(i, r)| (i, request_t_ns(r.t_s), r));
+            let end_frame = audio_records * FRAMES_PER_RECORD as u64;
+            Some((
+                WearerVoice::new(voice, requests, T0_NS, end_frame),
+                Microphones::new(seed, mic_sensitivities(calib_json)),
+                AudioRecordEncoder::new().map_err(audio_err)?,
+            ))
+        }
+        None => None,
+    };
     // Configuration records first, 1 ms before the first sample, in VRS index order.
     let mut config_ids = ids.clone();
+    if audio.is_some() {
+        config_ids.push(AUDIO);
+    }
     config_ids.sort_by_key(|id| (id.type_id, id.instance));
     for &id in &config_ids {
+        if id == AUDIO {
+            w.write_record(
+                id,
+                RecordType::Configuration,
+                mic_stream::CONFIG_VERSION,
+                (T0_NS - 1_000_000) as f64 * 1e-9,
+                &mic_stream::config_payload().map_err(audio_err)?,
+                Compression::None,
+            )?;
+            continue;
+        }
         let Some(e) = template
             .index()
             .iter()
@@ -454,7 +547,13 @@ pub fn write_session(
             recs.push(Rec::Frame(*id, k as u64, t_ns));
         }
     }
+    for k in 0..audio_records {
+        let t_ns = mic_stream::frame_time_ns(T0_NS, k * FRAMES_PER_RECORD as u64);
+        recs.push(Rec::Audio(k, t_ns));
+    }
     recs.sort_by_key(Rec::key);
+    let mut audio_written = 0usize;
+    let mut pcm: Vec<i32> = Vec::new();
     let mut frames = vec![0usize; cams.len()];
     let mut buf = Vec::with_capacity(128);
     // Frames in record order, rendered ahead in parallel batches.
@@ -504,6 +603,28 @@ pub fn write_session(
                 Rec::Mag(..) => MAG,
                 Rec::Baro(..) => BARO,
                 Rec::Frame(id, ..) => *id,
+                Rec::Audio(k, t_ns) => {
+                    let Some((wearer, mics, enc)) = audio.as_mut() else {
+                        continue;
+                    };
+                    let first = k * FRAMES_PER_RECORD as u64;
+                    wearer.speak_due(first + FRAMES_PER_RECORD as u64, mics)?;
+                    mics.render(first, FRAMES_PER_RECORD, &mut pcm);
+                    buf.clear();
+                    enc.encode(T0_NS, first, &pcm, &mut buf)
+                        .map_err(audio_err)?;
+                    // Zstd, as the glasses compress their audio records.
+                    w.write_record(
+                        AUDIO,
+                        RecordType::Data,
+                        mic_stream::DATA_VERSION,
+                        *t_ns as f64 * 1e-9,
+                        &buf,
+                        Compression::Zstd,
+                    )?;
+                    audio_written += 1;
+                    continue;
+                }
             };
             let Some((_, ver, dl)) = layouts.iter().find(|l| l.0 == id) else {
                 continue;
@@ -545,6 +666,8 @@ pub fn write_session(
                         .and_then(|e| e.set::<f64>("gain", 1.0))
                         .map_err(enc_err)?;
                 }
+                // Written above.
+                Rec::Audio(..) => continue,
             }
             buf.clear();
             e.encode_into(&mut buf);
@@ -586,6 +709,7 @@ pub fn write_session(
         Ok(())
     })?;
     let recording = w.finish()?;
+    let spoken = audio.map(|(wearer, ..)| wearer.finish());
 
     // MPS, requests, ground truth.
     let uid = format!("synth-{}-{seed}", sc.name);
@@ -666,7 +790,7 @@ pub fn write_session(
     let mut jsonl = String::new();
     for r in sc.requests.iter().filter(|r| r.t_s < duration_s) {
         let line = serde_json::json!({
-            "t_ns": T0_NS + (r.t_s * 1e9).round() as i64,
+            "t_ns": request_t_ns(r.t_s),
             "form": r.form,
             "text": r.text,
         });
@@ -674,6 +798,9 @@ pub fn write_session(
         jsonl.push('\n');
     }
     put("requests.jsonl", jsonl.as_bytes())?;
+    if let Some((lines, _)) = &spoken {
+        put(SPOKEN_REQUESTS_FILE, spoken_jsonl(lines).as_bytes())?;
+    }
     if !reaches.is_empty() {
         let hz = opts.slam_fps.filter(|f| *f > 0.0).unwrap_or(10.0);
         let mut hand_rng = SplitMix64::derive(seed, "mps-hands");
@@ -713,6 +840,7 @@ pub fn write_session(
         ]
         .into_iter()
         .chain(cams.iter().zip(&frames).map(|(c, n)| (c.0.to_string(), *n)))
+        .chain((audio_written > 0).then(|| (AUDIO.to_string(), audio_written)))
         .collect(),
         files,
         semidense: semidense.as_ref().map_or((0, 0, 0), |m| {
@@ -722,7 +850,13 @@ pub fn write_session(
                 m.dropped_points + m.dropped_observations,
             )
         }),
+        spoken: spoken.map(|(_, counts)| counts),
     })
+}
+
+/// A request's device time, ns (`requests.jsonl`'s `t_ns`).
+fn request_t_ns(t_s: f64) -> i64 {
+    T0_NS + (t_s * 1e9).round() as i64
 }
 
 /// Gzip of `bytes` (no file name, zero mtime: deterministic).
