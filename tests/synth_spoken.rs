@@ -382,11 +382,11 @@ fn without_the_voice_the_option_fails_naming_the_fix() {
     );
 }
 
-/// Voice to answer, end to end: a replay with `--listen` takes its requests from the
+/// Voice to answer, end to end: a replay with `--voice-requests` takes its requests from the
 /// recording's microphones (not from `requests.jsonl`), and answers each spoken request with
 /// a decision whose request is the words heard.
 #[test]
-fn a_replay_with_listen_answers_what_the_wearer_said() {
+fn a_replay_with_voice_requests_answers_what_the_wearer_said() {
     let dir = tempfile::tempdir().unwrap();
     let session = dir.path().join("s");
     synth(&session, 0, true);
@@ -397,7 +397,7 @@ fn a_replay_with_listen_answers_what_the_wearer_said() {
         "--asap",
         "--speak",
         out.to_str().unwrap(),
-        "--listen",
+        "--voice-requests",
         "--no-lm",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

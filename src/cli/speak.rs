@@ -85,10 +85,12 @@ pub struct AssistantFlags {
     #[arg(long, value_enum)]
     pub verbosity: Option<Verbosity>,
     /// Hear the wearer's spoken requests in the microphones' audio stream (voice activity
-    /// with Silero VAD, words with Moonshine); the assistant's own voice is shut out. The
-    /// session's own `requests.jsonl` is then not read (`--requests FILE` still is).
+    /// with Silero VAD, words with Moonshine); live, the microphones are shut while the
+    /// assistant's own voice plays. The session's own `requests.jsonl` is then not read
+    /// (`--requests FILE` still is).
+    // Not `--listen`: `live` has `--listen ADDR` for its link.
     #[arg(long)]
-    pub listen: bool,
+    pub voice_requests: bool,
     /// The wearer's settings file (TOML, `[speech]` with `rate_wpm` and `verbosity`).
     /// Default: `$VISTA_CONFIG`, else `~/.config/vista/config.toml` when it exists. The
     /// command line wins over it.
@@ -119,7 +121,7 @@ impl AssistantFlags {
         Ok(AssistantOptions {
             audio: self.audio,
             requests: self.requests.clone(),
-            listen: self.listen,
+            listen: self.voice_requests,
             sight: SightOptions {
                 read_text: !self.no_ocr,
                 objects: !self.no_objects,

@@ -261,7 +261,7 @@ pub fn assemble(
         (None, true) => {
             if inputs.default_requests.is_some() {
                 notes.push(
-                    "requests from the wearer's voice (--listen): the session's requests.jsonl is not read"
+                    "requests from the wearer's voice (--voice-requests): the session's requests.jsonl is not read"
                         .into(),
                 );
             }
@@ -362,7 +362,7 @@ pub fn assemble(
     match (voice, &live) {
         (None, _) => {}
         (Some(_), _) if !streams.contains(&StreamId::Audio) => {
-            notes.push("no audio stream: the wearer cannot be heard (--listen)".into());
+            notes.push("no audio stream: the wearer cannot be heard (--voice-requests)".into());
         }
         (Some(Err(e)), _) => {
             let n = format!("listening unavailable: {e} (run models/fetch)");
