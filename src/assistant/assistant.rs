@@ -423,7 +423,28 @@ impl Assistant {
     /// it, `capture`: the end of the voice): says so, so they know to say it again, instead
     /// of answering a request made up from a guess.
     pub fn not_caught(&mut self, guess: &str, capture: DeviceTime, now: HostTime) {
-        let text = NOT_CAUGHT.to_string();
+        let request = Some(("not_caught".to_string(), guess.to_string()));
+        self.reply(
+            NOT_CAUGHT.to_string(),
+            None,
+            request,
+            capture,
+            now,
+            "listen",
+        );
+    }
+
+    /// Says a fixed reply (a setting's acknowledgement, "not caught") at ambient priority
+    /// and writes its decision; `request_index` and `request`: what it answers.
+    fn reply(
+        &mut self,
+        text: String,
+        request_index: Option<usize>,
+        request: Option<(String, String)>,
+        capture: DeviceTime,
+        now: HostTime,
+        generator: &str,
+    ) {
         let request_id = self.next_id;
         self.next_id += 1;
         if let Some(s) = &self.speaker {
@@ -443,14 +464,14 @@ impl Assistant {
             &Decision {
                 kind: DecisionKind::Answer,
                 request_id,
-                request_index: None,
-                request: Some(("not_caught".to_string(), guess.to_string())),
+                request_index,
+                request,
                 text,
                 hazard: None,
                 capture_ns: capture.ns(),
                 decided_ns: now.ns(),
                 state_at_ns: capture.ns(),
-                generator: "listen".into(),
+                generator: generator.into(),
                 guard: crate::state::GuardAction::Passed,
                 first_token_ns: None,
                 lm: None,
@@ -551,39 +572,8 @@ impl Assistant {
         let v = control::next_verbosity(c, self.verbosity.get());
         self.verbosity.set(v);
         let text = control::acknowledgement(c, rate_wpm.unwrap_or_default(), v);
-        let request_id = self.next_id;
-        self.next_id += 1;
-        if let Some(s) = &self.speaker {
-            let _ = s.say(Utterance {
-                text: text.clone(),
-                priority: crate::speech::Priority::Ambient,
-                request_id,
-                capture: state.at,
-                decided: now,
-                earcon: None,
-                pan: crate::speech::Pan::CENTRE,
-            });
-        }
-        bump(&self.counters.answers);
-        write_decision(
-            &self.decisions,
-            &Decision {
-                kind: DecisionKind::Answer,
-                request_id,
-                request_index: request.index,
-                request: Some((request.form.name().to_string(), request.text.clone())),
-                text,
-                hazard: None,
-                capture_ns: state.at.ns(),
-                decided_ns: now.ns(),
-                state_at_ns: state.at.ns(),
-                generator: "settings".into(),
-                guard: crate::state::GuardAction::Passed,
-                first_token_ns: None,
-                lm: None,
-                text_read: None,
-            },
-        );
+        let asked = Some((request.form.name().to_string(), request.text.clone()));
+        self.reply(text, request.index, asked, state.at, now, "settings");
     }
 
     /// Answers `f`'s request again at the next state (dropped, and counted, when too many

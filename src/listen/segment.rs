@@ -154,15 +154,7 @@ impl Segmenter {
                 }
                 if frame - last >= self.config.end_silence_frames() {
                     self.state = State::Quiet;
-                    return Some(if voiced >= self.config.min_speech_frames() {
-                        Boundary::Ended {
-                            first,
-                            last,
-                            cut: false,
-                        }
-                    } else {
-                        Boundary::Dropped { first, voiced }
-                    });
+                    return Some(self.close(first, last, voiced));
                 }
                 self.state = State::Speaking {
                     first,
@@ -185,7 +177,12 @@ impl Segmenter {
             return None;
         };
         self.state = State::Quiet;
-        Some(if voiced >= self.config.min_speech_frames() {
+        Some(self.close(first, last, voiced))
+    }
+
+    /// An utterance ended by silence (or the stream's end): heard, or too short to be speech.
+    fn close(&self, first: u64, last: u64, voiced: u64) -> Boundary {
+        if voiced >= self.config.min_speech_frames() {
             Boundary::Ended {
                 first,
                 last,
@@ -193,7 +190,7 @@ impl Segmenter {
             }
         } else {
             Boundary::Dropped { first, voiced }
-        })
+        }
     }
 }
 
