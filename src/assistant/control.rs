@@ -14,7 +14,7 @@ pub const RATE_MIN_WPM: u32 = 150;
 pub const RATE_MAX_WPM: u32 = 450;
 
 /// A change of setting asked for by voice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Control {
     /// Speak faster.
     Faster,

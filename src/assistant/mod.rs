@@ -14,6 +14,7 @@
 //! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
 //! * [`sign_wall`]: the wall a sign hangs on, where a way to the sign ends.
 //! * [`intent`]: what a question asks about, and which thing a request names.
+//! * [`understand`]: a request's text, however phrased, to a typed [`understand::Ask`].
 //! * [`request_words`]: the words of requests (handling verbs, stop words).
 //! * [`template`]: the template generator, grounded by construction.
 //! * [`text_wait`]: requests that need text the state does not hold wait for a whole-frame
@@ -61,6 +62,7 @@ pub mod sign_wall;
 pub mod template;
 pub mod text_wait;
 pub mod turn_words;
+pub mod understand;
 pub mod verbosity;
 
 pub use alerts::{Alerter, AlerterConfig};

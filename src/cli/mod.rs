@@ -24,6 +24,7 @@ mod score;
 mod speak;
 mod stats;
 mod synth;
+mod understand;
 mod window;
 
 /// vista: a wearable assistant runtime for Project Aria glasses.
@@ -66,6 +67,8 @@ enum Command {
     /// What vista hears in an audio file: the utterances, their words (Moonshine) and the
     /// request each parses to.
     Listen(listen::ListenArgs),
+    /// The typed request a text parses to, or the paraphrase yardstick scored with --set.
+    Understand(understand::UnderstandArgs),
     /// Speak a text with eSpeak NG, clause by clause, on the sound device or into a WAV file.
     Say(say::SayArgs),
     /// Run the runtime on live input from the glasses' bridge or `vista device-sim`.
@@ -98,6 +101,7 @@ pub fn main() -> ExitCode {
         Command::Ocr(args) => ocr::run(args),
         Command::Detect(args) => detect::run(args),
         Command::Listen(args) => listen::run(args),
+        Command::Understand(args) => understand::run(args),
         Command::Say(args) => say::run(args),
         Command::Live(args) => live::run(args),
         Command::DeviceSim(args) => device_sim::run(args),

@@ -83,6 +83,9 @@
 //!   cut or dropped and words lost, answers heard whole and their span, and alerts
 //!   repeated about the same thing within 8 s without becoming more urgent. Reported, not
 //!   a pass condition.
+//! * **Understanding** ([`understanding`]): not of a run; the paraphrase yardstick
+//!   (`vista understand --set`): the share of what wearers ask parsed to the right typed
+//!   request, by split, category and kind.
 //!
 //! Layout: [`load`] reads (the only I/O), [`truth`] holds the read-side structures,
 //! [`latency`] builds the utterance latency picture and trace events, and
@@ -104,6 +107,7 @@ pub mod score_run;
 pub mod scorecard;
 pub mod text;
 pub mod truth;
+pub mod understanding;
 pub mod unsafe_speech;
 
 pub use clock::SessionClock;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Writes docs/understanding.md: how well vista understands what wearers ask, however it is
+# phrased. Every request of tests/data/understanding/requests.tsv is parsed to a typed request
+# by the request parser and, for comparison, by the keyword dispatch it replaced; each is scored
+# as the share parsed right, by split (held is kept out of tuning), by task category, and as a
+# confusion table of kinds. The command, commit and date are written with the tables.
+#
+#   scripts/understanding_table.sh
+#
+# Environment: VISTA (binary, default $CARGO_TARGET_DIR/debug/vista, built if missing),
+# OUT_MD (default docs/understanding.md; "-" prints to standard output).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tgt=${CARGO_TARGET_DIR:-target}
+export CARGO_TARGET_DIR=$tgt
+vista=${VISTA:-$tgt/debug/vista}
+if [ ! -x "$vista" ]; then
+  cargo build --bin vista
+fi
+out_md=${OUT_MD:-docs/understanding.md}
+commit=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- src Cargo.toml Cargo.lock || commit="$commit (with local changes)"
+set_file=tests/data/understanding/requests.tsv
+n=$(grep -vc '^#' $set_file)
+rules=$("$vista" understand --set $set_file --parser rules)
+keywords=$("$vista" understand --set $set_file --parser keywords)
+body=$(cat <<MD
+# Understanding what wearers ask
+
+Every request is parsed to a typed request: a kind (read text, where a thing is, guidance to a
+place, people, a setting, …) with the thing it names, the predicate it asks about people, or
+the setting it changes; what the assistant cannot do (the time, a call, the colour of a traffic
+light) is its own kind and is refused honestly. The yardstick is $n requests written for it
+(\`$set_file\`: several phrasings of each task category of the VISTA paper, indirect and
+colloquial ones among them, plus settings and requests vista cannot serve). A parse is right
+when its kind, its predicate or setting, and the thing it names (every expected word, ending
+with the expected last word) are the expected ones. The \`held\` split is kept out of all tuning.
+
+Commit $commit, $(date -u +%Y-%m-%d).
+
+\`\`\`sh
+vista understand --set $set_file
+\`\`\`
+
+## The request parser
+
+$rules
+
+## The keyword dispatch it replaces
+
+\`vista understand --set $set_file --parser keywords\`: a setting made only of setting words,
+a \`goal:\` or \`scene:\` prefix on a live line, and keyword rules on a question whose default
+is "what is ahead".
+
+$keywords
+MD
+)
+if [ "$out_md" = "-" ]; then
+  printf '%s\n' "$body"
+else
+  printf '%s\n' "$body" > "$out_md"
+  echo "wrote $out_md" >&2
+fi
