@@ -20,8 +20,8 @@ pub struct UnderstandArgs {
     /// Score the requests of this paraphrase file instead.
     #[arg(long, value_name = "FILE", conflicts_with = "texts")]
     pub set: Option<PathBuf>,
-    /// With --set, list the requests parsed wrongly in this split (held is for reporting,
-    /// not for tuning).
+    /// With --set, list the requests parsed wrongly in this split (held is for reporting, not
+    /// for tuning; the misses of an unseen set are never listed).
     #[arg(long, value_enum)]
     pub misses: Option<MissSplit>,
     /// Which parser: the request parser, or the keyword dispatch it replaces.
@@ -39,7 +39,7 @@ pub enum MissSplit {
     Dev,
     /// Only held.
     Held,
-    /// Both.
+    /// Dev and held.
     All,
 }
 
@@ -87,7 +87,7 @@ pub fn run(args: UnderstandArgs) -> anyhow::Result<()> {
         for m in u.misses.iter().filter(|m| match which {
             MissSplit::Dev => m.split == "dev",
             MissSplit::Held => m.split == "held",
-            MissSplit::All => true,
+            MissSplit::All => m.split != "unseen",
         }) {
             println!("{}\t{:<28}\t{:<28}\t{}", m.split, m.expected, m.got, m.text);
         }

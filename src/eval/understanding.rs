@@ -25,7 +25,8 @@ const MAX_FILE_BYTES: u64 = 1 << 20;
 pub struct Paraphrase {
     /// The task category (`object_location`, `hazard`, `setting`, …).
     pub category: String,
-    /// `dev` or `held`.
+    /// `dev`, `held` (kept out of tuning) or `unseen` (written by someone who never saw the
+    /// parser; never looked at request by request).
     pub split: String,
     /// The typed request it means.
     pub expected: Ask,
@@ -63,8 +64,11 @@ pub fn read_paraphrases(path: &Path) -> Result<Vec<Paraphrase>, EvalError> {
         let [category, split, expected, text] = cols.as_slice() else {
             return Err(bad(i + 1, format!("{} columns, not 4", cols.len())));
         };
-        if *split != "dev" && *split != "held" {
-            return Err(bad(i + 1, format!("split `{split}` is not dev or held")));
+        if !matches!(*split, "dev" | "held" | "unseen") {
+            return Err(bad(
+                i + 1,
+                format!("split `{split}` is not dev, held or unseen"),
+            ));
         }
         let Some(expected) = Ask::parse(expected) else {
             return Err(bad(i + 1, format!("`{expected}` is not a typed request")));
@@ -197,13 +201,20 @@ pub fn markdown(u: &Understanding) -> String {
     for (split, t) in &u.by_split {
         s.push_str(&format!("| {split} | {} |\n", cell(Some(t))));
     }
-    s.push_str("\n| category | dev | held |\n|---|---:|---:|\n");
+    let splits: Vec<&String> = u.by_split.keys().collect();
+    s.push_str("\n| category |");
+    for sp in &splits {
+        s.push_str(&format!(" {sp} |"));
+    }
+    s.push_str("\n|---|");
+    s.push_str(&"---:|".repeat(splits.len()));
+    s.push('\n');
     for (c, by) in &u.by_category {
-        s.push_str(&format!(
-            "| {c} | {} | {} |\n",
-            cell(by.get("dev")),
-            cell(by.get("held"))
-        ));
+        s.push_str(&format!("| {c} |"));
+        for sp in &splits {
+            s.push_str(&format!(" {} |", cell(by.get(*sp))));
+        }
+        s.push('\n');
     }
     let mut cols: Vec<&String> = u.confusion.values().flat_map(|m| m.keys()).collect();
     cols.sort();
