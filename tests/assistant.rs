@@ -566,7 +566,8 @@ fn templates_answer_motion_distance_and_people_questions() {
         "How far is the door?",
         "Is someone coming toward me?",
     ] {
-        assert_eq!(route(Form::Question, q), Route::Template, "{q}");
+        let ask = vista::assistant::understand::ask_for(Form::Question, q);
+        assert_eq!(route(Form::Question, &ask), Route::Template, "{q}");
     }
     let say = |q: &str, st: &EnvironmentState| answer(Form::Question, q, st).text();
     assert_eq!(say("Am I walking?", &s), "Yes, you are walking.");
@@ -651,9 +652,46 @@ fn templates_answer_motion_distance_and_people_questions() {
     );
     s.things
         .push(thing(9, ThingKind::Person, "person moving", 12, 6.0, true));
+    // Whether the person comes toward the wearer is not known here: not said yes.
     assert_eq!(
         say("Is someone coming toward me?", &s),
+        "A person is moving at 12 o'clock, about 6 metres, in your path."
+    );
+    assert_eq!(
+        say("Is anyone around?", &s),
         "Yes. A person is moving at 12 o'clock, about 6 metres, in your path."
+    );
+    // What perception cannot see is never answered yes.
+    assert_eq!(
+        say("Is someone waving at me?", &s),
+        "I can't tell whether anyone is waving at you. A person is moving at 12 o'clock, about \
+         6 metres, in your path."
+    );
+    let side = vista::state::Side::Left;
+    if let Some(p) = s.things.iter_mut().find(|t| t.id == 9) {
+        p.detail = vista::state::ThingDetail::Moving {
+            side,
+            approaching: true,
+        };
+    }
+    assert_eq!(
+        say("Is someone coming toward me?", &s),
+        "Yes. A person is coming toward you at 12 o'clock, about 6 metres, in your path."
+    );
+    if let Some(p) = s.things.iter_mut().find(|t| t.id == 9) {
+        p.detail = vista::state::ThingDetail::Moving {
+            side,
+            approaching: false,
+        };
+    }
+    assert_eq!(
+        say("Is anybody walking towards me?", &s),
+        "No one is coming toward you. A person is moving at 12 o'clock, about 6 metres, in your \
+         path."
+    );
+    assert_eq!(
+        say("How many people are around?", &s),
+        "I can see one person. A person is moving at 12 o'clock, about 6 metres, in your path."
     );
     // "Can I keep going?" with someone moving into the path, or a hazard close in it:
     // "Wait." first; asked what is ahead, or with the hazard farther, no "wait".
@@ -791,12 +829,12 @@ impl Generator for Scripted {
 }
 
 fn goal(t_ns: i64, index: usize) -> Request {
-    Request {
-        index: Some(index),
-        form: Form::Goal,
-        text: "Take me to the exit door.".into(),
-        t: RequestTime::Device(DeviceTime(t_ns)),
-    }
+    Request::new(
+        Some(index),
+        Form::Goal,
+        "Take me to the exit door.".into(),
+        RequestTime::Device(DeviceTime(t_ns)),
+    )
 }
 
 fn pole_hazard(at_ns: i64) -> HazardEvent {
@@ -854,28 +892,28 @@ fn lockstep_run_with(
         generator,
         if for_model {
             vec![
-                Request {
-                    index: Some(0),
-                    form: Form::Scene,
-                    text: "What is around me?".into(),
-                    t: RequestTime::Device(DeviceTime(S)),
-                },
-                Request {
-                    index: Some(1),
-                    form: Form::Question,
-                    text: "Is this a busy place?".into(),
-                    t: RequestTime::Device(DeviceTime(3_200_000_000)),
-                },
+                Request::new(
+                    Some(0),
+                    Form::Scene,
+                    "What is around me?".into(),
+                    RequestTime::Device(DeviceTime(S)),
+                ),
+                Request::new(
+                    Some(1),
+                    Form::Question,
+                    "Why is it so quiet here?".into(),
+                    RequestTime::Device(DeviceTime(3_200_000_000)),
+                ),
             ]
         } else {
             vec![
                 goal(S, 0),
-                Request {
-                    index: Some(1),
-                    form: Form::Question,
-                    text: "What does the sign say?".into(),
-                    t: RequestTime::Device(DeviceTime(3_200_000_000)),
-                },
+                Request::new(
+                    Some(1),
+                    Form::Question,
+                    "What does the sign say?".into(),
+                    RequestTime::Device(DeviceTime(3_200_000_000)),
+                ),
             ]
         },
     );
@@ -1128,12 +1166,12 @@ fn real_time_scene_asked(
     )
     .unwrap()
     .with_live(queue.clone());
-    queue.offer(Request {
-        index: None,
-        form: Form::Scene,
-        text: "What is around me?".into(),
-        t: RequestTime::Arrival(clock.now()),
-    });
+    queue.offer(Request::new(
+        None,
+        Form::Scene,
+        "What is around me?".into(),
+        RequestTime::Arrival(clock.now()),
+    ));
     a.on_state(&Arc::new(door_and_bin(S)), clock.now());
     (a, heard)
 }
@@ -1245,12 +1283,12 @@ fn an_alert_withdraws_a_waiting_request_which_is_answered_from_the_next_state() 
     .unwrap()
     .with_live(queue.clone());
     let offer = |form, text: &str| {
-        queue.offer(Request {
-            index: None,
+        queue.offer(Request::new(
+            None,
             form,
-            text: text.into(),
-            t: RequestTime::Arrival(clock.now()),
-        })
+            text.into(),
+            RequestTime::Arrival(clock.now()),
+        ))
     };
     // The scene goes to the model, which holds the answer thread until let go.
     offer(Form::Scene, "What is around me?");
@@ -1325,12 +1363,12 @@ fn an_alert_before_the_first_word_withdraws_the_answer_being_generated() {
     )
     .unwrap()
     .with_live(queue.clone());
-    queue.offer(Request {
-        index: None,
-        form: Form::Scene,
-        text: "What is around me?".into(),
-        t: RequestTime::Arrival(clock.now()),
-    });
+    queue.offer(Request::new(
+        None,
+        Form::Scene,
+        "What is around me?".into(),
+        RequestTime::Arrival(clock.now()),
+    ));
     a.on_state(&Arc::new(door_and_bin(S)), clock.now());
     for _ in 0..3000 {
         if entered.load(Ordering::SeqCst) > 0 {
@@ -1500,6 +1538,12 @@ mod props {
         (Form::Question, "Where is the person?"),
         (Form::Question, "What am I looking at?"),
         (Form::Question, "Am I on stairs?"),
+        (Form::Question, "Take me to the door."),
+        (Form::Question, "Is someone coming toward me?"),
+        (Form::Question, "Is anyone waving at me?"),
+        (Form::Question, "How many people are around me?"),
+        (Form::Question, "Is the traffic light green?"),
+        (Form::Question, "Why is it so quiet here?"),
     ];
 
     fn arb_thing() -> impl Strategy<Value = (usize, u8, f32, bool, bool)> {
@@ -1577,12 +1621,10 @@ mod props {
             let g = Guard::default();
             for &(form, q) in REQUESTS {
                 let a = answer(form, q, &state);
-                let target = match form {
-                    Form::Goal => goal_target(q, &state),
-                    Form::Question => match vista::assistant::intent::classify(q) {
-                        vista::assistant::intent::Intent::WhereIs(w) => resolve(&w, &state),
-                        _ => None,
-                    },
+                let target = match vista::assistant::understand::ask_for(form, q) {
+                    _ if matches!(form, Form::Scene | Form::Ambient) => None,
+                    vista::assistant::understand::Ask::Goal(_) => goal_target(q, &state),
+                    vista::assistant::understand::Ask::WhereIs(t) => resolve(&t.words, &state),
                     _ => None,
                 };
                 let checked = g.check_text(&a.text(), &state, target);
@@ -1716,12 +1758,12 @@ fn a_live_request_is_answered_at_once_from_the_newest_state() {
     let mut pump = vista::assistant::request_pump::RequestPump::start(Arc::clone(&a))
         .unwrap()
         .expect("an assistant with a live queue gets a pump");
-    queue.offer(Request {
-        index: None,
-        form: Form::Goal,
-        text: "Take me to the exit door.".into(),
-        t: RequestTime::Arrival(clock.now()),
-    });
+    queue.offer(Request::new(
+        None,
+        Form::Goal,
+        "Take me to the exit door.".into(),
+        RequestTime::Arrival(clock.now()),
+    ));
     let mut answered = false;
     for _ in 0..3000 {
         if a.lock().unwrap().counters().answers == 1 {
@@ -1771,12 +1813,12 @@ fn an_answer_queued_unheard_behind_an_alert_is_asked_again_after_the_next_alert(
     a.on_hazard(&pole_hazard(S));
     // A question (a description, not guidance: answered at once, not after the alert)
     // answered by the templates at once, queues behind it.
-    queue.offer(Request {
-        index: None,
-        form: Form::Question,
-        text: "Where is the exit door?".into(),
-        t: RequestTime::Arrival(clock.now()),
-    });
+    queue.offer(Request::new(
+        None,
+        Form::Question,
+        "Where is the exit door?".into(),
+        RequestTime::Arrival(clock.now()),
+    ));
     a.on_state(&Arc::new(door_and_bin(S + 50_000_000)), clock.now());
     for _ in 0..500 {
         if a.counters().answers > 0 {
@@ -2108,12 +2150,12 @@ fn clauses_of(
 }
 
 fn where_is_the_door() -> Request {
-    Request {
-        index: Some(0),
-        form: Form::Question,
-        text: "Where is the exit door?".into(),
-        t: RequestTime::Device(DeviceTime(S + 50_000_000)),
-    }
+    Request::new(
+        Some(0),
+        Form::Question,
+        "Where is the exit door?".into(),
+        RequestTime::Device(DeviceTime(S + 50_000_000)),
+    )
 }
 
 /// A description an alert cuts part-way ("The exit door is at 2 o'clock, [alert]") goes on
@@ -2305,12 +2347,12 @@ fn an_alert_no_more_urgent_waits_for_the_one_being_said() {
 }
 
 fn asked(index: usize, form: Form, text: &str, t_ns: i64) -> Request {
-    Request {
-        index: Some(index),
+    Request::new(
+        Some(index),
         form,
-        text: text.into(),
-        t: RequestTime::Device(DeviceTime(t_ns)),
-    }
+        text.into(),
+        RequestTime::Device(DeviceTime(t_ns)),
+    )
 }
 
 /// "Faster" is a setting, not a question: said back, and the answer after it is spoken in

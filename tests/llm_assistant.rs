@@ -315,11 +315,13 @@ fn a_model_failing_mid_run_leaves_one_warning_and_templates_answer_the_rest() {
     let g = FailsOnSecond {
         calls: Arc::clone(&calls),
     };
-    let scene = |i: usize, t: i64| Request {
-        index: Some(i),
-        form: Form::Scene,
-        text: "What is around me?".into(),
-        t: RequestTime::Device(DeviceTime(t)),
+    let scene = |i: usize, t: i64| {
+        Request::new(
+            Some(i),
+            Form::Scene,
+            "What is around me?".into(),
+            RequestTime::Device(DeviceTime(t)),
+        )
     };
     let mut a = Assistant::new(
         AssistantConfig::new(dir.path(), AssistantMode::LockStep),
@@ -420,12 +422,12 @@ fn when_nothing_the_model_said_passes_the_guard_the_templates_answer() {
         Arc::clone(&clock),
     )
     .unwrap()
-    .with_scripted(vec![Request {
-        index: Some(0),
-        form: Form::Scene,
-        text: "What is around me?".into(),
-        t: RequestTime::Device(DeviceTime(S)),
-    }]);
+    .with_scripted(vec![Request::new(
+        Some(0),
+        Form::Scene,
+        "What is around me?".into(),
+        RequestTime::Device(DeviceTime(S)),
+    )]);
     for i in 0..=15 {
         let at = i * 100_000_000;
         let now = clock.wait_until(clock.due(DeviceTime(at)));

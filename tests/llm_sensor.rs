@@ -159,7 +159,7 @@ fn walk_with_model_requests(dir: &Path) -> (std::path::PathBuf, std::path::PathB
     std::fs::write(
         &requests,
         "{\"t_ns\": 3000000000, \"form\": \"scene\", \"text\": \"What is around me?\"}\n\
-         {\"t_ns\": 4500000000, \"form\": \"question\", \"text\": \"Is this a busy place?\"}\n",
+         {\"t_ns\": 4500000000, \"form\": \"question\", \"text\": \"Why is it so quiet here?\"}\n",
     )
     .unwrap();
     (session, requests)

@@ -208,7 +208,7 @@ fn walk(dir: &Path, rgb: bool) -> (PathBuf, PathBuf) {
     std::fs::write(
         &requests,
         "{\"t_ns\": 3000000000, \"form\": \"scene\", \"text\": \"What is around me?\"}\n\
-         {\"t_ns\": 4500000000, \"form\": \"question\", \"text\": \"Is this a busy place?\"}\n\
+         {\"t_ns\": 4500000000, \"form\": \"question\", \"text\": \"Why is it so quiet here?\"}\n\
          {\"t_ns\": 5000000000, \"form\": \"goal\", \"text\": \"Take me to the door\"}\n",
     )
     .unwrap();

@@ -59,12 +59,12 @@ fn frames(until_ns: i64) -> Vec<Sample> {
 }
 
 fn request(index: usize, form: Form, text: &str, t_ns: i64) -> Request {
-    Request {
-        index: Some(index),
+    Request::new(
+        Some(index),
         form,
-        text: text.into(),
-        t: RequestTime::Device(DeviceTime(t_ns)),
-    }
+        text.into(),
+        RequestTime::Device(DeviceTime(t_ns)),
+    )
 }
 
 /// A lock-step assistant on `clock` writing into `dir`, with `requests`.

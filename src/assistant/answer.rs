@@ -14,9 +14,10 @@ use super::forms::Form;
 use super::goal::find_goal;
 use super::guard::claims::complete_sentences;
 use super::guard::{action_of, Guard, Guarded};
-use super::intent::{classify, resolve, Intent};
+use super::intent::resolve;
 use super::requests::{Request, RequestTime};
-use super::template::answer as template_answer;
+use super::template::answer_ask as template_answer;
+use super::understand::Ask;
 use super::verbosity::SharedVerbosity;
 use crate::speech::chunker::ChunkerConfig;
 use crate::speech::{AnswerStream, Priority, Speaker, Utterance};
@@ -88,13 +89,10 @@ fn first_token_at(called: HostTime, since_call_ns: i64) -> i64 {
 
 /// The thing a request is about (goal target, "where is X").
 fn target_of<'a>(r: &Request, state: &'a EnvironmentState) -> Option<&'a Thing> {
-    match r.form {
-        Form::Goal => find_goal(&r.text, state).and_then(|g| g.thing()),
-        Form::Question => match classify(&r.text) {
-            Intent::WhereIs(words) => resolve(&words, state),
-            Intent::AtGoal => find_goal(&r.text, state).and_then(|g| g.thing()),
-            _ => None,
-        },
+    match (&r.ask, r.form) {
+        (_, Form::Ambient | Form::Scene) => None,
+        (Ask::Goal(_) | Ask::AtGoal(_), _) => find_goal(&r.text, state).and_then(|g| g.thing()),
+        (Ask::WhereIs(t), _) => resolve(&t.words, state),
         _ => None,
     }
 }
@@ -297,7 +295,7 @@ impl Engine {
         // --- language model (h-llm): only scenes and open questions go to the model ---
         let mut first_token_ns = None;
         let mut lm_timing = None;
-        let lm_route = super::lm::route::route(job.request.form, &job.request.text);
+        let lm_route = super::lm::route::route(job.request.form, &job.request.ask);
         let generator = self
             .generator
             .as_mut()
@@ -396,7 +394,12 @@ impl Engine {
         }
         // --- end language model ---
         if use_template && !job.cancel.load(Ordering::Acquire) {
-            let a = template_answer(job.request.form, &job.request.text, &state);
+            let a = template_answer(
+                job.request.form,
+                &job.request.ask,
+                &job.request.text,
+                &state,
+            );
             unanswerable = a.unanswerable;
             // After a whole-frame read that did not find the place named, say so first
             // (an answer that already says it cannot tell needs no more).

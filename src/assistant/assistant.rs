@@ -32,9 +32,9 @@ use super::counters::{bump, Counters};
 use super::decisions::{DecisionError, DecisionWriter};
 use super::forms::Form;
 use super::guard::{Guard, GuardConfig};
-use super::intent::{classify, Intent};
 use super::requests::{PeriodicScene, Request, RequestQueue, RequestTime};
 use super::text_wait::{needs_text, Ended, TextWaits, DEFAULT_WAIT_NS};
+use super::understand::Ask;
 use super::verbosity::{SharedVerbosity, Verbosity};
 use crate::speech::chunker::ChunkerConfig;
 use crate::speech::speaker::SpeakerError;
@@ -234,7 +234,7 @@ impl InFlight {
 fn guides(request: &Request) -> bool {
     match request.form {
         Form::Goal | Form::Scene => true,
-        Form::Question => classify(&request.text) == Intent::Ahead,
+        Form::Question => matches!(request.ask, Ask::Ahead | Ask::Goal(_) | Ask::Scene),
         Form::Ambient => false,
     }
 }
@@ -676,11 +676,9 @@ impl Assistant {
         state: &Arc<EnvironmentState>,
         now: HostTime,
     ) {
-        if request.form != Form::Ambient {
-            if let Some(c) = control::parse(&request.text) {
-                self.set(c, &request, state, now);
-                return;
-            }
+        if let (Ask::Setting(c), false) = (&request.ask, request.form == Form::Ambient) {
+            self.set(*c, &request, state, now);
+            return;
         }
         if new && request.form != Form::Ambient {
             self.cut_waits(state, now, ReadOutcome::Cut);
@@ -919,12 +917,12 @@ impl PerceptionSink for Assistant {
             );
             // A scene update waits while an alert is said: it would say the path.
             if self.verbosity.get().unasked() && !self.alerter.busy(now) && p.due(state.at, still) {
-                due.push(Request {
-                    index: None,
-                    form: Form::Ambient,
-                    text: "What is around me?".into(),
-                    t: RequestTime::Device(state.at),
-                });
+                due.push(Request::new(
+                    None,
+                    Form::Ambient,
+                    "What is around me?".into(),
+                    RequestTime::Device(state.at),
+                ));
             }
         }
         for r in due {

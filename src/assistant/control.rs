@@ -29,17 +29,29 @@ pub enum Control {
 /// Words that may surround a setting word ("could you talk a bit faster please").
 const FILLER: &[&str] = &[
     "please", "can", "could", "would", "you", "speak", "talk", "talking", "a", "bit", "little",
-    "lot", "much", "be", "go", "up", "down", "the", "speech", "voice", "i", "want", "need",
+    "lot", "much", "be", "go", "up", "down", "the", "speech", "voice", "i", "want", "need", "me",
+    "tell", "say", "your", "answers", "answer",
 ];
 
 /// The setting `text` asks for, when it is made only of setting words and filler.
 pub fn parse(text: &str) -> Option<Control> {
     let mut found: Option<Control> = None;
     let mut after_less_more = false;
-    for w in tokens(text) {
+    // "Not so much detail", "too much talking": less.
+    let mut words = tokens(text);
+    for seq in [
+        &["not", "so", "much"][..],
+        &["not", "as", "much"],
+        &["too", "much"],
+    ] {
+        if let Some(i) = words.windows(seq.len()).position(|w| w == seq) {
+            words.splice(i..i + seq.len(), ["less".to_string()]);
+        }
+    }
+    for w in words {
         let c = match w.as_str() {
-            "faster" | "quicker" => Control::Faster,
-            "slower" | "slowly" => Control::Slower,
+            "faster" | "quicker" | "speed" => Control::Faster,
+            "slower" | "slowly" | "slow" => Control::Slower,
             "shorter" | "briefer" | "brief" | "quieter" | "quiet" | "less" => Control::Less,
             "longer" | "more" => Control::More,
             // What "less" or "more" is of: "less talking", "more detail".
@@ -103,6 +115,9 @@ mod tests {
             ("be quiet", Control::Less),
             ("shorter please", Control::Less),
             ("More detail", Control::More),
+            ("Not so much detail.", Control::Less),
+            ("Slow down", Control::Slower),
+            ("Tell me more.", Control::More),
             ("talk more", Control::More),
         ] {
             assert_eq!(parse(t), Some(c), "{t}");

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use crate::assistant::forms::Form;
 use crate::assistant::guard::claims::split_sentences;
 use crate::assistant::guard::{Guard, Verdict};
-use crate::assistant::intent::{classify, goal_target, resolve, Intent};
+use crate::assistant::intent::{goal_target, resolve};
 use crate::assistant::render::render_state;
 use crate::assistant::template::{answer, TemplateAnswer};
+use crate::assistant::understand::{ask_for, Ask};
 use crate::state::EnvironmentState;
 
 /// What can go wrong reading a state file.
@@ -71,12 +72,10 @@ pub fn explain(
     let answer = answer(form, request, state);
     let mut verdicts = Vec::new();
     if let Some(check) = check {
-        let target = match form {
-            Form::Goal => goal_target(request, state),
-            Form::Question => match classify(request) {
-                Intent::WhereIs(w) => resolve(&w, state),
-                _ => None,
-            },
+        let target = match ask_for(form, request) {
+            _ if matches!(form, Form::Scene | Form::Ambient) => None,
+            Ask::Goal(_) => goal_target(request, state),
+            Ask::WhereIs(t) => resolve(&t.words, state),
             _ => None,
         };
         let guard = Guard::default();

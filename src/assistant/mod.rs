@@ -13,7 +13,7 @@
 //! * [`flight`]: stairs from floor edges in a row (a single edge is a step, not stairs).
 //! * [`goal`]: which place a goal request names (a door under a sign, a door, a thing).
 //! * [`sign_wall`]: the wall a sign hangs on, where a way to the sign ends.
-//! * [`intent`]: what a question asks about, and which thing a request names.
+//! * [`intent`]: which tracked thing a request names.
 //! * [`understand`]: a request's text, however phrased, to a typed [`understand::Ask`].
 //! * [`request_words`]: the words of requests (handling verbs, stop words).
 //! * [`template`]: the template generator, grounded by construction.

@@ -15,6 +15,7 @@ use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use serde::Deserialize;
 
 use super::forms::Form;
+use super::understand::{ask_for, understand, Ask};
 use crate::jsonl::{self, JsonlError};
 use crate::stop::StopHandle;
 use crate::time::{Clock, DeviceTime, HostTime};
@@ -58,6 +59,22 @@ pub struct Request {
     pub text: String,
     /// When.
     pub t: RequestTime,
+    /// What it asks for, typed ([`ask_for`] of the form and the text).
+    pub ask: Ask,
+}
+
+impl Request {
+    /// A request of `form` saying `text`, understood once here.
+    pub fn new(index: Option<usize>, form: Form, text: String, t: RequestTime) -> Self {
+        let ask = ask_for(form, &text);
+        Self {
+            index,
+            form,
+            text,
+            t,
+            ask,
+        }
+    }
 }
 
 /// A request source failed.
@@ -149,12 +166,12 @@ pub fn parse_requests_jsonl(path: &Path, text: &str) -> Scripted {
             out.skipped.push(bad("empty text".to_string()));
             return;
         }
-        out.requests.push(Request {
-            index: Some(out.requests.len()),
+        out.requests.push(Request::new(
+            Some(out.requests.len()),
             form,
             text,
-            t: RequestTime::Device(DeviceTime(parsed.t_ns)),
-        });
+            RequestTime::Device(DeviceTime(parsed.t_ns)),
+        ));
     });
     out
 }
@@ -214,8 +231,10 @@ pub fn read_requests_jsonl(path: &Path) -> Result<Scripted, RequestError> {
     Ok(s)
 }
 
-/// A line typed live: `scene: …`, `goal: …`, `question: …` or a bare question. `None` for a
-/// blank line. `scene:` alone asks "What is around me?".
+/// A line typed live (or heard): `scene: …`, `goal: …`, `question: …`, or a bare request
+/// whose form is what it asks for ("Take me to the exit" is a goal, "Describe the room" a
+/// scene, anything else a question). `None` for a blank line. `scene:` alone asks "What is
+/// around me?".
 pub fn parse_live_line(line: &str) -> Option<(Form, String)> {
     let cleaned = clean_text(line);
     let line = cleaned.as_str();
@@ -237,7 +256,7 @@ pub fn parse_live_line(line: &str) -> Option<(Form, String)> {
             };
         }
     }
-    Some((Form::Question, line.to_string()))
+    Some((understand(line).form(), line.to_string()))
 }
 
 /// Counts of what live sources received, refused and skipped.
@@ -418,12 +437,12 @@ pub fn pump_lines<R: BufRead>(
             Ok(Some(Some(line))) => {
                 let parsed = parse_live_line(line.trim_end_matches('\r'));
                 if let Some((form, text)) = parsed.filter(|_| queue.admit()) {
-                    queue.offer(Request {
-                        index: None,
+                    queue.offer(Request::new(
+                        None,
                         form,
                         text,
-                        t: RequestTime::Arrival(clock.now()),
-                    });
+                        RequestTime::Arrival(clock.now()),
+                    ));
                     offered += 1;
                 }
             }
@@ -684,6 +703,14 @@ mod tests {
         assert_eq!(
             parse_live_line(" what does the sign say? "),
             Some((Form::Question, "what does the sign say?".into()))
+        );
+        assert_eq!(
+            parse_live_line("Take me to the exit."),
+            Some((Form::Goal, "Take me to the exit.".into()))
+        );
+        assert_eq!(
+            parse_live_line("Describe the room"),
+            Some((Form::Scene, "Describe the room".into()))
         );
         assert_eq!(parse_live_line("   "), None);
         assert_eq!(parse_live_line("goal:"), None);

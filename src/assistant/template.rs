@@ -10,17 +10,20 @@ use super::corridor::{blockers, is_hazard, pass_blockers};
 use super::flight::{flight_sentences, flights};
 use super::forms::Form;
 use super::goal::{find_goal, Goal};
-use super::intent::{classify, resolve, Intent};
+use super::intent::resolve;
 use super::objects::{named_objects, object_query, object_sentence};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
 use super::request_words::{content_words, handled_words};
 use super::sign_wall::{wall_under_sign, REACH_M};
 use super::turn_words::{recent_turn, turn_sentence, turned, RECENT_TURN_NS};
+use super::understand::{ask_for, Ask, PeopleAsk};
 use crate::lexicon::names::side_word;
+use crate::lexicon::numbers::count_word;
 use crate::lexicon::words::tokens;
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
-    Generator, GeneratorError, HeightBand, MotionState, TextFact, Thing, ThingKind,
+    Generator, GeneratorError, HeightBand, MotionState, ObjectClass, ObjectFact, TextFact, Thing,
+    ThingDetail, ThingKind,
 };
 
 /// Hazards this close count for a scene description and "what's ahead", metres.
@@ -773,10 +776,26 @@ fn motion(request: &str, state: &EnvironmentState) -> TemplateAnswer {
 /// metres.
 pub const PEOPLE_CLOSE_M: f32 = 2.0;
 
-/// "Is someone coming toward me?": the people perception tracks (moving people), nearest
-/// first; with none, says so and names what is in the way (a person standing still is
-/// measured as an obstacle, not as a person).
-fn people(state: &EnvironmentState) -> TemplateAnswer {
+/// "A person is moving at 2 o'clock, 3 metres, in your path."
+fn person_sentence(p: &Thing, verb: &str) -> String {
+    let mut s = format!(
+        "A person is {verb} at {}, {}",
+        clock(p.clock),
+        about_metres(p.distance_m)
+    );
+    if p.in_path {
+        s.push_str(", in your path");
+    }
+    s.push('.');
+    s
+}
+
+/// "Is someone coming toward me?", "How many people are here?", "Is anyone waving?": the
+/// people perception tracks (moving people) and the detector sees, nearest first. What
+/// neither can tell (whether someone waves, looks, sits or talks) is said to be unknown
+/// before what is seen, never answered yes; with no one seen, says so and names what is
+/// close or in the way (a person standing still may be measured as an obstacle).
+fn people(state: &EnvironmentState, ask: PeopleAsk) -> TemplateAnswer {
     let persons = by_distance(
         state
             .things
@@ -784,20 +803,75 @@ fn people(state: &EnvironmentState) -> TemplateAnswer {
             .filter(|t| t.kind == ThingKind::Person)
             .collect(),
     );
-    if let Some(p) = persons.first() {
-        let mut s = format!(
-            "Yes. A person is moving at {}, {}",
-            clock(p.clock),
-            about_metres(p.distance_m)
-        );
-        if p.in_path {
-            s.push_str(", in your path");
-        }
-        s.push('.');
-        let mut out = vec![s];
-        if persons.len() > 1 {
-            out.push(format!("{} people are moving near you.", persons.len()));
-        }
+    // The detector's people that are not already a moving person.
+    let mut standing: Vec<&ObjectFact> = state
+        .objects
+        .iter()
+        .filter(|o| o.class == ObjectClass::Person)
+        .filter(|o| !o.thing.is_some_and(|id| persons.iter().any(|p| p.id == id)))
+        .collect();
+    standing.sort_by(|a, b| {
+        a.distance_m
+            .unwrap_or(f32::MAX)
+            .total_cmp(&b.distance_m.unwrap_or(f32::MAX))
+    });
+    let nearest = || -> Option<String> {
+        persons
+            .first()
+            .map(|p| person_sentence(p, "moving"))
+            .or_else(|| standing.first().map(|o| object_sentence(o, state)))
+    };
+    let unknown = match ask {
+        PeopleAsk::Waving => Some("waving at you"),
+        PeopleAsk::Looking => Some("looking at you"),
+        PeopleAsk::Sitting => Some("sitting"),
+        PeopleAsk::Talking => Some("talking to you"),
+        _ => None,
+    };
+    if let Some(what) = unknown {
+        let mut out = vec![format!("I can't tell whether anyone is {what}.")];
+        out.extend(nearest());
+        return TemplateAnswer {
+            sentences: out,
+            unanswerable: true,
+        };
+    }
+    let seen = persons.len() + standing.len();
+    if seen > 0 {
+        let out = match ask {
+            PeopleAsk::Approaching => {
+                let approaching = |p: &&&Thing| match p.detail {
+                    ThingDetail::Moving { approaching, .. } => Some(approaching),
+                    _ => None,
+                };
+                let coming = persons.iter().find(|p| approaching(p) == Some(true));
+                // Denied only when every moving person is known to be going elsewhere.
+                let none_coming =
+                    !persons.is_empty() && persons.iter().all(|p| approaching(&p) == Some(false));
+                match coming {
+                    Some(p) => vec![format!("Yes. {}", person_sentence(p, "coming toward you"))],
+                    None if none_coming => {
+                        let mut v = vec!["No one is coming toward you.".to_string()];
+                        v.extend(nearest());
+                        v
+                    }
+                    None => nearest().into_iter().collect(),
+                }
+            }
+            PeopleAsk::Count => {
+                let noun = if seen == 1 { "person" } else { "people" };
+                let mut v = vec![format!("I can see {} {noun}.", count_word(seen))];
+                v.extend(nearest());
+                v
+            }
+            _ => {
+                let mut v = vec![format!("Yes. {}", nearest().unwrap_or_default())];
+                if persons.len() > 1 {
+                    v.push(format!("{} people are moving near you.", persons.len()));
+                }
+                v
+            }
+        };
         return TemplateAnswer::known(out);
     }
     if no_evidence(state) {
@@ -806,7 +880,11 @@ fn people(state: &EnvironmentState) -> TemplateAnswer {
         );
     }
     // Perception tells people only by their motion: what stands close by may be one.
-    let mut out = vec!["I don't detect anyone moving.".to_string()];
+    let mut out = vec![if state.sees_objects {
+        "I don't see anyone.".to_string()
+    } else {
+        "I don't detect anyone moving.".to_string()
+    }];
     let close = by_distance(
         state
             .things
@@ -820,24 +898,41 @@ fn people(state: &EnvironmentState) -> TemplateAnswer {
     TemplateAnswer::known(out)
 }
 
-/// Answers `request` in `form` from `state` alone.
+/// What is said to a request vista cannot serve.
+pub const CANNOT_DO: &str = "Sorry, I can't do that yet.";
+/// What is said to a question no rule understands, when no language model answers it.
+pub const CANNOT_ANSWER: &str = "Sorry, I can't answer that yet.";
+
+/// Answers `request` in `form` from `state` alone (understood here: see [`answer_ask`]).
 pub fn answer(form: Form, request: &str, state: &EnvironmentState) -> TemplateAnswer {
-    match form {
-        Form::Scene => scene(state),
-        Form::Ambient => ambient(state),
-        Form::Goal => goal(request, state),
-        Form::Question => match classify(request) {
-            Intent::ReadText => read_text(state),
-            Intent::HeadHeight => head_height(state),
-            Intent::Stairs => stairs(state),
-            Intent::LookingAt => looking_at(state),
-            Intent::WhereIs(words) => where_is(request, &words, state),
-            Intent::AtGoal => at_goal(request, state),
-            Intent::Motion => motion(request, state),
-            Intent::People => people(state),
-            Intent::ObjectQuery(words) => object_query_answer(&words, state),
-            Intent::Ahead => ahead(request, state),
-        },
+    answer_ask(form, &ask_for(form, request), request, state)
+}
+
+/// Answers `request` in `form`, which asks for `ask`, from `state` alone.
+pub fn answer_ask(
+    form: Form,
+    ask: &Ask,
+    request: &str,
+    state: &EnvironmentState,
+) -> TemplateAnswer {
+    if form == Form::Ambient {
+        return ambient(state);
+    }
+    match ask {
+        Ask::Scene => scene(state),
+        Ask::Goal(_) => goal(request, state),
+        Ask::ReadText(_) => read_text(state),
+        Ask::HeadHeight => head_height(state),
+        Ask::Stairs => stairs(state),
+        Ask::LookingAt => looking_at(state),
+        Ask::WhereIs(t) => where_is(request, &t.words, state),
+        Ask::AtGoal(_) => at_goal(request, state),
+        Ask::Motion => motion(request, state),
+        Ask::People(p) => people(state, *p),
+        Ask::ObjectQuery(t) => object_query_answer(&t.words, state),
+        Ask::Ahead => ahead(request, state),
+        Ask::Unsupported | Ask::Setting(_) => TemplateAnswer::cannot(CANNOT_DO.into()),
+        Ask::Open => TemplateAnswer::cannot(CANNOT_ANSWER.into()),
     }
 }
 

@@ -28,9 +28,9 @@ use std::collections::VecDeque;
 
 use super::forms::Form;
 use super::goal::named_sign;
-use super::intent::{classify, Intent};
 use super::request_words::{content_words, HANDLING_VERBS};
 use super::requests::Request;
+use super::understand::Ask;
 use crate::lexicon::nouns::{kind_words, OBJECT_NOUNS};
 use crate::state::{EnvironmentState, ReadOutcome, TextReadWait, ThingKind};
 use crate::time::HostTime;
@@ -83,8 +83,9 @@ fn sign_words(words: &[String]) -> Vec<String> {
 /// What a request needs from text: `None` when it needs no text; `Some(None)` for any text
 /// (what does the sign say); `Some(Some(words))` for text naming one of `words`.
 fn text_need(request: &Request) -> Option<Option<Vec<String>>> {
-    let words = match request.form {
-        Form::Goal => {
+    let words = match (request.form, &request.ask) {
+        (Form::Scene | Form::Ambient, _) => return None,
+        (Form::Goal, _) | (_, Ask::Goal(_)) => {
             let words = content_words(&request.text);
             if words.iter().any(|w| HANDLING_VERBS.contains(&w.as_str()))
                 && !words.iter().any(|w| TEXT_WORDS.contains(&w.as_str()))
@@ -93,13 +94,10 @@ fn text_need(request: &Request) -> Option<Option<Vec<String>>> {
             }
             words
         }
-        Form::Question => match classify(&request.text) {
-            Intent::ReadText => return Some(None),
-            Intent::WhereIs(words) => words,
-            Intent::AtGoal => content_words(&request.text),
-            _ => return None,
-        },
-        Form::Scene | Form::Ambient => return None,
+        (_, Ask::ReadText(_)) => return Some(None),
+        (_, Ask::WhereIs(t)) => t.words.clone(),
+        (_, Ask::AtGoal(_)) => content_words(&request.text),
+        _ => return None,
     };
     let words = sign_words(&words);
     words.iter().any(|w| signable(w)).then_some(Some(words))
@@ -270,12 +268,12 @@ mod tests {
     use crate::time::DeviceTime;
 
     fn req(form: Form, text: &str) -> Request {
-        Request {
-            index: Some(0),
+        Request::new(
+            Some(0),
             form,
-            text: text.into(),
-            t: RequestTime::Device(DeviceTime(0)),
-        }
+            text.into(),
+            RequestTime::Device(DeviceTime(0)),
+        )
     }
 
     fn state_with(texts: &[&str]) -> EnvironmentState {

@@ -11,10 +11,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use serde::Serialize;
-use vista::assistant::control;
-use vista::assistant::intent::classify;
 use vista::assistant::requests::parse_live_line;
-use vista::assistant::Form;
+use vista::assistant::understand::ask_for;
 use vista::listen::spoken::{read_spoken, run_spoken, totals};
 use vista::listen::{
     hear_clip, read_wav_16k, Heard, ListenConfig, Moonshine, MoonshineConfig, SileroVad,
@@ -62,27 +60,17 @@ pub enum SpokenVoice {
 /// The typed request one utterance parses to.
 #[derive(Debug, Serialize)]
 struct Parsed {
-    /// `question`, `scene` or `goal`; `setting` for a spoken setting.
+    /// `question`, `scene` or `goal`.
     form: String,
-    /// The question's kind, or the setting.
-    kind: String,
+    /// The typed request, written (`where_is cup`, `setting faster`).
+    ask: String,
 }
 
 fn parse(text: &str) -> Option<Parsed> {
-    if let Some(c) = control::parse(text) {
-        return Some(Parsed {
-            form: "setting".into(),
-            kind: format!("{c:?}"),
-        });
-    }
     let (form, text) = parse_live_line(text)?;
-    let kind = match form {
-        Form::Question => format!("{:?}", classify(&text)),
-        _ => String::new(),
-    };
     Some(Parsed {
         form: form.name().to_string(),
-        kind,
+        ask: ask_for(form, &text).to_string(),
     })
 }
 
@@ -140,8 +128,7 @@ pub fn run(args: ListenArgs) -> anyhow::Result<()> {
             continue;
         }
         let what = match (&h.outcome, request) {
-            (vista::listen::Outcome::Text, Some(p)) if p.kind.is_empty() => format!("→ {}", p.form),
-            (vista::listen::Outcome::Text, Some(p)) => format!("→ {} · {}", p.form, p.kind),
+            (vista::listen::Outcome::Text, Some(p)) => format!("→ {} · {}", p.form, p.ask),
             (vista::listen::Outcome::Text, None) => String::new(),
             (vista::listen::Outcome::NotCaught { why }, _) => {
                 format!("→ not caught ({why:?}; \"I didn't catch that\")")

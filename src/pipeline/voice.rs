@@ -38,12 +38,8 @@ impl Ears for QueueEars {
                     return;
                 };
                 if self.queue.admit() {
-                    self.queue.offer(Request {
-                        index: None,
-                        form,
-                        text,
-                        t: RequestTime::Arrival(now),
-                    });
+                    self.queue
+                        .offer(Request::new(None, form, text, RequestTime::Arrival(now)));
                 }
             }
             Outcome::NotCaught { .. } => {
