@@ -1636,7 +1636,20 @@ mod props {
                     checked.interventions,
                     vista::assistant::render_state(&state)
                 );
-                prop_assert!(a.sentences.len() <= form.spec().max_sentences);
+                let answered_as = vista::assistant::Request::new(
+                    None,
+                    form,
+                    q.to_string(),
+                    vista::assistant::RequestTime::Device(state.at),
+                )
+                .response_form();
+                prop_assert!(
+                    a.sentences.len() <= answered_as.spec().max_sentences,
+                    "{:?} {:?}: {:?}",
+                    form,
+                    q,
+                    a.sentences
+                );
             }
         }
 

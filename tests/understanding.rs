@@ -41,9 +41,10 @@ fn the_parser_meets_its_targets_on_the_paraphrase_set() {
 fn the_parser_holds_on_requests_written_without_seeing_it() {
     let u = scored("unseen.tsv", understand);
     assert!(u.all.all >= 200, "{} requests", u.all.all);
-    // Measured when the parser first met the set: 253/315 (80 %). Misses are not listed
+    // Measured when the parser first met the set: 253/315 (80 %); after it learnt from more
+    // phrasings of its own dev split (the set unseen): 267/315 (85 %). Misses are not listed
     // here: the set is for measuring, not for tuning.
-    assert!(percent(&u, "unseen") >= 80.0, "{:?}", u.all);
+    assert!(percent(&u, "unseen") >= 84.0, "{:?}", u.all);
     let k = scored("unseen.tsv", keyword_ask);
     assert!(k.all.percent() < u.all.percent() - 20.0, "{:?}", k.all);
 }

@@ -285,7 +285,10 @@ impl Engine {
             words: 0,
             full: false,
             degenerate: 0,
-            budget: self.verbosity.get().budget(&job.request.form.spec()),
+            budget: self
+                .verbosity
+                .get()
+                .budget(&job.request.response_form().spec()),
             first_speech: None,
         };
         let mut name = "template".to_string();
@@ -303,7 +306,7 @@ impl Engine {
         if let (Some(g), false) = (generator, self.failed) {
             use_template = false;
             let started = self.clock.now();
-            let spec = job.request.form.spec();
+            let spec = job.request.response_form().spec();
             let prompt = GenerationPrompt {
                 system: spec.system.to_string(),
                 context: {
@@ -312,7 +315,7 @@ impl Engine {
                     c
                 },
                 request: job.request.text.clone(),
-                form: job.request.form.name().to_string(),
+                form: job.request.response_form().name().to_string(),
                 max_tokens: spec.max_tokens,
             };
             name = g.name().to_string();

@@ -1,10 +1,8 @@
-//! Spoken settings: "faster", "slower", "less talking", "more detail". A request made only of
-//! setting words (a small, fixed vocabulary, as [`super::intent`] is) changes how the
-//! assistant speaks instead of being answered; anything else, a question that happens to
-//! hold such a word ("is the car going faster?") included, is a request as before. Pure.
+//! Spoken settings: "faster", "slower", "less talking", "more detail" step the rate or the
+//! verbosity, and the new setting is said back. Which requests are settings is the request
+//! parser's ([`super::understand::setting`]). Pure.
 
 use super::verbosity::Verbosity;
-use crate::lexicon::words::tokens;
 
 /// How much one "faster" or "slower" changes the rate, words per minute.
 pub const RATE_STEP_WPM: u32 = 50;
@@ -24,48 +22,6 @@ pub enum Control {
     Less,
     /// Say more.
     More,
-}
-
-/// Words that may surround a setting word ("could you talk a bit faster please").
-const FILLER: &[&str] = &[
-    "please", "can", "could", "would", "you", "speak", "talk", "talking", "a", "bit", "little",
-    "lot", "much", "be", "go", "up", "down", "the", "speech", "voice", "i", "want", "need", "me",
-    "tell", "say", "your", "answers", "answer",
-];
-
-/// The setting `text` asks for, when it is made only of setting words and filler.
-pub fn parse(text: &str) -> Option<Control> {
-    let mut found: Option<Control> = None;
-    let mut after_less_more = false;
-    // "Not so much detail", "too much talking": less.
-    let mut words = tokens(text);
-    for seq in [
-        &["not", "so", "much"][..],
-        &["not", "as", "much"],
-        &["too", "much"],
-    ] {
-        if let Some(i) = words.windows(seq.len()).position(|w| w == seq) {
-            words.splice(i..i + seq.len(), ["less".to_string()]);
-        }
-    }
-    for w in words {
-        let c = match w.as_str() {
-            "faster" | "quicker" | "speed" => Control::Faster,
-            "slower" | "slowly" | "slow" => Control::Slower,
-            "shorter" | "briefer" | "brief" | "quieter" | "quiet" | "less" => Control::Less,
-            "longer" | "more" => Control::More,
-            // What "less" or "more" is of: "less talking", "more detail".
-            "detail" | "details" | "words" if after_less_more => continue,
-            x if FILLER.contains(&x) => continue,
-            _ => return None,
-        };
-        after_less_more = matches!(w.as_str(), "less" | "more");
-        if found.is_some_and(|f| f != c) {
-            return None;
-        }
-        found = Some(c);
-    }
-    found
 }
 
 /// The rate after `c` from `rate_wpm` (a rate setting only; others leave it).
@@ -103,42 +59,6 @@ pub fn acknowledgement(c: Control, rate_wpm: u32, v: Verbosity) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn requests_made_of_setting_words_are_settings() {
-        for (t, c) in [
-            ("Faster", Control::Faster),
-            ("speak faster please", Control::Faster),
-            ("Could you talk a bit quicker?", Control::Faster),
-            ("slower", Control::Slower),
-            ("Less talking.", Control::Less),
-            ("be quiet", Control::Less),
-            ("shorter please", Control::Less),
-            ("More detail", Control::More),
-            ("Not so much detail.", Control::Less),
-            ("Slow down", Control::Slower),
-            ("Tell me more.", Control::More),
-            ("talk more", Control::More),
-        ] {
-            assert_eq!(parse(t), Some(c), "{t}");
-        }
-    }
-
-    #[test]
-    fn questions_with_a_setting_word_are_not_settings() {
-        for t in [
-            "Is the car going faster?",
-            "Is it slower than me?",
-            "What is ahead?",
-            "How much more to the door?",
-            "Tell me more about the sign",
-            "faster or slower",
-            "detail",
-            "",
-        ] {
-            assert_eq!(parse(t), None, "{t}");
-        }
-    }
 
     #[test]
     fn rates_step_within_bounds_and_verbosity_one_level_at_a_time() {

@@ -75,6 +75,16 @@ impl Request {
             ask,
         }
     }
+
+    /// The form the answer takes: a question that asks for guidance or a description is
+    /// answered as one, within that form's budget ("How do I get to the exit?" asked as a
+    /// question); otherwise the request's own form.
+    pub fn response_form(&self) -> Form {
+        match (self.form, self.ask.form()) {
+            (Form::Question, f @ (Form::Goal | Form::Scene)) => f,
+            (f, _) => f,
+        }
+    }
 }
 
 /// A request source failed.
@@ -754,8 +764,8 @@ mod tests {
     #[test]
     fn control_characters_never_reach_the_request_text() {
         assert_eq!(
-            parse_live_line("what\0 is\u{1b}[2J here?"),
-            Some((Form::Question, "what  is [2J here?".into()))
+            parse_live_line("where\0 is\u{1b}[2J the door?"),
+            Some((Form::Question, "where  is [2J the door?".into()))
         );
         assert_eq!(parse_live_line("\0\0"), None);
         let s = parse_requests_jsonl(

@@ -4,7 +4,7 @@
 //! assistant, to measure the parser against (`vista understand --set … --parser keywords`).
 
 use super::ask::{Ask, PeopleAsk, Target};
-use crate::assistant::control;
+use crate::assistant::control::Control;
 use crate::assistant::forms::Form;
 use crate::assistant::request_words::content_words;
 use crate::lexicon::classes::classes_named;
@@ -12,7 +12,7 @@ use crate::lexicon::words::tokens;
 
 /// What the keyword rules make of `text`.
 pub fn keyword_ask(text: &str) -> Ask {
-    if let Some(c) = control::parse(text) {
+    if let Some(c) = setting_words(text) {
         return Ask::Setting(c);
     }
     let Some((form, text)) = prefixed(text) else {
@@ -34,6 +34,36 @@ pub fn keyword_ask(text: &str) -> Ask {
             Intent::Ahead => Ask::Ahead,
         },
     }
+}
+
+/// Words that may surround a setting word ("could you talk a bit faster please").
+const FILLER: &[&str] = &[
+    "please", "can", "could", "would", "you", "speak", "talk", "talking", "a", "bit", "little",
+    "lot", "much", "be", "go", "up", "down", "the", "speech", "voice", "i", "want", "need",
+];
+
+/// The setting `text` asks for, when it is made only of setting words and filler.
+fn setting_words(text: &str) -> Option<Control> {
+    let mut found: Option<Control> = None;
+    let mut after_less_more = false;
+    for w in tokens(text) {
+        let c = match w.as_str() {
+            "faster" | "quicker" => Control::Faster,
+            "slower" | "slowly" => Control::Slower,
+            "shorter" | "briefer" | "brief" | "quieter" | "quiet" | "less" => Control::Less,
+            "longer" | "more" => Control::More,
+            // What "less" or "more" is of: "less talking", "more detail".
+            "detail" | "details" | "words" if after_less_more => continue,
+            x if FILLER.contains(&x) => continue,
+            _ => return None,
+        };
+        after_less_more = matches!(w.as_str(), "less" | "more");
+        if found.is_some_and(|f| f != c) {
+            return None;
+        }
+        found = Some(c);
+    }
+    found
 }
 
 /// A live line as the keyword dispatch read it: a `scene:`, `goal:` or `question:` prefix,

@@ -5,6 +5,7 @@
 //!   setting) and its written form.
 //! * [`normalise`]: the words as the parser reads them (contractions, numbers, openings).
 //! * [`phrase`]: the thing a request names (its noun phrase).
+//! * [`setting`]: which requests are settings ("faster", "that's too slow").
 //! * [`rules`]: the parser.
 //! * [`keywords`]: the keyword dispatch it replaced, as an [`Ask`], to measure against.
 
@@ -13,19 +14,21 @@ pub mod keywords;
 pub mod normalise;
 pub mod phrase;
 pub mod rules;
+pub mod setting;
 
 pub use ask::{Ask, PeopleAsk, Target};
 
 use super::forms::Form;
 use super::request_words::content_words;
 
-/// What `text` asks for: a setting when it is made only of setting words, else what the
-/// rules make of its words.
+/// What `text` asks for: a setting when it is made only of words about how the assistant
+/// speaks, else what the rules make of its words.
 pub fn understand(text: &str) -> Ask {
-    if let Some(c) = super::control::parse(text) {
+    let words = normalise::words(text);
+    if let Some(c) = setting::setting(&words) {
         return Ask::Setting(c);
     }
-    rules::parse(&normalise::words(text))
+    rules::parse(&words)
 }
 
 /// What a request of `form` saying `text` asks for: a goal's place (its words when no rule

@@ -9,20 +9,10 @@ use crate::lexicon::numbers::word_value;
 use crate::lexicon::words::tokens;
 
 /// Words dropped wherever they are.
+#[rustfmt::skip]
 const FILLERS: &[&str] = &[
-    "please",
-    "just",
-    "um",
-    "uh",
-    "er",
-    "erm",
-    "hmm",
-    "kindly",
-    "actually",
-    "quickly",
-    "roughly",
-    "exactly",
-    "currently",
+    "please", "just", "um", "uh", "er", "erm", "hmm", "kindly", "actually", "quickly",
+    "roughly", "exactly", "currently",
 ];
 
 /// Openings dropped before the request (longest first where one begins another).
@@ -36,6 +26,11 @@ const OPENINGS: &[&[&str]] = &[
     &["any", "idea"],
     &["let", "me", "know"],
     &["tell", "me"],
+    &["tell", "if"],
+    &["tell", "whether"],
+    &["check", "if"],
+    &["check", "whether"],
+    &["see", "if"],
     &["can", "you"],
     &["could", "you"],
     &["would", "you"],
@@ -56,6 +51,7 @@ const OPENINGS: &[&[&str]] = &[
 ];
 
 /// "what's" and the like: the word before "'s" that makes it "is", not a possessive.
+#[rustfmt::skip]
 const IS_BEFORE: &[&str] = &[
     "what", "where", "who", "that", "there", "it", "here", "how", "this", "he", "she", "which",
 ];

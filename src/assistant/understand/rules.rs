@@ -15,6 +15,7 @@ use super::ask::{Ask, PeopleAsk, Target};
 use super::phrase::{
     after, asks_for_seat, first_thing, has_seq, names_something, noun_phrase, starts, HAZARD_WORDS,
 };
+use crate::lexicon::words::singular;
 
 fn has(words: &[String], w: &str) -> bool {
     words.iter().any(|x| x == w)
@@ -30,47 +31,13 @@ fn target(words: Vec<String>) -> Target {
 
 /// Places one walks to (a "find" or "I need" of one asks for guidance, of a thing for where
 /// it is).
+#[rustfmt::skip]
 const PLACES: &[&str] = &[
-    "exit",
-    "entrance",
-    "door",
-    "doorway",
-    "gate",
-    "platform",
-    "room",
-    "toilet",
-    "bathroom",
-    "restroom",
-    "loo",
-    "lift",
-    "elevator",
-    "stairs",
-    "staircase",
-    "escalator",
-    "kitchen",
-    "office",
-    "reception",
-    "station",
-    "stop",
-    "crossing",
-    "street",
-    "road",
-    "shop",
-    "store",
-    "cafe",
-    "restaurant",
-    "counter",
-    "corridor",
-    "hall",
-    "lobby",
-    "ward",
-    "classroom",
-    "terminal",
-    "track",
-    "bank",
-    "pharmacy",
-    "checkout",
-    "desk",
+    "exit", "entrance", "door", "doorway", "gate", "platform", "room", "toilet", "bathroom",
+    "restroom", "loo", "lift", "elevator", "stairs", "staircase", "escalator", "kitchen",
+    "office", "reception", "station", "stop", "crossing", "street", "road", "shop", "store",
+    "cafe", "restaurant", "counter", "corridor", "hall", "lobby", "ward", "classroom",
+    "terminal", "track", "bank", "pharmacy", "checkout", "desk",
 ];
 
 fn is_place(phrase: &[String]) -> bool {
@@ -80,74 +47,28 @@ fn is_place(phrase: &[String]) -> bool {
 // ---- topics vista cannot serve -------------------------------------------------------
 
 /// Words of topics vista has no sense or service for.
+#[rustfmt::skip]
 const UNSERVED: &[&str] = &[
-    "time",
-    "date",
-    "weather",
-    "raining",
-    "rain",
-    "snowing",
-    "forecast",
-    "temperature",
-    "call",
-    "message",
-    "email",
-    "e-mail",
-    "dial",
-    "music",
-    "song",
-    "radio",
-    "podcast",
-    "joke",
-    "alarm",
-    "timer",
-    "remind",
-    "reminder",
-    "remember",
-    "calendar",
-    "news",
-    "translate",
-    "order",
-    "taxi",
-    "uber",
-    "buy",
-    "pay",
-    "price",
-    "cost",
-    "money",
-    "calories",
-    "recipe",
-    "colour",
-    "color",
-    "colours",
-    "colors",
-    "recognise",
-    "recognize",
-    "identify",
-    "battery",
-    "capital",
-    "score",
-    "expired",
-    "fresh",
-    "spoiled",
-    "clean",
-    "dirty",
-    "stained",
-    "ripe",
-    "old",
-    "age",
-    "face",
+    "time", "date", "weather", "raining", "rain", "snowing", "forecast", "temperature",
+    "message", "email", "dial", "music", "song", "radio", "podcast", "joke", "alarm", "timer",
+    "remind", "reminder", "remember", "calendar", "news", "translate", "order", "taxi", "uber",
+    "buy", "pay", "price", "cost", "money", "calories", "recipe", "colour", "color", "colours",
+    "colors", "recognise", "recognize", "identify", "battery", "capital", "score", "expired",
+    "fresh", "spoiled", "clean", "dirty", "stained", "ripe", "old", "age", "face", "voicemail",
 ];
 
 /// Words that say the state of a signal or a light (which vista cannot see reliably).
+#[rustfmt::skip]
 const SIGNAL_STATES: &[&str] = &[
     "green", "red", "amber", "yellow", "on", "off", "changed", "flashing",
 ];
 
 /// Verbs that ask the assistant to act on the world, when a request starts with one.
+#[rustfmt::skip]
 const ACTS: &[&str] = &[
-    "open", "close", "shut", "turn", "switch", "unlock", "lock", "play", "call", "phone", "text",
-    "send", "book", "order", "buy", "set", "remember", "stop", "start",
+    "open", "close", "shut", "turn", "switch", "unlock", "lock", "play", "call", "phone",
+    "text", "send", "book", "order", "buy", "set", "remember", "stop", "start", "ring",
+    "message", "email", "wake",
 ];
 
 fn unserved(w: &[String]) -> bool {
@@ -158,7 +79,10 @@ fn unserved(w: &[String]) -> bool {
     if starts_with_act {
         return true;
     }
-    if has_any(w, UNSERVED) && !has_seq(w, &["how", "old", "is", "the", "building"]) {
+    let singular: Vec<String> = w.iter().map(|x| singular(x)).collect();
+    if (has_any(w, UNSERVED) || has_any(&singular, UNSERVED))
+        && !has_seq(w, &["how", "old", "is", "the", "building"])
+    {
         // "what time" / "the time", not "this time"; "old" only as an age.
         let time_ok =
             !has(w, "time") || has_seq(w, &["what", "time"]) || has_seq(w, &["the", "time"]);
@@ -190,6 +114,7 @@ fn unserved(w: &[String]) -> bool {
 // ---- going somewhere ----------------------------------------------------------------
 
 /// Verbs of handling a thing: a request to do one with a thing is guidance to it.
+#[rustfmt::skip]
 const HANDLE: &[&str] = &[
     "pick", "press", "push", "pull", "grab", "hold", "touch", "open", "close", "reach", "use",
     "turn", "switch", "get", "fetch", "take", "plug", "unplug", "pour", "fill", "sit", "put",
@@ -217,6 +142,7 @@ fn to_place(w: &[String], from: usize) -> Option<Vec<String>> {
 }
 
 /// Verbs that lead someone somewhere ("take me to …").
+#[rustfmt::skip]
 const LEAD: &[&str] = &[
     "take", "bring", "lead", "guide", "walk", "navigate", "direct", "steer", "get", "head",
     "point", "go", "help", "show",
@@ -263,7 +189,11 @@ fn going(w: &[String]) -> Option<Ask> {
     // "How do I reach the shop", "How do I open this door", "Help me press the button".
     let handled_from = after(w, &["how", "do", "i"])
         .or_else(|| after(w, &["how", "can", "i"]))
-        .or_else(|| after(w, &["help", "me"]));
+        .or_else(|| after(w, &["help", "me"]))
+        .or_else(|| after(w, &["i", "want", "to"]))
+        .or_else(|| after(w, &["i", "need", "to"]))
+        .or_else(|| after(w, &["i", "would", "like", "to"]))
+        .or_else(|| starts(w, &["let", "me"]).then_some(2));
     if let Some(i) = handled_from {
         if w.get(i).is_some_and(|v| HANDLE.contains(&v.as_str())) {
             let p = first_thing(w, i + 1);
@@ -434,38 +364,12 @@ fn located(w: &[String]) -> Option<Ask> {
 
 // ---- people -------------------------------------------------------------------------
 
+#[rustfmt::skip]
 const PERSONS: &[&str] = &[
-    "someone",
-    "somebody",
-    "anyone",
-    "anybody",
-    "person",
-    "people",
-    "persons",
-    "man",
-    "men",
-    "woman",
-    "women",
-    "child",
-    "children",
-    "kid",
-    "kids",
-    "guy",
-    "guys",
-    "lady",
-    "boy",
-    "girl",
-    "everyone",
-    "everybody",
-    "nobody",
-    "pedestrian",
-    "pedestrians",
-    "crowd",
-    "crowded",
-    "alone",
-    "busy",
-    "who",
-    "stranger",
+    "someone", "somebody", "anyone", "anybody", "person", "people", "persons", "man", "men",
+    "woman", "women", "child", "children", "kid", "kids", "guy", "guys", "lady", "boy", "girl",
+    "everyone", "everybody", "nobody", "pedestrian", "pedestrians", "crowd", "crowded",
+    "alone", "busy", "who", "stranger",
 ];
 
 fn people(w: &[String]) -> Option<Ask> {
@@ -554,25 +458,59 @@ fn collision(w: &[String]) -> bool {
 // ---- text -----------------------------------------------------------------------------
 
 /// Things that carry text to read.
+#[rustfmt::skip]
 const CARRIERS: &[&str] = &[
     "sign", "label", "menu", "notice", "poster", "screen", "board", "display", "page", "paper",
-    "letter", "note", "card", "plaque", "banner", "box", "package", "ticket", "receipt", "book",
-    "door", "bottle", "can", "jar",
+    "letter", "note", "card", "plaque", "banner", "box", "package", "ticket", "receipt",
+    "book", "door", "bottle", "can", "jar",
 ];
 
 /// What a place is called or numbered by, read from a sign ("Which platform is this?").
+#[rustfmt::skip]
 const IDENTIFIERS: &[&str] = &[
-    "platform", "gate", "room", "street", "road", "floor", "bus", "train", "line", "stop", "track",
-    "aisle", "terminal", "building", "station", "number", "level", "exit", "store", "shop",
+    "platform", "gate", "room", "street", "road", "floor", "bus", "train", "line", "stop",
+    "track", "aisle", "terminal", "building", "station", "number", "level", "exit", "store",
+    "shop",
 ];
 
 fn read_text(w: &[String]) -> Option<Ask> {
     let read = |p: Vec<String>| Some(Ask::ReadText(target(p)));
     let thing = |p: Vec<String>| if names_something(&p) { p } else { vec![] };
-    // "What does the sign say", "What do the signs say".
+    // The thing named that carries text, wherever it is said ("what the sign says").
+    let carrier = || -> Vec<String> {
+        (0..w.len())
+            .map(|i| noun_phrase(w, i))
+            .find(|p| p.last().is_some_and(|l| CARRIERS.contains(&l.as_str())))
+            .unwrap_or_default()
+    };
+    // "What does the sign say", "What do the signs say", "What does the screen show".
     if let Some(i) = after(w, &["what", "does"]).or_else(|| after(w, &["what", "do"])) {
-        if w.last().is_some_and(|l| l == "say" || l == "read") {
+        let p = noun_phrase(w, i);
+        let last = w.last().map(String::as_str);
+        let shows = matches!(last, Some("show" | "display")) && !p.is_empty() && carrier() == p;
+        if matches!(last, Some("say" | "read")) || shows {
+            return read(thing(p));
+        }
+    }
+    // "What number is this bus", "What's the name of this street", "the room number".
+    if has_any(w, &["name", "number", "called"]) && !has(w, "how") {
+        if let Some(i) = after(w, &["name", "of"]).or_else(|| after(w, &["number", "of"])) {
             return read(thing(noun_phrase(w, i)));
+        }
+        if let Some(i) = after(w, &["is", "this"]).or_else(|| after(w, &["is", "that"])) {
+            let p = noun_phrase(w, i);
+            if names_something(&p) {
+                return read(p);
+            }
+        }
+        let before = w
+            .iter()
+            .position(|x| x == "number" || x == "name")
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|j| w.get(j))
+            .filter(|id| IDENTIFIERS.contains(&id.as_str()));
+        if let Some(id) = before {
+            return read(vec![id.clone()]);
         }
     }
     // "Read the menu", "Read me the sign", "Read everything".
@@ -588,7 +526,7 @@ fn read_text(w: &[String]) -> Option<Ask> {
     ) {
         let p = after(w, &["on"])
             .map(|i| noun_phrase(w, i))
-            .unwrap_or_default();
+            .unwrap_or_else(carrier);
         return read(thing(p));
     }
     if let Some(i) = after(w, &["what", "is", "on"]) {
@@ -661,6 +599,8 @@ fn motion(w: &[String]) -> bool {
 }
 
 fn scene(w: &[String]) -> bool {
+    let what_is = starts(w, &["what", "is"]) || starts(w, &["what", "are"]);
+    let place = has_any(w, &["place", "room", "area", "this", "here"]);
     has_any(
         w,
         &[
@@ -668,16 +608,25 @@ fn scene(w: &[String]) -> bool {
             "description",
             "overview",
             "surroundings",
+            "surrounding",
             "picture",
+            "layout",
+            "rundown",
         ],
-    ) || has_seq(w, &["what", "is", "around"])
-        || has_seq(w, &["what", "is", "here"])
-        || has_seq(w, &["around", "me"]) && starts(w, &["what"])
+    ) || has_seq(w, &["lay", "of", "the", "land"])
+        || has_seq(w, &["look", "around"])
+        || (has_seq(w, &["look", "like"]) && place)
+        || (what_is && has_any(w, &["nearby", "around", "here"]))
+        || (what_is && has_seq(w, &["near", "me"]))
+        || (what_is && has_seq(w, &["in", "this", "room"]))
+        || (what_is && has_seq(w, &["in", "the", "room"]))
         || has_seq(w, &["what", "can", "you", "see"])
         || has_seq(w, &["what", "do", "you", "see"])
         || has_seq(w, &["what", "you", "see"])
         || starts(w, &["where", "am", "i"])
         || has_seq(w, &["kind", "of", "place"])
+        || has_seq(w, &["kind", "of", "room"])
+        || has_seq(w, &["kind", "of", "area"])
         || has_seq(w, &["going", "on"])
         || starts(w, &["what", "is", "this", "place"])
         || starts(w, &["what", "is", "this", "room"])
@@ -725,9 +674,10 @@ fn ahead(w: &[String]) -> bool {
 
 /// Words after "is the …" that ask whether a thing is there or what it does ("Is the car
 /// moving?", "Is my laptop here?").
+#[rustfmt::skip]
 const PRESENCE: &[&str] = &[
-    "here", "there", "moving", "parked", "around", "nearby", "coming", "stopped", "with", "still",
-    "gone", "in",
+    "here", "there", "moving", "parked", "around", "nearby", "coming", "stopped", "with",
+    "still", "gone", "in",
 ];
 
 /// "Is there a bench", "Any benches around", "Do you see a bottle", "Is that a bus", "Is
@@ -744,6 +694,8 @@ fn object_query(w: &[String]) -> Option<Ask> {
         &["are", "there"],
         &["was", "there"],
         &["were", "there"],
+        &["there", "is"],
+        &["there", "are"],
         &["do", "you", "see"],
         &["can", "you", "see"],
         &["do", "i", "have"],
@@ -765,7 +717,10 @@ fn object_query(w: &[String]) -> Option<Ask> {
     // "Is that a bus?", "Was it a truck?": a thing of a kind.
     let pointing = matches!(w.first().map(String::as_str), Some("is" | "was"))
         && matches!(w.get(1).map(String::as_str), Some("that" | "this" | "it"))
-        && matches!(w.get(2).map(String::as_str), Some("a" | "an"));
+        && matches!(
+            w.get(2).map(String::as_str),
+            Some("a" | "an" | "my" | "our" | "your")
+        );
     if pointing {
         return q(noun_phrase(w, 2));
     }
