@@ -426,4 +426,23 @@ fn a_replay_with_voice_requests_answers_what_the_wearer_said() {
     );
     // Not from the scripted file: no request index.
     assert!(asked.iter().all(|(i, _)| i.is_none()));
+    // Each is timed from the end of the wearer's voice to the answer's first audio (in lock
+    // step on the virtual clock, as coarse as an audio block; `vista profile` measures it in
+    // real time).
+    let profile: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).unwrap()).unwrap();
+    let spoken = &profile["spoken_requests"];
+    assert_eq!(spoken["answers"], 2, "{spoken}");
+    for row in spoken["rows"].as_array().unwrap() {
+        let st: Vec<f64> = row["stages_ms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert!(st.iter().all(|&ms| ms >= 0.0), "{row}");
+        assert!((st[0] + st[1] + st[2] - st[3]).abs() < 1e-3, "{row}");
+        assert!(st[0] > 0.0, "{row}");
+    }
+    assert!(stdout.contains("voice_end_to_first_audio"), "{stdout}");
 }

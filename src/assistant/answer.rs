@@ -482,6 +482,7 @@ impl Engine {
             first_token_ns,
             lm: lm_timing,
             text_read: job.text_read.clone(),
+            voice: job.request.voice,
         };
         write_decision(&self.decisions, &d);
     }

@@ -41,7 +41,7 @@ use crate::speech::speaker::SpeakerError;
 use crate::speech::{Speaker, SpeakerReport, Utterance};
 use crate::state::{
     Decision, DecisionHazard, DecisionKind, EnvironmentState, Generator, HazardEvent, MotionState,
-    PerceptionSink, ReadOutcome, ReadRequests, TextReadWait, Thing,
+    PerceptionSink, ReadOutcome, ReadRequests, TextReadWait, Thing, VoiceTiming,
 };
 use crate::time::{Clock, DeviceTime, HostTime};
 use crate::worker::Worker;
@@ -225,6 +225,15 @@ impl InFlight {
         self.cancel.store(true, Ordering::Release);
         withdrawn
     }
+}
+
+/// What a fixed reply answers: the request (its index and words, when there is one), when
+/// it was said aloud, and who replies.
+struct Reply<'a> {
+    request_index: Option<usize>,
+    request: Option<(String, String)>,
+    voice: Option<VoiceTiming>,
+    generator: &'a str,
 }
 
 /// Whether `request` asks for guidance an alert makes stale: which way to go (a goal),
@@ -422,29 +431,32 @@ impl Assistant {
     /// The wearer spoke but nothing sure was heard (`guess`: what the recogniser made of
     /// it, `capture`: the end of the voice): says so, so they know to say it again, instead
     /// of answering a request made up from a guess.
-    pub fn not_caught(&mut self, guess: &str, capture: DeviceTime, now: HostTime) {
+    pub fn not_caught(
+        &mut self,
+        guess: &str,
+        capture: DeviceTime,
+        voice: VoiceTiming,
+        now: HostTime,
+    ) {
         let request = Some(("not_caught".to_string(), guess.to_string()));
-        self.reply(
-            NOT_CAUGHT.to_string(),
-            None,
+        let reply = Reply {
+            request_index: None,
             request,
-            capture,
-            now,
-            "listen",
-        );
+            voice: Some(voice),
+            generator: "listen",
+        };
+        self.reply(NOT_CAUGHT.to_string(), reply, capture, now);
     }
 
     /// Says a fixed reply (a setting's acknowledgement, "not caught") at ambient priority
     /// and writes its decision; `request_index` and `request`: what it answers.
-    fn reply(
-        &mut self,
-        text: String,
-        request_index: Option<usize>,
-        request: Option<(String, String)>,
-        capture: DeviceTime,
-        now: HostTime,
-        generator: &str,
-    ) {
+    fn reply(&mut self, text: String, what: Reply<'_>, capture: DeviceTime, now: HostTime) {
+        let Reply {
+            request_index,
+            request,
+            voice,
+            generator,
+        } = what;
         let request_id = self.next_id;
         self.next_id += 1;
         if let Some(s) = &self.speaker {
@@ -476,6 +488,7 @@ impl Assistant {
                 first_token_ns: None,
                 lm: None,
                 text_read: None,
+                voice,
             },
         );
     }
@@ -573,7 +586,13 @@ impl Assistant {
         self.verbosity.set(v);
         let text = control::acknowledgement(c, rate_wpm.unwrap_or_default(), v);
         let asked = Some((request.form.name().to_string(), request.text.clone()));
-        self.reply(text, request.index, asked, state.at, now, "settings");
+        let reply = Reply {
+            request_index: request.index,
+            request: asked,
+            voice: request.voice,
+            generator: "settings",
+        };
+        self.reply(text, reply, state.at, now);
     }
 
     /// Answers `f`'s request again at the next state (dropped, and counted, when too many
@@ -846,6 +865,7 @@ impl PerceptionSink for Assistant {
                     first_token_ns: None,
                     lm: None,
                     text_read: None,
+                    voice: None,
                 };
                 write_decision(&self.decisions, &d);
             }

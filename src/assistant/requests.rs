@@ -17,6 +17,7 @@ use serde::Deserialize;
 use super::forms::Form;
 use super::understand::{ask_for, understand, Ask};
 use crate::jsonl::{self, JsonlError};
+use crate::state::VoiceTiming;
 use crate::stop::StopHandle;
 use crate::time::{Clock, DeviceTime, HostTime};
 use crate::worker::{Worker, WorkerError};
@@ -61,6 +62,8 @@ pub struct Request {
     pub t: RequestTime,
     /// What it asks for, typed ([`ask_for`] of the form and the text).
     pub ask: Ask,
+    /// When it was said and heard, for a request said aloud.
+    pub voice: Option<VoiceTiming>,
 }
 
 impl Request {
@@ -73,7 +76,14 @@ impl Request {
             text,
             t,
             ask,
+            voice: None,
         }
+    }
+
+    /// The request as said aloud: its voice ended and was heard at `voice`.
+    pub fn said(mut self, voice: VoiceTiming) -> Self {
+        self.voice = Some(voice);
+        self
     }
 
     /// The form the answer takes: a question that asks for guidance or a description is

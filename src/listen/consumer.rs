@@ -206,7 +206,7 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
         self.clock.due(capture).0 <= until.0.saturating_add(OWN_VOICE_TAIL_NS)
     }
 
-    fn block(&mut self, capture: DeviceTime, a: &AudioBlock, now: HostTime) -> Result<(), String> {
+    fn block(&mut self, capture: DeviceTime, a: &AudioBlock) -> Result<(), String> {
         let channels = usize::from(a.channels);
         if channels == 0 || a.pcm_i32le.len() % (4 * channels) != 0 {
             return Err(format!(
@@ -257,18 +257,21 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
         let compute_ms = t.elapsed().as_secs_f64() * 1e3;
         self.stats.update(|s| s.report.compute_ms += compute_ms);
         for h in heard {
-            self.deliver(h, now);
+            self.deliver(h);
         }
         Ok(())
     }
 
-    fn deliver(&mut self, heard: Heard, now: HostTime) {
+    /// Hands `heard` on at the clock's present, read after its recognition (in lock step the
+    /// clock stands at the audio block's start: times there are as coarse as a block).
+    fn deliver(&mut self, heard: Heard) {
         let at = HeardAt {
             start: self.device_time(heard.start_sample),
             end: self.device_time(heard.end_sample),
             decided: self.device_time(heard.decided_sample),
             heard,
         };
+        let now = self.clock.now();
         let stats = self.listener.stats();
         self.stats.update(|s| {
             s.report.dropped = stats.dropped;
@@ -304,7 +307,7 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> Consumer for VoiceConsumer<V
         stream == StreamId::Audio
     }
 
-    fn on_samples(&mut self, reader: &mut Reader, now: HostTime) -> Result<(), ConsumerError> {
+    fn on_samples(&mut self, reader: &mut Reader, _now: HostTime) -> Result<(), ConsumerError> {
         let mut blocks = Vec::new();
         reader.drain_new(StreamId::Audio, |s| {
             if let Payload::Audio(a) = &s.payload {
@@ -312,7 +315,7 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> Consumer for VoiceConsumer<V
             }
         });
         for (capture, a) in blocks {
-            if let Err(e) = self.block(capture, &a, now) {
+            if let Err(e) = self.block(capture, &a) {
                 log::warn!("listen: audio block at {} ns skipped: {e}", capture.0);
                 self.stats.update(|s| s.report.bad_blocks += 1);
             }
@@ -323,9 +326,8 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> Consumer for VoiceConsumer<V
     fn finish(&mut self) {
         match self.listener.finish() {
             Ok(heard) => {
-                let now = self.clock.now();
                 for h in heard {
-                    self.deliver(h, now);
+                    self.deliver(h);
                 }
             }
             Err(e) => log::warn!("listen: the last utterance was lost: {e}"),

@@ -104,6 +104,10 @@ struct SpokenProfile<'a, R: Serialize> {
     /// The language model's answers, stage by stage (absent when it answered none).
     #[serde(skip_serializing_if = "Option::is_none")]
     lm_answers: Option<crate::report::utterance_lm::LmBreakdownReport>,
+    /// Requests said aloud, from the end of speech to the answer's first audio (absent
+    /// when none was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spoken_requests: Option<crate::report::utterance_voice::VoiceBreakdownReport>,
     cpu: crate::profile::cpu::CpuReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<&'a crate::eval::Scorecard>,
@@ -119,6 +123,20 @@ fn lm_answers(dir: &Path) -> Option<crate::report::utterance_lm::LmBreakdownRepo
     };
     read().unwrap_or_else(|e| {
         log::warn!("language model breakdown: {e}");
+        None
+    })
+}
+
+/// The requests said aloud in `dir`'s decisions and transcript (logged, not fatal, when
+/// they cannot be read).
+fn spoken_requests(dir: &Path) -> Option<crate::report::utterance_voice::VoiceBreakdownReport> {
+    let read = || -> Result<_, PipelineError> {
+        let d = crate::assistant::decisions::read_decisions(&dir.join("decisions.jsonl"))?;
+        let t = crate::speech::transcript::read_transcript(&dir.join("transcript.jsonl"))?;
+        Ok(crate::report::utterance_voice::voice_breakdown(&d, &t))
+    };
+    read().unwrap_or_else(|e| {
+        log::warn!("spoken requests: {e}");
         None
     })
 }
@@ -278,6 +296,10 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
     if let Some(b) = &lm_answers {
         out.push_str(&b.to_table());
     }
+    let spoken_requests = spoken_requests(dir);
+    if let Some(b) = &spoken_requests {
+        out.push_str(&b.to_table());
+    }
     #[cfg(feature = "llm")]
     if let Some(c) = &summary.lm_prefill {
         let _ = writeln!(
@@ -311,6 +333,7 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
         assistant: summary,
         utterances,
         lm_answers,
+        spoken_requests,
         cpu,
         score: card.as_ref(),
     };

@@ -12,6 +12,7 @@ use crate::listen::consumer::{Ears, HeardAt, OwnVoice, VoiceConsumer, VoiceStats
 use crate::listen::{ListenConfig, Listener, Moonshine, Outcome, SileroVad};
 use crate::runtime::Consumer;
 use crate::speech::Audible;
+use crate::state::VoiceTiming;
 use crate::time::{Clock, HostTime};
 
 /// The voice detector and the recogniser, loaded (`Err`: why not).
@@ -24,27 +25,33 @@ pub fn load_voice_models() -> VoiceModels {
     Ok((vad, asr))
 }
 
-/// Heard text into the live request queue; "not caught" to the assistant.
+/// Heard text into the live request queue; "not caught" to the assistant. Both carry when
+/// the voice ended and was heard, so end of speech → first audio is measured.
 struct QueueEars {
     queue: RequestQueue,
     assistant: Arc<Mutex<Assistant>>,
+    clock: Arc<dyn Clock>,
 }
 
 impl Ears for QueueEars {
     fn heard(&mut self, heard: &HeardAt, now: HostTime) {
+        let voice = VoiceTiming {
+            voice_end_ns: self.clock.due(heard.end).ns(),
+            text_ns: now.ns(),
+        };
         match heard.heard.outcome {
             Outcome::Text => {
                 let Some((form, text)) = parse_live_line(&heard.heard.recognised.text) else {
                     return;
                 };
                 if self.queue.admit() {
-                    self.queue
-                        .offer(Request::new(None, form, text, RequestTime::Arrival(now)));
+                    let request = Request::new(None, form, text, RequestTime::Arrival(now));
+                    self.queue.offer(request.said(voice));
                 }
             }
             Outcome::NotCaught { .. } => {
                 if let Ok(mut a) = self.assistant.lock() {
-                    a.not_caught(&heard.heard.recognised.text, heard.end, now);
+                    a.not_caught(&heard.heard.recognised.text, heard.end, voice, now);
                 }
             }
         }
@@ -75,6 +82,7 @@ pub fn voice_consumer(
     let ears = QueueEars {
         queue,
         assistant: Arc::clone(assistant),
+        clock: Arc::clone(&clock),
     };
     let mut consumer = VoiceConsumer::new(listener, Box::new(ears), clock);
     if let Some(audible) = assistant

@@ -3,7 +3,8 @@
 //!
 //! * [`utterance`]: per-utterance latency (capture → decision → first token → first audio)
 //!   and the hazard alert latency; [`utterance_lm`]: where the language model's answer time
-//!   goes.
+//!   goes; [`utterance_voice`]: end of speech → first audio of the answer to a request said
+//!   aloud.
 //! * [`plot`]: the latency picture as one SVG; [`cpu_view`]: its CPU panel;
 //!   [`panel`]: a panel of share bars below it (the listener's metrics);
 //!   [`run_view`]: the picture and the trace tracks of any spoken run.
@@ -19,3 +20,4 @@ pub mod plot;
 pub mod run_view;
 pub mod utterance;
 pub mod utterance_lm;
+pub mod utterance_voice;

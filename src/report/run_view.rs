@@ -237,6 +237,7 @@ mod tests {
             first_token_ns: (kind == DecisionKind::Answer).then_some(decided + 80 * MS),
             lm: None,
             text_read: None,
+            voice: None,
         }
     }
 

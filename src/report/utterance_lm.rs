@@ -219,6 +219,7 @@ mod tests {
             first_token_ns: first_token,
             lm,
             text_read: None,
+            voice: None,
         }
     }
 

@@ -70,6 +70,9 @@ pub struct Decision {
     /// For answers held for a whole-frame text read: how long and what it found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_read: Option<TextReadWait>,
+    /// For a request said aloud: when the voice ended and its text was heard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voice: Option<VoiceTiming>,
 }
 
 /// How an answer's wait for a whole-frame text read ended.
@@ -87,6 +90,16 @@ pub enum ReadOutcome {
     Cut,
     /// The run ended first; answered from what the state held.
     RunEnded,
+}
+
+/// When a request said aloud was said and heard, on the session clock (host ns): the end of
+/// the wearer's voice, and the moment its text was recognised (the request's arrival).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoiceTiming {
+    /// The end of the wearer's voice.
+    pub voice_end_ns: i64,
+    /// When the text was heard.
+    pub text_ns: i64,
 }
 
 /// An answer's wait for a whole-frame text read (the request needed text the state did

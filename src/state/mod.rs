@@ -22,6 +22,7 @@ pub use clock::{
 };
 pub use decision::{
     Decision, DecisionHazard, DecisionKind, GuardAction, LmTiming, ReadOutcome, TextReadWait,
+    VoiceTiming,
 };
 pub use environment::{
     EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, ObjectFact,
