@@ -84,6 +84,36 @@ fn spell_out(w: &str) -> Option<Vec<String>> {
     v(&[base])
 }
 
+/// Pronouns a recogniser may write as two words ("some one", "any body").
+const SPLIT_PRONOUNS: &[(&str, &str, &str)] = &[
+    ("some", "one", "someone"),
+    ("any", "one", "anyone"),
+    ("every", "one", "everyone"),
+    ("no", "one", "nobody"),
+    ("some", "body", "somebody"),
+    ("any", "body", "anybody"),
+    ("every", "body", "everybody"),
+    ("no", "body", "nobody"),
+];
+
+/// `words` with pronouns written as two words joined again.
+fn join_pronouns(words: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    for w in words {
+        let joined = out.last().and_then(|prev| {
+            SPLIT_PRONOUNS
+                .iter()
+                .find(|(a, b, _)| prev == a && w == *b)
+                .map(|(_, _, j)| *j)
+        });
+        match (joined, out.last_mut()) {
+            (Some(j), Some(prev)) => *prev = j.to_string(),
+            _ => out.push(w),
+        }
+    }
+    out
+}
+
 /// Whether `w` says one digit ("oh" only inside a run).
 fn digit_word(w: &str) -> Option<u32> {
     word_value(w).filter(|v| *v < 10)
@@ -142,7 +172,7 @@ pub fn words(text: &str) -> Vec<String> {
         }
     }
     out.retain(|w| !w.is_empty() && !FILLERS.contains(&w.as_str()));
-    let mut out = digits(out);
+    let mut out = digits(join_pronouns(out));
     // Drop openings, again and again ("hey, could you tell me where …").
     while let Some(o) = OPENINGS
         .iter()
@@ -189,6 +219,8 @@ mod tests {
             "i would like to go to the lift"
         );
         assert_eq!(w("one"), "1");
+        assert_eq!(w("Is some one coming?"), "is someone coming");
+        assert_eq!(w("Is no one here?"), "is nobody here");
         assert_eq!(w("Can you?"), "can you");
     }
 }
