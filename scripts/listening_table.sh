@@ -3,7 +3,9 @@
 # tests/data/spoken/requests.tsv is said by the Piper voice (clean, and in room noise 20 dB and
 # 10 dB below the speech) and by eSpeak NG, heard through the voice detector and the
 # recogniser as a stream, and scored as word error rate; plus the real speech clip of the
-# moonshine-cpp package. The command, commit and date are written with the tables.
+# moonshine-cpp package; and whole runs in real time (four synthetic sessions whose wearer
+# speaks, profiled with --voice-requests): end of speech to the answer's first audio. The
+# command, commit and date are written with the tables.
 #
 #   scripts/listening_table.sh
 #
@@ -26,6 +28,17 @@ piper=$("$vista" listen --spoken $req 2>/dev/null)
 piper20=$("$vista" listen --spoken $req --snr-db 20 2>/dev/null)
 piper10=$("$vista" listen --spoken $req --snr-db 10 2>/dev/null)
 espeak=$("$vista" listen --spoken $req --voice espeak 2>/dev/null)
+# Whole runs in real time: synthetic sessions whose wearer says the scenario's requests aloud,
+# profiled with the assistant hearing them (templates answer: --no-lm).
+runs_dir=$(mktemp -d)
+trap 'rm -rf "$runs_dir"' EXIT
+runs=""
+for s in motion_understanding social_cues distance_estimation read_sign; do
+  "$vista" synth "$s" --out "$runs_dir/$s" --spoken-requests >/dev/null 2>&1
+  "$vista" profile "$runs_dir/$s" --out "$runs_dir/$s-out" --voice-requests --no-lm \
+    >"$runs_dir/$s.log" 2>&1
+  runs+="$s:"$'\n'"$(grep -A5 '^spoken requests: stage' "$runs_dir/$s.log")"$'\n\n'
+done
 body=$(cat <<MD
 # Hearing spoken requests
 
@@ -85,6 +98,25 @@ vista listen --spoken $req --voice espeak
 \`\`\`
 
 $espeak
+
+## In a whole run: end of speech to the answer's first audio
+
+Four synthetic sessions whose wearer says the scenario's requests aloud (Piper voice at the
+wearer's mouth, in room noise), each run in real time with everything else running (perception,
+stereo depth, text reading, the object detector, speech) and the assistant hearing the requests;
+templates answer (\`--no-lm\`). Per request: the end of the voice → its text (the 384 ms of
+silence that end a turn, and the last recognition), text → the decision, decision → the first
+audio of the answer, and the whole. A request that needs text waits up to 2 s for a whole-frame
+read (the long text → decision times).
+
+\`\`\`sh
+vista synth SCENARIO --out S --spoken-requests
+vista profile S --out OUT --voice-requests --no-lm
+\`\`\`
+
+\`\`\`text
+$runs
+\`\`\`
 MD
 )
 if [ "$out_md" = "-" ]; then echo "$body"; else echo "$body" > "$out_md"; echo "wrote $out_md"; fi

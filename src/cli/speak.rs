@@ -152,7 +152,9 @@ pub struct SpeakArgs {
     /// latency picture into DIR.
     #[arg(long, value_name = "DIR")]
     pub speak: Option<PathBuf>,
-    /// Also take requests typed on standard input (one per line; `scene:` / `goal:` prefixes).
+    /// Also take requests typed on standard input, one per line, phrased as the wearer likes
+    /// ("Take me to the exit" is guidance; a `scene:`, `goal:` or `question:` prefix still
+    /// forces the form).
     #[arg(long)]
     pub stdin_requests: bool,
     /// Also take requests from a local TCP socket (loopback only), one per line.
