@@ -426,6 +426,14 @@ fn a_replay_with_voice_requests_answers_what_the_wearer_said() {
     );
     // Not from the scripted file: no request index.
     assert!(asked.iter().all(|(i, _)| i.is_none()));
+    // Each answer says what the request was understood to ask.
+    let asks: Vec<String> = decisions
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|d| d["kind"] == "answer")
+        .map(|d| d["ask"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(asks, ["read_text sign", "scene"], "{decisions}");
     // Each is timed from the end of the wearer's voice to the answer's first audio (in lock
     // step on the virtual clock, as coarse as an audio block; `vista profile` measures it in
     // real time).

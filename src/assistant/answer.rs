@@ -483,6 +483,7 @@ impl Engine {
             lm: lm_timing,
             text_read: job.text_read.clone(),
             voice: job.request.voice,
+            ask: (kind == DecisionKind::Answer).then(|| job.request.ask.to_string()),
         };
         write_decision(&self.decisions, &d);
     }

@@ -233,6 +233,7 @@ struct Reply<'a> {
     request_index: Option<usize>,
     request: Option<(String, String)>,
     voice: Option<VoiceTiming>,
+    ask: Option<String>,
     generator: &'a str,
 }
 
@@ -443,6 +444,7 @@ impl Assistant {
             request_index: None,
             request,
             voice: Some(voice),
+            ask: None,
             generator: "listen",
         };
         self.reply(NOT_CAUGHT.to_string(), reply, capture, now);
@@ -455,6 +457,7 @@ impl Assistant {
             request_index,
             request,
             voice,
+            ask,
             generator,
         } = what;
         let request_id = self.next_id;
@@ -489,6 +492,7 @@ impl Assistant {
                 lm: None,
                 text_read: None,
                 voice,
+                ask,
             },
         );
     }
@@ -590,6 +594,7 @@ impl Assistant {
             request_index: request.index,
             request: asked,
             voice: request.voice,
+            ask: Some(request.ask.to_string()),
             generator: "settings",
         };
         self.reply(text, reply, state.at, now);
@@ -866,6 +871,7 @@ impl PerceptionSink for Assistant {
                     lm: None,
                     text_read: None,
                     voice: None,
+                    ask: None,
                 };
                 write_decision(&self.decisions, &d);
             }

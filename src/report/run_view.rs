@@ -238,6 +238,7 @@ mod tests {
             lm: None,
             text_read: None,
             voice: None,
+            ask: None,
         }
     }
 

@@ -220,6 +220,7 @@ mod tests {
             lm,
             text_read: None,
             voice: None,
+            ask: None,
         }
     }
 

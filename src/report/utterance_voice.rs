@@ -152,6 +152,7 @@ mod tests {
             lm: None,
             text_read: None,
             voice,
+            ask: None,
         }
     }
 

@@ -73,6 +73,10 @@ pub struct Decision {
     /// For a request said aloud: when the voice ended and its text was heard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voice: Option<VoiceTiming>,
+    /// For an answer: what the request was understood to ask, written (`where_is cup`,
+    /// `goal exit`, `people approaching`, `unsupported`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<String>,
 }
 
 /// How an answer's wait for a whole-frame text read ended.
