@@ -33,6 +33,7 @@ pub mod source;
 pub mod speech;
 pub mod state;
 pub mod stop;
+pub mod suite;
 pub mod synth;
 pub mod sys;
 pub mod time;

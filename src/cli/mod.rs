@@ -13,6 +13,7 @@ mod bench;
 mod calib;
 mod detect;
 mod device_sim;
+mod eval;
 mod inspect;
 mod listen;
 mod live;
@@ -77,6 +78,9 @@ enum Command {
     DeviceSim(device_sim::DeviceSimArgs),
     /// Score a run's decisions and transcript against the session's ground truth.
     Score(score::ScoreArgs),
+    /// Write, replay and score a suite of scenarios × seeds × modes (resumable, sharded,
+    /// merged), with a report per scenario, task category and response form.
+    Eval(eval::EvalArgs),
     /// Ask the language model a question; the answer streams to standard output
     /// (cargo feature `llm`).
     #[cfg(feature = "llm")]
@@ -107,6 +111,7 @@ pub fn main() -> ExitCode {
         Command::DeviceSim(args) => device_sim::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Score(args) => score::run(args),
+        Command::Eval(args) => eval::run(args),
         #[cfg(feature = "llm")]
         Command::Ask(args) => ask::run(args),
         #[cfg(feature = "llm")]

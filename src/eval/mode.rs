@@ -13,7 +13,7 @@ use super::load::read_json;
 pub const RUN_FILE: &str = "run.json";
 
 /// What a run's perception rested on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunMode {
     /// Only what the glasses stream (cameras, IMUs, magnetometer, barometer, audio).

@@ -8,7 +8,7 @@ use hdrhistogram::Histogram;
 pub const MAX_TRACKED_NS: u64 = 100_000_000_000;
 
 /// Percentiles of a histogram, in microseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Percentiles {
     /// Number of values recorded.
     pub count: u64,
