@@ -20,6 +20,7 @@ pub mod eval;
 pub mod fuzz;
 pub mod infer;
 pub mod jsonl;
+pub mod judge;
 pub mod lexicon;
 pub mod listen;
 pub mod ocr;

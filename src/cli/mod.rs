@@ -15,6 +15,8 @@ mod detect;
 mod device_sim;
 mod eval;
 mod inspect;
+#[cfg(feature = "llm")]
+mod judge;
 mod listen;
 mod live;
 mod ocr;
@@ -85,6 +87,10 @@ enum Command {
     /// (cargo feature `llm`).
     #[cfg(feature = "llm")]
     Ask(ask::AskArgs),
+    /// Score every answer of runs with the paper's judge prompt and rubric (a local GGUF
+    /// model; cargo feature `llm`).
+    #[cfg(feature = "llm")]
+    Judge(judge::JudgeArgs),
     /// Measure an engine's speed (`vista bench lm`; cargo feature `llm`).
     #[cfg(feature = "llm")]
     Bench(bench::BenchArgs),
@@ -116,6 +122,8 @@ pub fn main() -> ExitCode {
         Command::Ask(args) => ask::run(args),
         #[cfg(feature = "llm")]
         Command::Bench(args) => bench::run(args),
+        #[cfg(feature = "llm")]
+        Command::Judge(args) => judge::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -467,3 +467,50 @@ pub fn merge(
     }
     Ok((plan, results))
 }
+
+/// A scored cell's folders.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoredCell {
+    /// The cell's name.
+    pub name: String,
+    /// Its session folder.
+    pub session: PathBuf,
+    /// Its run's outputs.
+    pub out: PathBuf,
+    /// Its entry's task categories.
+    pub categories: Vec<String>,
+}
+
+/// Every scored cell of the suite folder `dir`, in plan order (a merged folder holds the
+/// results, not the runs: give the shard folders).
+pub fn scored_cells(dir: &Path) -> Result<Vec<ScoredCell>, SuiteError> {
+    let layout = Layout {
+        out: dir.to_path_buf(),
+    };
+    let plan: Plan = read_json(&layout.plan())?;
+    let results = load_results(&layout, &plan);
+    let mut out = Vec::new();
+    for cell in plan.cells() {
+        if results.get(&cell).is_none_or(|r| r.score().is_none()) {
+            continue;
+        }
+        let Some(entry) = plan.entry(&cell.session.entry) else {
+            continue;
+        };
+        let session = match &entry.source {
+            Source::Session { path } => path.clone(),
+            Source::Scenario { .. } => layout.session(&cell.session),
+        };
+        let run = layout.run(&cell);
+        if !run.join("decisions.jsonl").exists() {
+            continue;
+        }
+        out.push(ScoredCell {
+            name: cell.to_string(),
+            session,
+            out: run,
+            categories: entry.categories.clone(),
+        });
+    }
+    Ok(out)
+}
