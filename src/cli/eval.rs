@@ -14,7 +14,7 @@ use vista::stop::{stop_on_interrupt, StopHandle};
 use vista::suite::cell::{CellResult, Outcome};
 use vista::suite::plan::{mode_name, parse_mode};
 use vista::suite::render::{markdown, svg};
-use vista::suite::run::{load_results, read_json, write_json, Layout};
+use vista::suite::run::{add_wall_time, load_results, read_json, wall_time, write_json, Layout};
 use vista::suite::{
     merge, read_suite, regressions, run_suite, tally, Plan, Report, Shard, SuiteOptions,
 };
@@ -63,7 +63,11 @@ pub struct EvalArgs {
 
 /// Runs `vista eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    // As a user would type it: `vista`, not the binary's path.
+    let command = std::iter::once("vista".to_string())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ");
     let baseline: Option<Report> = match &args.baseline {
         Some(p) => Some(read_json(p)?),
         None => None,
@@ -79,7 +83,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             results.len()
         );
         let report = tally(&plan, &results);
-        return finish(report, &layout, baseline.as_ref(), &args, &command, None);
+        return finish(report, &layout, baseline.as_ref(), &args, &command);
     }
     let Some(suite) = &args.suite else {
         bail!("name a suite (a folder of scenarios or a list)");
@@ -145,9 +149,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         "{} cells: {} finished before, {} scored now, {} failed, in {:.0} s",
         outcome.cells, outcome.finished_before, outcome.scored, outcome.failed, outcome.wall_s
     );
+    add_wall_time(&layout, outcome.wall_s)?;
     let results = load_results(&layout, &plan);
     let report = tally(&plan, &results);
     if outcome.stopped {
+        let mut report = report;
+        if let Some(w) = wall_time(&layout) {
+            report.cost.wall_s = Some(w.wall_s);
+            report.cost.runs = w.runs;
+        }
         write_reports(&report, &layout, &command)?;
         bail!(
             "stopped: {} of {} cells finished; run the same command again to go on",
@@ -155,14 +165,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             outcome.cells
         );
     }
-    finish(
-        report,
-        &layout,
-        baseline.as_ref(),
-        &args,
-        &command,
-        Some(outcome.wall_s),
-    )
+    finish(report, &layout, baseline.as_ref(), &args, &command)
 }
 
 /// One line about a recorded cell.
@@ -199,9 +202,11 @@ fn finish(
     baseline: Option<&Report>,
     args: &EvalArgs,
     command: &str,
-    wall_s: Option<f64>,
 ) -> anyhow::Result<()> {
-    report.cost.last_run_wall_s = wall_s;
+    if let Some(w) = wall_time(layout) {
+        report.cost.wall_s = Some(w.wall_s);
+        report.cost.runs = w.runs;
+    }
     if let (Some(base), Some(path)) = (baseline, &args.baseline) {
         report.regressions = regressions(&report, base)
             .map_err(|why| anyhow::anyhow!("baseline {}: {why}", path.display()))?;

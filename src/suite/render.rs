@@ -155,8 +155,9 @@ pub fn markdown(report: &Report, command: &str) -> String {
         c.replay_wall_p50_s
             .map_or("–".into(), |v| format!("median {v:.1} s")),
         c.replay_cpu_s,
-        c.last_run_wall_s.map_or(String::new(), |v| format!(
-            " The last run took {v:.0} s of wall time."
+        c.wall_s.map_or(String::new(), |v| format!(
+            " The suite took {v:.0} s of wall time in {} run(s).",
+            c.runs
         )),
     );
     if !report.failed.is_empty() {

@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use super::cell::{cell_score, CellResult, Outcome, ProfileView, Stage};
 use super::child::{run_child, ChildEnd};
 use super::error::SuiteError;
@@ -93,6 +95,10 @@ impl Layout {
     /// A cell's result.
     pub fn cell(&self, cell: &Cell) -> PathBuf {
         self.out.join("cells").join(format!("{cell}.json"))
+    }
+    /// The wall time of every run into the folder.
+    pub fn wall(&self) -> PathBuf {
+        self.out.join("wall.json")
     }
     /// A step's log.
     pub fn log(&self, name: &str) -> PathBuf {
@@ -513,4 +519,32 @@ pub fn scored_cells(dir: &Path) -> Result<Vec<ScoredCell>, SuiteError> {
         });
     }
     Ok(out)
+}
+
+/// Every run's wall time into a folder (`wall.json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WallTime {
+    /// Seconds, all runs.
+    pub wall_s: f64,
+    /// Runs.
+    pub runs: usize,
+}
+
+/// Adds one run's `wall_s` to the folder's `wall.json` and returns the new totals.
+pub fn add_wall_time(layout: &Layout, wall_s: f64) -> Result<WallTime, SuiteError> {
+    let path = layout.wall();
+    let mut w: WallTime = if path.exists() {
+        read_json(&path).unwrap_or_default()
+    } else {
+        WallTime::default()
+    };
+    w.wall_s += wall_s;
+    w.runs += 1;
+    write_json(&path, &w)?;
+    Ok(w)
+}
+
+/// The folder's `wall.json` (none: `None`).
+pub fn wall_time(layout: &Layout) -> Option<WallTime> {
+    read_json(&layout.wall()).ok()
 }

@@ -110,8 +110,10 @@ pub struct Cost {
     pub synth_wall_p50_s: Option<f64>,
     /// Replay CPU over all cells, s.
     pub replay_cpu_s: f64,
-    /// Wall time of the last `vista eval` run into the folder, s (it may have resumed).
-    pub last_run_wall_s: Option<f64>,
+    /// Wall time of every `vista eval` run into the folder, s (a resumed suite has several).
+    pub wall_s: Option<f64>,
+    /// Those runs.
+    pub runs: usize,
 }
 
 /// A suite's report (`report.json`).
@@ -294,7 +296,8 @@ pub fn tally(plan: &Plan, results: &BTreeMap<Cell, CellResult>) -> Report {
         replay_wall_p50_s: median(&mut replay),
         synth_wall_p50_s: median(&mut synth),
         replay_cpu_s,
-        last_run_wall_s: None,
+        wall_s: None,
+        runs: 0,
     };
     Report {
         plan: plan.clone(),
