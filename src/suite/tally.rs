@@ -93,8 +93,10 @@ pub struct FailedCell {
     pub error: String,
 }
 
-/// What the suite cost.
+/// What the suite cost (informational: a report written before a field existed still reads,
+/// e.g. as a baseline).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Cost {
     /// Cells in the plan.
     pub cells: usize,
