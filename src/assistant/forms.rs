@@ -40,6 +40,29 @@ impl Form {
         }
     }
 
+    /// A typed line's form prefix (`scene:`, `goal:`, `question:`, any case): `None` when the
+    /// line has none; `Some(None)` when nothing follows it (except `scene:`, which alone asks
+    /// what is around); else the form and the text after it, trimmed.
+    pub fn split_prefix(line: &str) -> Option<Option<(Form, String)>> {
+        let line = line.trim();
+        let lower = line.to_ascii_lowercase();
+        for (prefix, form) in [
+            ("scene:", Form::Scene),
+            ("goal:", Form::Goal),
+            ("question:", Form::Question),
+        ] {
+            if lower.starts_with(prefix) {
+                let rest = line.get(prefix.len()..).unwrap_or("").trim();
+                return Some(match (form, rest.is_empty()) {
+                    (Form::Scene, true) => Some((form, "What is around me?".to_string())),
+                    (_, true) => None,
+                    (_, false) => Some((form, rest.to_string())),
+                });
+            }
+        }
+        None
+    }
+
     /// This form's prompt and budget.
     pub fn spec(self) -> FormSpec {
         match self {

@@ -261,20 +261,8 @@ pub fn parse_live_line(line: &str) -> Option<(Form, String)> {
     if line.is_empty() {
         return None;
     }
-    let lower = line.to_ascii_lowercase();
-    for (prefix, form) in [
-        ("scene:", Form::Scene),
-        ("goal:", Form::Goal),
-        ("question:", Form::Question),
-    ] {
-        if lower.starts_with(prefix) {
-            let rest = line.get(prefix.len()..).unwrap_or("").trim();
-            return match (form, rest.is_empty()) {
-                (Form::Scene, true) => Some((form, "What is around me?".to_string())),
-                (_, true) => None,
-                (_, false) => Some((form, rest.to_string())),
-            };
-        }
+    if let Some(prefixed) = Form::split_prefix(line) {
+        return prefixed;
     }
     Some((understand(line).form(), line.to_string()))
 }

@@ -73,20 +73,8 @@ fn prefixed(line: &str) -> Option<(Form, String)> {
     if line.is_empty() {
         return None;
     }
-    let lower = line.to_ascii_lowercase();
-    for (prefix, form) in [
-        ("scene:", Form::Scene),
-        ("goal:", Form::Goal),
-        ("question:", Form::Question),
-    ] {
-        if lower.starts_with(prefix) {
-            let rest = line.get(prefix.len()..).unwrap_or("").trim();
-            return match (form, rest.is_empty()) {
-                (Form::Scene, true) => Some((form, "What is around me?".to_string())),
-                (_, true) => None,
-                (_, false) => Some((form, rest.to_string())),
-            };
-        }
+    if let Some(prefixed) = Form::split_prefix(line) {
+        return prefixed;
     }
     Some((Form::Question, line.to_string()))
 }
