@@ -153,12 +153,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let results = load_results(&layout, &plan);
     let report = tally(&plan, &results);
     if outcome.stopped {
-        let mut report = report;
-        if let Some(w) = wall_time(&layout) {
-            report.cost.wall_s = Some(w.wall_s);
-            report.cost.runs = w.runs;
-        }
-        write_reports(&report, &layout, &command)?;
+        write_reports(&with_wall_time(report, &layout), &layout, &command)?;
         bail!(
             "stopped: {} of {} cells finished; run the same command again to go on",
             outcome.finished_before + outcome.scored,
@@ -185,6 +180,15 @@ fn describe(r: &CellResult) -> String {
     }
 }
 
+/// `report` with the folder's wall time over every run into it.
+fn with_wall_time(mut report: Report, layout: &Layout) -> Report {
+    if let Some(w) = wall_time(layout) {
+        report.cost.wall_s = Some(w.wall_s);
+        report.cost.runs = w.runs;
+    }
+    report
+}
+
 fn write_reports(report: &Report, layout: &Layout, command: &str) -> anyhow::Result<()> {
     write_json(&layout.out.join("report.json"), report)?;
     let md = layout.out.join("report.md");
@@ -203,10 +207,7 @@ fn finish(
     args: &EvalArgs,
     command: &str,
 ) -> anyhow::Result<()> {
-    if let Some(w) = wall_time(layout) {
-        report.cost.wall_s = Some(w.wall_s);
-        report.cost.runs = w.runs;
-    }
+    report = with_wall_time(report, layout);
     if let (Some(base), Some(path)) = (baseline, &args.baseline) {
         report.regressions = regressions(&report, base)
             .map_err(|why| anyhow::anyhow!("baseline {}: {why}", path.display()))?;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cell::{CellResult, CellScore, Outcome, Stage};
 use super::plan::{mode_name, Cell, Plan};
+use crate::eval::hazards::median;
 use crate::eval::mode::RunMode;
 
 /// One row of a table.
@@ -189,26 +190,12 @@ impl Acc {
         r.recall =
             (r.hazards_relevant > 0).then(|| r.hazards_caught as f64 / r.hazards_relevant as f64);
         r.false_alerts_per_min = (r.minutes > 0.0).then(|| r.false_alerts as f64 / r.minutes);
-        r.lead_time_p50_ms = median(&mut self.leads);
+        r.lead_time_p50_ms = median(&self.leads);
         r.lead_time_min_ms = self.leads.iter().copied().reduce(f64::min);
-        r.answer_p50_ms = median(&mut self.answers);
+        r.answer_p50_ms = median(&self.answers);
         r.cores_at_real_time = (r.cpu_device_s > 0.0).then(|| r.cpu_s / r.cpu_device_s);
         self.row
     }
-}
-
-/// The median (the mean of the middle two for an even count).
-pub fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// The paper's order of response forms; others follow by name.
@@ -295,8 +282,8 @@ pub fn tally(plan: &Plan, results: &BTreeMap<Cell, CellResult>) -> Report {
         with_result: results.len(),
         synth_wall_s: synth.iter().sum(),
         replay_wall_s: replay.iter().sum(),
-        replay_wall_p50_s: median(&mut replay),
-        synth_wall_p50_s: median(&mut synth),
+        replay_wall_p50_s: median(&replay),
+        synth_wall_p50_s: median(&synth),
         replay_cpu_s,
         wall_s: None,
         runs: 0,
