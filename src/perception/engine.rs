@@ -205,9 +205,20 @@ impl Perception {
     /// Without a static point map: builds one live from the stereo depth frames folded in
     /// ([`LiveMap`]); each depth frame then replaces the point map with the live map's
     /// snapshot. With a static map this does nothing.
+    ///
+    /// Depth points on the live map's points are explained by them from the frame that
+    /// mapped them: a live map point is a place seen still in several frames, so, unlike
+    /// the semi-dense map (which holds people where they stood), it needs no age first. A
+    /// still thing then leaves the depth points (where its centroid, shifting as its points
+    /// are mapped, read as motion: "Person ahead" in front of a box) for the map as soon as
+    /// it is mapped, while a moving one is never mapped where it is.
     pub fn with_live_map(mut self, cfg: LiveMapConfig) -> Self {
         if self.points.is_none() {
             self.live_map = Some(LiveMap::new(cfg));
+            self.depth_filter = DepthFilter::new(DepthFilterConfig {
+                map_min_age_ns: 0,
+                ..*self.depth_filter.config()
+            });
         }
         self
     }
@@ -309,6 +320,7 @@ impl Perception {
                 let clear = p[2] > above_floor + 2.0 * sigma;
                 h2 >= near2 && (r2 <= floor_far2 || (clear && r2 <= far2))
             });
+            live.see_through(origin_m, points_world);
             live.insert(capture_ns, origin_m, away);
             self.points = Some(Arc::new(live.snapshot()));
         }
@@ -1000,6 +1012,7 @@ impl Perception {
         // Walking on an estimated pose, motion along the walking line is the pose's lag as
         // much as the thing's: only motion across it says a thing moves.
         let across_only = self.walking_on_estimate(at.ns());
+        let live = self.live_map.is_some();
         let (line_cos, line_sin) = (c.dir_rad.cos(), c.dir_rad.sin());
         let static_approach = |in_path: bool, ahead: f32, sure: bool| Approach {
             in_path,
@@ -1017,7 +1030,11 @@ impl Perception {
             // in view slides along it as the wearer walks), its track faster than a drift,
             // over the ground and relative to the wearer (a slice of wall at the edge of
             // the analysed range keeps pace with the wearer), and across the walking line
-            // while the pose is an estimate that lags the walk.
+            // while the pose is an estimate that lags the walk. With a live map, not where
+            // the map holds it: a live map point is a place seen still, and a thing being
+            // mapped part by part (its top first, clear of the floor's depth error) leaves
+            // its remaining depth points with a centroid that slides as if it walked.
+            let mapped = live && cl.mapped_cells * 2 >= cl.dynamic_cells.max(1);
             let moving = tr.velocity_mps.filter(|v| {
                 let relative = (v[0] - wearer_v[0]).hypot(v[1] - wearer_v[1]);
                 let across = (-line_sin * v[0] + line_cos * v[1]).abs();
@@ -1027,6 +1044,7 @@ impl Perception {
                     && cl.dynamic_points * 2 >= cl.points
                     && cl.wall_m.is_none()
                     && cl.spread_m <= MOVER_MAX_SPREAD_M
+                    && !mapped
             });
             if let Some(v) = moving {
                 let conflict = predict_conflict(c, cl.centroid_m, v, wearer_v);

@@ -5,7 +5,10 @@
 //! one seen again at
 //! least [`CONFIRM_SPAN_NS`] after its first frame stays for good — one seen only briefly
 //! (a passer-by, a mismatch) fades after [`super::points::TRANSIENT_HOLD_NS`], exactly as
-//! the semi-dense map's points do. [`LiveMap::snapshot`] gives a [`PointMap`], so the
+//! the semi-dense map's points do. A voxel that more of the frames which saw it saw
+//! *through* ([`LiveMap::see_through`], [`super::see_through`]) is not a map point: a
+//! mismatch that repeats while the wearer stands, or the place a passer-by has left.
+//! [`LiveMap::snapshot`] gives a [`PointMap`], so the
 //! corridor analysis, drop-offs, openings and text placement read the live map where they
 //! read the semi-dense one.
 //!
@@ -18,6 +21,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::points::{MapPoint, PointMap};
+use super::see_through::{SeeThrough, Verdict};
 
 /// A voxel seen again this long after its first frame is static for good, ns.
 pub const CONFIRM_SPAN_NS: i64 = 500_000_000;
@@ -33,6 +37,11 @@ pub struct LiveMapConfig {
     pub max_voxels: usize,
     /// Frames a voxel must be seen in to be a map point (a mismatch rarely repeats).
     pub min_frames: u32,
+    /// Seen through ([`super::see_through`]) beyond the depth error of this many pixels of
+    /// disparity.
+    pub disparity_err_px: f32,
+    /// The stereo pair's rectified focal length, px, times its baseline, m.
+    pub focal_baseline_px_m: f32,
 }
 
 impl Default for LiveMapConfig {
@@ -43,6 +52,8 @@ impl Default for LiveMapConfig {
             radius_m: 12.0,
             max_voxels: 80_000,
             min_frames: 3,
+            disparity_err_px: 0.5,
+            focal_baseline_px_m: crate::perception::stereo::filter::GEN1_SLAM_FOCAL_BASELINE_PX_M,
         }
     }
 }
@@ -62,6 +73,8 @@ pub struct LiveMapStats {
     pub evicted_cap: u64,
     /// Voxels held now.
     pub voxels: u64,
+    /// Times a voxel was seen through by a depth frame.
+    pub seen_through: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -72,6 +85,8 @@ struct Voxel {
     last_ns: i64,
     /// Frames that saw it.
     frames: u32,
+    /// Frames that saw through it (free space where it is).
+    misses: u32,
     /// The frame that made it a map point, or `i64::MAX`.
     second_ns: i64,
     /// When it was seen again at least [`CONFIRM_SPAN_NS`] after its first frame, or
@@ -84,6 +99,7 @@ struct Voxel {
 pub struct LiveMap {
     cfg: LiveMapConfig,
     voxels: HashMap<(i32, i32, i32), Voxel>,
+    see: SeeThrough,
     stats: LiveMapStats,
 }
 
@@ -93,7 +109,32 @@ impl LiveMap {
         Self {
             cfg,
             voxels: HashMap::new(),
+            see: SeeThrough::new(),
             stats: LiveMapStats::default(),
+        }
+    }
+
+    /// Counts, for every voxel, whether one whole depth frame (`points_world`, world, m,
+    /// every point it measured at any range) captured with the cameras at `origin_m` saw
+    /// through it. Call before [`Self::insert`]ing the frame's points.
+    pub fn see_through(&mut self, origin_m: [f32; 3], points_world: &[[f32; 3]]) {
+        self.see.set_frame(origin_m, points_world);
+        let side = self.cfg.voxel_m;
+        let err = self.cfg.disparity_err_px / self.cfg.focal_baseline_px_m.max(1e-3);
+        for v in self.voxels.values_mut() {
+            if v.n == 0 {
+                continue;
+            }
+            let n = v.n as f32;
+            let c = [v.sum[0] / n, v.sum[1] / n, v.sum[2] / n];
+            let r2 = (c[0] - origin_m[0]).powi(2)
+                + (c[1] - origin_m[1]).powi(2)
+                + (c[2] - origin_m[2]).powi(2);
+            // δz = z²·δd / (f·B), along the ray.
+            if self.see.verdict(c, side, r2 * err) == Verdict::SeenThrough {
+                v.misses = v.misses.saturating_add(1);
+                self.stats.seen_through += 1;
+            }
         }
     }
 
@@ -133,6 +174,7 @@ impl LiveMap {
                 first_ns: capture_ns,
                 last_ns: capture_ns,
                 frames: 1,
+                misses: 0,
                 second_ns: i64::MAX,
                 confirmed_ns: i64::MAX,
             });
@@ -193,13 +235,14 @@ impl LiveMap {
         }
     }
 
-    /// The map as a causal [`PointMap`]: every voxel seen in enough frames, first seen at
-    /// the frame that made it so, confirmed when seen again after [`CONFIRM_SPAN_NS`].
+    /// The map as a causal [`PointMap`]: every voxel seen in enough frames (and seen through
+    /// in fewer than half of them), first seen at the frame that made it so, confirmed when
+    /// seen again after [`CONFIRM_SPAN_NS`].
     pub fn snapshot(&self) -> PointMap {
         PointMap::with_confirmations(
             self.voxels
                 .values()
-                .filter(|v| v.second_ns != i64::MAX && v.n > 0)
+                .filter(|v| v.second_ns != i64::MAX && v.n > 0 && 2 * v.misses < v.frames)
                 .map(|v| {
                     let n = v.n as f32;
                     (
@@ -266,6 +309,69 @@ mod tests {
         assert_eq!(m.stats().frames, 10);
     }
 
+    /// Map points within 0.3 m of `p`.
+    fn near3(map: &PointMap, p: [f32; 3], t_ns: i64) -> usize {
+        let mut n = 0;
+        map.for_each_near(p[0], p[1], 0.5, DeviceTime::from_ns(t_ns), |mp| {
+            let d2: f32 = mp.p.iter().zip(p).map(|(a, b)| (a - b) * (a - b)).sum();
+            n += usize::from(d2 < 0.09);
+        });
+        n
+    }
+
+    /// A mismatch that lands at one place in every frame (the wearer standing) stands in
+    /// open air: the frame sees through it to the wall behind, and it never becomes a map
+    /// point; a box at the same distance does. A passer-by who was mapped while standing
+    /// is cleared once the cameras see the wall where they stood.
+    #[test]
+    fn what_the_cameras_see_through_is_not_mapped() {
+        let wall = |x: f32| -> Vec<[f32; 3]> {
+            (0..60)
+                .flat_map(|i| (0..30).map(move |k| [x, -1.2 + 0.04 * i as f32, 0.05 * k as f32]))
+                .collect()
+        };
+        let patch = |x: f32, y: f32| -> Vec<[f32; 3]> {
+            (0..8)
+                .flat_map(|i| (0..10).map(move |k| [x, y + 0.03 * i as f32, 0.2 + 0.05 * k as f32]))
+                .collect()
+        };
+        let floor: Vec<[f32; 3]> = (0..56)
+            .flat_map(|i| (0..25).map(move |k| [0.5 + 0.1 * i as f32, -1.2 + 0.1 * k as f32, 0.0]))
+            .collect();
+        let origin = [0.0, 0.0, 1.6];
+        let s = 1_000_000_000i64;
+        let mut m = LiveMap::new(LiveMapConfig::default());
+        for f in 0..10 {
+            let mut pts = wall(6.0);
+            pts.extend(floor.iter().copied());
+            pts.push([2.0, 0.3, 1.2]); // the mismatch, every frame
+            pts.extend(patch(2.5, -0.6)); // a box
+            if f < 5 {
+                pts.extend(patch(3.0, 0.6)); // someone standing, then gone
+            }
+            m.see_through(origin, &pts);
+            m.insert(s + f * 100_000_000, origin, &pts);
+            let snap = m.snapshot();
+            let now = s + f * 100_000_000;
+            assert_eq!(near3(&snap, [2.0, 0.3, 1.2], now), 0, "frame {f}");
+            if f >= 2 {
+                assert!(near3(&snap, [2.5, -0.5, 0.45], now) >= 5, "frame {f}");
+            }
+            if (2..5).contains(&f) {
+                assert!(near3(&snap, [3.0, 0.7, 0.45], now) >= 5, "frame {f}");
+            }
+        }
+        let end = s + 9 * 100_000_000;
+        assert_eq!(near3(&m.snapshot(), [3.0, 0.7, 0.45], end), 0);
+        assert!(m.stats().seen_through > 0);
+        // Without the free-space test the mismatch would have been mapped.
+        let mut plain = LiveMap::new(LiveMapConfig::default());
+        for f in 0..10 {
+            plain.insert(s + f * 100_000_000, origin, &[[2.0, 0.3, 1.2]]);
+        }
+        assert_eq!(near3(&plain.snapshot(), [2.0, 0.3, 1.2], end), 1);
+    }
+
     /// What is far behind is forgotten, and the cap holds the most recently seen.
     #[test]
     fn memory_is_bounded_by_distance_and_count() {
@@ -274,6 +380,7 @@ mod tests {
             radius_m: 5.0,
             max_voxels: 100,
             min_frames: 2,
+            ..LiveMapConfig::default()
         };
         let mut m = LiveMap::new(cfg);
         // Walking along x for 100 m, 50 new voxels per frame around the wearer.

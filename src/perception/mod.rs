@@ -13,7 +13,8 @@
 //!   [`walking`]: the walking line from the head track (a turn on the spot starts a new one).
 //! * [`gaze`]: the eye-gaze ray through the CPF into the RGB image.
 //! * [`points`]: the semi-dense map with a grid index and causal first-seen times;
-//!   [`live_map`]: without one, a map built from stereo depth (`--live-map`);
+//!   [`live_map`]: without one, a map built from stereo depth (`--live-map`), which
+//!   [`see_through`] clears where a depth frame sees through it;
 //!   [`obstacles`]: corridor analysis (things, drop-offs, walkable space) and tracking;
 //!   [`corridor_margin`]: what is surely in the corridor, given the direction's uncertainty.
 //! * [`hazards`]: one alert per approach.
@@ -45,6 +46,7 @@ pub mod odometry;
 pub mod openings;
 pub mod points;
 pub mod pose;
+pub mod see_through;
 pub mod sensors;
 pub mod step_length;
 pub mod stereo;

@@ -178,6 +178,11 @@ pub struct Cluster {
     /// the walking direction's uncertainty at its distance
     /// ([`super::corridor_margin::surely_within`]).
     pub sure: bool,
+    /// Of the clustering cells of its recent depth points, those where the map also holds
+    /// obstacle points (0 for a cluster of map points).
+    pub mapped_cells: usize,
+    /// Clustering cells of its recent depth points.
+    pub dynamic_cells: usize,
 }
 
 /// A floor edge ahead.
@@ -589,10 +594,15 @@ impl CorridorAnalyzer {
             let mut hit = [0.0f32; 3];
             let mut dynamic = 0usize;
             let mut sure = false;
+            let (mut dynamic_cells, mut mapped_cells) = (0usize, 0usize);
             while let Some((x, y)) = self.stack.pop() {
                 let Some(a) = self.cells.get(&(x, y)) else {
                     continue;
                 };
+                if a.dynamic > 0 && y >= DYNAMIC_LAYER / 2 {
+                    dynamic_cells += 1;
+                    mapped_cells += usize::from(self.cells.contains_key(&(x, y - DYNAMIC_LAYER)));
+                }
                 self.comp.push((x, y));
                 n += a.n;
                 for (s, v) in sum.iter_mut().zip(a.sum) {
@@ -660,6 +670,8 @@ impl CorridorAnalyzer {
                 spread_m: major_spread_m(centroid, n, [sxx, sxy, syy]),
                 hit_m: in_path.then_some(hit),
                 sure,
+                mapped_cells,
+                dynamic_cells,
             };
             if let Some(line) = wall {
                 // A wall is a thing only where the corridor meets it: at the centre line's
@@ -677,6 +689,18 @@ impl CorridorAnalyzer {
                 cl.hit_m = Some([at[0], at[1], z]);
                 cl.sure = segment_in_corridor(&narrowed(c, along), line).is_some();
             }
+            log::debug!(
+                "cluster of {} points ({} depth) {:.2}-{:.2} m high at ({:.2}, {:.2}), in path {}, mapped cells {}/{}",
+                cl.points,
+                cl.dynamic_points,
+                min_h,
+                max_h,
+                cl.centroid_m[0],
+                cl.centroid_m[1],
+                cl.in_path,
+                cl.mapped_cells,
+                cl.dynamic_cells
+            );
             out.push(cl);
         }
         // Nothing behind the nearest wall in the corridor is in the path (a wall seen
