@@ -7,11 +7,15 @@
 //!   poses, 50 Hz barometer, 10 Hz magnetometer and gaze) folded in, then one tick.
 //! * `tick_with_depth`: one tick with 0.5 s of depth points held beside the map (5 frames
 //!   of two people and a wall patch, about 3 k points each), as the stereo stage gives.
+//! * `live_map_frame`: one depth frame folded into a live map (`--live-map`): the free-space
+//!   test, the insertion and the snapshot. At 10 frames a second, its median × 10 is the
+//!   share of one core the live map takes.
 
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use vista::perception::live_map::{LiveMap, LiveMapConfig};
 use vista::perception::points::MapPoint;
 use vista::perception::{Perception, PerceptionConfig, PointMap, SensorModels};
 use vista::sample::{
@@ -192,5 +196,49 @@ fn bench_depth(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench, bench_depth);
+/// One depth frame of a walk down a corridor (floor within 3.5 m and both walls within
+/// 6 m, every 8 cm: about 4 k points), seen from 10 cm farther on than the last.
+fn corridor_frame(x: f32) -> Vec<[f32; 3]> {
+    let mut pts = Vec::new();
+    for i in 0..=37 {
+        for j in 0..=25 {
+            pts.push([x + 0.5 + 0.08 * i as f32, -1.0 + 0.08 * j as f32, 0.0]);
+        }
+    }
+    for y in [-1.5f32, 1.5] {
+        for i in 0..=68 {
+            for k in 0..=25 {
+                pts.push([x + 0.5 + 0.08 * i as f32, y, 0.08 * k as f32]);
+            }
+        }
+    }
+    pts
+}
+
+/// `live_map_frame`: one depth frame folded into a live map that holds 10 s of such a
+/// walk at 10 frames a second (the free-space test over every voxel, the insertion, and the
+/// snapshot the corridor analysis reads), as `--live-map` does per stereo pair.
+fn bench_live_map(c: &mut Criterion) {
+    let mut live = LiveMap::new(LiveMapConfig::default());
+    for f in 0..100i64 {
+        let x = f as f32 * 0.1;
+        let pts = corridor_frame(x);
+        live.see_through([x, 0.0, 1.6], &pts);
+        live.insert(f * 100_000_000, [x, 0.0, 1.6], &pts);
+    }
+    let (x, pts) = (10.0f32, corridor_frame(10.0));
+    c.bench_function("perception/live_map_frame", |b| {
+        b.iter_batched(
+            || live.clone(),
+            |mut m| {
+                m.see_through([x, 0.0, 1.6], &pts);
+                m.insert(10_000_000_000, [x, 0.0, 1.6], &pts);
+                m.snapshot()
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
+criterion_group!(benches, bench, bench_depth, bench_live_map);
 criterion_main!(benches);
