@@ -17,6 +17,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use vista::perception::live_map::{LiveMap, LiveMapConfig};
 use vista::perception::points::MapPoint;
+use vista::perception::stereo::filter::GEN1_SLAM_FOCAL_BASELINE_PX_M;
 use vista::perception::{Perception, PerceptionConfig, PointMap, SensorModels};
 use vista::sample::{
     BaroSample, EyeGazeSample, ImuSample, MagSample, Payload, PoseSample, Sample, StreamId,
@@ -223,7 +224,7 @@ fn bench_live_map(c: &mut Criterion) {
     for f in 0..100i64 {
         let x = f as f32 * 0.1;
         let pts = corridor_frame(x);
-        live.see_through([x, 0.0, 1.6], &pts);
+        live.see_through([x, 0.0, 1.6], &pts, GEN1_SLAM_FOCAL_BASELINE_PX_M);
         live.insert(f * 100_000_000, [x, 0.0, 1.6], &pts);
     }
     let (x, pts) = (10.0f32, corridor_frame(10.0));
@@ -231,7 +232,7 @@ fn bench_live_map(c: &mut Criterion) {
         b.iter_batched(
             || live.clone(),
             |mut m| {
-                m.see_through([x, 0.0, 1.6], &pts);
+                m.see_through([x, 0.0, 1.6], &pts, GEN1_SLAM_FOCAL_BASELINE_PX_M);
                 m.insert(10_000_000_000, [x, 0.0, 1.6], &pts);
                 m.snapshot()
             },

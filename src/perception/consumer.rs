@@ -9,7 +9,9 @@
 //! whole (one such read at a time); the tick that folds its text in marks the asks made
 //! before it started as served, just before the state goes to the sink.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
 
 use crate::buffer::Reader;
 use crate::runtime::{Consumer, ConsumerError};
@@ -17,9 +19,30 @@ use crate::sample::{Sample, StreamId};
 use crate::state::{ObjectSeer, PerceptionSink, ReadRequests, TextReader};
 use crate::time::{DeviceTime, HostTime};
 
-use super::depth_input::DepthInput;
-use super::engine::Perception;
-use super::movers::MoverInput;
+use super::depth_input::{DepthInput, DepthInputStats};
+use super::engine::{Perception, PerceptionStats};
+use super::movers::{MoverInput, MoverStats};
+use super::stereo::filter::DepthFilterStats;
+
+/// What perception counted over a run (the profile's `perception`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PerceptionReport {
+    /// Ticks run.
+    pub ticks: u64,
+    /// The engine's counters (the live map's among them).
+    pub engine: PerceptionStats,
+    /// What the depth filter removed, by reason.
+    pub depth_filter: DepthFilterStats,
+    /// Stereo depth's pairs and frames (absent without stereo depth).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<DepthInputStats>,
+    /// The motion detector's frames and tracks (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub movers: Option<MoverStats>,
+}
+
+/// Where a [`PerceptionConsumer`] leaves its [`PerceptionReport`] when it finishes.
+pub type PerceptionReportSlot = Arc<Mutex<Option<PerceptionReport>>>;
 
 /// Streams perception reads.
 pub const WANTED: [StreamId; 7] = [
@@ -45,6 +68,7 @@ pub struct PerceptionConsumer {
     scratch: Vec<Sample>,
     next_tick_ns: Option<i64>,
     ticks: u64,
+    report: Option<PerceptionReportSlot>,
 }
 
 /// Whole-frame reads on request: the asks, the newest RGB frame, the read under way.
@@ -82,6 +106,24 @@ impl PerceptionConsumer {
             scratch: Vec::with_capacity(4096),
             next_tick_ns: None,
             ticks: 0,
+            report: None,
+        }
+    }
+
+    /// Leaves its counters in `slot` when it finishes.
+    pub fn with_report(mut self, slot: PerceptionReportSlot) -> Self {
+        self.report = Some(slot);
+        self
+    }
+
+    /// Its counters so far.
+    pub fn report(&self) -> PerceptionReport {
+        PerceptionReport {
+            ticks: self.ticks,
+            engine: self.engine.stats(),
+            depth_filter: self.engine.depth_filter_stats(),
+            depth: self.depth_stats(),
+            movers: self.mover_stats(),
         }
     }
 
@@ -111,6 +153,8 @@ impl PerceptionConsumer {
 
     /// Also sees depth from the SLAM stereo pair through `depth`.
     pub fn with_depth(mut self, depth: DepthInput) -> Self {
+        self.engine
+            .set_focal_baseline_px_m(depth.focal_baseline_px_m());
         self.depth = Some(depth);
         self
     }
@@ -282,15 +326,21 @@ impl Consumer for PerceptionConsumer {
     }
 
     fn finish(&mut self) {
-        if let Some(m) = self.movers.as_ref() {
-            log::info!("motion detection: {:?}", m.stats());
+        let report = self.report();
+        if let Some(m) = report.movers.as_ref() {
+            log::info!("motion detection: {m:?}");
         }
-        if let Some(d) = self.depth.as_ref() {
-            log::info!("stereo depth: {:?}", d.stats());
-            log::info!(
-                "stereo depth filter: {:?}",
-                self.engine.depth_filter_stats()
-            );
+        if let Some(d) = report.depth.as_ref() {
+            log::info!("stereo depth: {d:?}");
+            log::info!("stereo depth filter: {:?}", report.depth_filter);
+        }
+        if report.engine.live_map.frames > 0 {
+            log::info!("live map: {:?}", report.engine.live_map);
+        }
+        if let Some(slot) = self.report.as_ref() {
+            if let Ok(mut r) = slot.lock() {
+                *r = Some(report);
+            }
         }
         self.sink.finish();
     }

@@ -85,6 +85,7 @@ pub struct DepthInput {
     stats: DepthInputStats,
     failed: Arc<Mutex<(u64, u64)>>,
     warned: bool,
+    focal_baseline_px_m: f32,
 }
 
 impl std::fmt::Debug for DepthInput {
@@ -99,6 +100,13 @@ impl DepthInput {
     /// Depth from `stereo`, computed inline (`background == false`: deterministic, for
     /// lock-step runs) or on its own thread (newest pair wins).
     pub fn new(stereo: StereoDepth, background: bool) -> Self {
+        let g = &stereo.rectification().geometry;
+        let focal_baseline_px_m = (g.focal_px * g.baseline_m) as f32;
+        log::debug!(
+            "stereo depth: rectified focal {:.1} px, baseline {:.4} m",
+            g.focal_px,
+            g.baseline_m
+        );
         let results = Arc::new(Mutex::new(VecDeque::with_capacity(RESULTS_CAP)));
         let failed = Arc::new(Mutex::new((0u64, 0u64)));
         let mode = if background {
@@ -135,7 +143,14 @@ impl DepthInput {
             stats: DepthInputStats::default(),
             failed,
             warned: false,
+            focal_baseline_px_m,
         }
+    }
+
+    /// The stereo pair's rectified focal length, px, times its baseline, m: the scale of
+    /// its depth error (δz = z²·δd / (f·B)).
+    pub fn focal_baseline_px_m(&self) -> f32 {
+        self.focal_baseline_px_m
     }
 
     /// Computes depth at most once per `period_ns` of device time (0: every pair).

@@ -87,7 +87,7 @@ pub const MOVER_STEP_NS: i64 = 800_000_000;
 pub const VEHICLE_ID_BASE: u32 = 2_000_000_000;
 
 /// Counters of one engine.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PerceptionStats {
     /// Samples folded in.
     pub samples: u64,
@@ -235,6 +235,19 @@ impl Perception {
         self
     }
 
+    /// Sets the depth error model of the stereo pair that measures the depth points: its
+    /// rectified focal length, px, times its baseline, m (the depth filter's and the live
+    /// map's tolerances; the default is the Gen1 SLAM pair's). Set before the first frame:
+    /// the depth filter's counters start again.
+    pub fn set_focal_baseline_px_m(&mut self, focal_baseline_px_m: f32) {
+        if focal_baseline_px_m.is_finite() && focal_baseline_px_m > 0.0 {
+            self.depth_filter = DepthFilter::new(DepthFilterConfig {
+                focal_baseline_px_m,
+                ..*self.depth_filter.config()
+            });
+        }
+    }
+
     /// Filters stereo depth points with `cfg` (the default: [`DepthFilterConfig::default`]).
     pub fn with_depth_filter(mut self, cfg: DepthFilterConfig) -> Self {
         self.depth_filter = DepthFilter::new(cfg);
@@ -320,7 +333,7 @@ impl Perception {
                 let clear = p[2] > above_floor + 2.0 * sigma;
                 h2 >= near2 && (r2 <= floor_far2 || (clear && r2 <= far2))
             });
-            live.see_through(origin_m, points_world);
+            live.see_through(origin_m, points_world, focal_baseline);
             live.insert(capture_ns, origin_m, away);
             self.points = Some(Arc::new(live.snapshot()));
         }

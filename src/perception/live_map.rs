@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use super::points::{MapPoint, PointMap};
 use super::see_through::{SeeThrough, Verdict};
+use super::stereo::filter::depth_tolerance_m;
 
 /// A voxel seen again this long after its first frame is static for good, ns.
 pub const CONFIRM_SPAN_NS: i64 = 500_000_000;
@@ -40,8 +41,6 @@ pub struct LiveMapConfig {
     /// Seen through ([`super::see_through`]) beyond the depth error of this many pixels of
     /// disparity.
     pub disparity_err_px: f32,
-    /// The stereo pair's rectified focal length, px, times its baseline, m.
-    pub focal_baseline_px_m: f32,
 }
 
 impl Default for LiveMapConfig {
@@ -53,7 +52,6 @@ impl Default for LiveMapConfig {
             max_voxels: 80_000,
             min_frames: 3,
             disparity_err_px: 0.5,
-            focal_baseline_px_m: crate::perception::stereo::filter::GEN1_SLAM_FOCAL_BASELINE_PX_M,
         }
     }
 }
@@ -116,11 +114,18 @@ impl LiveMap {
 
     /// Counts, for every voxel, whether one whole depth frame (`points_world`, world, m,
     /// every point it measured at any range) captured with the cameras at `origin_m` saw
-    /// through it. Call before [`Self::insert`]ing the frame's points.
-    pub fn see_through(&mut self, origin_m: [f32; 3], points_world: &[[f32; 3]]) {
+    /// through it; `focal_baseline_px_m` (the stereo pair's rectified focal length, px,
+    /// times its baseline, m) sets the frame's depth error. Call before
+    /// [`Self::insert`]ing the frame's points.
+    pub fn see_through(
+        &mut self,
+        origin_m: [f32; 3],
+        points_world: &[[f32; 3]],
+        focal_baseline_px_m: f32,
+    ) {
         self.see.set_frame(origin_m, points_world);
         let side = self.cfg.voxel_m;
-        let err = self.cfg.disparity_err_px / self.cfg.focal_baseline_px_m.max(1e-3);
+        let err_px = self.cfg.disparity_err_px;
         for v in self.voxels.values_mut() {
             if v.n == 0 {
                 continue;
@@ -130,8 +135,8 @@ impl LiveMap {
             let r2 = (c[0] - origin_m[0]).powi(2)
                 + (c[1] - origin_m[1]).powi(2)
                 + (c[2] - origin_m[2]).powi(2);
-            // δz = z²·δd / (f·B), along the ray.
-            if self.see.verdict(c, side, r2 * err) == Verdict::SeenThrough {
+            let tolerance = depth_tolerance_m(r2.sqrt(), err_px, focal_baseline_px_m);
+            if self.see.verdict(c, side, tolerance) == Verdict::SeenThrough {
                 v.misses = v.misses.saturating_add(1);
                 self.stats.seen_through += 1;
             }
@@ -261,6 +266,7 @@ impl LiveMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::perception::stereo::filter::GEN1_SLAM_FOCAL_BASELINE_PX_M as GEN1_FB;
     use crate::time::DeviceTime;
 
     fn count_near(map: &PointMap, x: f32, y: f32, t_ns: i64) -> usize {
@@ -349,7 +355,7 @@ mod tests {
             if f < 5 {
                 pts.extend(patch(3.0, 0.6)); // someone standing, then gone
             }
-            m.see_through(origin, &pts);
+            m.see_through(origin, &pts, GEN1_FB);
             m.insert(s + f * 100_000_000, origin, &pts);
             let snap = m.snapshot();
             let now = s + f * 100_000_000;

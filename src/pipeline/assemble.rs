@@ -18,6 +18,7 @@ use crate::eval::mode::RunInputs;
 use crate::eval::SessionClock;
 use crate::ocr::text_reads::{ProfiledReader, TextReadStats};
 use crate::ocr::{OcrConfig, OcrEngine, OcrReader, ReadMode, ReaderConfig, RgbGeometry};
+use crate::perception::consumer::PerceptionReportSlot;
 use crate::perception::inertial_source::PoseDerivation;
 use crate::perception::odometry::{OdometryConfig, StereoOdometry};
 use crate::perception::{PerceptionConfig, PerceptionConsumer};
@@ -75,6 +76,8 @@ pub struct AssistantRun {
     pub(crate) text_stats: Option<Arc<TextReadStats>>,
     /// The object detector's statistics, when it runs.
     pub(crate) object_stats: Option<Arc<SeerStats>>,
+    /// Perception's counters, left when its consumer finishes.
+    pub(crate) perception_report: PerceptionReportSlot,
     /// Listening's statistics, when the wearer is heard.
     pub(crate) voice_stats: Option<Arc<crate::listen::consumer::VoiceStats>>,
     /// The run's stage spans and counter samples.
@@ -355,8 +358,10 @@ pub fn assemble(
     } else {
         None
     };
+    let perception_report: PerceptionReportSlot = Arc::default();
     let mut consumer =
-        PerceptionConsumer::new(engine, lm.wrap_sink(SharedSink(Arc::clone(&assistant))));
+        PerceptionConsumer::new(engine, lm.wrap_sink(SharedSink(Arc::clone(&assistant))))
+            .with_report(Arc::clone(&perception_report));
 
     let mut voice_stats = None;
     match (voice, &live) {
@@ -568,6 +573,7 @@ pub fn assemble(
             ocr: text_stats.is_some(),
             text_stats,
             object_stats,
+            perception_report,
             voice_stats,
             timeline: trace,
             notes,

@@ -31,6 +31,10 @@ pub struct AssistantSummary {
     /// The object detector: per-frame latency and counts (absent when it did not run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objects: Option<SeerReport>,
+    /// Perception's counters: ticks, the engine's (the live map's among them), the depth
+    /// filter's, stereo depth's and the motion detector's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perception: Option<crate::perception::consumer::PerceptionReport>,
     /// Hearing the wearer: utterances, "not caught", own voice shut out, latencies (absent
     /// when not listening).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -209,6 +213,7 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
         notes,
         text_reads: text_reads.clone(),
         objects: objects.clone(),
+        perception: run.perception_report.lock().ok().and_then(|r| r.clone()),
         voice,
         trace: run.timeline.stats(),
         #[cfg(feature = "llm")]
