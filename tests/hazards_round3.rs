@@ -223,6 +223,18 @@ fn session_alerts_images(
     exact: bool,
     plain: bool,
 ) -> Session {
+    session_alerts_in("scenarios", name, duration_s, depth, exact, plain)
+}
+
+/// [`session_alerts_images`] of a scenario in `folder` (relative to the repository).
+fn session_alerts_in(
+    folder: &str,
+    name: &str,
+    duration_s: Option<f64>,
+    depth: bool,
+    exact: bool,
+    plain: bool,
+) -> Session {
     use std::sync::Mutex;
     use vista::perception::{PerceptionConsumer, PerceptionInputs};
     use vista::runtime::{run as run_runtime, ClockMode, Consumer, RuntimeConfig};
@@ -243,7 +255,7 @@ fn session_alerts_images(
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join(name);
     let sc = find_scenario(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"),
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder),
         name,
     )
     .unwrap();
@@ -385,4 +397,46 @@ fn distance_estimation_no_alert_about_the_door_jamb() {
     let session = session_alerts_images("distance_estimation", None, true, false, plain);
     let stray = session.stray(0.0, 24.0);
     assert!(stray.is_empty(), "{}", brief(&stray));
+}
+
+/// The hazard of the session labelled `label` and the alerts about it inside its window.
+fn caught<'a>(session: &'a Session, label: &str) -> (&'a Window, Vec<&'a HazardEvent>) {
+    let h = session
+        .hazards
+        .iter()
+        .find(|h| h.label == label)
+        .unwrap_or_else(|| panic!("{label} in the truth"));
+    let hits = session.events.iter().filter(|e| in_window(e, h)).collect();
+    (h, hits)
+}
+
+#[test]
+fn platform_edge_a_deep_drop_and_a_sign_out_of_the_wall_are_their_own_hazards() {
+    // A station platform (scenarios/kinds/platform_edge.json, MPS-like files): a sign
+    // fixed to the wall beside the path sticks out over it at head height, and the
+    // platform edge drops 1.1 m to the track bed. The sign was a part of the wall (an
+    // "obstacle" 9 o'clock, the wrong kind) and the edge was never seen (the floor
+    // profile looked 1 m down); now each is alerted as what it is, in its window.
+    let session = session_alerts_in(
+        "scenarios/kinds",
+        "platform_edge",
+        None,
+        false,
+        false,
+        false,
+    );
+    let (_, sign) = caught(&session, "projecting sign");
+    assert!(
+        sign.iter().any(|e| e.thing.kind == ThingKind::Overhead),
+        "sign: {}",
+        brief(&session.events)
+    );
+    let (_, edge) = caught(&session, "platform edge");
+    let deep: Vec<&&HazardEvent> = edge
+        .iter()
+        .filter(|e| e.thing.kind == ThingKind::DropOff)
+        .collect();
+    assert!(!deep.is_empty(), "edge: {}", brief(&session.events));
+    // Measured as deep as it is: no "step down".
+    assert!(deep.iter().all(|e| e.thing.is_deep_drop()), "{deep:?}");
 }

@@ -231,6 +231,16 @@ impl Alerter {
         let head = t.kind == ThingKind::Overhead || t.height == Some(HeightBand::Head);
         let at_clock = |what: &str| format!("{what} {}.", clock(t.clock));
         let text = match t.kind {
+            // Deeper than a step: nothing to step down; stop first when near.
+            ThingKind::DropOff if t.is_deep_drop() => {
+                if !ahead {
+                    at_clock("Drop-off")
+                } else if urgent || t.distance_m < HERE_M {
+                    "Stop, drop-off.".to_string()
+                } else {
+                    format!("Drop-off {}.", ahead_in(t.distance_m))
+                }
+            }
             ThingKind::DropOff | ThingKind::StepUp => {
                 let what = if t.kind == ThingKind::DropOff {
                     "Step down"
@@ -452,6 +462,16 @@ mod tests {
         assert_eq!(say(ThingKind::DropOff, 12, 3.9).0, "Step down in 3 metres.");
         assert_eq!(say(ThingKind::DropOff, 1, 1.5).0, "Step down in 1 metre.");
         assert_eq!(say(ThingKind::StepUp, 11, 0.6).0, "Step up here.");
+        // A drop deeper than a step is no step down.
+        let deep = |clock_h, d, rise_m| {
+            let mut e = event(1, ThingKind::DropOff, clock_h, d);
+            e.thing.detail = crate::state::ThingDetail::Edge { rise_m };
+            a.phrase(&e).0
+        };
+        assert_eq!(deep(12, 3.9, 1.1), "Drop-off in 3 metres.");
+        assert_eq!(deep(12, 1.5, 1.1), "Stop, drop-off.");
+        assert_eq!(deep(2, 1.5, 1.1), "Drop-off 2 o'clock.");
+        assert_eq!(deep(12, 3.9, 0.15), "Step down in 3 metres.");
         assert_eq!(say(ThingKind::StepUp, 9, 2.0).0, "Step up 9 o'clock.");
         assert_eq!(say(ThingKind::Overhead, 12, 2.0).0, "Stop, head-high.");
         assert_eq!(

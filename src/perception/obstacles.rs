@@ -20,7 +20,10 @@ pub const BIN_M: f32 = 0.25;
 /// A floor level change larger than this is an edge, m.
 pub const EDGE_M: f32 = 0.08;
 /// A rise larger than this is an obstacle, not a step, m.
-pub const MAX_STEP_M: f32 = 0.45;
+pub const MAX_STEP_M: f32 = crate::state::MAX_STEP_RISE_M;
+/// The floor profile looks this far below the wearer's floor, m: a kerb, stairs down, a
+/// loading dock or a platform edge (the track bed 1–1.4 m down) are all drop-offs.
+pub const DEEPEST_DROP_M: f32 = 3.0;
 /// Points this far above the local floor are obstacles, m.
 pub const OBSTACLE_MIN_M: f32 = 0.2;
 /// Obstacle points reach this far above the eyes, m: the top of the head is about 0.15 m
@@ -242,6 +245,37 @@ struct CellAcc {
     sure: bool,
 }
 
+/// What holds a clustering cell's points up, as far as the map tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Support {
+    /// Something in it reaches below head height: it stands on the floor.
+    Floor,
+    /// Only points at head height, over a floor seen in the same cell: the space below is
+    /// known free, so it hangs from whatever it is fixed to.
+    Hanging,
+    /// Only points at head height, the floor below unseen (the live map holds a far wall's
+    /// top before its foot), or depth points (too few land in one cell to tell).
+    Unknown,
+}
+
+/// [`Support`] of the cell `key`.
+fn support(cells: &CellMap<CellAcc>, floor_cells: &CellSet, key: (i32, i32)) -> Support {
+    match cells.get(&key) {
+        Some(a) if a.dynamic == 0 && a.min_h < HEAD_BAND_FROM_M => Support::Floor,
+        Some(a) if a.dynamic == 0 && floor_cells.contains(&key) => Support::Hanging,
+        _ => Support::Unknown,
+    }
+}
+
+/// Whether two neighbouring cells belong to one thing: all but a hanging cell beside one
+/// on the floor (a sign sticking out of a wall is a thing of its own).
+fn joins(a: Support, b: Support) -> bool {
+    !matches!(
+        (a, b),
+        (Support::Floor, Support::Hanging) | (Support::Hanging, Support::Floor)
+    )
+}
+
 /// Reusable buffers of the analysis (no allocation per tick once warmed up).
 #[derive(Default)]
 pub struct CorridorAnalyzer {
@@ -253,6 +287,8 @@ pub struct CorridorAnalyzer {
     bins: Vec<Vec<f32>>,
     floor: Vec<f32>,
     cells: CellMap<CellAcc>,
+    /// Cells of the static map where the floor is seen.
+    floor_cells: CellSet,
     stack: Vec<(i32, i32)>,
     comp: Vec<(i32, i32)>,
 }
@@ -391,7 +427,7 @@ impl CorridorAnalyzer {
             b.clear();
         }
         for n in &self.near {
-            if n.lat.abs() <= half && (-1.0..=MAX_STEP_M + 0.1).contains(&n.h) {
+            if n.lat.abs() <= half && (-DEEPEST_DROP_M..=MAX_STEP_M + 0.1).contains(&n.h) {
                 let i = ((n.along / BIN_M) as usize).min(nbins.saturating_sub(1));
                 if let Some(b) = self.bins.get_mut(i) {
                     if b.len() < MAX_BIN_POINTS {
@@ -488,10 +524,17 @@ impl CorridorAnalyzer {
         ]
         .map(|a| ((c.dir_rad + a).cos(), (c.dir_rad + a).sin()));
         let mut clear = [range; 3];
+        self.floor_cells.clear();
         for n in &self.near {
             let i = ((n.along / BIN_M) as usize).min(nbins.saturating_sub(1));
             let local = self.floor.get(i).copied().unwrap_or(0.0);
             let h = n.h - local;
+            if !n.dynamic && h.abs() < EDGE_M {
+                self.floor_cells.insert((
+                    (n.p[0] / CLUSTER_CELL_M).floor() as i32,
+                    (n.p[1] / CLUSTER_CELL_M).floor() as i32,
+                ));
+            }
             if !(OBSTACLE_MIN_M..=top - local).contains(&h) {
                 continue;
             }
@@ -624,10 +667,19 @@ impl CorridorAnalyzer {
                 }
                 dynamic += a.dynamic;
                 sure |= a.sure;
+                // Something held up only by what it is fixed to (a sign sticking out of a
+                // wall, a shelf): the map's cells hanging over a seen floor do not join
+                // cells standing on it, so a protrusion is a thing of its own at head
+                // height, not a part of the wall; a thing all at head height stays one
+                // whether or not the floor is seen under all of it.
+                let here = support(&self.cells, &self.floor_cells, (x, y));
                 for ddx in -1..=1 {
                     for ddy in -1..=1 {
                         let q = (x + ddx, y + ddy);
-                        if self.cells.contains_key(&q) && self.done.insert(q) {
+                        if self.cells.contains_key(&q)
+                            && joins(here, support(&self.cells, &self.floor_cells, q))
+                            && self.done.insert(q)
+                        {
                             self.stack.push(q);
                         }
                     }
@@ -990,6 +1042,86 @@ mod tests {
         assert_eq!(v.edges[0].kind, ThingKind::StepUp);
         assert!((v.edges[0].along_m - 2.0).abs() <= BIN_M);
         assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+    }
+
+    /// A platform edge: the track bed 1.1 m below the platform, seen beyond the edge, is a
+    /// drop-off (the profile once looked only 1 m down and saw the floor end).
+    #[test]
+    fn a_platform_edge_is_a_drop_off_of_its_depth() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 3.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        // The edge's face, then the track bed from where it shows beyond the edge.
+        grid(&mut pts, (3.0, 3.0), (-1.0, 1.0), (-1.1, 0.0), 0.05);
+        grid(&mut pts, (4.0, 8.0), (-1.0, 1.0), (-1.1, -1.1), 0.1);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.edges.len(), 1, "{:?}", v.edges);
+        let e = &v.edges[0];
+        assert_eq!(e.kind, ThingKind::DropOff);
+        assert!((e.along_m - 3.0).abs() <= BIN_M, "{e:?}");
+        assert!((e.rise_m + 1.1).abs() < 0.02, "{e:?}");
+        assert!(v.clusters.is_empty(), "{:?}", v.clusters);
+        let w = v.walkable.unwrap();
+        assert!(w.clear_ahead_m <= 3.0 + 1e-3, "{w:?}");
+    }
+
+    /// A sign fixed to a wall beside the path and sticking out over it at head height is a
+    /// thing at head height of its own, not a part of the wall (which it was, and "the
+    /// path ahead is clear" was said under it). Only over a floor seen: the same points
+    /// with nothing seen below them (a far wall whose top the live map holds before its
+    /// foot) stay one thing with the wall.
+    #[test]
+    fn a_sign_sticking_out_of_a_wall_is_head_high_on_its_own() {
+        let wall = |pts: &mut Vec<MapPoint>| {
+            grid(pts, (-1.0, 8.0), (-1.5, 1.5), (0.0, 0.0), 0.1);
+            grid(pts, (-1.0, 8.0), (1.0, 1.0), (0.2, 2.6), 0.1);
+        };
+        let mut pts = Vec::new();
+        wall(&mut pts);
+        // From the wall at y = 1 across the path to y = 0.1, 1.55–2.0 m up, at x = 3.
+        grid(&mut pts, (2.95, 3.05), (0.1, 1.0), (1.55, 2.0), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        let head: Vec<&Cluster> = v
+            .clusters
+            .iter()
+            .filter(|c| c.band == HeightBand::Head)
+            .collect();
+        assert_eq!(head.len(), 1, "{:?}", v.clusters);
+        assert_eq!(head[0].kind, ThingKind::Overhead);
+        assert!(head[0].in_path);
+        assert!((head[0].distance_m - 2.95).abs() < 0.1, "{:?}", head[0]);
+        // No floor seen under the sign: not known to be free below, so no head-high thing.
+        let mut pts = Vec::new();
+        wall(&mut pts);
+        pts.retain(|p| !(p.p[2] == 0.0 && p.p[1] < 1.0 && (2.5..3.5).contains(&p.p[0])));
+        grid(&mut pts, (2.95, 3.05), (0.1, 1.0), (1.55, 2.0), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert!(
+            v.clusters.iter().all(|c| c.band != HeightBand::Head),
+            "{:?}",
+            v.clusters
+        );
+        // Without the sign: the wall beside the path is no thing in it.
+        let mut pts = Vec::new();
+        wall(&mut pts);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert!(v.clusters.iter().all(|c| !c.in_path), "{:?}", v.clusters);
+    }
+
+    /// A branch at head height over a floor seen under part of it only is one thing (its
+    /// cells over the seen floor and those over the unseen one were two, and two alerts).
+    #[test]
+    fn a_branch_half_over_a_seen_floor_is_one_thing() {
+        let mut pts = Vec::new();
+        grid(&mut pts, (-1.0, 3.0), (-1.0, 1.0), (0.0, 0.0), 0.1);
+        grid(&mut pts, (2.5, 3.5), (-0.5, 0.5), (1.7, 1.8), 0.05);
+        let map = PointMap::new(pts, false);
+        let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
+        assert_eq!(v.clusters.len(), 1, "{:?}", v.clusters);
+        assert_eq!(v.clusters[0].kind, ThingKind::Overhead);
     }
 
     #[test]

@@ -189,7 +189,18 @@ pub struct Thing {
     pub evidence: Evidence,
 }
 
+/// The highest level change a wearer steps up or down, m (a stair's riser is 0.15–0.2 m, a
+/// kerb up to about 0.3 m). A rise higher than this is an obstacle; a drop deeper than this
+/// is a drop-off no one steps down (a loading dock, a platform edge).
+pub const MAX_STEP_RISE_M: f32 = 0.45;
+
 impl Thing {
+    /// Whether it is a drop-off deeper than a step ([`MAX_STEP_RISE_M`]).
+    pub fn is_deep_drop(&self) -> bool {
+        self.kind == ThingKind::DropOff
+            && matches!(self.detail, ThingDetail::Edge { rise_m } if rise_m > MAX_STEP_RISE_M)
+    }
+
     /// The side of the walking line it is coming from, when it is moving towards the line.
     pub fn approaching_from(&self) -> Option<Side> {
         match self.detail {

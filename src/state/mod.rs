@@ -27,6 +27,7 @@ pub use decision::{
 pub use environment::{
     EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, ObjectFact,
     OpeningShape, SeenObject, Side, TextFact, Thing, ThingDetail, ThingKind, Walkable,
+    MAX_STEP_RISE_M,
 };
 pub use hazard::HazardEvent;
 pub use object_class::ObjectClass;
