@@ -122,7 +122,7 @@ fn a_lock_step_run_writes_every_output_and_repeats_in_one_process() {
     // Perception's counters are in the profile, the same in both runs (lock step).
     let perception = &p1["assistant"]["perception"];
     assert!(
-        perception["ticks"].as_u64().unwrap_or(0) > 0,
+        perception["engine"]["ticks"].as_u64().unwrap_or(0) > 0,
         "{perception}"
     );
     assert!(

@@ -27,9 +27,7 @@ use super::stereo::filter::DepthFilterStats;
 /// What perception counted over a run (the profile's `perception`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PerceptionReport {
-    /// Ticks run.
-    pub ticks: u64,
-    /// The engine's counters (the live map's among them).
+    /// The engine's counters (ticks, and the live map's among them).
     pub engine: PerceptionStats,
     /// What the depth filter removed, by reason.
     pub depth_filter: DepthFilterStats,
@@ -119,7 +117,6 @@ impl PerceptionConsumer {
     /// Its counters so far.
     pub fn report(&self) -> PerceptionReport {
         PerceptionReport {
-            ticks: self.ticks,
             engine: self.engine.stats(),
             depth_filter: self.engine.depth_filter_stats(),
             depth: self.depth_stats(),

@@ -243,10 +243,12 @@ struct CellAcc {
     hit: [f32; 3],
     dynamic: usize,
     sure: bool,
+    /// What holds it up (set once every point is in).
+    support: Support,
 }
 
 /// What holds a clustering cell's points up, as far as the map tells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Support {
     /// Something in it reaches below head height: it stands on the floor.
     Floor,
@@ -255,14 +257,15 @@ enum Support {
     Hanging,
     /// Only points at head height, the floor below unseen (the live map holds a far wall's
     /// top before its foot), or depth points (too few land in one cell to tell).
+    #[default]
     Unknown,
 }
 
-/// [`Support`] of the cell `key`.
-fn support(cells: &CellMap<CellAcc>, floor_cells: &CellSet, key: (i32, i32)) -> Support {
-    match cells.get(&key) {
-        Some(a) if a.dynamic == 0 && a.min_h < HEAD_BAND_FROM_M => Support::Floor,
-        Some(a) if a.dynamic == 0 && floor_cells.contains(&key) => Support::Hanging,
+/// [`Support`] of a cell `a`, `floor_seen` in it or not.
+fn support(a: &CellAcc, floor_seen: bool) -> Support {
+    match a.dynamic == 0 {
+        true if a.min_h < HEAD_BAND_FROM_M => Support::Floor,
+        true if floor_seen => Support::Hanging,
         _ => Support::Unknown,
     }
 }
@@ -593,6 +596,9 @@ impl CorridorAnalyzer {
             acc.sxy += px * py;
             acc.syy += py * py;
         }
+        for (k, a) in self.cells.iter_mut() {
+            a.support = support(a, self.floor_cells.contains(k));
+        }
         let clusters = self.cluster(c);
         if let Some(e) = edges.iter().find(|e| e.kind == ThingKind::DropOff) {
             clear[0] = clear[0].min(e.along_m);
@@ -672,12 +678,13 @@ impl CorridorAnalyzer {
                 // cells standing on it, so a protrusion is a thing of its own at head
                 // height, not a part of the wall; a thing all at head height stays one
                 // whether or not the floor is seen under all of it.
-                let here = support(&self.cells, &self.floor_cells, (x, y));
                 for ddx in -1..=1 {
                     for ddy in -1..=1 {
                         let q = (x + ddx, y + ddy);
-                        if self.cells.contains_key(&q)
-                            && joins(here, support(&self.cells, &self.floor_cells, q))
+                        if self
+                            .cells
+                            .get(&q)
+                            .is_some_and(|b| joins(a.support, b.support))
                             && self.done.insert(q)
                         {
                             self.stack.push(q);

@@ -31,7 +31,7 @@ pub struct AssistantSummary {
     /// The object detector: per-frame latency and counts (absent when it did not run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objects: Option<SeerReport>,
-    /// Perception's counters: ticks, the engine's (the live map's among them), the depth
+    /// Perception's counters: the engine's (ticks, the live map's among them), the depth
     /// filter's, stereo depth's and the motion detector's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub perception: Option<crate::perception::consumer::PerceptionReport>,
