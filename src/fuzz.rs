@@ -180,10 +180,16 @@ pub fn request_lines(data: &[u8]) {
 }
 
 /// An image file: decoded as a still (PNG or JPEG by its signature), and as a frame of a
-/// 640 × 480 stream.
+/// 640 × 480 stream; and as an H.265 key frame of no stream and of a 512 × 512 stream.
 pub fn image(data: &[u8]) {
-    let encoding = ImageEncoding::sniff(data);
-    for (width, height) in [(0, 0), (640, 480)] {
+    let sniffed = ImageEncoding::sniff(data);
+    let hevc = ImageEncoding::Hevc { key_frame_index: 0 };
+    for (width, height, encoding) in [
+        (0, 0, sniffed),
+        (640, 480, sniffed),
+        (0, 0, hevc),
+        (512, 512, hevc),
+    ] {
         let frame = ImageFrame {
             width,
             height,

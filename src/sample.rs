@@ -47,11 +47,21 @@ pub enum StreamId {
     DevicePose,
     /// MPS semi-dense point cloud (a static map, derived).
     SemidensePoints,
+    /// Aria Gen2 left side SLAM camera (`slam-side-left`), VRS `1201-3`.
+    CameraSlamSideLeft,
+    /// Aria Gen2 right side SLAM camera (`slam-side-right`), VRS `1201-4`.
+    CameraSlamSideRight,
+    /// Aria Gen2 right eye camera (`camera-et-right`), VRS `211-2`; on Gen2 `camera-et` is
+    /// the left eye alone.
+    CameraEtRight,
+    /// Aria Gen2 on-device visual-inertial odometry at ~10 Hz with its tracker's health
+    /// (VRS `371-x`, flavor `device/oatmeal/vio`); the ~800 Hz estimate is `device-pose`.
+    DeviceVio,
 }
 
 impl StreamId {
     /// Every stream, in a fixed order (the order of the enum).
-    pub const ALL: [StreamId; 13] = [
+    pub const ALL: [StreamId; 17] = [
         StreamId::CameraRgb,
         StreamId::CameraSlamLeft,
         StreamId::CameraSlamRight,
@@ -65,6 +75,10 @@ impl StreamId {
         StreamId::HandTracking,
         StreamId::DevicePose,
         StreamId::SemidensePoints,
+        StreamId::CameraSlamSideLeft,
+        StreamId::CameraSlamSideRight,
+        StreamId::CameraEtRight,
+        StreamId::DeviceVio,
     ];
 
     /// Number of stream ids (for per-stream arrays indexed by [`StreamId::index`]).
@@ -91,11 +105,17 @@ impl StreamId {
             StreamId::HandTracking => "hand-tracking",
             StreamId::DevicePose => "device-pose",
             StreamId::SemidensePoints => "semidense-points",
+            StreamId::CameraSlamSideLeft => "camera-slam-side-left",
+            StreamId::CameraSlamSideRight => "camera-slam-side-right",
+            StreamId::CameraEtRight => "camera-et-right",
+            StreamId::DeviceVio => "device-vio",
         }
     }
 
-    /// The VRS stream id `(recordable type id, instance id)` of a recorded stream, or `None`
-    /// for streams derived by MPS.
+    /// The VRS stream id `(recordable type id, instance id)` of a stream in an Aria Gen1
+    /// recording (and vista's live protocol), or `None` for streams Gen1 does not record
+    /// (MPS outputs, Gen2's extra cameras and on-device perception; a Gen2 recording's layout
+    /// is `aria::generation::Generation::stream_of`).
     pub const fn vrs_id(self) -> Option<(i32, u16)> {
         match self {
             StreamId::CameraRgb => Some((214, 1)),
@@ -111,7 +131,8 @@ impl StreamId {
         }
     }
 
-    /// The stream recorded under VRS id `(type_id, instance)`, if vista knows it.
+    /// The stream an Aria Gen1 recording holds under VRS id `(type_id, instance)`, if vista
+    /// knows it.
     pub fn from_vrs_id(type_id: i32, instance: u16) -> Option<Self> {
         Self::ALL
             .iter()
@@ -119,9 +140,17 @@ impl StreamId {
             .find(|s| s.vrs_id() == Some((type_id, instance)))
     }
 
-    /// True for streams computed by Machine Perception Services rather than recorded.
+    /// True for streams that Machine Perception Services computes offline and a Gen1 device
+    /// never streams (Gen2 glasses record pose, gaze and hands themselves: a recording says
+    /// which, `aria::recording::AriaRecording::stream_of`).
     pub const fn is_derived(self) -> bool {
-        self.vrs_id().is_none()
+        matches!(
+            self,
+            StreamId::EyeGaze
+                | StreamId::HandTracking
+                | StreamId::DevicePose
+                | StreamId::SemidensePoints
+        )
     }
 
     /// True for camera streams.
@@ -132,10 +161,14 @@ impl StreamId {
                 | StreamId::CameraSlamLeft
                 | StreamId::CameraSlamRight
                 | StreamId::CameraEt
+                | StreamId::CameraSlamSideLeft
+                | StreamId::CameraSlamSideRight
+                | StreamId::CameraEtRight
         )
     }
 
-    /// The nominal rate in Hz for Aria Gen1 (cameras: the common streaming profile's rate).
+    /// The nominal rate in Hz for Aria Gen1 (cameras: the common streaming profile's rate;
+    /// Gen2-only streams: Gen2's).
     pub const fn nominal_rate_hz(self) -> f64 {
         match self {
             StreamId::CameraRgb => 10.0,
@@ -150,6 +183,9 @@ impl StreamId {
             StreamId::HandTracking => 10.0,
             StreamId::DevicePose => 1000.0,
             StreamId::SemidensePoints => 0.0,
+            StreamId::CameraSlamSideLeft | StreamId::CameraSlamSideRight => 30.0,
+            StreamId::CameraEtRight => 5.0,
+            StreamId::DeviceVio => 10.0,
         }
     }
 }
@@ -162,7 +198,7 @@ impl fmt::Display for StreamId {
 
 /// Error for an unknown stream name.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown stream name {0:?} (known: camera-rgb, camera-slam-left, camera-slam-right, camera-et, imu-right, imu-left, magnetometer, barometer, audio, eye-gaze, hand-tracking, device-pose, semidense-points)")]
+#[error("unknown stream name {0:?} (known: camera-rgb, camera-slam-left, camera-slam-right, camera-et, imu-right, imu-left, magnetometer, barometer, audio, eye-gaze, hand-tracking, device-pose, semidense-points, camera-slam-side-left, camera-slam-side-right, camera-et-right, device-vio)")]
 pub struct UnknownStream(pub String);
 
 impl FromStr for StreamId {
@@ -183,6 +219,11 @@ pub enum ImageEncoding {
     Jpeg,
     /// PNG.
     Png,
+    /// One frame of an H.265 video stream (Aria Gen2's cameras), in Annex-B form.
+    Hevc {
+        /// Frames since the last key frame: 0 for a key frame, which decodes on its own.
+        key_frame_index: u32,
+    },
     /// Uncompressed pixels: VRS pixel format id and row stride in bytes.
     Raw {
         /// VRS `PixelFormat` (1 = grey8, 4 = rgb8, …).
@@ -445,7 +486,18 @@ mod tests {
         for s in StreamId::ALL {
             match s.vrs_id() {
                 Some((t, i)) => assert_eq!(StreamId::from_vrs_id(t, i), Some(s)),
-                None => assert!(s.is_derived()),
+                // MPS outputs, and what only Gen2 records (its own layout, elsewhere).
+                None => assert!(
+                    s.is_derived()
+                        || matches!(
+                            s,
+                            StreamId::CameraSlamSideLeft
+                                | StreamId::CameraSlamSideRight
+                                | StreamId::CameraEtRight
+                                | StreamId::DeviceVio
+                        ),
+                    "{s}"
+                ),
             }
         }
         assert_eq!(StreamId::from_vrs_id(285, 1), None);

@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use vista::aria::calib::{CalibError, CameraModel, DeviceCalibration, FieldProblem};
+use vista::aria::generation::Generation;
 
 const SAMPLE: &str = include_str!("../calibration/aria_gen1_1WM09380041283_factory.json");
 
@@ -234,7 +235,21 @@ fn non_numbers_and_bad_values() {
     assert_field_error(
         &v,
         "CameraCalibrations[0].Label",
-        FieldProblem::UnknownCameraLabel("camera-thermal".into()),
+        FieldProblem::UnknownCameraLabel {
+            label: "camera-thermal".into(),
+            generation: Generation::Gen1,
+        },
+    );
+    // A Gen2 label is not a Gen1 camera, and the error says which generation was assumed.
+    let mut v = sample();
+    v["CameraCalibrations"][0]["Label"] = json!("slam-side-left");
+    assert_field_error(
+        &v,
+        "CameraCalibrations[0].Label",
+        FieldProblem::UnknownCameraLabel {
+            label: "slam-side-left".into(),
+            generation: Generation::Gen1,
+        },
     );
     // Numbers too large for f64 are a syntax error in serde_json.
     let text = SAMPLE.replacen("241.3750342062049", "1e999", 1);

@@ -1,31 +1,34 @@
 //! The device calibration of a recording, with every camera calibrated for the resolution
-//! actually recorded in that file (the Gen1 RGB factory calibration is for the full
-//! 2880×2880 sensor; 1408×1408 streams need it rescaled as projectaria_tools does).
+//! actually recorded in that file (the RGB factory calibration is for the full sensor, Gen1
+//! 2880×2880 and Gen2 4032×3024; 1408×1408 or 2016×1512 streams need it rescaled as
+//! projectaria_tools does).
 
 use crate::aria::calib::{CalibError, CalibSource, DeviceCalibration};
+use crate::aria::generation::Generation;
 use crate::aria::recording::AriaRecording;
 use crate::sample::StreamId;
 
 /// `(calibration label, width, height)` of every camera image the recording stores.
 ///
-/// The eye-tracking stream holds both eyes side by side in one frame, so each eye's camera
-/// gets half the frame's width.
+/// Gen1's eye-tracking stream holds both eyes side by side in one frame, so each eye's camera
+/// gets half the frame's width; Gen2 records each eye in its own stream.
 pub fn recorded_camera_sizes(rec: &AriaRecording) -> Vec<(String, u32, u32)> {
+    let generation = rec.generation();
     let mut out = Vec::new();
-    let mut add = |label: &str, size: Option<(u32, u32)>| {
-        if let Some((w, h)) = size {
+    for stream in rec.known_streams() {
+        let (Some(label), Some((w, h))) = (
+            rec.sensor_label(stream),
+            stream.is_camera().then(|| rec.image_size(stream)).flatten(),
+        ) else {
+            continue;
+        };
+        if generation == Generation::Gen1 && stream == StreamId::CameraEt {
+            out.push(("camera-et-left".to_string(), w / 2, h));
+            out.push(("camera-et-right".to_string(), w / 2, h));
+        } else {
             out.push((label.to_string(), w, h));
         }
-    };
-    add("camera-rgb", rec.image_size(StreamId::CameraRgb));
-    add("camera-slam-left", rec.image_size(StreamId::CameraSlamLeft));
-    add(
-        "camera-slam-right",
-        rec.image_size(StreamId::CameraSlamRight),
-    );
-    let et = rec.image_size(StreamId::CameraEt).map(|(w, h)| (w / 2, h));
-    add("camera-et-left", et);
-    add("camera-et-right", et);
+    }
     out
 }
 

@@ -1,13 +1,17 @@
-//! Typed Aria Gen1 streams on top of [`VrsReader`]: stream summaries, samples decoded into
-//! vista payloads ([`crate::sample::Payload`]) on the device clock, time-domain mappings,
-//! and image decoding.
+//! Typed Aria streams (Gen1 and Gen2) on top of [`VrsReader`]: stream summaries, samples
+//! decoded into vista payloads ([`crate::sample::Payload`]) on the device clock, time-domain
+//! mappings, and image decoding.
 //!
-//! Known streams are those of [`StreamId::vrs_id`]; everything else (285-x time domain,
-//! GPS, Wi-Fi, Gen2 streams) is listed by [`AriaRecording::summaries`] but not decoded into
-//! samples. A corrupt record yields one `Err` naming the stream, file and offset, and the
+//! The recording's generation ([`Generation`], from its `device_type` tag or calibration)
+//! decides which VRS stream is which vista stream ([`Generation::stream_of`]); everything
+//! else (285-x time domain, GPS, Wi-Fi, Bluetooth, Gen2's PPG, temperature and ambient light)
+//! is listed by [`AriaRecording::summaries`], named as projectaria_tools names it, but not
+//! decoded into samples. A corrupt record yields one `Err` naming the stream, file and offset, and the
 //! iteration goes on.
 
 pub mod decode;
+pub mod device_perception;
+pub mod hevc;
 pub mod image;
 pub mod orientation;
 
@@ -16,6 +20,10 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 
+use nalgebra::Isometry3;
+
+use crate::aria::calib::DeviceCalibration;
+use crate::aria::generation::Generation;
 use crate::aria::vrs::{IndexEntry, RecordType, VrsError, VrsReader, VrsStreamId};
 use crate::sample::{Payload, StreamId};
 use crate::time::DeviceTime;
@@ -65,7 +73,8 @@ pub struct StreamSummary {
     pub vrs_id: String,
     /// The vista stream, when known.
     pub stream: Option<StreamId>,
-    /// Aria name (e.g. "camera-rgb"), else the VRS recordable name.
+    /// Aria name (e.g. "camera-rgb"), else projectaria_tools' label (e.g. "ppg"), else the
+    /// VRS recordable name.
     pub name: String,
     /// Number of DATA records.
     pub data_records: u64,
@@ -102,6 +111,12 @@ pub type DecodedSample = (StreamId, DeviceTime, Payload);
 pub struct AriaRecording {
     vrs: VrsReader,
     configs: BTreeMap<VrsStreamId, StreamConfig>,
+    /// Which VRS stream holds which vista stream.
+    streams: BTreeMap<VrsStreamId, StreamId>,
+    /// The generation and `T_CPF_Device` of the recording's calibration (Gen2 eye gaze is
+    /// recorded in the device frame; identity when the recording carries no readable
+    /// calibration).
+    facts: decode::RecordingFacts,
 }
 
 impl AriaRecording {
@@ -141,17 +156,77 @@ impl AriaRecording {
                 Err(err) => log::warn!("{err}"),
             }
         }
+        let calib = vrs.file_tags().get("calib_json").and_then(|json| {
+            DeviceCalibration::from_json_str(json)
+                .map_err(|e| log::debug!("{}: calib_json: {e}", vrs.path().display()))
+                .ok()
+        });
+        let generation = match vrs.file_tags().get("device_type") {
+            Some(t) if !t.is_empty() => Generation::from_device_class(t),
+            _ => calib.as_ref().map_or(Generation::Gen1, |c| c.generation),
+        };
+        let t_cpf_device = calib
+            .as_ref()
+            .map_or_else(Isometry3::identity, |c| c.t_device_cpf().inverse());
+        let mut streams: BTreeMap<VrsStreamId, StreamId> = vrs
+            .streams()
+            .iter()
+            .filter_map(|s| {
+                let flavor = s.flavor().unwrap_or("");
+                generation.stream_of(s.id, flavor).map(|k| (s.id, k))
+            })
+            .collect();
+        if let Some(c) = &calib {
+            assign_stereo_pair(&mut streams, generation, c);
+        }
         let none = StreamConfig::default();
-        let ids: Vec<VrsStreamId> = vrs.streams().iter().map(|s| s.id).collect();
-        for id in ids {
+        for (&id, &stream) in &streams {
             let cfg = configs.get(&id).unwrap_or(&none);
-            let budget = StreamId::from_vrs_id(id.type_id, id.instance)
-                .and_then(|s| cfg.data_record_budget(s));
-            if let Some(bytes) = budget {
+            if let Some(bytes) = cfg.data_record_budget(stream) {
                 vrs.set_payload_budget(id, bytes);
             }
         }
-        Self { vrs, configs }
+        Self {
+            vrs,
+            configs,
+            streams,
+            facts: decode::RecordingFacts {
+                generation,
+                t_cpf_device,
+            },
+        }
+    }
+
+    /// The hardware generation that made the recording.
+    pub fn generation(&self) -> Generation {
+        self.facts.generation
+    }
+
+    /// The vista stream a VRS stream of this recording holds, if vista decodes it.
+    pub fn stream_of(&self, id: VrsStreamId) -> Option<StreamId> {
+        self.streams.get(&id).copied()
+    }
+
+    /// The VRS stream holding the vista stream `s` in this recording.
+    pub fn vrs_stream(&self, s: StreamId) -> Option<VrsStreamId> {
+        self.streams
+            .iter()
+            .find_map(|(&id, &k)| (k == s).then_some(id))
+    }
+
+    /// The calibration label of a camera or IMU stream of this recording (Gen2: the SLAM
+    /// cameras the stereo pair was chosen from keep their own labels).
+    pub fn sensor_label(&self, s: StreamId) -> Option<&'static str> {
+        let id = self.vrs_stream(s)?;
+        match (self.facts.generation, id.type_id) {
+            (Generation::Gen2, 1201) => gen2_slam_label(id.instance),
+            (g, _) => g.sensor_label(s),
+        }
+    }
+
+    /// The vista streams this recording holds, in VRS stream order.
+    pub fn known_streams(&self) -> Vec<StreamId> {
+        self.streams.values().copied().collect()
     }
 
     /// The underlying VRS reader.
@@ -171,8 +246,7 @@ impl AriaRecording {
 
     /// Image size of a camera stream.
     pub fn image_size(&self, s: StreamId) -> Option<(u32, u32)> {
-        let (t, i) = s.vrs_id()?;
-        self.config(VrsStreamId::new(t, i))?.image_size()
+        self.config(self.vrs_stream(s)?)?.image_size()
     }
 
     /// A summary of every stream, known or not.
@@ -182,7 +256,7 @@ impl AriaRecording {
             .streams()
             .iter()
             .map(|s| {
-                let known = StreamId::from_vrs_id(s.id.type_id, s.id.instance);
+                let known = self.stream_of(s.id);
                 let data: Vec<&IndexEntry> = self
                     .vrs
                     .index()
@@ -207,7 +281,10 @@ impl AriaRecording {
                     stream: known,
                     name: match known {
                         Some(k) => k.name().to_string(),
-                        None => s.recordable_name().unwrap_or("unknown").to_string(),
+                        None => match self.facts.generation.other_label(s.id) {
+                            Some(label) => label.to_string(),
+                            None => s.recordable_name().unwrap_or("unknown").to_string(),
+                        },
                     },
                     data_records: data.len() as u64,
                     first_ns,
@@ -250,10 +327,7 @@ impl AriaRecording {
     pub fn stream_samples(&self, s: StreamId) -> SampleIter<'_> {
         SampleIter {
             rec: self,
-            only: s
-                .vrs_id()
-                .map(|(t, i)| VrsStreamId::new(t, i))
-                .or(Some(VrsStreamId::new(i32::MIN, 0))),
+            only: self.vrs_stream(s).or(Some(VrsStreamId::new(i32::MIN, 0))),
             pos: 0,
             scratch: Vec::new(),
             blocks: Vec::new(),
@@ -340,8 +414,65 @@ impl AriaRecording {
             format,
             layout,
         };
-        let (t, p) = decode::decode_data(stream, &split, cfg).map_err(fail)?;
+        let (t, p) = decode::decode_data(stream, &split, cfg, &self.facts).map_err(fail)?;
         Ok((stream, DeviceTime::from_ns(t), p))
+    }
+}
+
+/// The label of Gen2's SLAM camera `1201-instance` (projectaria_tools' fixed mapping).
+fn gen2_slam_label(instance: u16) -> Option<&'static str> {
+    Some(match instance {
+        1 => "slam-front-left",
+        2 => "slam-front-right",
+        3 => "slam-side-left",
+        4 => "slam-side-right",
+        _ => return None,
+    })
+}
+
+/// Gen2: the SLAM cameras that the calibration's stereo pair names become `camera-slam-left`
+/// and `camera-slam-right` (what depth and motion read); the other two the side streams, the
+/// one further left `camera-slam-side-left`. Gen1's two cameras are always the pair.
+fn assign_stereo_pair(
+    streams: &mut BTreeMap<VrsStreamId, StreamId>,
+    generation: Generation,
+    calib: &DeviceCalibration,
+) {
+    if generation != Generation::Gen2 {
+        return;
+    }
+    let Some(pair) = calib.stereo_pair() else {
+        return;
+    };
+    let slam: Vec<(VrsStreamId, &str)> = streams
+        .keys()
+        .filter(|id| id.type_id == 1201)
+        .filter_map(|&id| Some((id, gen2_slam_label(id.instance)?)))
+        .collect();
+    let x_left = |label: &str| {
+        calib.camera(label).map_or(0.0, |c| {
+            let origin = nalgebra::Point3::from(c.t_device_camera.translation.vector);
+            (calib.t_device_cpf().inverse() * origin).x
+        })
+    };
+    let mut others: Vec<(VrsStreamId, &str)> = slam
+        .iter()
+        .copied()
+        .filter(|(_, l)| *l != pair.left && *l != pair.right)
+        .collect();
+    others.sort_by(|a, b| x_left(b.1).total_cmp(&x_left(a.1)));
+    for (id, label) in &slam {
+        if *label == pair.left {
+            streams.insert(*id, StreamId::CameraSlamLeft);
+        } else if *label == pair.right {
+            streams.insert(*id, StreamId::CameraSlamRight);
+        }
+    }
+    for ((id, _), stream) in others
+        .iter()
+        .zip([StreamId::CameraSlamSideLeft, StreamId::CameraSlamSideRight])
+    {
+        streams.insert(*id, stream);
     }
 }
 
@@ -377,7 +508,7 @@ impl Iterator for SampleIter<'_> {
             if self.only.is_some_and(|o| o != e.stream) {
                 continue;
             }
-            let Some(stream) = StreamId::from_vrs_id(e.stream.type_id, e.stream.instance) else {
+            let Some(stream) = self.rec.stream_of(e.stream) else {
                 continue;
             };
             return Some(

@@ -188,6 +188,10 @@ impl Source for InertialPoseSource {
         format!("{} + device pose from the IMU", self.inner.describe())
     }
 
+    fn stream_origin(&self, stream: StreamId) -> Option<String> {
+        self.inner.stream_origin(stream)
+    }
+
     fn streams(&self) -> Vec<StreamId> {
         let mut s = self.inner.streams();
         if !s.contains(&StreamId::DevicePose) {

@@ -60,13 +60,19 @@ pub struct ProfileReport {
 }
 
 impl ProfileReport {
-    /// Builds the report from the ingest statistics and the profiler.
-    pub fn build(pacing: &PacingStats, profiler: &Profiler, wall_time_s: f64) -> Self {
+    /// Builds the report from the ingest statistics and the profiler; `origins[i]` is where
+    /// stream `i` came from (its VRS stream id in the recording; `Source::stream_origin`).
+    pub fn build(
+        pacing: &PacingStats,
+        profiler: &Profiler,
+        wall_time_s: f64,
+        origins: &[Option<String>],
+    ) -> Self {
         let streams = pacing
             .active()
             .map(|(id, s)| {
                 let r = StreamReport {
-                    vrs_id: id.vrs_id().map(|(t, i)| format!("{t}-{i}")),
+                    vrs_id: origins.get(id.index()).cloned().flatten(),
                     delivered: s.delivered,
                     dropped: s.dropped(),
                     out_of_order_dropped: s.out_of_order_dropped,
@@ -185,7 +191,7 @@ mod tests {
             start: HostTime(0),
             end: HostTime(7_000),
         });
-        let r = ProfileReport::build(&p, &prof, 1.5);
+        let r = ProfileReport::build(&p, &prof, 1.5, &[]);
         let v = serde_json::to_value(&r).unwrap();
         assert_eq!(v["streams"]["imu-left"]["vrs_id"], "1202-2");
         assert_eq!(v["streams"]["imu-left"]["delivered"], 2);

@@ -99,6 +99,10 @@ pub fn run(
     consumers: Vec<Box<dyn Consumer>>,
 ) -> Result<RunReport, RuntimeError> {
     let started = Instant::now();
+    let origins: Vec<Option<String>> = StreamId::ALL
+        .iter()
+        .map(|&s| source.stream_origin(s))
+        .collect();
     let lockstep = matches!(config.clock_mode, ClockMode::Virtual);
     let buffers = Arc::new(BufferSet::new(config.buffer.clone()));
     let ctrl_c = if config.handle_ctrl_c {
@@ -212,7 +216,7 @@ pub fn run(
         stats.add_consumer(&o.name, o.stats);
     }
     let wall = started.elapsed().as_secs_f64();
-    let profile = ProfileReport::build(&ingest.pacing, &shared.profiler, wall);
+    let profile = ProfileReport::build(&ingest.pacing, &shared.profiler, wall, &origins);
     log::info!("runtime: done in {wall:.3} s ({stop_reason:?})");
     Ok(RunReport {
         stop_reason,

@@ -52,6 +52,12 @@ pub trait Source: Send {
     fn streams(&self) -> Vec<StreamId>;
     /// The next sample, a recoverable error, or `None` at the end.
     fn next_sample(&mut self) -> Option<Result<Sample, SourceError>>;
+    /// Where `stream` comes from in the source's own terms, for reports: the VRS stream id
+    /// (`1202-1`) of a recorded stream, `None` for one computed on the host. By default the
+    /// Gen1 layout, which the live protocol also uses.
+    fn stream_origin(&self, stream: StreamId) -> Option<String> {
+        stream.vrs_id().map(|(t, i)| format!("{t}-{i}"))
+    }
 }
 
 /// A source over samples already in memory (tests, benches, synthetic input). Samples are

@@ -115,6 +115,8 @@ pub struct PrefetchSource {
     local: VecDeque<Item>,
     describe: String,
     streams: Vec<StreamId>,
+    /// The inner source's [`Source::stream_origin`] of every stream, by index.
+    origins: Vec<Option<String>>,
     done: bool,
     /// Batches taken from the shared queue (each is at most one wake-up of the reader).
     refills: u64,
@@ -139,6 +141,10 @@ impl PrefetchSource {
         let capacity = capacity.max(1);
         let describe = inner.describe();
         let streams = inner.streams();
+        let origins = StreamId::ALL
+            .iter()
+            .map(|&s| inner.stream_origin(s))
+            .collect();
         let queue = Arc::new(Queue {
             state: Mutex::new(State {
                 items: VecDeque::with_capacity(capacity),
@@ -166,6 +172,7 @@ impl PrefetchSource {
             local: VecDeque::with_capacity(capacity),
             describe,
             streams,
+            origins,
             done: false,
             refills: 0,
             thread,
@@ -186,6 +193,10 @@ impl Source for PrefetchSource {
 
     fn streams(&self) -> Vec<StreamId> {
         self.streams.clone()
+    }
+
+    fn stream_origin(&self, stream: StreamId) -> Option<String> {
+        self.origins.get(stream.index()).cloned().flatten()
     }
 
     fn next_sample(&mut self) -> Option<Result<Sample, SourceError>> {

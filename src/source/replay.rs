@@ -126,15 +126,7 @@ impl ReplaySource {
             .unwrap_or(origin);
         let mut streams: Vec<StreamId> = known.iter().filter_map(|s| s.stream).collect();
         if !options.recorded_only {
-            if files.mps.eye_gaze.is_some() {
-                streams.push(StreamId::EyeGaze);
-            }
-            if files.mps.wrist_and_palm.is_some() {
-                streams.push(StreamId::HandTracking);
-            }
-            if files.mps.closed_loop.is_some() || files.mps.open_loop.is_some() {
-                streams.push(StreamId::DevicePose);
-            }
+            streams.extend(mps_streams(&files.mps));
         }
         streams.sort();
         streams.dedup();
@@ -210,7 +202,14 @@ impl ReplaySource {
         self.lanes.clear();
         self.heads.clear();
         self.heap.clear();
-        let mut vrs = vrs_lane(Arc::clone(&self.recording));
+        // MPS's offline estimates replace the device's own (Gen2) pose, gaze and hands: one
+        // source per stream, never two frames interleaved in one ring.
+        let skip = if self.options.recorded_only {
+            Vec::new()
+        } else {
+            mps_streams(&self.files.mps)
+        };
+        let mut vrs = vrs_lane(Arc::clone(&self.recording), skip);
         if seek && self.options.from_s.is_some() {
             // Skip whole records before the start through the index (sorted by timestamp),
             // keeping a margin for capture times that differ slightly from record times.
@@ -278,6 +277,13 @@ impl Source for ReplaySource {
 
     fn streams(&self) -> Vec<StreamId> {
         self.streams.clone()
+    }
+
+    fn stream_origin(&self, stream: StreamId) -> Option<String> {
+        if !self.options.recorded_only && mps_streams(&self.files.mps).contains(&stream) {
+            return None; // MPS's, not the recording's
+        }
+        self.recording.vrs_stream(stream).map(|id| id.to_string())
     }
 
     fn next_sample(&mut self) -> Option<Result<Sample, SourceError>> {
@@ -406,14 +412,18 @@ struct VrsLane {
     pos: usize,
     scratch: Vec<u8>,
     blocks: Vec<std::ops::Range<usize>>,
+    /// Streams the recording holds that another lane provides instead (a Gen2 device's
+    /// own pose, gaze or hands when the session has MPS outputs of the same kind).
+    skip: Vec<StreamId>,
 }
 
-fn vrs_lane(recording: Arc<AriaRecording>) -> VrsLane {
+fn vrs_lane(recording: Arc<AriaRecording>, skip: Vec<StreamId>) -> VrsLane {
     VrsLane {
         recording,
         pos: 0,
         scratch: Vec::new(),
         blocks: Vec::new(),
+        skip,
     }
 }
 
@@ -426,9 +436,12 @@ impl Iterator for VrsLane {
             if e.record_type != RecordType::Data {
                 continue;
             }
-            let Some(stream) = StreamId::from_vrs_id(e.stream.type_id, e.stream.instance) else {
-                continue; // streams vista does not use (time mapping, GPS, Gen2 extras)
+            let Some(stream) = self.recording.stream_of(e.stream) else {
+                continue; // streams vista does not use (time mapping, GPS, PPG, beacons)
             };
+            if self.skip.contains(&stream) {
+                continue;
+            }
             return Some(
                 match self
                     .recording
@@ -450,6 +463,21 @@ impl Iterator for VrsLane {
         }
         None
     }
+}
+
+/// The streams the session's MPS outputs provide.
+fn mps_streams(files: &mps::MpsFiles) -> Vec<StreamId> {
+    let mut out = Vec::new();
+    if files.eye_gaze.is_some() {
+        out.push(StreamId::EyeGaze);
+    }
+    if files.wrist_and_palm.is_some() {
+        out.push(StreamId::HandTracking);
+    }
+    if files.closed_loop.is_some() || files.open_loop.is_some() {
+        out.push(StreamId::DevicePose);
+    }
+    out
 }
 
 /// The MPS-derived lanes that the session has: device pose (closed loop, else open loop),

@@ -182,6 +182,19 @@ impl CameraCalibration {
                 ),
             ));
         }
+        Ok(self.rescaled_by(width, height, scale, origin_offset_px))
+    }
+
+    /// [`Self::rescale`] without the size check, for Aria's own size rules whose crop is not
+    /// centred or whose scale is rounded (Gen2 RGB 4032×3024 → 2560×3024 moves the origin by
+    /// 640 px; → 2560×1920 scales by 0.635), exactly as projectaria_tools applies them.
+    pub(crate) fn rescaled_by(
+        &self,
+        width: u32,
+        height: u32,
+        scale: f64,
+        origin_offset_px: [f64; 2],
+    ) -> Self {
         let mut out = self.clone();
         out.model
             .subtract_from_origin(origin_offset_px[0], origin_offset_px[1]);
@@ -189,7 +202,7 @@ impl CameraCalibration {
         out.valid_radius_px = self.valid_radius_px.map(|r| r * scale);
         out.image_width = width;
         out.image_height = height;
-        Ok(out)
+        out
     }
 
     pub(crate) fn rescale_error(&self, width: u32, height: u32, reason: String) -> CalibError {

@@ -8,11 +8,12 @@ use nalgebra::Isometry3;
 
 use super::barometer::{BarometerCalibration, MicrophoneCalibration};
 use super::camera::CameraCalibration;
-use super::cpf::{cad_t_cpf_sensor, t_device_cpf, CadVariant};
+use super::cpf::{align_points, cad_t_cpf_sensor, t_device_cpf, CadVariant};
 use super::error::{CalibError, CalibSource};
 use super::imu::ImuCalibration;
 use super::magnetometer::MagnetometerCalibration;
 use super::parse::parse_device_json;
+use crate::aria::generation::Generation;
 
 /// Calibration of a whole device.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +24,8 @@ pub struct DeviceCalibration {
     pub device_class: String,
     /// `DeviceClassInfo.BuildVersion` (e.g. `DVT-S`), empty when absent.
     pub device_subtype: String,
+    /// The hardware generation, from the device class.
+    pub generation: Generation,
     /// Label of the sensor whose frame is the device frame (default `camera-slam-left`).
     pub origin_label: String,
     /// `CalibrationSource` (e.g. `Factory`), empty when absent.
@@ -100,15 +103,34 @@ impl DeviceCalibration {
         CadVariant::from_build_version(&self.device_subtype)
     }
 
-    /// Pose of the central pupil frame in the device frame (`T_Device_CPF`), from the Gen1
-    /// CAD extrinsics (projectaria_tools `DeviceCadExtrinsics`). An unknown build version
-    /// uses the `DVT-S` table and an unknown origin label uses `camera-slam-left` (Gen1
-    /// devices are DVT-S or DVT-L with that origin).
+    /// Pose of the central pupil frame in the device frame (`T_Device_CPF`). Gen1: the CAD
+    /// extrinsics' (projectaria_tools `DeviceCadExtrinsics`) inverse origin pose. Gen2: the
+    /// CAD camera positions aligned to this device's calibrated ones (projectaria_tools
+    /// 2.3's default, which its Gen2 eye gaze uses), the CAD value when they do not align.
+    /// An unknown build version uses the first build of its generation (Gen1 `DVT-S`, Gen2
+    /// `EVT_SS`) and an unknown origin label the generation's origin camera.
     pub fn t_device_cpf(&self) -> Isometry3<f64> {
-        let variant = self.cad_variant().unwrap_or(CadVariant::DvtSmall);
-        t_device_cpf(variant, &self.origin_label)
-            .or_else(|| t_device_cpf(variant, "camera-slam-left"))
-            .unwrap_or_else(Isometry3::identity)
+        let variant = self.cad_variant().unwrap_or(match self.generation {
+            Generation::Gen1 => CadVariant::DvtSmall,
+            Generation::Gen2 => CadVariant::Gen2(0),
+        });
+        let cad = || {
+            t_device_cpf(variant, &self.origin_label)
+                .or_else(|| t_device_cpf(variant, self.generation.default_origin_label()))
+                .unwrap_or_else(Isometry3::identity)
+        };
+        if self.generation == Generation::Gen1 {
+            return cad();
+        }
+        let (cpf, device): (Vec<_>, Vec<_>) = self
+            .cameras
+            .iter()
+            .filter_map(|c| {
+                let t = cad_t_cpf_sensor(variant, &c.label)?;
+                Some((t.translation.vector, c.t_device_camera.translation.vector))
+            })
+            .unzip();
+        align_points(&cpf, &device).unwrap_or_else(cad)
     }
 
     /// CAD pose of a sensor in the device frame (`T_Device_CPF · T_CPF_Sensor`), the design

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::aria::generation::Generation;
+
 /// What is wrong with one JSON field.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FieldProblem {
@@ -30,7 +32,12 @@ pub enum FieldProblem {
     /// A projection model name that vista does not know.
     UnknownModel(String),
     /// A camera label without `ConfigData` whose image size vista cannot infer.
-    UnknownCameraLabel(String),
+    UnknownCameraLabel {
+        /// The label.
+        label: String,
+        /// The device generation the calibration names.
+        generation: Generation,
+    },
     /// A rectification matrix that cannot be inverted.
     SingularMatrix,
 }
@@ -45,9 +52,9 @@ impl fmt::Display for FieldProblem {
             }
             FieldProblem::OutOfRange { reason } => write!(f, "invalid value: {reason}"),
             FieldProblem::UnknownModel(name) => write!(f, "unknown projection model {name:?}"),
-            FieldProblem::UnknownCameraLabel(label) => write!(
+            FieldProblem::UnknownCameraLabel { label, generation } => write!(
                 f,
-                "camera {label:?} has no ConfigData and is not a known Aria Gen1 camera"
+                "camera {label:?} has no ConfigData and is not a known {generation} camera"
             ),
             FieldProblem::SingularMatrix => write!(f, "matrix is not invertible"),
         }

@@ -1,6 +1,7 @@
 //! Aria device calibration: camera models and camera calibrations (project / unproject with
 //! projectaria_tools' validity rules, Aria rescaling), IMU / magnetometer / barometer /
-//! microphone intrinsics, the central pupil frame, and parsing of the calibration JSON
+//! microphone intrinsics, the central pupil frame, the SLAM cameras that make the stereo
+//! pair (`stereo_pair`), and parsing of the calibration JSON
 //! (VRS `calib_json` tag, factory JSON files); a calibration in words and JSON (`summary`) and
 //! points through a camera line by line (`point_lines`).
 //!
@@ -26,6 +27,7 @@ pub mod point_lines;
 mod rectification;
 mod rescale;
 mod spherical;
+mod stereo_pair;
 pub mod summary;
 
 pub use barometer::{BarometerCalibration, MicrophoneCalibration};
@@ -41,3 +43,4 @@ pub use magnetometer::MagnetometerCalibration;
 pub use model::CameraModel;
 pub use rectification::LinearRectification;
 pub use spherical::Spherical;
+pub use stereo_pair::{StereoPair, MIN_BASELINE_M, SLAM_LABELS};

@@ -2,9 +2,11 @@
 //! `loader/SensorCalibrationJson.cpp`, `DeviceCalibrationJson.cpp`). Pure: takes text, returns
 //! typed values or a [`CalibError`] naming the JSON path of the first bad field.
 //!
-//! Gen1 factory JSON carries no image sizes; as in projectaria_tools they come from the
-//! camera label (RGB 2880×2880, valid radius 1415 px, max angle 1.0 rad; SLAM 640×480,
-//! 330 px, 1.4 rad; eye tracking 640×480, no radius, 0.75 rad). An optional `ConfigData`
+//! Factory JSON carries no image sizes; as in projectaria_tools (`ConfigData.cpp`) they come
+//! from the device generation (`DeviceClassInfo.DeviceClass`, [`Generation`]) and the camera
+//! label. Gen1: RGB 2880×2880, valid radius 1415 px, max angle 1.0 rad; SLAM 640×480, 330 px,
+//! 1.4 rad; eye tracking 640×480, no radius, 0.75 rad. Gen2: RGB 4032×3024, 2202 px, 1.4 rad;
+//! the four SLAM cameras 512×512, 300 px, 1.4 rad; eye tracking 400×400, no radius, 0.75 rad. An optional `ConfigData`
 //! object (`ImageWidth`, `ImageHeight`, `ValidRadius`, `MaxSolidAngle`) overrides them, and
 //! so do the top-level `ImageSizes` / `ReadoutTimesSec` of MPS online calibration lines
 //! (the pre-June-2023 online format, with calibrations quoted as strings, is not accepted).
@@ -20,6 +22,7 @@ use super::json::{FieldResult, Node};
 use super::magnetometer::MagnetometerCalibration;
 use super::model::CameraModel;
 use super::rectification::LinearRectification;
+use crate::aria::generation::Generation;
 
 /// Parses a device calibration JSON document; errors name `source`.
 pub(crate) fn parse_device_json(
@@ -69,11 +72,12 @@ fn parse_device(root: &Node<'_>) -> FieldResult<DeviceCalibration> {
         Some(o) => opt_str(&o, "ChildLabel")?,
         None => String::new(),
     };
+    let generation = Generation::from_device_class(&device_class);
     let mut cameras = root
         .field("CameraCalibrations")?
         .items()?
         .iter()
-        .map(parse_camera)
+        .map(|c| parse_camera(c, generation))
         .collect::<FieldResult<Vec<_>>>()?;
     apply_online_camera_fields(root, &mut cameras)?;
     let imus = opt_items(root, "ImuCalibrations")?
@@ -96,8 +100,9 @@ fn parse_device(root: &Node<'_>) -> FieldResult<DeviceCalibration> {
         serial: opt_str(root, "Serial")?,
         device_class,
         device_subtype,
+        generation,
         origin_label: if origin_label.is_empty() {
-            "camera-slam-left".to_string()
+            generation.default_origin_label().to_string()
         } else {
             origin_label
         },
@@ -110,17 +115,25 @@ fn parse_device(root: &Node<'_>) -> FieldResult<DeviceCalibration> {
     })
 }
 
-/// Image size, valid radius and max solid angle of a Gen1 camera without `ConfigData`.
-fn gen1_camera_defaults(label: &str) -> Option<(u32, u32, Option<f64>, f64)> {
-    match label {
-        "camera-rgb" => Some((2880, 2880, Some(1415.0), 1.0)),
-        "camera-slam-left" | "camera-slam-right" => Some((640, 480, Some(330.0), 1.4)),
-        "camera-et-left" | "camera-et-right" => Some((640, 480, None, 0.75)),
+/// Image size, valid radius and max solid angle of a camera without `ConfigData`.
+fn camera_defaults(generation: Generation, label: &str) -> Option<(u32, u32, Option<f64>, f64)> {
+    match (generation, label) {
+        (Generation::Gen1, "camera-rgb") => Some((2880, 2880, Some(1415.0), 1.0)),
+        (Generation::Gen1, "camera-slam-left" | "camera-slam-right") => {
+            Some((640, 480, Some(330.0), 1.4))
+        }
+        (Generation::Gen1, "camera-et-left" | "camera-et-right") => Some((640, 480, None, 0.75)),
+        (Generation::Gen2, "camera-rgb") => Some((4032, 3024, Some(2202.0), 1.4)),
+        (
+            Generation::Gen2,
+            "slam-front-left" | "slam-front-right" | "slam-side-left" | "slam-side-right",
+        ) => Some((512, 512, Some(300.0), 1.4)),
+        (Generation::Gen2, "camera-et-left" | "camera-et-right") => Some((400, 400, None, 0.75)),
         _ => None,
     }
 }
 
-fn parse_camera(node: &Node<'_>) -> FieldResult<CameraCalibration> {
+fn parse_camera(node: &Node<'_>, generation: Generation) -> FieldResult<CameraCalibration> {
     let label_node = node.field("Label")?;
     let label = label_node.str()?.to_string();
     let projection = node.field("Projection")?;
@@ -139,29 +152,30 @@ fn parse_camera(node: &Node<'_>) -> FieldResult<CameraCalibration> {
     }
     let t_device_camera = node.field("T_Device_Camera")?.pose()?;
     let time_offset_s = opt_f64(node, "TimeOffsetSec_Device_Camera")?.unwrap_or(0.0);
-    let (image_width, image_height, valid_radius_px, max_solid_angle_rad) =
-        match node.opt_field("ConfigData")? {
-            Some(cfg) => {
-                let w_node = cfg.field("ImageWidth")?;
-                let h_node = cfg.field("ImageHeight")?;
-                let (w, h) = (w_node.u32()?, h_node.u32()?);
-                if w == 0 || h == 0 {
-                    return w_node.err(FieldProblem::OutOfRange {
-                        reason: "image size must be positive".into(),
-                    });
-                }
-                (
-                    w,
-                    h,
-                    opt_f64(&cfg, "ValidRadius")?,
-                    opt_f64(&cfg, "MaxSolidAngle")?,
-                )
+    let (image_width, image_height, valid_radius_px, max_solid_angle_rad) = match node
+        .opt_field("ConfigData")?
+    {
+        Some(cfg) => {
+            let w_node = cfg.field("ImageWidth")?;
+            let h_node = cfg.field("ImageHeight")?;
+            let (w, h) = (w_node.u32()?, h_node.u32()?);
+            if w == 0 || h == 0 {
+                return w_node.err(FieldProblem::OutOfRange {
+                    reason: "image size must be positive".into(),
+                });
             }
-            None => match gen1_camera_defaults(&label) {
-                Some((w, h, r, a)) => (w, h, r, Some(a)),
-                None => return label_node.err(FieldProblem::UnknownCameraLabel(label)),
-            },
-        };
+            (
+                w,
+                h,
+                opt_f64(&cfg, "ValidRadius")?,
+                opt_f64(&cfg, "MaxSolidAngle")?,
+            )
+        }
+        None => match camera_defaults(generation, &label) {
+            Some((w, h, r, a)) => (w, h, r, Some(a)),
+            None => return label_node.err(FieldProblem::UnknownCameraLabel { label, generation }),
+        },
+    };
     Ok(CameraCalibration {
         serial_number: opt_str(node, "SerialNumber")?,
         label,

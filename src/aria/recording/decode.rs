@@ -1,10 +1,15 @@
-//! Pure decoding of Aria Gen1 DATA records (already split into content blocks) into vista
-//! payloads. Fields are looked up by name and type in the stream's DataLayout.
+//! Pure decoding of Aria DATA records (already split into content blocks) into vista
+//! payloads. Fields are looked up by name and type in the stream's DataLayout; Gen2's
+//! on-device perception records are read by [`super::device_perception`].
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 
+use nalgebra::Isometry3;
+
+use super::device_perception;
+use crate::aria::generation::Generation;
 use crate::aria::vrs::{ContentBlockSpec, DataLayout, ImageCodec, RecordFormat};
 use crate::sample::{
     AudioBlock, BaroSample, ImageEncoding, ImageFrame, ImuSample, MagSample, Payload, StreamId,
@@ -21,7 +26,8 @@ pub struct StreamConfig {
     pub image_stride: Option<u32>,
     /// `image_pixel_format`.
     pub image_pixel_format: Option<u32>,
-    /// `nominal_rate` (cameras, IMU), `sample_rate` (barometer), `sample_rate_hz` (time).
+    /// `nominal_rate` (cameras, IMU), `sample_rate` (barometer), `sample_rate_hz` (time),
+    /// `nominal_rate_hz` (Gen2's on-device perception).
     pub nominal_rate_hz: Option<f64>,
     /// `audio_channel_count`.
     pub audio_channels: Option<u8>,
@@ -29,6 +35,8 @@ pub struct StreamConfig {
     pub audio_sample_rate_hz: Option<u32>,
     /// `mode` (time-domain mapping streams).
     pub mode: Option<String>,
+    /// `image_codec_name` (Gen2 cameras: "H.265").
+    pub image_codec_name: Option<String>,
 }
 
 impl StreamConfig {
@@ -42,10 +50,15 @@ impl StreamConfig {
             nominal_rate_hz: dl
                 .value::<f64>(b, "nominal_rate")
                 .or_else(|| dl.value::<f64>(b, "sample_rate"))
-                .or_else(|| dl.value::<f64>(b, "sample_rate_hz")),
+                .or_else(|| dl.value::<f64>(b, "sample_rate_hz"))
+                .or_else(|| dl.value::<f64>(b, "nominal_rate_hz")),
             audio_channels: dl.value::<u8>(b, "audio_channel_count"),
             audio_sample_rate_hz: dl.value::<u32>(b, "audio_sample_rate"),
             mode: dl.string(b, "mode").map(str::to_string),
+            image_codec_name: dl
+                .string(b, "image_codec_name")
+                .filter(|c| !c.is_empty())
+                .map(str::to_string),
         }
     }
     /// `(width, height)` when both are known and non-zero.
@@ -162,19 +175,26 @@ impl SplitRecord<'_> {
     }
 }
 
+/// What decoding needs to know of the whole recording.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecordingFacts {
+    /// The hardware generation (units differ: Gen1 magnetometers record µT, Gen2 tesla).
+    pub generation: Generation,
+    /// `T_CPF_Device`, which turns Gen2's device-frame eye gaze into the CPF.
+    pub t_cpf_device: Isometry3<f64>,
+}
+
 /// Decodes one DATA record of `stream`; returns capture time (device ns) and payload.
 pub fn decode_data(
     stream: StreamId,
     rec: &SplitRecord<'_>,
     cfg: &StreamConfig,
+    facts: &RecordingFacts,
 ) -> Result<(i64, Payload), String> {
     let m = rec.meta()?;
     let dl = rec.layout;
     match stream {
-        StreamId::CameraRgb
-        | StreamId::CameraSlamLeft
-        | StreamId::CameraSlamRight
-        | StreamId::CameraEt => {
+        s if s.is_camera() => {
             let t = rec.capture_ns()?;
             let (i, spec) = rec
                 .format
@@ -198,6 +218,20 @@ pub fn decode_data(
                         ImageCodec::Raw => ImageEncoding::Raw {
                             pixel_format: cfg.image_pixel_format.unwrap_or(0),
                             stride: stride.or(cfg.image_stride).unwrap_or(0),
+                        },
+                        ImageCodec::Video => match cfg.image_codec_name.as_deref() {
+                            Some("H.265" | "HEVC" | "hevc") | None => ImageEncoding::Hevc {
+                                key_frame_index: dl
+                                    .value::<u32>(m, "image_key_frame_index")
+                                    .or_else(|| {
+                                        dl.value::<u64>(m, "image_key_frame_index")
+                                            .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+                                    })
+                                    .unwrap_or(0),
+                            },
+                            Some(other) => {
+                                return Err(format!("video codec {other:?} not supported"))
+                            }
                         },
                         other => return Err(format!("image codec {other:?} not supported")),
                     };
@@ -244,9 +278,12 @@ pub fn decode_data(
         }
         StreamId::Magnetometer => {
             let t = rec.capture_ns()?;
-            let ut = rec.need(dl.array::<f32, 3>(m, "magnetometer"), "magnetometer")?;
-            // Gen1 records micro-tesla (projectaria_tools multiplies by 1e-6).
-            let field_t = ut.map(|v| (f64::from(v) * 1e-6) as f32);
+            let raw = rec.need(dl.array::<f32, 3>(m, "magnetometer"), "magnetometer")?;
+            // Gen1 records micro-tesla (projectaria_tools multiplies by 1e-6); Gen2 tesla.
+            let field_t = match facts.generation {
+                Generation::Gen1 => raw.map(|v| (f64::from(v) * 1e-6) as f32),
+                Generation::Gen2 => raw,
+            };
             Ok((t, Payload::Magnetometer(MagSample { field_t })))
         }
         StreamId::Barometer => {
@@ -263,6 +300,15 @@ pub fn decode_data(
             ))
         }
         StreamId::Audio => decode_audio(rec, cfg),
+        StreamId::DevicePose => {
+            device_perception::vio_high_frequency(dl, m).map(|(t, p)| (t, Payload::Pose(p)))
+        }
+        StreamId::DeviceVio => device_perception::vio(dl, m).map(|(t, p)| (t, Payload::Pose(p))),
+        StreamId::EyeGaze => device_perception::eye_gaze(dl, m, &facts.t_cpf_device)
+            .map(|(t, g)| (t, Payload::EyeGaze(g))),
+        StreamId::HandTracking => {
+            device_perception::hands(dl, m).map(|(t, h)| (t, Payload::Hands(h)))
+        }
         other => Err(format!("{other} is not a recorded stream")),
     }
 }

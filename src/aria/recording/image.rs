@@ -1,5 +1,5 @@
-//! Decoding camera frames to pixels: JPEG with zune-jpeg, PNG with `png`, raw grey8/rgb8 by
-//! copying rows. Every decoder reads the image's own header first and refuses dimensions
+//! Decoding camera frames to pixels: JPEG with zune-jpeg, PNG with `png`, H.265 key frames
+//! with libde265 ([`super::hevc`]), raw grey8/rgb8 by copying rows. Every decoder reads the image's own header first and refuses dimensions
 //! beyond the frame's configured size or the pixel budget before allocating any pixel.
 
 use crate::sample::{ImageEncoding, ImageFrame};
@@ -69,7 +69,26 @@ pub fn decode_image(frame: &ImageFrame) -> Result<DecodedImage, RecordingError> 
             stride,
         } => decode_raw(frame, pixel_format, stride),
         ImageEncoding::Png => decode_png(frame),
+        ImageEncoding::Hevc { key_frame_index } => decode_hevc_key_frame(frame, key_frame_index),
     }
+}
+
+/// An H.265 key frame, decoded on its own; a frame after a key frame needs the frames before
+/// it ([`super::hevc::HevcStream`]), so alone it is an error saying so.
+fn decode_hevc_key_frame(
+    frame: &ImageFrame,
+    key_frame_index: u32,
+) -> Result<DecodedImage, RecordingError> {
+    if key_frame_index != 0 {
+        return Err(err(format!(
+            "H.265 frame {key_frame_index} after its key frame: it decodes only with the \
+             frames before it, in its stream's order"
+        )));
+    }
+    let expect = (frame.width > 0 && frame.height > 0).then_some((frame.width, frame.height));
+    let mut dec = super::hevc::HevcStream::new().map_err(|e| err(e.to_string()))?;
+    dec.decode(&frame.data, expect)
+        .map_err(|e| err(e.to_string()))
 }
 
 fn decode_jpeg(frame: &ImageFrame) -> Result<DecodedImage, RecordingError> {

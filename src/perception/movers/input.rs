@@ -22,7 +22,7 @@ use super::place::{place, PlaceConfig, Sighting};
 use crate::aria::calib::{CameraCalibration, DeviceCalibration};
 use crate::aria::recording::image::decode_image;
 use crate::perception::depth_input::{keep_pose, pose_at_time, PoseAt, POSE_MATCH_NS};
-use crate::perception::stereo::stage::{LEFT_LABEL, RIGHT_LABEL};
+use crate::perception::stereo::stage::pair_labels;
 use crate::sample::{Payload, Sample, StreamId};
 
 /// Frames waiting for their pose, per camera, at most.
@@ -164,11 +164,12 @@ pub enum MoverError {
 }
 
 impl MoverInput {
-    /// Motion detection on `camera-slam-left` and `camera-slam-right` of `calib`
-    /// (calibrated for the recorded image size).
+    /// Motion detection on the stereo pair of `calib` (the `camera-slam-left` and
+    /// `camera-slam-right` streams; calibrated for the recorded image size).
     pub fn new(calib: &DeviceCalibration, cfg: MoverConfig) -> Result<Self, MoverError> {
         let mut cams = Vec::with_capacity(2);
-        for label in [LEFT_LABEL, RIGHT_LABEL] {
+        let (left, right) = pair_labels(calib);
+        for label in [left.as_str(), right.as_str()] {
             let c = calib
                 .camera(label)
                 .ok_or_else(|| MoverError::MissingCamera(label.to_string()))?;

@@ -126,7 +126,7 @@ pub struct Rectification {
     pub right_label: String,
 }
 
-/// The left and right SLAM cameras of `calib`, or which one it lacks.
+/// The left and right cameras of `calib`'s stereo pair, or which one it lacks.
 pub fn slam_cameras(
     calib: &DeviceCalibration,
 ) -> Result<(&CameraCalibration, &CameraCalibration), StereoError> {
@@ -137,10 +137,8 @@ pub fn slam_cameras(
                 label: label.to_string(),
             })
     };
-    Ok((
-        cam(super::stage::LEFT_LABEL)?,
-        cam(super::stage::RIGHT_LABEL)?,
-    ))
+    let (left, right) = super::stage::pair_labels(calib);
+    Ok((cam(&left)?, cam(&right)?))
 }
 
 fn finite(label: &str, what: &'static str, values: &[f64]) -> Result<(), StereoError> {

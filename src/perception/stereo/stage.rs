@@ -14,10 +14,20 @@ use crate::aria::calib::{CameraCalibration, DeviceCalibration};
 use crate::aria::recording::image::{decode_image, DecodedImage};
 use crate::sample::ImageFrame;
 
-/// Calibration label of the left SLAM camera (the device frame's origin on Gen1).
-pub const LEFT_LABEL: &str = "camera-slam-left";
-/// Calibration label of the right SLAM camera.
-pub const RIGHT_LABEL: &str = "camera-slam-right";
+/// The calibration labels of the stereo pair (`camera-slam-left` and `camera-slam-right` on
+/// Gen1; on Gen2 the pair the calibration picks, [`DeviceCalibration::stereo_pair`]), which
+/// a recording streams as `camera-slam-left` and `camera-slam-right`.
+pub fn pair_labels(calib: &DeviceCalibration) -> (String, String) {
+    calib.stereo_pair().map_or_else(
+        || {
+            (
+                "camera-slam-left".to_string(),
+                "camera-slam-right".to_string(),
+            )
+        },
+        |p| (p.left, p.right),
+    )
+}
 
 /// Settings of the whole stage.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -47,6 +47,8 @@ const PAYLOAD_AUDIO: u8 = 5;
 const ENC_JPEG: u8 = 0;
 const ENC_PNG: u8 = 1;
 const ENC_RAW: u8 = 2;
+/// Image encoding: one H.265 frame (Aria Gen2), then its `u32` key-frame index.
+const ENC_HEVC: u8 = 3;
 
 /// Bytes of one IMU entry in a batch: capture i64, accel 3×f32, gyro 3×f32, flags u8, temp f32.
 pub const IMU_ENTRY_BYTES: usize = 8 + 12 + 12 + 1 + 4;
@@ -335,6 +337,10 @@ fn encode_payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), ProtocolEr
             match im.encoding {
                 ImageEncoding::Jpeg => out.put_u8(ENC_JPEG),
                 ImageEncoding::Png => out.put_u8(ENC_PNG),
+                ImageEncoding::Hevc { key_frame_index } => {
+                    out.put_u8(ENC_HEVC);
+                    out.put_u32_le(key_frame_index);
+                }
                 ImageEncoding::Raw {
                     pixel_format,
                     stride,
@@ -581,6 +587,9 @@ fn decode_payload(r: &mut Rd<'_>, limits: &Limits) -> Result<Payload, ProtocolEr
             let encoding = match r.u8("image encoding")? {
                 ENC_JPEG => ImageEncoding::Jpeg,
                 ENC_PNG => ImageEncoding::Png,
+                ENC_HEVC => ImageEncoding::Hevc {
+                    key_frame_index: r.u32("key frame index")?,
+                },
                 ENC_RAW => {
                     let pixel_format = r.u32("pixel format")?;
                     let stride = r.u32("row stride")?;

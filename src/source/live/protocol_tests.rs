@@ -105,6 +105,19 @@ fn fixed_frames_round_trip() {
                 gain: 1.0,
             }),
         },
+        Frame::Sample {
+            stream: StreamId::CameraSlamRight,
+            capture: DeviceTime(12),
+            payload: Payload::Image(ImageFrame {
+                width: 512,
+                height: 512,
+                encoding: ImageEncoding::Hevc { key_frame_index: 7 },
+                data: Bytes::from_static(&[0, 0, 0, 1, 0x02, 0x01, 0xd0]),
+                frame_number: 2,
+                exposure_s: 0.002,
+                gain: 2.0,
+            }),
+        },
     ] {
         assert_eq!(round_trip(&f), f);
     }
