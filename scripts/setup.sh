@@ -20,10 +20,10 @@ cache="${VISTA_CACHE:-$HOME/.cache/vista}"
 mkdir -p "$cache"
 
 # System packages (Debian names): gcc/make build zstd's C sources; python3-venv for pyvrs;
-# eSpeak NG (speech), libde265 (Aria Gen2's H.265 cameras), ALSA headers (cpal), DejaVu
-# fonts (synthetic signs), cmake + g++ +
+# eSpeak NG (speech), libde265 and libopus (Aria Gen2's H.265 cameras and Opus microphones),
+# ALSA headers (cpal), DejaVu fonts (synthetic signs), cmake + g++ +
 # libclang (llama.cpp through llama-cpp-2).
-pkgs=(build-essential pkg-config python3 python3-venv python3-pip espeak-ng libespeak-ng-dev libde265-dev libasound2-dev
+pkgs=(build-essential pkg-config python3 python3-venv python3-pip espeak-ng libespeak-ng-dev libde265-dev libopus-dev libasound2-dev
       fonts-dejavu-core cmake g++ libclang-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -53,7 +53,7 @@ impl Generation {
     /// The vista stream a recording of this generation holds under `id` (with the stream's
     /// VRS `flavor`), as projectaria_tools' `StreamIdLabelMapper` assigns them; `None` for
     /// streams vista lists but does not decode (time mapping, GPS, Wi-Fi, Bluetooth, PPG,
-    /// temperature, ambient light, battery, and Gen2's Opus-coded microphones).
+    /// temperature, ambient light, battery).
     pub fn stream_of(self, id: VrsStreamId, flavor: &str) -> Option<StreamId> {
         match self {
             Generation::Gen1 => StreamId::from_vrs_id(id.type_id, id.instance),
@@ -69,6 +69,7 @@ impl Generation {
                 (211, 2) => StreamId::CameraEtRight,
                 (1203, 1) => StreamId::Magnetometer,
                 (247, 1) => StreamId::Barometer,
+                (231, 1) => StreamId::Audio,
                 (GAZE_TYPE_ID, 1) => StreamId::EyeGaze,
                 (POSE_TYPE_ID, _) => match flavor {
                     FLAVOR_VIO_HIGH_FREQUENCY => StreamId::DevicePose,
@@ -112,7 +113,6 @@ impl Generation {
             (Generation::Gen1, 281, 2) | (Generation::Gen2, 281, 1) => "gps-app",
             (_, 282, 1) => "wps",
             (_, 283, 1) => "bluetooth",
-            (Generation::Gen2, 231, 1) => "audio (Opus, not decoded)",
             (Generation::Gen2, 246, 1) => "temperature",
             (Generation::Gen2, 248, 1) => "ppg",
             (Generation::Gen2, 500, 1) => "als",

@@ -13,6 +13,7 @@ pub mod decode;
 pub mod device_perception;
 pub mod hevc;
 pub mod image;
+pub mod opus;
 pub mod orientation;
 
 use std::collections::BTreeMap;
@@ -28,7 +29,7 @@ use crate::aria::vrs::{IndexEntry, RecordType, VrsError, VrsReader, VrsStreamId}
 use crate::sample::{Payload, StreamId};
 use crate::time::DeviceTime;
 
-pub use decode::StreamConfig;
+pub use decode::{StreamConfig, StreamDecoders};
 pub use image::{decode_image, DecodedImage};
 
 /// Errors of the typed Aria layer.
@@ -320,6 +321,7 @@ impl AriaRecording {
             pos: 0,
             scratch: Vec::new(),
             blocks: Vec::new(),
+            decoders: StreamDecoders::default(),
         }
     }
 
@@ -331,6 +333,7 @@ impl AriaRecording {
             pos: 0,
             scratch: Vec::new(),
             blocks: Vec::new(),
+            decoders: StreamDecoders::default(),
         }
     }
 
@@ -365,13 +368,15 @@ impl AriaRecording {
             .collect()
     }
 
-    /// Decodes one DATA record of a known stream (`scratch` is reused between calls).
+    /// Decodes one DATA record of a known stream (`scratch` is reused between calls;
+    /// `decoders` carries state from the stream's previous record: read a stream in order).
     pub fn decode_entry(
         &self,
         stream: StreamId,
         e: &IndexEntry,
         scratch: &mut Vec<u8>,
         blocks: &mut Vec<std::ops::Range<usize>>,
+        decoders: &mut StreamDecoders,
     ) -> Result<DecodedSample, RecordingError> {
         let label = || format!("{stream} ({})", e.stream);
         let vrs = |source: VrsError| RecordingError::Stream {
@@ -414,7 +419,8 @@ impl AriaRecording {
             format,
             layout,
         };
-        let (t, p) = decode::decode_data(stream, &split, cfg, &self.facts).map_err(fail)?;
+        let (t, p) =
+            decode::decode_data(stream, &split, cfg, &self.facts, decoders).map_err(fail)?;
         Ok((stream, DeviceTime::from_ns(t), p))
     }
 }
@@ -494,6 +500,7 @@ pub struct SampleIter<'a> {
     pos: usize,
     scratch: Vec<u8>,
     blocks: Vec<std::ops::Range<usize>>,
+    decoders: StreamDecoders,
 }
 
 impl Iterator for SampleIter<'_> {
@@ -511,10 +518,13 @@ impl Iterator for SampleIter<'_> {
             let Some(stream) = self.rec.stream_of(e.stream) else {
                 continue;
             };
-            return Some(
-                self.rec
-                    .decode_entry(stream, e, &mut self.scratch, &mut self.blocks),
-            );
+            return Some(self.rec.decode_entry(
+                stream,
+                e,
+                &mut self.scratch,
+                &mut self.blocks,
+                &mut self.decoders,
+            ));
         }
         None
     }

@@ -191,9 +191,12 @@ mod tests {
             start: HostTime(0),
             end: HostTime(7_000),
         });
-        let r = ProfileReport::build(&p, &prof, 1.5, &[]);
+        // Where each stream came from is the source's to say (Gen2 records imu-left as 1202-1).
+        let mut origins = vec![None; StreamId::COUNT];
+        origins[StreamId::ImuLeft.index()] = Some("1202-1".to_string());
+        let r = ProfileReport::build(&p, &prof, 1.5, &origins);
         let v = serde_json::to_value(&r).unwrap();
-        assert_eq!(v["streams"]["imu-left"]["vrs_id"], "1202-2");
+        assert_eq!(v["streams"]["imu-left"]["vrs_id"], "1202-1");
         assert_eq!(v["streams"]["imu-left"]["delivered"], 2);
         assert_eq!(v["streams"]["imu-left"]["rate_hz"], 800.0);
         assert_eq!(v["streams"]["imu-left"]["pacing_us"]["max"], 500.0);

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::aria::mps;
-use crate::aria::recording::AriaRecording;
+use crate::aria::recording::{AriaRecording, StreamDecoders};
 use crate::aria::vrs::RecordType;
 use crate::sample::{Payload, PoseSample, Sample, StreamId};
 use crate::source::session_files::SessionFiles;
@@ -415,6 +415,9 @@ struct VrsLane {
     /// Streams the recording holds that another lane provides instead (a Gen2 device's
     /// own pose, gaze or hands when the session has MPS outputs of the same kind).
     skip: Vec<StreamId>,
+    /// Decoding state carried from record to record (Gen2's Opus microphones); a lane made
+    /// for a new loop or a seek starts afresh.
+    decoders: StreamDecoders,
 }
 
 fn vrs_lane(recording: Arc<AriaRecording>, skip: Vec<StreamId>) -> VrsLane {
@@ -424,6 +427,7 @@ fn vrs_lane(recording: Arc<AriaRecording>, skip: Vec<StreamId>) -> VrsLane {
         scratch: Vec::new(),
         blocks: Vec::new(),
         skip,
+        decoders: StreamDecoders::default(),
     }
 }
 
@@ -443,10 +447,13 @@ impl Iterator for VrsLane {
                 continue;
             }
             return Some(
-                match self
-                    .recording
-                    .decode_entry(stream, e, &mut self.scratch, &mut self.blocks)
-                {
+                match self.recording.decode_entry(
+                    stream,
+                    e,
+                    &mut self.scratch,
+                    &mut self.blocks,
+                    &mut self.decoders,
+                ) {
                     Ok((stream, capture, payload)) => Ok(Sample {
                         stream,
                         capture,

@@ -9,6 +9,7 @@ use bytes::Bytes;
 use nalgebra::Isometry3;
 
 use super::device_perception;
+use super::opus::OpusStream;
 use crate::aria::generation::Generation;
 use crate::aria::vrs::{ContentBlockSpec, DataLayout, ImageCodec, RecordFormat};
 use crate::sample::{
@@ -184,12 +185,28 @@ pub struct RecordingFacts {
     pub t_cpf_device: Isometry3<f64>,
 }
 
+/// Decoders whose state runs from one record of a stream to the next (Gen2's Opus
+/// microphones), owned by whoever reads the stream in order; empty for stateless streams.
+#[derive(Debug, Default)]
+pub struct StreamDecoders {
+    opus: Option<OpusStream>,
+}
+
+impl StreamDecoders {
+    /// Forgets all state (after a seek: the next packet starts afresh).
+    pub fn reset(&mut self) {
+        self.opus = None;
+    }
+}
+
 /// Decodes one DATA record of `stream`; returns capture time (device ns) and payload.
+/// `decoders` carries the stream's decoding state from its previous record.
 pub fn decode_data(
     stream: StreamId,
     rec: &SplitRecord<'_>,
     cfg: &StreamConfig,
     facts: &RecordingFacts,
+    decoders: &mut StreamDecoders,
 ) -> Result<(i64, Payload), String> {
     let m = rec.meta()?;
     let dl = rec.layout;
@@ -299,7 +316,7 @@ pub fn decode_data(
                 }),
             ))
         }
-        StreamId::Audio => decode_audio(rec, cfg),
+        StreamId::Audio => decode_audio(rec, cfg, decoders),
         StreamId::DevicePose => {
             device_perception::vio_high_frequency(dl, m).map(|(t, p)| (t, Payload::Pose(p)))
         }
@@ -313,7 +330,11 @@ pub fn decode_data(
     }
 }
 
-fn decode_audio(rec: &SplitRecord<'_>, cfg: &StreamConfig) -> Result<(i64, Payload), String> {
+fn decode_audio(
+    rec: &SplitRecord<'_>,
+    cfg: &StreamConfig,
+    decoders: &mut StreamDecoders,
+) -> Result<(i64, Payload), String> {
     let m = rec.meta()?;
     let ts = rec.need(
         rec.layout.vector::<i64>(m, "capture_timestamps_ns"),
@@ -327,19 +348,25 @@ fn decode_audio(rec: &SplitRecord<'_>, cfg: &StreamConfig) -> Result<(i64, Paylo
         .enumerate()
         .find(|(_, b)| matches!(b, ContentBlockSpec::Audio { .. }))
         .ok_or("record format has no audio block")?;
-    let (spec_channels, spec_rate, fmt) = match spec {
+    let (spec_channels, spec_rate, fmt, codec) = match spec {
         ContentBlockSpec::Audio {
             channels,
             rate,
             sample_format,
+            format,
             ..
-        } => (*channels, *rate, sample_format.clone()),
-        _ => (None, None, None),
+        } => (*channels, *rate, sample_format.clone(), format.as_str()),
+        _ => (None, None, None, ""),
     };
+    let opus = codec == "opus";
+    if !opus && !codec.is_empty() && codec != "pcm" {
+        return Err(format!("audio format {codec} not supported (PCM, Opus)"));
+    }
     if let Some(f) = fmt.as_deref() {
-        if f != "int32le" {
+        let ok = if opus { f == "int16le" } else { f == "int32le" };
+        if !ok {
             return Err(format!(
-                "audio sample format {f} not supported (int32le only)"
+                "audio sample format {f} not supported (PCM int32le, Opus int16le)"
             ));
         }
     }
@@ -353,6 +380,39 @@ fn decode_audio(rec: &SplitRecord<'_>, cfg: &StreamConfig) -> Result<(i64, Paylo
         .or(spec_rate)
         .ok_or("audio sample rate unknown")?;
     let range = rec.blocks.get(i).cloned().ok_or("audio block missing")?;
+    if opus {
+        let packet = rec
+            .payload
+            .get(range.clone())
+            .ok_or("audio block outside the record")?;
+        let dec = match decoders.opus.take() {
+            Some(d) if d.fits(u32::from(channels), rate) => d,
+            _ => OpusStream::new(u32::from(channels), rate)?,
+        };
+        let dec = decoders.opus.insert(dec);
+        let pcm = dec.decode(packet)?;
+        let frames = pcm.len() / channels as usize;
+        if frames != ts.len() {
+            return Err(format!(
+                "Opus packet decoded to {frames} frames, the record has {} timestamps",
+                ts.len()
+            ));
+        }
+        // 16-bit samples scaled to the full 32-bit range, like Gen1's PCM.
+        let mut bytes = Vec::with_capacity(pcm.len() * 4);
+        for v in pcm {
+            bytes.extend_from_slice(&(i32::from(v) << 16).to_le_bytes());
+        }
+        return Ok((
+            t,
+            Payload::Audio(AudioBlock {
+                channels,
+                sample_rate_hz: rate,
+                timestamps_ns: Arc::from(ts),
+                pcm_i32le: Bytes::from(bytes),
+            }),
+        ));
+    }
     let frame_bytes = 4 * channels as usize;
     if range.len() != ts.len() * frame_bytes {
         return Err(format!(

@@ -181,12 +181,14 @@ impl ContentBlockSpec {
                 };
                 (row as usize).checked_mul(*h as usize)
             }
+            // Compressed audio (Opus) has no size of its own: the block runs to the end.
             Self::Audio {
+                format,
                 sample_format: Some(f),
                 channels: Some(c),
                 samples: Some(n),
                 ..
-            } => (audio_sample_bytes(f)? as usize)
+            } if format.is_empty() || format == "pcm" => (audio_sample_bytes(f)? as usize)
                 .checked_mul(*c as usize)?
                 .checked_mul(*n as usize),
             _ => None,
