@@ -2,6 +2,7 @@
 //! payloads. Fields are looked up by name and type in the stream's DataLayout; Gen2's
 //! on-device perception records are read by [`super::device_perception`].
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -9,6 +10,7 @@ use bytes::Bytes;
 use nalgebra::Isometry3;
 
 use super::device_perception;
+use super::hevc::HevcStream;
 use super::opus::OpusStream;
 use crate::aria::generation::Generation;
 use crate::aria::vrs::{ContentBlockSpec, DataLayout, ImageCodec, RecordFormat};
@@ -186,18 +188,106 @@ pub struct RecordingFacts {
 }
 
 /// Decoders whose state runs from one record of a stream to the next (Gen2's Opus
-/// microphones), owned by whoever reads the stream in order; empty for stateless streams.
+/// microphones; H.265 frames between key frames), owned by whoever reads the streams in
+/// order; empty for stateless streams.
 #[derive(Debug, Default)]
 pub struct StreamDecoders {
     opus: Option<OpusStream>,
+    hevc: BTreeMap<StreamId, HevcGroup>,
 }
 
 impl StreamDecoders {
     /// Forgets all state (after a seek: the next packet starts afresh).
     pub fn reset(&mut self) {
         self.opus = None;
+        self.hevc.clear();
     }
 }
+
+/// One H.265 stream since its last key frame. A key frame stays encoded (consumers decode
+/// it, or not, when they need it); the first frame after it that needs it starts a decoder on
+/// it, and every later frame of the group goes through that decoder in order and becomes raw
+/// pixels. A stream of key frames alone (the Aria Gen2 sample) never decodes here.
+#[derive(Debug, Default)]
+struct HevcGroup {
+    /// The group's key frame, until a decoder has taken it.
+    key: Option<Bytes>,
+    /// The decoder, once a frame needed the ones before it.
+    dec: Option<HevcStream>,
+    /// The `key_frame_index` the next frame must have.
+    next: u32,
+}
+
+impl StreamDecoders {
+    /// Takes the next frame of `stream` in order: a key frame (or any frame not H.265) is
+    /// passed through, remembered for the frames after it; a frame after one is decoded to
+    /// raw grey or RGB pixels. A frame whose group this read did not see from its key frame,
+    /// or after a missing frame, is an error naming which.
+    pub fn hevc_frame(
+        &mut self,
+        stream: StreamId,
+        frame: ImageFrame,
+    ) -> Result<ImageFrame, String> {
+        let ImageEncoding::Hevc { key_frame_index } = frame.encoding else {
+            return Ok(frame);
+        };
+        let group = self.hevc.entry(stream).or_default();
+        if key_frame_index == 0 {
+            *group = HevcGroup {
+                key: Some(frame.data.clone()),
+                dec: None,
+                next: 1,
+            };
+            return Ok(frame);
+        }
+        if group.next != key_frame_index || (group.key.is_none() && group.dec.is_none()) {
+            let expected = group.next;
+            *group = HevcGroup::default();
+            return Err(format!(
+                "H.265 frame {key_frame_index} after its key frame, but the frames before it \
+                 were not read (expected frame {expected}): undecodable until the next key frame"
+            ));
+        }
+        let expect = Some((frame.width, frame.height));
+        let dec = match group.dec.take() {
+            Some(d) => group.dec.insert(d),
+            None => {
+                let mut d = HevcStream::new().map_err(|e| e.to_string())?;
+                let key = group.key.take().ok_or("key frame missing")?;
+                d.decode(&key, expect).map_err(|e| e.to_string())?;
+                group.dec.insert(d)
+            }
+        };
+        let img = match dec.decode(&frame.data, expect) {
+            Ok(img) => img,
+            Err(e) => {
+                *group = HevcGroup::default();
+                return Err(e.to_string());
+            }
+        };
+        group.next += 1;
+        let pixel_format = if img.channels == 1 {
+            PIXEL_GREY8
+        } else {
+            PIXEL_RGB8
+        };
+        Ok(ImageFrame {
+            width: img.width,
+            height: img.height,
+            encoding: ImageEncoding::Raw {
+                pixel_format,
+                stride: img.width * u32::from(img.channels),
+            },
+            data: Bytes::from(img.pixels),
+            ..frame
+        })
+    }
+}
+
+/// VRS pixel format of 8-bit grey.
+const PIXEL_GREY8: u32 = 1;
+/// VRS pixel format of packed 8-bit RGB.
+const PIXEL_RGB8: u32 = 4;
 
 /// Decodes one DATA record of `stream`; returns capture time (device ns) and payload.
 /// `decoders` carries the stream's decoding state from its previous record.
@@ -260,21 +350,21 @@ pub fn decode_data(
                 .image_size()
                 .or(spec_w.zip(spec_h))
                 .ok_or("image size unknown (no configuration record)")?;
-            Ok((
-                t,
-                Payload::Image(ImageFrame {
-                    width: w,
-                    height: h,
-                    encoding,
-                    data: rec.share(range)?,
-                    frame_number: rec.need(dl.value::<u64>(m, "frame_number"), "frame_number")?,
-                    exposure_s: rec.need(
-                        dl.value::<f64>(m, "exposure_duration_s"),
-                        "exposure_duration_s",
-                    )? as f32,
-                    gain: rec.need(dl.value::<f64>(m, "gain"), "gain")? as f32,
-                }),
-            ))
+            let frame = ImageFrame {
+                width: w,
+                height: h,
+                encoding,
+                data: rec.share(range)?,
+                frame_number: rec.need(dl.value::<u64>(m, "frame_number"), "frame_number")?,
+                exposure_s: rec.need(
+                    dl.value::<f64>(m, "exposure_duration_s"),
+                    "exposure_duration_s",
+                )? as f32,
+                gain: rec.need(dl.value::<f64>(m, "gain"), "gain")? as f32,
+            };
+            // H.265 frames after a key frame are decoded here, in the stream's order.
+            let frame = decoders.hevc_frame(stream, frame)?;
+            Ok((t, Payload::Image(frame)))
         }
         StreamId::ImuRight | StreamId::ImuLeft => {
             let t = rec.capture_ns()?;

@@ -246,6 +246,12 @@ pub struct HevcStream {
     ctx: *mut De265Context,
 }
 
+impl std::fmt::Debug for HevcStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HevcStream")
+    }
+}
+
 // SAFETY: the context is owned by this value alone and libde265 keeps no thread-local state
 // for it; moving it to another thread between calls is allowed (calls never overlap: every
 // method takes `&mut self`).
