@@ -979,3 +979,74 @@ fn points_appear_only_once_observed_and_old_texts_expire() {
     let (st, _) = engine.tick(DeviceTime(11_000_000_000), HostTime(0));
     assert!(st.texts.is_empty());
 }
+
+/// Aria Gen2's own VIO drives perception like MPS's trajectory (the wearer's speed from it);
+/// when its tracker reports itself lost (quality 0), those poses are not used: the head stays
+/// where the last good pose put it, and the state says tracking is lost until it recovers.
+#[test]
+fn gen2_device_pose_is_used_and_a_lost_tracker_is_honoured() {
+    use vista::aria::recorded_calib::recording_calibration;
+    use vista::perception::engine::TRACKING_LOST;
+    let rec = AriaRecording::open(
+        Path::new(ROOT).join("tests/data/gen2/aria_gen2_unit_test_sequence_with_bluetooth.vrs"),
+    )
+    .unwrap();
+    let calib = recording_calibration(&rec).unwrap().unwrap();
+    let models = SensorModels::from_calibration(&calib);
+    let poses: Vec<Sample> = rec
+        .stream_samples(StreamId::DevicePose)
+        .map(|r| {
+            let (stream, capture, payload) = r.unwrap();
+            Sample {
+                stream,
+                capture,
+                arrival: HostTime::default(),
+                seq: 0,
+                payload,
+            }
+        })
+        .collect();
+    let run = |lost_from: Option<usize>| {
+        let mut engine = Perception::new(PerceptionConfig::default(), models.clone(), None);
+        let mut last = None;
+        for (i, s) in poses.iter().enumerate() {
+            let mut s = s.clone();
+            if lost_from.is_some_and(|k| i >= k) {
+                if let Payload::Pose(p) = &mut s.payload {
+                    p.quality = 0.0;
+                    // A lost tracker's estimate runs away.
+                    p.t_world_device.translation.vector.z += 5.0;
+                }
+            }
+            engine.on_sample(&s);
+            last = Some(s.capture);
+        }
+        let t = last.unwrap();
+        let (st, _) = engine.tick(t, HostTime::default());
+        (st, engine.stats().poses_lost, engine.floor_z_m(t.ns()))
+    };
+    let (good, lost_none, floor_good) = run(None);
+    assert_eq!(lost_none, 0);
+    assert!(!good.limitations.iter().any(|l| l == TRACKING_LOST));
+    assert!(
+        !good
+            .limitations
+            .iter()
+            .any(|l| l.contains("no device pose")),
+        "{:?}",
+        good.limitations
+    );
+    // The floor under the wearer comes from the device's pose (the head's height less the
+    // eye height: no depth here).
+    let floor_good = floor_good.unwrap();
+    let (lost, n_lost, floor_lost) = run(Some(poses.len() / 2));
+    assert_eq!(n_lost as usize, poses.len() - poses.len() / 2);
+    assert!(lost.limitations.iter().any(|l| l == TRACKING_LOST));
+    // The runaway positions were never used: the floor stays where the last good pose put
+    // it (the head moved a few centimetres in the 0.15 s between).
+    let floor_lost = floor_lost.unwrap();
+    assert!(
+        (floor_lost - floor_good).abs() < 0.1,
+        "{floor_lost} vs {floor_good}"
+    );
+}

@@ -79,6 +79,15 @@ pub const LIVE_MAP_MAX_RANGE_M: f32 = 6.0;
 const LIVE_MAP_DISPARITY_ERR_PX: f32 = 0.25;
 /// A pose of at least this quality is a tracked trajectory's (MPS); below, an estimate.
 pub const TRUSTED_POSE_QUALITY: f32 = 0.99;
+/// A pose below this quality is its tracker saying it is lost (Aria Gen2's VIO reports 0, an
+/// unhealthy tracker): it is not used, the last good pose serves until it is stale
+/// ([`super::pose::POSE_STALE_NS`]), and the state says tracking is lost.
+pub const LOST_POSE_QUALITY: f32 = 0.05;
+/// How long after the last lost pose the state still says tracking was lost, ns.
+pub const LOST_POSE_NOTICE_NS: i64 = 1_000_000_000;
+/// What the state says while the pose tracker is lost.
+pub const TRACKING_LOST: &str =
+    "the glasses lost track of where they are: positions in the room are out of date until tracking recovers";
 /// Moving regions are left out, and tracked depth clusters count as moving only across
 /// the walking line, while a step was detected within this (with a pose not trusted), ns.
 pub const MOVER_STEP_NS: i64 = 800_000_000;
@@ -107,6 +116,9 @@ pub struct PerceptionStats {
     pub depth_points_dropped: u64,
     /// Frames of moving regions left out because the wearer was walking.
     pub mover_frames_walking: u64,
+    /// Poses not used because their tracker reported itself lost
+    /// (quality below [`LOST_POSE_QUALITY`]).
+    pub poses_lost: u64,
     /// The live map's counters (zero without one).
     pub live_map: LiveMapStats,
 }
@@ -133,6 +145,8 @@ pub struct Perception {
     pose_yaw_rate_dps: Option<(i64, f32)>,
     /// Quality of the newest pose (0 before any).
     pose_quality: f32,
+    /// Capture time of the latest pose whose tracker was lost.
+    pose_lost_ns: Option<i64>,
     pose_up_device: Option<Vector3<f64>>,
     gaze: Option<(i64, GazeRay)>,
     motion: MotionDebounce,
@@ -189,6 +203,7 @@ impl Perception {
             traj_z: HeightHistory::new(),
             pose_yaw_rate_dps: None,
             pose_quality: 0.0,
+            pose_lost_ns: None,
             pose_up_device: None,
             gaze: None,
             motion: MotionDebounce::default(),
@@ -455,12 +470,14 @@ impl Perception {
                 }
                 None => false,
             },
+            Payload::Pose(p) if p.quality.is_nan() || p.quality < LOST_POSE_QUALITY => {
+                self.pose_lost_ns = Some(self.pose_lost_ns.map_or(t, |l| l.max(t)));
+                self.stats.poses_lost += 1;
+                false
+            }
             Payload::Pose(p) if self.pose.push(t, p) => {
-                self.pose_quality = if p.quality.is_finite() {
-                    p.quality
-                } else {
-                    0.0
-                };
+                // Finite: a quality that is not (NaN) counted as lost above.
+                self.pose_quality = p.quality;
                 let r = p.t_world_device.rotation;
                 let w = Vector3::new(
                     f64::from(p.angular_velocity_radps[0]),
@@ -875,7 +892,13 @@ impl Perception {
                 tx
             })
             .collect();
-        let limits = limitations(&self.models, self.points.as_deref(), |s| self.has_stream(s));
+        let mut limits = limitations(&self.models, self.points.as_deref(), |s| self.has_stream(s));
+        if self
+            .pose_lost_ns
+            .is_some_and(|l| t.saturating_sub(l) <= LOST_POSE_NOTICE_NS)
+        {
+            limits.push(TRACKING_LOST.to_string());
+        }
         let state = EnvironmentState {
             at: evidence,
             motion,

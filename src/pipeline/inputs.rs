@@ -20,6 +20,9 @@ use super::PipelineError;
 pub struct AssistantInputs {
     /// The streams the run may deliver.
     pub streams: Vec<StreamId>,
+    /// Of them, those Machine Perception Services computed offline (not what the glasses
+    /// stream: an Aria Gen2 recording's own pose, gaze and hands are not among them).
+    pub from_mps: Vec<StreamId>,
     /// Perception's sensor models and point map.
     pub perception: PerceptionInputs,
     /// The device calibration at the streamed image sizes (for text directions), if known.
@@ -70,6 +73,11 @@ impl AssistantInputs {
             .is_file()
             .then(|| root.clone());
         Ok(Self {
+            from_mps: source
+                .streams()
+                .into_iter()
+                .filter(|&s| s.is_derived() && source.stream_origin(s).is_none())
+                .collect(),
             streams: source.streams(),
             perception,
             calibration,
@@ -109,7 +117,7 @@ impl AssistantInputs {
     /// Which MPS inputs the run uses: a device pose it did not derive from the IMU, the
     /// semi-dense point map, eye gaze, hands.
     pub fn run_inputs(&self) -> RunInputs {
-        let has = |s: StreamId| self.streams.contains(&s);
+        let has = |s: StreamId| self.from_mps.contains(&s);
         let mut mps = Vec::new();
         if has(StreamId::DevicePose) && !self.derive_pose {
             mps.push(StreamId::DevicePose.name().to_string());

@@ -175,6 +175,17 @@ fn run_spoken(
         None => Box::new(primed),
     };
     inputs.streams = source.streams();
+    // With a --map overlay, MPS's trajectory, gaze and hands join what the glasses stream.
+    inputs.from_mps = if input.map.is_some() {
+        inputs
+            .streams
+            .iter()
+            .copied()
+            .filter(|s| s.is_derived())
+            .collect()
+    } else {
+        Vec::new()
+    };
     // Live glasses stream no trajectory: without a map the pose is derived from the IMU.
     inputs.derive_pose_if_missing();
     let clock: Arc<dyn crate::time::Clock> = Arc::new(LiveClock::new(offset.clone()));
@@ -284,6 +295,7 @@ fn live_inputs(
         None => (None, None),
     };
     Ok(AssistantInputs {
+        from_mps: Vec::new(),
         streams: StreamId::ALL
             .iter()
             .copied()
