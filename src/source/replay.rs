@@ -415,8 +415,8 @@ struct VrsLane {
     /// Streams the recording holds that another lane provides instead (a Gen2 device's
     /// own pose, gaze or hands when the session has MPS outputs of the same kind).
     skip: Vec<StreamId>,
-    /// Decoding state carried from record to record (Gen2's Opus microphones); a lane made
-    /// for a new loop or a seek starts afresh.
+    /// Decoding state carried from record to record (Gen2's Opus microphones, H.265 frames
+    /// after a key frame); a lane made for a new loop or a seek starts afresh.
     decoders: StreamDecoders,
 }
 

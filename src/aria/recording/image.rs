@@ -1,6 +1,7 @@
 //! Decoding camera frames to pixels: JPEG with zune-jpeg, PNG with `png`, H.265 key frames
-//! with libde265 ([`super::hevc`]), raw grey8/rgb8 by copying rows. Every decoder reads the image's own header first and refuses dimensions
-//! beyond the frame's configured size or the pixel budget before allocating any pixel.
+//! with libde265 ([`super::hevc`]), raw grey8/rgb8 by copying rows. Every decoder reads the
+//! image's own header first and refuses dimensions beyond the frame's configured size or the
+//! pixel budget before allocating any pixel.
 
 use crate::sample::{ImageEncoding, ImageFrame};
 use zune_jpeg::zune_core::colorspace::ColorSpace;
