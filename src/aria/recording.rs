@@ -455,10 +455,11 @@ fn assign_stereo_pair(
         .filter(|id| id.type_id == 1201)
         .filter_map(|&id| Some((id, gen2_slam_label(id.instance)?)))
         .collect();
+    let t_cpf_device = calib.t_device_cpf().inverse();
     let x_left = |label: &str| {
         calib.camera(label).map_or(0.0, |c| {
             let origin = nalgebra::Point3::from(c.t_device_camera.translation.vector);
-            (calib.t_device_cpf().inverse() * origin).x
+            (t_cpf_device * origin).x
         })
     };
     let mut others: Vec<(VrsStreamId, &str)> = slam

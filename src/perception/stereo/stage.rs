@@ -12,7 +12,7 @@ use super::rectify::{Rectification, RectifyConfig};
 use super::triangulate::{triangulate, TriangulateConfig, TriangulateStats};
 use crate::aria::calib::{CameraCalibration, DeviceCalibration};
 use crate::aria::recording::image::{decode_image, DecodedImage};
-use crate::sample::ImageFrame;
+use crate::sample::{ImageFrame, StreamId};
 
 /// The calibration labels of the stereo pair (`camera-slam-left` and `camera-slam-right` on
 /// Gen1; on Gen2 the pair the calibration picks, [`DeviceCalibration::stereo_pair`]), which
@@ -20,9 +20,17 @@ use crate::sample::ImageFrame;
 pub fn pair_labels(calib: &DeviceCalibration) -> (String, String) {
     calib.stereo_pair().map_or_else(
         || {
+            // No pair the calibration can vouch for: the generation's usual two.
+            let label = |s| {
+                calib
+                    .generation
+                    .sensor_label(s)
+                    .unwrap_or_default()
+                    .to_string()
+            };
             (
-                "camera-slam-left".to_string(),
-                "camera-slam-right".to_string(),
+                label(StreamId::CameraSlamLeft),
+                label(StreamId::CameraSlamRight),
             )
         },
         |p| (p.left, p.right),
