@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use cli::{json, synth, vista};
 use vista::runtime::{run, ClockMode, RuntimeConfig, StopReason};
 use vista::sample::{ImuSample, Payload, Sample, StreamId};
-use vista::source::live::protocol::{encode_frame, Frame, Hello, PROTOCOL_VERSION};
+use vista::source::live::protocol::{encode_frame, Frame, Hello};
 use vista::source::live::{LiveConfig, LiveSource};
 use vista::source::VecSource;
 use vista::time::{DeviceTime, HostTime};
@@ -181,12 +181,7 @@ fn a_corrupt_trajectory_row_neither_kills_the_pose_nor_floods_the_disk() {
 }
 
 fn hello() -> Frame {
-    Frame::Hello(Hello {
-        version: PROTOCOL_VERSION,
-        device_serial: "restarts".into(),
-        streaming_profile: String::new(),
-        calib_json: String::new(),
-    })
+    Frame::Hello(Hello::new("restarts", String::new(), String::new()))
 }
 
 fn baro(t: i64) -> Frame {

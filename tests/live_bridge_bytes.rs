@@ -171,3 +171,114 @@ fn python_bridge_frames_decode_in_rust_byte_for_byte() {
         }
     );
 }
+
+const GEN2_BIN: &str = "device/aria-bridge/tests/fixtures/bridge_gen2_frames.bin";
+const GEN2_JSON: &str = "device/aria-bridge/tests/fixtures/bridge_gen2_frames.json";
+
+fn f64s(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// The Gen2 bridge's frames, made from projectaria_tools' own VIO, eye gaze and hand types:
+/// the hello announces Gen2's streams, and the glasses' perception decodes to its inputs.
+#[test]
+fn python_gen2_bridge_frames_decode_in_rust_byte_for_byte() {
+    let bytes = std::fs::read(GEN2_BIN).unwrap();
+    let exp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(GEN2_JSON).unwrap()).unwrap();
+    let mut r = FrameReader::new(&bytes[..], GEN2_BIN, Limits::default());
+    let mut frames = Vec::new();
+    while (r.offset() as usize) < bytes.len() {
+        frames.push(r.read_frame().unwrap());
+    }
+    assert_eq!(frames.len() as u64, exp["frames"].as_u64().unwrap());
+    let mut again = Vec::new();
+    for f in &frames {
+        encode_frame(f, &mut again).unwrap();
+    }
+    assert_eq!(again, bytes);
+
+    let Frame::Hello(h) = &frames[0] else {
+        panic!("{:?}", frames[0])
+    };
+    let announced: Vec<(i64, i64, String)> = h
+        .streams
+        .iter()
+        .map(|w| (i64::from(w.type_id), i64::from(w.instance), w.label.clone()))
+        .collect();
+    let want: Vec<(i64, i64, String)> = exp["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e[0].as_i64().unwrap(),
+                e[1].as_i64().unwrap(),
+                e[2].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(announced, want);
+    assert_eq!(h.unknown_streams().count(), 0, "every Gen2 stream is known");
+    assert_eq!(h.known_streams().len(), 16);
+
+    let mut seen = 0;
+    for f in &frames[1..] {
+        let Frame::Sample {
+            stream,
+            capture,
+            payload,
+        } = f
+        else {
+            panic!("{f:?}")
+        };
+        match payload {
+            Payload::Pose(p) => {
+                let e = &exp["pose"];
+                assert_eq!(*stream, StreamId::DevicePose);
+                assert_eq!(capture.ns(), e["capture_ns"].as_i64().unwrap());
+                let t = p.t_world_device.translation.vector;
+                assert_eq!(vec![t.x, t.y, t.z], f64s(&e["translation_m"]));
+                let q = p.t_world_device.rotation.quaternion();
+                assert_eq!(vec![q.w, q.i, q.j, q.k], f64s(&e["quaternion_wxyz"]));
+                assert_eq!(
+                    p.linear_velocity_mps.to_vec(),
+                    f32s(&e["linear_velocity_mps"])
+                );
+                assert_eq!(
+                    p.angular_velocity_radps.to_vec(),
+                    f32s(&e["angular_velocity_radps"])
+                );
+                assert_eq!(f64::from(p.quality), e["quality"].as_f64().unwrap());
+                // A quarter turn about z: the device's x axis is the odometry frame's y.
+                let x = p.t_world_device.rotation * nalgebra::Vector3::x();
+                assert!((x - nalgebra::Vector3::y()).norm() < 1e-12, "{x}");
+            }
+            Payload::EyeGaze(g) => {
+                let e = &exp["gaze"];
+                assert_eq!(*stream, StreamId::EyeGaze);
+                assert_eq!(capture.ns(), e["capture_ns"].as_i64().unwrap());
+                assert_eq!(f64::from(g.yaw_rad), e["yaw_rad"].as_f64().unwrap());
+                assert_eq!(f64::from(g.pitch_rad), e["pitch_rad"].as_f64().unwrap());
+                assert_eq!(g.depth_m.map(f64::from), e["depth_m"].as_f64());
+            }
+            Payload::Hands(hs) => {
+                let e = &exp["right_hand"];
+                assert_eq!(*stream, StreamId::HandTracking);
+                assert_eq!(capture.ns(), e["capture_ns"].as_i64().unwrap());
+                assert!(hs.left.is_none());
+                let r = hs.right.unwrap();
+                assert_eq!(f64::from(r.confidence), e["confidence"].as_f64().unwrap());
+                assert_eq!(r.wrist_m.to_vec(), f32s(&e["wrist_m"]));
+                assert_eq!(r.palm_m.to_vec(), f32s(&e["palm_m"]));
+            }
+            other => panic!("{other:?}"),
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+}

@@ -17,19 +17,14 @@ use cli::{free_port, json, vista};
 use vista::runtime::StopHandle;
 use vista::sample::{Payload, Sample, StreamId};
 use vista::source::live::link::Listener;
-use vista::source::live::protocol::{encode_frame, Frame, Hello, PROTOCOL_VERSION};
+use vista::source::live::protocol::{encode_frame, Frame, Hello};
 use vista::source::live::sim::{serve, Faults, SimConfig, SimReport};
 use vista::source::live::{LiveConfig, LiveSource};
 use vista::source::{Source, VecSource};
 use vista::time::{DeviceTime, HostTime};
 
 fn hello(calib_json: &str) -> Frame {
-    Frame::Hello(Hello {
-        version: PROTOCOL_VERSION,
-        device_serial: "links".into(),
-        streaming_profile: String::new(),
-        calib_json: calib_json.into(),
-    })
+    Frame::Hello(Hello::new("links", String::new(), calib_json))
 }
 
 fn baro(t: i64) -> Frame {
@@ -131,12 +126,7 @@ fn start_sim(token: &str) -> (String, thread::JoinHandle<SimReport>, StopHandle)
     let addr = listener.local_addr().unwrap().to_string();
     let config = SimConfig {
         rate: None,
-        hello: Hello {
-            version: PROTOCOL_VERSION,
-            device_serial: "sim".into(),
-            streaming_profile: String::new(),
-            calib_json: String::new(),
-        },
+        hello: Hello::new("sim", String::new(), String::new()),
         token: Some(token.into()),
         heartbeat_ns: 200_000_000,
         faults: Faults::default(),

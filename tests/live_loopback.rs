@@ -11,7 +11,7 @@ use std::time::Duration;
 use vista::runtime::StopHandle;
 use vista::sample::{Payload, Sample, StreamId};
 use vista::source::live::link::Listener;
-use vista::source::live::protocol::{encode_frame, Frame, Hello, PROTOCOL_VERSION};
+use vista::source::live::protocol::{encode_frame, Frame, Hello};
 use vista::source::live::sim::{serve, Faults, SimConfig, SimReport};
 use vista::source::live::{LiveConfig, LiveSource};
 use vista::source::replay::{ReplayOptions, ReplaySource};
@@ -45,12 +45,7 @@ fn sim_config(faults: Faults, token: Option<&str>) -> SimConfig {
         .to_string();
     SimConfig {
         rate: None,
-        hello: Hello {
-            version: PROTOCOL_VERSION,
-            device_serial: "1WM09380041283".into(),
-            streaming_profile: "recording".into(),
-            calib_json: calib,
-        },
+        hello: Hello::new("1WM09380041283", "recording", calib),
         token: token.map(str::to_string),
         heartbeat_ns: 200_000_000,
         faults,
@@ -239,21 +234,16 @@ fn hostile_frames_close_only_their_connection() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let server = thread::spawn(move || {
-        let hello = Frame::Hello(Hello {
-            version: PROTOCOL_VERSION,
-            device_serial: "evil".into(),
-            streaming_profile: String::new(),
-            calib_json: String::new(),
-        });
+        let hello = Frame::Hello(Hello::new("evil", String::new(), String::new()));
         let good = Frame::Sample {
             stream: StreamId::Barometer,
             capture: DeviceTime(1_000),
             payload: Payload::Barometer(Default::default()),
         };
         let hostile: Vec<Vec<u8>> = vec![
-            u32::MAX.to_le_bytes().to_vec(),        // claims 4 GiB
-            vec![5, 0, 0, 0, 99, 1, 2, 3, 4],       // unknown frame kind
-            vec![7, 0, 0, 0, 2, 29, 1, 0, 0, 1, 0], // unknown stream 285-1, truncated
+            u32::MAX.to_le_bytes().to_vec(),         // claims 4 GiB
+            vec![5, 0, 0, 0, 99, 1, 2, 3, 4],        // unknown frame kind
+            vec![7, 0, 0, 0, 2, 214, 0, 0, 0, 1, 0], // RGB sample cut after its stream id
         ];
         for h in &hostile {
             let (mut s, _) = listener.accept().unwrap();
@@ -269,6 +259,9 @@ fn hostile_frames_close_only_their_connection() {
         let mut buf = Vec::new();
         encode_frame(&hello, &mut buf).unwrap();
         encode_frame(&good, &mut buf).unwrap();
+        // A newer device's stream 285-1: skipped and counted, the connection stays.
+        buf.extend_from_slice(&[11, 0, 0, 0, 2, 29, 1, 0, 0, 1, 0, 42, 42, 42, 42]);
+        encode_frame(&good, &mut buf).unwrap();
         encode_frame(
             &Frame::Goodbye {
                 reason: "bye".into(),
@@ -281,14 +274,23 @@ fn hostile_frames_close_only_their_connection() {
     let mut live = LiveSource::new(live_config(&addr));
     let got = drain(&mut live);
     server.join().unwrap();
-    assert_eq!(got.len(), 4, "one good sample per connection");
+    assert_eq!(
+        got.len(),
+        5,
+        "one good sample per bad connection, two on the last"
+    );
     let link = live.stats().report();
     assert_eq!(
-        (link.connections, link.bad_frames, link.goodbyes),
-        (4, 3, 1)
+        (
+            link.connections,
+            link.bad_frames,
+            link.goodbyes,
+            link.unknown_stream_samples
+        ),
+        (4, 3, 1, 1)
     );
     let seqs: Vec<u64> = got.iter().map(|s| s.seq).collect();
-    assert_eq!(seqs, vec![0, 1, 2, 3]);
+    assert_eq!(seqs, vec![0, 1, 2, 3, 4]);
 }
 
 #[test]
@@ -328,12 +330,7 @@ fn silent_link_times_out_and_reconnects() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let server = thread::spawn(move || {
-        let hello = Frame::Hello(Hello {
-            version: PROTOCOL_VERSION,
-            device_serial: "quiet".into(),
-            streaming_profile: String::new(),
-            calib_json: String::new(),
-        });
+        let hello = Frame::Hello(Hello::new("quiet", String::new(), String::new()));
         let mut buf = Vec::new();
         encode_frame(&hello, &mut buf).unwrap();
         // First connection: a hello, then silence (no samples, no heartbeats), held open.
@@ -409,12 +406,7 @@ fn scripted_device(conns: Vec<Vec<Frame>>) -> (String, thread::JoinHandle<()>) {
 }
 
 fn test_hello() -> Frame {
-    Frame::Hello(Hello {
-        version: PROTOCOL_VERSION,
-        device_serial: "scripted".into(),
-        streaming_profile: "profile18".into(),
-        calib_json: String::new(),
-    })
+    Frame::Hello(Hello::new("scripted", "profile18", String::new()))
 }
 
 #[test]

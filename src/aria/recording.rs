@@ -437,8 +437,8 @@ fn gen2_slam_label(instance: u16) -> Option<&'static str> {
 }
 
 /// Gen2: the SLAM cameras that the calibration's stereo pair names become `camera-slam-left`
-/// and `camera-slam-right` (what depth and motion read); the other two the side streams, the
-/// one further left `camera-slam-side-left`. Gen1's two cameras are always the pair.
+/// and `camera-slam-right` (what depth and motion read); the other two the side streams
+/// ([`DeviceCalibration::slam_roles`]). Gen1's two cameras are always the pair.
 fn assign_stereo_pair(
     streams: &mut BTreeMap<VrsStreamId, StreamId>,
     generation: Generation,
@@ -447,39 +447,16 @@ fn assign_stereo_pair(
     if generation != Generation::Gen2 {
         return;
     }
-    let Some(pair) = calib.stereo_pair() else {
-        return;
-    };
     let slam: Vec<(VrsStreamId, &str)> = streams
         .keys()
         .filter(|id| id.type_id == 1201)
         .filter_map(|&id| Some((id, gen2_slam_label(id.instance)?)))
         .collect();
-    let t_cpf_device = calib.t_device_cpf().inverse();
-    let x_left = |label: &str| {
-        calib.camera(label).map_or(0.0, |c| {
-            let origin = nalgebra::Point3::from(c.t_device_camera.translation.vector);
-            (t_cpf_device * origin).x
-        })
-    };
-    let mut others: Vec<(VrsStreamId, &str)> = slam
-        .iter()
-        .copied()
-        .filter(|(_, l)| *l != pair.left && *l != pair.right)
-        .collect();
-    others.sort_by(|a, b| x_left(b.1).total_cmp(&x_left(a.1)));
-    for (id, label) in &slam {
-        if *label == pair.left {
-            streams.insert(*id, StreamId::CameraSlamLeft);
-        } else if *label == pair.right {
-            streams.insert(*id, StreamId::CameraSlamRight);
+    let labels: Vec<&str> = slam.iter().map(|(_, l)| *l).collect();
+    for (label, stream) in calib.slam_roles(&labels) {
+        if let Some((id, _)) = slam.iter().find(|(_, l)| *l == label) {
+            streams.insert(*id, stream);
         }
-    }
-    for ((id, _), stream) in others
-        .iter()
-        .zip([StreamId::CameraSlamSideLeft, StreamId::CameraSlamSideRight])
-    {
-        streams.insert(*id, stream);
     }
 }
 

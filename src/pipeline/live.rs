@@ -16,7 +16,6 @@ use crate::perception::inertial_source::InertialPoseSource;
 use crate::perception::load::load_points;
 use crate::perception::{PerceptionInputs, SensorModels};
 use crate::runtime::{ClockMode, RuntimeConfig};
-use crate::sample::StreamId;
 use crate::source::live::overlay::{session_mps, MpsOverlay};
 use crate::source::live::primed::{calibration_sizes, PrimeLimits, Primed};
 use crate::source::live::protocol::Hello;
@@ -160,7 +159,7 @@ fn run_spoken(
         .ok_or_else(|| PipelineError::NoSample {
             address: input.address.clone(),
         })?;
-    let sizes = calibration_sizes(primed.image_sizes());
+    let sizes = calibration_sizes(primed.image_sizes(), hello);
     let mut inputs = live_inputs(input, hello, &sizes)?;
     let source: Box<dyn Source> = match &input.map {
         Some(map) => {
@@ -282,11 +281,17 @@ fn live_inputs(
                 .map(Arc::new)
         }
         None => {
-            notes.push(
-                "live input has no point map or MPS streams (pose, eye gaze, hands): pass \
-                 --map SESSION for a mapped place"
-                    .to_string(),
-            );
+            let own = if hello
+                .known_streams()
+                .contains(&crate::sample::StreamId::DevicePose)
+            {
+                "the glasses send their own pose, eye gaze and hands"
+            } else {
+                "and no pose, eye gaze or hands"
+            };
+            notes.push(format!(
+                "live input has no point map ({own}): pass --map SESSION for a mapped place"
+            ));
             None
         }
     };
@@ -296,11 +301,8 @@ fn live_inputs(
     };
     Ok(AssistantInputs {
         from_mps: Vec::new(),
-        streams: StreamId::ALL
-            .iter()
-            .copied()
-            .filter(|s| !s.is_derived())
-            .collect(),
+        // What the device announced: Gen2's own pose, gaze and hands are live streams.
+        streams: hello.known_streams(),
         perception: PerceptionInputs {
             models,
             points,

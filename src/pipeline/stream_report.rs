@@ -177,13 +177,13 @@ pub fn render(p: &ReplayProfile) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<18} {:>8} {:>10} {:>8} {:>9} {:>10} {:>10} {:>10}",
+        "{:<22} {:>8} {:>10} {:>8} {:>9} {:>10} {:>10} {:>10}",
         "stream", "vrs id", "delivered", "dropped", "rate Hz", "pace p50", "pace p99", "pace max"
     );
     for (name, s) in &p.streams {
         let _ = writeln!(
             t,
-            "{:<18} {:>8} {:>10} {:>8} {:>9.1} {:>8.0}µs {:>8.0}µs {:>8.0}µs",
+            "{:<22} {:>8} {:>10} {:>8} {:>9.1} {:>8.0}µs {:>8.0}µs {:>8.0}µs",
             name,
             s.vrs_id.as_deref().unwrap_or("-"),
             s.delivered,
@@ -217,14 +217,14 @@ pub fn render_live(p: &LiveProfile) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<18} {:>10} {:>8} {:>9} {:>12} {:>12} {:>12}",
+        "{:<22} {:>10} {:>8} {:>9} {:>12} {:>12} {:>12}",
         "stream", "delivered", "dropped", "rate Hz", "link p50", "link p99", "link max"
     );
     for (name, s) in &p.base.streams {
         let l = p.link.latency.get(name).cloned().unwrap_or_default();
         let _ = writeln!(
             t,
-            "{:<18} {:>10} {:>8} {:>9.1} {:>10.0}µs {:>10.0}µs {:>10.0}µs",
+            "{:<22} {:>10} {:>8} {:>9.1} {:>10.0}µs {:>10.0}µs {:>10.0}µs",
             name, s.delivered, s.dropped, s.rate_hz, l.p50_us, l.p99_us, l.max_us
         );
     }

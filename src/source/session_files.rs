@@ -166,7 +166,7 @@ impl SessionFiles {
         let mut out = Vec::new();
         match &self.mps_dir {
             None => out.push(
-                "no MPS folder (mps/ or mps_*_vrs/): eye gaze, hand tracking, trajectory and semi-dense points are unavailable"
+                "no MPS folder (mps/ or mps_*_vrs/): no MPS trajectory, semi-dense points, eye gaze or hand tracking (Gen2 glasses record their own pose, gaze and hands)"
                     .to_string(),
             ),
             Some(d) => {

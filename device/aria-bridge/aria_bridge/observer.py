@@ -45,14 +45,15 @@ IMU_STREAMS = {0: p.STREAM_IMU_RIGHT, 1: p.STREAM_IMU_LEFT}
 class BridgeObserver:
     """A StreamingClientObserver that queues what the SDK delivers."""
 
-    def __init__(self, queue_sizes=None, camera_streams=None, audio_channels=7):
+    def __init__(self, queue_sizes=None, camera_streams=None, audio_channels=7,
+                 queue_types=QUEUE_TYPES):
         sizes = dict(DEFAULT_QUEUE_SIZES)
         sizes.update(queue_sizes or {})
-        self._queues = {t: deque() for t in QUEUE_TYPES}
+        self._queues = {t: deque() for t in queue_types}
         self._sizes = sizes
         self._lock = threading.Lock()
         self.ready = threading.Event()
-        self.dropped = {t: 0 for t in QUEUE_TYPES}
+        self.dropped = {t: 0 for t in queue_types}
         self.unknown = 0
         self.failures = []
         self.camera_streams = camera_streams or default_camera_streams()
@@ -112,12 +113,15 @@ class BridgeObserver:
         """Encodes and returns every queued item as frames (bytes), queue by queue."""
         with self._lock:
             items = []
-            for t in QUEUE_TYPES:
-                q = self._queues[t]
+            for q in self._queues.values():
                 items.extend(q)
                 q.clear()
             self.ready.clear()
-        return [encode_item(it, self.audio_channels) for it in items]
+        return [self.encode(it) for it in items]
+
+    def encode(self, item):
+        """One queued item -> one frame."""
+        return encode_item(item, self.audio_channels)
 
 
 def encode_item(item, audio_channels=7):

@@ -5,12 +5,14 @@ import os
 import struct
 import sys
 import unittest
+from datetime import timedelta
 from types import SimpleNamespace
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from aria_bridge import protocol as p  # noqa: E402
 from aria_bridge.__main__ import check_listen, parse_args, plan  # noqa: E402
+from aria_bridge.gen2 import Gen2Observer  # noqa: E402
 from aria_bridge.observer import BridgeObserver  # noqa: E402
 
 try:
@@ -51,9 +53,28 @@ class ProtocolTest(unittest.TestCase):
         b = body(p.hello("1WM09380041283", "profile18", "{}"))
         self.assertEqual(b[0], p.KIND_HELLO)
         self.assertEqual(b[1:5], b"VSTA")
-        self.assertEqual(struct.unpack_from("<H", b, 5)[0], 1)
+        self.assertEqual(struct.unpack_from("<H", b, 5)[0], 2)
         self.assertEqual(struct.unpack_from("<H", b, 7)[0], 14)
         self.assertEqual(b[9:23], b"1WM09380041283")
+        # Then profile, calibration, and the streams: Gen1's nine by default.
+        at = 23 + 2 + 9 + 4 + 2 + 2  # profile, calibration "{}", stream count
+        self.assertEqual(struct.unpack_from("<H", b, at - 2)[0], 9)
+        self.assertEqual(struct.unpack_from("<iHH", b, at), (211, 1, 9))
+        self.assertEqual(b[at + 8:at + 17], b"camera-et")
+
+    def test_gen2_hello_announces_its_streams(self):
+        b = body(p.hello("S", "profile9", "", p.GEN2_STREAMS))
+        at = 1 + 4 + 2 + 3 + 10 + 4
+        self.assertEqual(struct.unpack_from("<H", b, at)[0], 16)
+        ids = set()
+        pos = at + 2
+        for _ in range(16):
+            t, i, n = struct.unpack_from("<iHH", b, pos)
+            ids.add((t, i))
+            pos += 8 + n
+        self.assertEqual(pos, len(b))
+        self.assertIn(p.STREAM_POSE, ids)
+        self.assertIn(p.STREAM_SLAM_SIDE_RIGHT, ids)
 
     def test_imu_batch_size(self):
         s = (5, (1.0, 2.0, 3.0), (0.1, 0.2, 0.3), True, False, 30.0)
@@ -121,6 +142,56 @@ class ObserverTest(unittest.TestCase):
         self.assertEqual(b[-6:], bytes(range(6)))
 
 
+def se3(quat_wxyz, t):
+    """A stand-in for projectaria_tools' SE3 with the one method the bridge uses."""
+    return SimpleNamespace(to_quat_and_translation=lambda: [list(quat_wxyz) + list(t)])
+
+
+class Gen2ObserverTest(unittest.TestCase):
+    def test_the_glasses_perception_becomes_frames(self):
+        o = Gen2Observer()
+        pose = SimpleNamespace(
+            tracking_timestamp=timedelta(seconds=7385, microseconds=790342),
+            transform_odometry_device=se3((1.0, 0.0, 0.0, 0.0), (1.5, -0.25, 0.125)),
+            device_linear_velocity_odometry=[0.5, 0.0, -0.25],
+            angular_velocity_device=[0.0, 0.125, 0.0], quality_score=1.5)
+        o.on_vio_high_frequency(pose)
+        o.on_eye_gaze(SimpleNamespace(tracking_timestamp=timedelta(microseconds=2),
+                                      yaw=-0.125, pitch=0.0625, depth=float("nan")))
+        hand = SimpleNamespace(confidence=0.75,
+                               get_wrist_position_device=lambda: [0.125, -0.25, 0.25],
+                               get_palm_position_device=lambda: [0.125, -0.2, 0.3])
+        o.on_hand_pose(SimpleNamespace(tracking_timestamp=timedelta(microseconds=3),
+                                       left_hand=None, right_hand=hand))
+        frames = {struct.unpack_from("<iH", body(f), 1): body(f) for f in o.take_frames()}
+        b = frames[p.STREAM_POSE]
+        self.assertEqual(struct.unpack_from("<q", b, 7)[0], 7_385_790_342_000)
+        self.assertEqual(b[15], p.PAYLOAD_POSE)
+        self.assertEqual(struct.unpack_from("<3d4d", b, 16),
+                         (1.5, -0.25, 0.125, 1.0, 0.0, 0.0, 0.0))
+        self.assertEqual(struct.unpack_from("<f", b, len(b) - 4)[0], 1.0)  # clamped
+        b = frames[p.STREAM_GAZE]
+        self.assertEqual(struct.unpack_from("<q", b, 7)[0], 2000)
+        self.assertEqual(b[16 + 8], 0, "an unknown depth is sent as none")
+        b = frames[p.STREAM_HANDS]
+        self.assertEqual(b[16], 2, "right hand only")
+        self.assertEqual(struct.unpack_from("<7f", b, 17)[0], 0.75)
+
+    def test_cameras_by_label_and_unknown_ones_counted(self):
+        o = Gen2Observer()
+        img = SimpleNamespace(to_numpy_array=lambda: b"\xff\xd8jpeg")
+        rec = SimpleNamespace(camera_id=4, capture_timestamp_ns=5, frame_number=1,
+                              exposure_duration=0.001, gain=1.0)
+        o.on_image(img, rec)
+        o.on_image(img, SimpleNamespace(camera_id=128, capture_timestamp_ns=6))
+        o.on_imu_batch([motion(7, (0, 0, 9.8), (0, 0, 0))], "imu-left")
+        o.on_imu_batch([motion(8, (0, 0, 9.8), (0, 0, 0))], "imu-elsewhere")
+        self.assertEqual(o.unknown, 2)
+        ids = [struct.unpack_from("<iH", body(f), 1) for f in o.take_frames()]
+        # Queue by queue: cameras first.
+        self.assertEqual(ids, [p.STREAM_SLAM_SIDE_LEFT, p.STREAM_IMU_LEFT])
+
+
 class CliTest(unittest.TestCase):
     def test_loopback_only_by_default(self):
         self.assertEqual(check_listen(parse_args([])), ("127.0.0.1", 7878))
@@ -134,6 +205,14 @@ class CliTest(unittest.TestCase):
         lines = plan(parse_args(["--queue-rgb", "3"]))
         self.assertEqual(len(lines), 8)
         self.assertIn("subscribe Rgb       queue 3", lines)
+
+    def test_gen2_plan_lists_every_callback(self):
+        args = parse_args(["--gen2", "--queue-pose", "512"])
+        self.assertEqual(args.profile, "profile9")
+        lines = plan(args)
+        self.assertTrue(lines[0].startswith("Gen2 glasses"))
+        self.assertIn("callback vio_high_frequency queue 512", lines)
+        self.assertEqual(len([x for x in lines if x.startswith("callback")]), 11)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ use nalgebra::{Point3, Vector3};
 
 use super::camera::CameraCalibration;
 use super::device::DeviceCalibration;
+use crate::sample::StreamId;
 
 /// The SLAM cameras' labels, Gen1 and Gen2.
 pub const SLAM_LABELS: [&str; 6] = [
@@ -112,5 +113,44 @@ impl DeviceCalibration {
             }
         }
         best
+    }
+
+    /// The vista stream each of `labels` (a device's SLAM cameras) plays, on a device with
+    /// more than the pair: the stereo pair's cameras are `camera-slam-left` and
+    /// `camera-slam-right` (what depth and motion read), the others the side streams, the one
+    /// further to the wearer's left `camera-slam-side-left`. Empty when the calibration
+    /// names no pair or `labels` holds two cameras or fewer (Gen1: its two are the pair).
+    pub fn slam_roles<'a>(&self, labels: &[&'a str]) -> Vec<(&'a str, StreamId)> {
+        if labels.len() <= 2 {
+            return Vec::new();
+        }
+        let Some(pair) = self.stereo_pair() else {
+            return Vec::new();
+        };
+        let t_cpf_device = self.t_device_cpf().inverse();
+        let x_left = |label: &str| {
+            self.camera(label).map_or(0.0, |c| {
+                (t_cpf_device * Point3::from(c.t_device_camera.translation.vector)).x
+            })
+        };
+        let mut out = Vec::with_capacity(labels.len());
+        let mut others: Vec<(&'a str, f64)> = Vec::new();
+        for &label in labels {
+            if label == pair.left {
+                out.push((label, StreamId::CameraSlamLeft));
+            } else if label == pair.right {
+                out.push((label, StreamId::CameraSlamRight));
+            } else {
+                others.push((label, x_left(label)));
+            }
+        }
+        others.sort_by(|a, b| b.1.total_cmp(&a.1));
+        out.extend(
+            others
+                .iter()
+                .zip([StreamId::CameraSlamSideLeft, StreamId::CameraSlamSideRight])
+                .map(|((label, _), stream)| (*label, stream)),
+        );
+        out
     }
 }

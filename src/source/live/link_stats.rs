@@ -46,6 +46,8 @@ pub struct LinkReport {
     pub clock_restarts: u64,
     /// Samples left out because their capture time was implausibly far from their arrival.
     pub implausible_timestamps: u64,
+    /// Samples on streams this build does not know (a newer device's), skipped.
+    pub unknown_stream_samples: u64,
     /// Current host-minus-device clock offset estimate, ns.
     pub offset_ns: Option<i64>,
     /// Link latency per stream (Aria name): arrival minus (capture + offset).

@@ -14,6 +14,7 @@ pub mod protocol;
 pub mod sim;
 pub mod sim_serve;
 pub mod source;
+pub mod wire_streams;
 
 pub use clock::{LiveClock, OffsetCell};
 pub use link_stats::{LinkReport, LinkStats};

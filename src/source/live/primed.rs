@@ -6,7 +6,9 @@
 
 use std::collections::VecDeque;
 
+use crate::aria::generation::Generation;
 use crate::sample::{Payload, Sample, StreamId};
+use crate::source::live::protocol::Hello;
 use crate::source::{Source, SourceError};
 use crate::time::DeviceTime;
 
@@ -123,20 +125,27 @@ impl<S: Source> Primed<S> {
 }
 
 /// `(calibration label, width, height)` of the cameras in `sizes`, as
-/// [`crate::aria::recorded_calib::recorded_camera_sizes`] gives them for a recording (the
-/// eye-tracking frame holds both eyes side by side).
-pub fn calibration_sizes(sizes: &[(StreamId, u32, u32)]) -> Vec<(String, u32, u32)> {
+/// [`crate::aria::recorded_calib::recorded_camera_sizes`] gives them for a recording: each
+/// camera under the label the hello announced (Gen1's names when it announced none). A
+/// device that sends no separate right-eye stream (Gen1) holds both eyes side by side in the
+/// eye-tracking frame.
+pub fn calibration_sizes(sizes: &[(StreamId, u32, u32)], hello: &Hello) -> Vec<(String, u32, u32)> {
+    let eyes_apart = hello.known_streams().contains(&StreamId::CameraEtRight);
     let mut out = Vec::new();
     for &(id, w, h) in sizes {
-        match id {
-            StreamId::CameraRgb => out.push(("camera-rgb".to_string(), w, h)),
-            StreamId::CameraSlamLeft => out.push(("camera-slam-left".to_string(), w, h)),
-            StreamId::CameraSlamRight => out.push(("camera-slam-right".to_string(), w, h)),
-            StreamId::CameraEt => {
-                out.push(("camera-et-left".to_string(), w / 2, h));
-                out.push(("camera-et-right".to_string(), w / 2, h));
-            }
-            _ => {}
+        if !id.is_camera() {
+            continue;
+        }
+        if id == StreamId::CameraEt && !eyes_apart {
+            out.push(("camera-et-left".to_string(), w / 2, h));
+            out.push(("camera-et-right".to_string(), w / 2, h));
+            continue;
+        }
+        let label = hello
+            .label_of(id)
+            .or_else(|| Generation::Gen1.sensor_label(id));
+        if let Some(label) = label {
+            out.push((label.to_string(), w, h));
         }
     }
     out
@@ -164,6 +173,7 @@ impl<S: Source> Source for Primed<S> {
 mod tests {
     use super::*;
     use crate::sample::{ImageEncoding, ImageFrame, ImuSample};
+    use crate::source::live::wire_streams::WireStream;
     use crate::source::VecSource;
     use crate::time::HostTime;
 
@@ -221,11 +231,41 @@ mod tests {
         }
         assert_eq!(times.len(), n);
         assert!(times.windows(2).all(|w| w[0] <= w[1]));
+        let gen1 = Hello::new("S", "p", "");
         assert_eq!(
-            calibration_sizes(&[(StreamId::CameraEt, 640, 240)]),
+            calibration_sizes(&[(StreamId::CameraEt, 640, 240)], &gen1),
             vec![
                 ("camera-et-left".to_string(), 320, 240),
                 ("camera-et-right".to_string(), 320, 240)
+            ]
+        );
+        // Gen2: each eye its own stream, every camera under its announced label.
+        let gen2 = Hello::new("S", "p", "").with_streams(
+            [
+                (StreamId::CameraEt, "camera-et-left"),
+                (StreamId::CameraEtRight, "camera-et-right"),
+                (StreamId::CameraSlamLeft, "slam-front-left"),
+                (StreamId::ImuLeft, "imu-left"),
+            ]
+            .into_iter()
+            .filter_map(|(s, l)| WireStream::new(s, l))
+            .collect(),
+        );
+        assert_eq!(
+            calibration_sizes(
+                &[
+                    (StreamId::CameraEt, 200, 200),
+                    (StreamId::CameraEtRight, 200, 200),
+                    (StreamId::CameraSlamLeft, 512, 512),
+                    (StreamId::CameraRgb, 2016, 1512),
+                ],
+                &gen2
+            ),
+            vec![
+                ("camera-et-left".to_string(), 200, 200),
+                ("camera-et-right".to_string(), 200, 200),
+                ("slam-front-left".to_string(), 512, 512),
+                ("camera-rgb".to_string(), 2016, 1512),
             ]
         );
     }

@@ -2,9 +2,11 @@
 //!
 //! A connection is a sequence of frames, each `u32` little-endian body length followed by the
 //! body; the body starts with a one-byte frame kind. The first frame is a [`Hello`] (magic
-//! `VSTA`, protocol version, device serial, streaming profile, calibration JSON); then any
-//! number of sample, IMU-batch and heartbeat frames; then a [`Frame::Goodbye`]. The full
-//! layout is documented in `device/PROTOCOL.md`.
+//! `VSTA`, protocol version, device serial, streaming profile, calibration JSON and, from
+//! version 2, the streams the device sends); then any number of sample, IMU-batch and
+//! heartbeat frames; then a [`Frame::Goodbye`]. Version 2 adds Gen2's streams and the
+//! glasses' own pose, eye gaze and hand tracking; a version-1 peer is still understood. The
+//! full layout is documented in `device/PROTOCOL.md`.
 //!
 //! Every length and count is checked against [`Limits`] *before* anything is allocated, and
 //! every malformed input is a [`ProtocolError`] naming the byte offset inside the frame body;
@@ -13,12 +15,18 @@
 use bytes::{BufMut, Bytes};
 
 use crate::sample::{
-    AudioBlock, BaroSample, ImageEncoding, ImageFrame, ImuSample, MagSample, Payload, StreamId,
+    AudioBlock, BaroSample, EyeGazeSample, HandSample, ImageEncoding, ImageFrame, ImuSample,
+    MagSample, Payload, PoseSample, StreamId, WristPalm,
 };
 use crate::time::DeviceTime;
 
+use super::wire_streams::{from_wire_id, wire_id, WireStream};
+
 /// The protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
+/// The oldest version this build still reads (a version-1 hello announces no streams: Gen1's
+/// nine are implied).
+pub const MIN_PROTOCOL_VERSION: u16 = 1;
 /// The four bytes that open every hello body after the kind byte.
 pub const HELLO_MAGIC: [u8; 4] = *b"VSTA";
 /// Bytes of the length prefix in front of every frame body.
@@ -43,6 +51,12 @@ const PAYLOAD_IMU: u8 = 2;
 const PAYLOAD_MAG: u8 = 3;
 const PAYLOAD_BARO: u8 = 4;
 const PAYLOAD_AUDIO: u8 = 5;
+/// Version 2: a device-computed pose (Gen2's VIO).
+const PAYLOAD_POSE: u8 = 6;
+/// Version 2: a device-computed eye gaze.
+const PAYLOAD_GAZE: u8 = 7;
+/// Version 2: device-computed hand tracking.
+const PAYLOAD_HANDS: u8 = 8;
 
 const ENC_JPEG: u8 = 0;
 const ENC_PNG: u8 = 1;
@@ -71,19 +85,23 @@ pub struct Limits {
     pub max_audio_frames: u32,
     /// Most audio channels.
     pub max_audio_channels: u8,
+    /// Most streams a hello announces.
+    pub max_streams: u16,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            // A 1408×1408 RGB raw frame is ~5.9 MB; leave room for headers.
-            max_frame_bytes: 8 << 20,
+            // A raw RGB frame: Gen1's 1408×1408 is ~5.9 MB, Gen2's 2016×1512 ~9.1 MB, its
+            // largest 2560×1920 ~14.7 MB; leave room for headers.
+            max_frame_bytes: 16 << 20,
             max_string_bytes: 256,
             max_calib_bytes: 1 << 20,
-            max_image_bytes: 8 << 20,
+            max_image_bytes: 16 << 20,
             max_imu_batch: 4096,
             max_audio_frames: 65_536,
             max_audio_channels: 16,
+            max_streams: 64,
         }
     }
 }
@@ -100,6 +118,55 @@ pub struct Hello {
     /// The device's factory calibration JSON (as in a recording's `calib_json` tag); may be
     /// empty when unknown.
     pub calib_json: String,
+    /// The streams the device sends (version 2; a version-1 hello implies Gen1's nine).
+    pub streams: Vec<WireStream>,
+}
+
+impl Hello {
+    /// A hello of this build's version announcing Gen1's nine streams.
+    pub fn new(
+        device_serial: impl Into<String>,
+        streaming_profile: impl Into<String>,
+        calib_json: impl Into<String>,
+    ) -> Self {
+        Self {
+            version: PROTOCOL_VERSION,
+            device_serial: device_serial.into(),
+            streaming_profile: streaming_profile.into(),
+            calib_json: calib_json.into(),
+            streams: WireStream::gen1(),
+        }
+    }
+
+    /// The same hello announcing `streams` instead.
+    pub fn with_streams(mut self, streams: Vec<WireStream>) -> Self {
+        self.streams = streams;
+        self
+    }
+
+    /// The announced streams this build knows, in announcement order, each once.
+    pub fn known_streams(&self) -> Vec<StreamId> {
+        let mut out: Vec<StreamId> = Vec::new();
+        for s in self.streams.iter().filter_map(WireStream::stream) {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// The announced streams this build does not know.
+    pub fn unknown_streams(&self) -> impl Iterator<Item = &WireStream> {
+        self.streams.iter().filter(|s| s.stream().is_none())
+    }
+
+    /// The device's name for `stream` (a camera's calibration label), when announced.
+    pub fn label_of(&self, stream: StreamId) -> Option<&str> {
+        self.streams
+            .iter()
+            .find(|s| s.stream() == Some(stream))
+            .map(|s| s.label.as_str())
+    }
 }
 
 /// One IMU measurement with its capture time.
@@ -146,6 +213,14 @@ pub enum Frame {
     Auth {
         /// The token given to both sides (`--token`).
         token: String,
+    },
+    /// A sample on a stream this build does not know (a newer device's): its id only, the
+    /// rest of the frame unread. Decoded, never encoded.
+    UnknownStream {
+        /// VRS-style recordable type id.
+        type_id: i32,
+        /// Instance.
+        instance: u16,
     },
 }
 
@@ -290,6 +365,20 @@ fn encode_body(frame: &Frame, out: &mut Vec<u8>) -> Result<(), ProtocolError> {
             put_str16(out, &h.device_serial, "device serial")?;
             put_str16(out, &h.streaming_profile, "streaming profile")?;
             put_bytes32(out, h.calib_json.as_bytes(), "calibration JSON")?;
+            if h.version >= 2 {
+                let n = u16::try_from(h.streams.len())
+                    .map_err(|_| ProtocolError::Unencodable("too many streams".into()))?;
+                out.put_u16_le(n);
+                for s in &h.streams {
+                    out.put_i32_le(s.type_id);
+                    out.put_u16_le(s.instance);
+                    put_str16(out, &s.label, "stream label")?;
+                }
+            } else if h.streams != WireStream::gen1() {
+                return Err(ProtocolError::Unencodable(
+                    "a version-1 hello cannot announce streams beyond Gen1's".into(),
+                ));
+            }
         }
         Frame::Sample {
             stream,
@@ -323,6 +412,11 @@ fn encode_body(frame: &Frame, out: &mut Vec<u8>) -> Result<(), ProtocolError> {
         Frame::Auth { token } => {
             out.put_u8(KIND_AUTH);
             put_str16(out, token, "token")?;
+        }
+        Frame::UnknownStream { type_id, instance } => {
+            return Err(ProtocolError::Unencodable(format!(
+                "a sample on unknown stream {type_id}-{instance}"
+            )))
         }
     }
     Ok(())
@@ -382,20 +476,49 @@ fn encode_payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), ProtocolEr
             }
             put_bytes32(out, &a.pcm_i32le, "audio PCM")?;
         }
-        other => {
-            return Err(ProtocolError::Unencodable(format!(
-                "{} payloads are derived on the host and not carried by the protocol",
-                other.kind()
-            )))
+        Payload::Pose(p) => {
+            out.put_u8(PAYLOAD_POSE);
+            for v in p.t_world_device.translation.vector.iter() {
+                out.put_f64_le(*v);
+            }
+            let q = p.t_world_device.rotation.quaternion();
+            for v in [q.w, q.i, q.j, q.k] {
+                out.put_f64_le(v);
+            }
+            for v in p
+                .linear_velocity_mps
+                .iter()
+                .chain(&p.angular_velocity_radps)
+            {
+                out.put_f32_le(*v);
+            }
+            out.put_f32_le(p.quality);
+        }
+        Payload::EyeGaze(g) => {
+            out.put_u8(PAYLOAD_GAZE);
+            out.put_f32_le(g.yaw_rad);
+            out.put_f32_le(g.pitch_rad);
+            out.put_u8(u8::from(g.depth_m.is_some()));
+            out.put_f32_le(g.depth_m.unwrap_or(0.0));
+        }
+        Payload::Hands(h) => {
+            out.put_u8(PAYLOAD_HANDS);
+            out.put_u8(u8::from(h.left.is_some()) | (u8::from(h.right.is_some()) << 1));
+            for hand in [&h.left, &h.right].into_iter().flatten() {
+                out.put_f32_le(hand.confidence);
+                for v in hand.wrist_m.iter().chain(&hand.palm_m) {
+                    out.put_f32_le(*v);
+                }
+            }
         }
     }
     Ok(())
 }
 
 fn put_stream(out: &mut Vec<u8>, stream: StreamId) -> Result<(), ProtocolError> {
-    let Some((t, i)) = stream.vrs_id() else {
+    let Some((t, i)) = wire_id(stream) else {
         return Err(ProtocolError::Unencodable(format!(
-            "stream {stream} has no VRS id"
+            "stream {stream} is computed on the host and has no wire id"
         )));
     };
     out.put_i32_le(t);
@@ -458,25 +581,40 @@ pub fn decode_frame(body: &Bytes, limits: &Limits) -> Result<Frame, ProtocolErro
             }
             let at = r.pos;
             let version = r.u16("protocol version")?;
-            if version != PROTOCOL_VERSION {
+            if !(MIN_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version) {
                 return Err(ProtocolError::BadHello {
                     offset: at,
                     message: format!(
-                        "protocol version {version}; this build speaks {PROTOCOL_VERSION}"
+                        "protocol version {version}; this build speaks \
+                         {MIN_PROTOCOL_VERSION} to {PROTOCOL_VERSION}"
                     ),
                 });
             }
             let device_serial = r.str16("device serial", limits.max_string_bytes)?;
             let streaming_profile = r.str16("streaming profile", limits.max_string_bytes)?;
             let calib_json = r.str32("calibration JSON", limits.max_calib_bytes)?;
+            let streams = if version >= 2 {
+                r.announced_streams(limits)?
+            } else {
+                WireStream::gen1()
+            };
             Frame::Hello(Hello {
                 version,
                 device_serial,
                 streaming_profile,
                 calib_json,
+                streams,
             })
         }
         KIND_SAMPLE => {
+            let at = r.pos;
+            let type_id = r.i32("stream type id")?;
+            let instance = r.u16("stream instance")?;
+            if from_wire_id(type_id, instance).is_none() {
+                // A newer device's stream: skipped whole, whatever its payload.
+                return Ok(Frame::UnknownStream { type_id, instance });
+            }
+            r.pos = at;
             let (stream_at, stream) = r.stream()?;
             let capture = DeviceTime(r.i64("capture time")?);
             let payload = decode_payload(&mut r, limits)?;
@@ -543,7 +681,7 @@ pub fn decode_frame(body: &Bytes, limits: &Limits) -> Result<Frame, ProtocolErro
 }
 
 fn bad_stream(stream: StreamId, offset: usize, message: &'static str) -> ProtocolError {
-    let (type_id, instance) = stream.vrs_id().unwrap_or((-1, 0));
+    let (type_id, instance) = wire_id(stream).unwrap_or((-1, 0));
     ProtocolError::BadStream {
         offset,
         type_id,
@@ -563,7 +701,9 @@ fn check_stream_payload(
         Payload::Magnetometer(_) => stream == StreamId::Magnetometer,
         Payload::Barometer(_) => stream == StreamId::Barometer,
         Payload::Audio(_) => stream == StreamId::Audio,
-        _ => false,
+        Payload::Pose(_) => matches!(stream, StreamId::DevicePose | StreamId::DeviceVio),
+        Payload::EyeGaze(_) => stream == StreamId::EyeGaze,
+        Payload::Hands(_) => stream == StreamId::HandTracking,
     };
     if ok {
         Ok(())
@@ -687,6 +827,52 @@ fn decode_payload(r: &mut Rd<'_>, limits: &Limits) -> Result<Payload, ProtocolEr
                 pcm_i32le: pcm,
             })
         }
+        PAYLOAD_POSE => Payload::Pose(r.pose()?),
+        PAYLOAD_GAZE => {
+            let yaw_rad = r.f32("gaze yaw")?;
+            let pitch_rad = r.f32("gaze pitch")?;
+            let flag_at = r.pos;
+            let has_depth = r.u8("gaze depth flag")?;
+            let depth = r.f32("gaze depth")?;
+            let depth_m = match has_depth {
+                0 => None,
+                1 => Some(depth),
+                v => {
+                    return Err(ProtocolError::UnknownTag {
+                        offset: flag_at,
+                        what: "gaze depth flag",
+                        value: v,
+                    })
+                }
+            };
+            if !(yaw_rad.is_finite() && pitch_rad.is_finite())
+                || depth_m.is_some_and(|d| !d.is_finite())
+            {
+                return Err(ProtocolError::Inconsistent {
+                    offset: at + 1,
+                    message: "eye gaze with a non-finite angle or depth".into(),
+                });
+            }
+            Payload::EyeGaze(EyeGazeSample {
+                yaw_rad,
+                pitch_rad,
+                depth_m,
+            })
+        }
+        PAYLOAD_HANDS => {
+            let mask_at = r.pos;
+            let mask = r.u8("hands present")?;
+            if mask > 3 {
+                return Err(ProtocolError::UnknownTag {
+                    offset: mask_at,
+                    what: "hands present mask",
+                    value: mask,
+                });
+            }
+            let left = if mask & 1 != 0 { Some(r.hand()?) } else { None };
+            let right = if mask & 2 != 0 { Some(r.hand()?) } else { None };
+            Payload::Hands(HandSample { left, right })
+        }
         v => {
             return Err(ProtocolError::UnknownTag {
                 offset: at,
@@ -764,7 +950,7 @@ impl Rd<'_> {
         let at = self.pos;
         let type_id = self.i32("stream type id")?;
         let instance = self.u16("stream instance")?;
-        let stream = StreamId::from_vrs_id(type_id, instance).ok_or(ProtocolError::BadStream {
+        let stream = from_wire_id(type_id, instance).ok_or(ProtocolError::BadStream {
             offset: at,
             type_id,
             instance,
@@ -783,6 +969,101 @@ impl Rd<'_> {
             accel_valid: flags & 1 != 0,
             gyro_valid: flags & 2 != 0,
             temperature_c,
+        })
+    }
+    /// The stream list of a version-2 hello.
+    fn announced_streams(&mut self, limits: &Limits) -> Result<Vec<WireStream>, ProtocolError> {
+        let at = self.pos;
+        let n = self.u16("stream count")?;
+        if n > limits.max_streams {
+            return Err(ProtocolError::TooLarge {
+                offset: at,
+                what: "stream count",
+                claimed: u64::from(n),
+                max: u64::from(limits.max_streams),
+            });
+        }
+        // Each entry is at least 8 bytes: check before allocating.
+        self.ensure(usize::from(n) * 8, "stream entries")?;
+        let mut out = Vec::with_capacity(usize::from(n));
+        for _ in 0..n {
+            let type_id = self.i32("stream type id")?;
+            let instance = self.u16("stream instance")?;
+            let label = self.str16("stream label", limits.max_string_bytes)?;
+            out.push(WireStream {
+                type_id,
+                instance,
+                label,
+            });
+        }
+        Ok(out)
+    }
+    /// A device pose: translation (3 × f64, m), unit quaternion (w, x, y, z; f64), linear and
+    /// angular velocity (3 × f32 each), quality (f32).
+    fn pose(&mut self) -> Result<PoseSample, ProtocolError> {
+        let at = self.pos;
+        let t = [
+            self.f64("pose x")?,
+            self.f64("pose y")?,
+            self.f64("pose z")?,
+        ];
+        let q = [
+            self.f64("pose qw")?,
+            self.f64("pose qx")?,
+            self.f64("pose qy")?,
+            self.f64("pose qz")?,
+        ];
+        let mut v = [0f32; 6];
+        for x in &mut v {
+            *x = self.f32("pose velocity")?;
+        }
+        let quality = self.f32("pose quality")?;
+        let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let finite = t.iter().chain(&q).all(|x| x.is_finite())
+            && v.iter().all(|x| x.is_finite())
+            && quality.is_finite();
+        if !finite || !(0.5..=2.0).contains(&norm) {
+            return Err(ProtocolError::Inconsistent {
+                offset: at,
+                message: format!(
+                    "pose with non-finite values or a rotation quaternion of norm {norm}"
+                ),
+            });
+        }
+        let q = nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]);
+        // A unit quaternion stays bit for bit as sent; anything else is normalised.
+        let rotation = if (norm - 1.0).abs() <= 1e-9 {
+            nalgebra::UnitQuaternion::new_unchecked(q)
+        } else {
+            nalgebra::UnitQuaternion::from_quaternion(q)
+        };
+        Ok(PoseSample {
+            t_world_device: nalgebra::Isometry3::from_parts(
+                nalgebra::Translation3::new(t[0], t[1], t[2]),
+                rotation,
+            ),
+            linear_velocity_mps: [v[0], v[1], v[2]],
+            angular_velocity_radps: [v[3], v[4], v[5]],
+            quality: quality.clamp(0.0, 1.0),
+        })
+    }
+    /// One hand: confidence, wrist and palm (3 × f32 each, m, device frame).
+    fn hand(&mut self) -> Result<WristPalm, ProtocolError> {
+        let at = self.pos;
+        let mut v = [0f32; 7];
+        for x in &mut v {
+            *x = self.f32("hand value")?;
+        }
+        if !v.iter().all(|x| x.is_finite()) {
+            return Err(ProtocolError::Inconsistent {
+                offset: at,
+                message: "a hand with a non-finite value".into(),
+            });
+        }
+        Ok(WristPalm {
+            confidence: v[0].clamp(0.0, 1.0),
+            wrist_m: [v[1], v[2], v[3]],
+            palm_m: [v[4], v[5], v[6]],
         })
     }
     /// A `u32`-length-prefixed byte field, bounded by `max`, as a zero-copy slice.

@@ -21,12 +21,11 @@ fn round_trip(frame: &Frame) -> Frame {
 }
 
 fn hello() -> Frame {
-    Frame::Hello(Hello {
-        version: PROTOCOL_VERSION,
-        device_serial: "1WM09380041283".into(),
-        streaming_profile: "profile18".into(),
-        calib_json: "{\"Serial\":\"x\"}".into(),
-    })
+    Frame::Hello(Hello::new(
+        "1WM09380041283",
+        "profile18",
+        "{\"Serial\":\"x\"}",
+    ))
 }
 
 fn jpeg_sample() -> Frame {
@@ -123,6 +122,207 @@ fn fixed_frames_round_trip() {
     }
 }
 
+fn pose(q: [f64; 4], quality: f32) -> PoseSample {
+    PoseSample {
+        t_world_device: nalgebra::Isometry3::from_parts(
+            nalgebra::Translation3::new(1.5, -0.25, 0.125),
+            nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+                q[0], q[1], q[2], q[3],
+            )),
+        ),
+        linear_velocity_mps: [0.5, 0.0, -0.25],
+        angular_velocity_radps: [0.0, 0.125, 0.0],
+        quality,
+    }
+}
+
+fn gen2_frames() -> Vec<Frame> {
+    let streams = [
+        (StreamId::CameraSlamLeft, "slam-front-left"),
+        (StreamId::CameraSlamSideLeft, "slam-side-left"),
+        (StreamId::CameraEtRight, "camera-et-right"),
+        (StreamId::DevicePose, "device-pose"),
+        (StreamId::EyeGaze, "eye-gaze"),
+    ]
+    .into_iter()
+    .filter_map(|(s, l)| WireStream::new(s, l))
+    .chain([WireStream {
+        type_id: 248,
+        instance: 1,
+        label: "ppg".into(),
+    }])
+    .collect();
+    let hand = |x: f32| WristPalm {
+        confidence: 0.75,
+        wrist_m: [x, -0.25, 0.25],
+        palm_m: [x, -0.2, 0.3],
+    };
+    vec![
+        Frame::Hello(Hello::new("1M0YCN3G8V0062", "profile9", "{}").with_streams(streams)),
+        Frame::Sample {
+            stream: StreamId::DevicePose,
+            capture: DeviceTime(7_385_790_342_000),
+            payload: Payload::Pose(pose([0.5, 0.5, -0.5, 0.5], 1.0)),
+        },
+        Frame::Sample {
+            stream: StreamId::DeviceVio,
+            capture: DeviceTime(7_385_858_266_261),
+            payload: Payload::Pose(pose([1.0, 0.0, 0.0, 0.0], 0.0)),
+        },
+        Frame::Sample {
+            stream: StreamId::EyeGaze,
+            capture: DeviceTime(1),
+            payload: Payload::EyeGaze(EyeGazeSample {
+                yaw_rad: -0.125,
+                pitch_rad: 0.0625,
+                depth_m: Some(1.25),
+            }),
+        },
+        Frame::Sample {
+            stream: StreamId::EyeGaze,
+            capture: DeviceTime(2),
+            payload: Payload::EyeGaze(EyeGazeSample {
+                yaw_rad: 0.0,
+                pitch_rad: 0.0,
+                depth_m: None,
+            }),
+        },
+        Frame::Sample {
+            stream: StreamId::HandTracking,
+            capture: DeviceTime(3),
+            payload: Payload::Hands(HandSample {
+                left: None,
+                right: Some(hand(-0.125)),
+            }),
+        },
+        Frame::Sample {
+            stream: StreamId::HandTracking,
+            capture: DeviceTime(4),
+            payload: Payload::Hands(HandSample {
+                left: Some(hand(0.125)),
+                right: Some(hand(-0.125)),
+            }),
+        },
+    ]
+}
+
+#[test]
+fn gen2_streams_and_the_devices_perception_round_trip() {
+    for f in gen2_frames() {
+        assert_eq!(round_trip(&f), f);
+    }
+    let Frame::Hello(h) = &gen2_frames()[0] else {
+        panic!()
+    };
+    assert_eq!(
+        h.known_streams(),
+        vec![
+            StreamId::CameraSlamLeft,
+            StreamId::CameraSlamSideLeft,
+            StreamId::CameraEtRight,
+            StreamId::DevicePose,
+            StreamId::EyeGaze
+        ]
+    );
+    assert_eq!(h.unknown_streams().count(), 1);
+    assert_eq!(
+        h.label_of(StreamId::CameraSlamSideLeft),
+        Some("slam-side-left")
+    );
+    // The wire ids PROTOCOL.md lists.
+    let b = body_of(&gen2_frames()[1]);
+    assert_eq!(i32::from_le_bytes(b[1..5].try_into().unwrap()), 371);
+    assert_eq!(u16::from_le_bytes(b[5..7].try_into().unwrap()), 3);
+    assert_eq!(b[15], 6, "pose payload kind");
+    // Translation, quaternion (w first), six velocities, quality.
+    assert_eq!(b.len(), 16 + 3 * 8 + 4 * 8 + 6 * 4 + 4);
+}
+
+#[test]
+fn version_1_peers_are_still_understood() {
+    // A version-1 hello: no stream list; Gen1's nine are implied, and it re-encodes as sent.
+    let mut v1 = vec![KIND_HELLO];
+    v1.extend_from_slice(b"VSTA");
+    v1.extend_from_slice(&1u16.to_le_bytes());
+    v1.extend_from_slice(&2u16.to_le_bytes());
+    v1.extend_from_slice(b"S1");
+    v1.extend_from_slice(&0u16.to_le_bytes());
+    v1.extend_from_slice(&0u32.to_le_bytes());
+    let f = decode_frame(&Bytes::from(v1.clone()), &Limits::default()).unwrap();
+    let Frame::Hello(h) = &f else { panic!("{f:?}") };
+    assert_eq!(h.version, 1);
+    assert_eq!(h.known_streams().len(), 9);
+    assert_eq!(&body_of(&f)[..], &v1[..]);
+    // A version-1 hello cannot claim Gen2's streams.
+    let mut h = h.clone();
+    h.streams
+        .extend(WireStream::new(StreamId::DevicePose, "device-pose"));
+    assert!(matches!(
+        encode_frame(&Frame::Hello(h), &mut Vec::new()),
+        Err(ProtocolError::Unencodable(_))
+    ));
+}
+
+#[test]
+fn hostile_device_perception_is_refused() {
+    let limits = Limits::default();
+    let frames = gen2_frames();
+    // A pose whose quaternion is zero, or not finite.
+    for q in [[0.0; 4], [f64::NAN, 0.0, 0.0, 0.0]] {
+        let mut v = body_of(&frames[1]).to_vec();
+        for (k, x) in q.iter().enumerate() {
+            let at = 16 + 24 + 8 * k;
+            v[at..at + 8].copy_from_slice(&x.to_le_bytes());
+        }
+        assert!(
+            matches!(
+                decode_frame(&Bytes::from(v), &limits),
+                Err(ProtocolError::Inconsistent { offset: 16, .. })
+            ),
+            "{q:?}"
+        );
+    }
+    // A pose on the IMU's stream.
+    let mut v = body_of(&frames[1]).to_vec();
+    v[1..5].copy_from_slice(&1202i32.to_le_bytes());
+    v[5..7].copy_from_slice(&1u16.to_le_bytes());
+    assert!(matches!(
+        decode_frame(&Bytes::from(v), &limits),
+        Err(ProtocolError::BadStream { type_id: 1202, .. })
+    ));
+    // Hands present mask with unknown bits; a gaze depth flag of 2; an infinite gaze.
+    let mut v = body_of(&frames[5]).to_vec();
+    v[16] = 4;
+    assert!(matches!(
+        decode_frame(&Bytes::from(v), &limits),
+        Err(ProtocolError::UnknownTag { offset: 16, .. })
+    ));
+    let mut v = body_of(&frames[3]).to_vec();
+    v[24] = 2;
+    assert!(matches!(
+        decode_frame(&Bytes::from(v), &limits),
+        Err(ProtocolError::UnknownTag { offset: 24, .. })
+    ));
+    let mut v = body_of(&frames[3]).to_vec();
+    v[16..20].copy_from_slice(&f32::INFINITY.to_le_bytes());
+    assert!(matches!(
+        decode_frame(&Bytes::from(v), &limits),
+        Err(ProtocolError::Inconsistent { .. })
+    ));
+    // A hello announcing more streams than allowed, checked before allocating.
+    let few = Limits {
+        max_streams: 2,
+        ..limits
+    };
+    assert!(matches!(
+        decode_frame(&body_of(&frames[0]), &few),
+        Err(ProtocolError::TooLarge {
+            what: "stream count",
+            ..
+        })
+    ));
+}
+
 #[test]
 fn hello_layout_is_as_documented() {
     // Kind, magic, version, then u16-prefixed serial: the first bytes PROTOCOL.md documents.
@@ -146,9 +346,10 @@ fn stream_id_is_the_vrs_id_on_the_wire() {
 }
 
 #[test]
-fn derived_payloads_are_not_encodable_and_append_nothing() {
+fn host_computed_streams_are_not_encodable_and_append_nothing() {
+    // MPS's points are computed offline on a host: no device streams them.
     let f = Frame::Sample {
-        stream: StreamId::EyeGaze,
+        stream: StreamId::SemidensePoints,
         capture: DeviceTime(0),
         payload: Payload::EyeGaze(Default::default()),
     };
@@ -252,8 +453,23 @@ fn hostile_tags_streams_and_versions_are_typed_errors() {
         decode_frame(&Bytes::from(v), &limits),
         Err(ProtocolError::BadHello { offset: 5, .. })
     ));
-    // Unknown stream 285-1.
+    // A sample on unknown stream 285-1 (a newer device's) is skipped, whatever follows.
     let mut v = body_of(&jpeg_sample()).to_vec();
+    v[1..5].copy_from_slice(&285i32.to_le_bytes());
+    v.truncate(20);
+    assert_eq!(
+        decode_frame(&Bytes::from(v), &limits),
+        Ok(Frame::UnknownStream {
+            type_id: 285,
+            instance: 1
+        })
+    );
+    // ... but an IMU batch must name an IMU.
+    let mut v = body_of(&Frame::ImuBatch {
+        stream: StreamId::ImuLeft,
+        samples: Vec::new(),
+    })
+    .to_vec();
     v[1..5].copy_from_slice(&285i32.to_le_bytes());
     assert!(matches!(
         decode_frame(&Bytes::from(v), &limits),
@@ -311,14 +527,8 @@ fn arb_imu() -> impl Strategy<Value = TimedImu> {
 
 fn arb_frame() -> impl Strategy<Value = Frame> {
     prop_oneof![
-        ("[ -~]{0,40}", "[a-z0-9]{0,20}", "\\PC{0,200}").prop_map(|(s, p, c)| Frame::Hello(
-            Hello {
-                version: PROTOCOL_VERSION,
-                device_serial: s,
-                streaming_profile: p,
-                calib_json: c,
-            }
-        )),
+        ("[ -~]{0,40}", "[a-z0-9]{0,20}", "\\PC{0,200}")
+            .prop_map(|(s, p, c)| Frame::Hello(Hello::new(s, p, c))),
         (
             prop::sample::select(vec![
                 StreamId::CameraRgb,
@@ -356,6 +566,35 @@ fn arb_frame() -> impl Strategy<Value = Frame> {
         }),
         "\\PC{0,60}".prop_map(|reason| Frame::Goodbye { reason }),
         "[ -~]{0,60}".prop_map(|token| Frame::Auth { token }),
+        (
+            prop::sample::select(vec![StreamId::DevicePose, StreamId::DeviceVio]),
+            any::<i64>(),
+            prop::array::uniform4(-1f64..1.0),
+            0f32..=1.0,
+        )
+            .prop_filter("a rotation", |(_, _, q, _)| {
+                (0.5..=2.0).contains(&q.iter().map(|x| x * x).sum::<f64>().sqrt())
+            })
+            .prop_map(|(stream, t, q, quality)| Frame::Sample {
+                stream,
+                capture: DeviceTime(t),
+                payload: Payload::Pose(pose(q, quality)),
+            }),
+        (
+            any::<i64>(),
+            -1.5f32..1.5,
+            -1.5f32..1.5,
+            prop::option::of(0.1f32..20.0)
+        )
+            .prop_map(|(t, yaw_rad, pitch_rad, depth_m)| Frame::Sample {
+                stream: StreamId::EyeGaze,
+                capture: DeviceTime(t),
+                payload: Payload::EyeGaze(EyeGazeSample {
+                    yaw_rad,
+                    pitch_rad,
+                    depth_m,
+                }),
+            }),
     ]
 }
 

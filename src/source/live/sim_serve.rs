@@ -8,9 +8,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::source::live::link::{Listener, UNIX_PREFIX};
-use crate::source::live::protocol::{Hello, Limits, PROTOCOL_VERSION};
+use crate::source::live::protocol::{Hello, Limits};
 use crate::source::live::sim::{serve, serve_to, Faults, SimConfig, SimError, SimReport};
+use crate::source::live::wire_streams::WireStream;
 use crate::source::replay::{ReplayError, ReplayOptions, ReplaySource};
+use crate::source::Source;
 use crate::stop::StopHandle;
 
 /// Where the simulator serves.
@@ -171,14 +173,15 @@ pub fn serve_session(
         .calib_json()
         .unwrap_or_default()
         .to_string();
+    // What the recording holds, under the device's names (a camera's calibration label).
+    let streams = source
+        .streams()
+        .into_iter()
+        .filter_map(|s| WireStream::new(s, source.recording().sensor_label(s).unwrap_or(s.name())))
+        .collect();
     let config = SimConfig {
         rate: options.rate,
-        hello: Hello {
-            version: PROTOCOL_VERSION,
-            device_serial: options.serial.clone(),
-            streaming_profile: "recording".into(),
-            calib_json,
-        },
+        hello: Hello::new(options.serial.clone(), "recording", calib_json).with_streams(streams),
         token: options.token.clone(),
         heartbeat_ns: 500_000_000,
         faults: options.faults.clone(),

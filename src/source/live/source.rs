@@ -29,6 +29,8 @@ use super::link::{Deadline, Link, Listener};
 use super::link_stats::LinkStats;
 use super::offset::OffsetEstimator;
 use super::protocol::{Frame, Hello, Limits};
+use super::wire_streams::{WireStream, GEN1_STREAMS};
+use crate::aria::calib::DeviceCalibration;
 
 /// How the live source connects.
 #[derive(Clone, Debug)]
@@ -56,17 +58,66 @@ pub struct LiveConfig {
     pub handshake_timeout: Duration,
 }
 
-/// A hello frame may be this much larger than its calibration (serial, profile, header).
+/// A hello frame may be this much larger than its calibration and stream list (serial,
+/// profile, header).
 const HELLO_SLACK_BYTES: u32 = 4096;
 
-/// Checks that a hello's calibration JSON (empty: none) parses as a device calibration.
-fn check_calibration(json: &str) -> Result<(), String> {
+/// The largest hello `limits` allow: calibration, stream list, slack.
+fn hello_bytes(limits: &Limits) -> u32 {
+    let per_stream = 8u32.saturating_add(limits.max_string_bytes);
+    limits
+        .max_calib_bytes
+        .saturating_add(u32::from(limits.max_streams).saturating_mul(per_stream))
+        .saturating_add(HELLO_SLACK_BYTES)
+}
+
+/// Parses a hello's calibration JSON (empty: none) as a device calibration.
+fn parse_calibration(json: &str) -> Result<Option<DeviceCalibration>, String> {
     if json.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
-    crate::aria::calib::DeviceCalibration::from_json_str(json)
-        .map(|_| ())
+    DeviceCalibration::from_json_str(json)
+        .map(Some)
         .map_err(|e| e.to_string())
+}
+
+/// Gen2 sends four SLAM cameras; the calibration says which two make the stereo pair that
+/// depth and motion read as `camera-slam-left`/`-right` (the others are the side streams).
+/// Returns `(as sent, as used)` for each camera whose role differs from its wire id, and
+/// renumbers the hello's announcements to match, so the hello reads as the host uses it.
+fn route_slam_cameras(hello: &mut Hello, calib: &DeviceCalibration) -> Vec<(StreamId, StreamId)> {
+    let slam: Vec<(StreamId, String)> = hello
+        .streams
+        .iter()
+        .filter_map(|w| Some((w.stream()?, w.label.clone())))
+        .filter(|(s, _)| {
+            matches!(
+                s,
+                StreamId::CameraSlamLeft
+                    | StreamId::CameraSlamRight
+                    | StreamId::CameraSlamSideLeft
+                    | StreamId::CameraSlamSideRight
+            )
+        })
+        .collect();
+    let labels: Vec<&str> = slam.iter().map(|(_, l)| l.as_str()).collect();
+    let mut routes = Vec::new();
+    for (label, role) in calib.slam_roles(&labels) {
+        if let Some((sent, _)) = slam.iter().find(|(_, l)| l == label) {
+            if *sent != role {
+                routes.push((*sent, role));
+            }
+        }
+    }
+    for w in &mut hello.streams {
+        let Some(sent) = w.stream() else { continue };
+        if let Some((_, role)) = routes.iter().find(|(s, _)| *s == sent) {
+            if let Some(renamed) = WireStream::new(*role, w.label.clone()) {
+                *w = renamed;
+            }
+        }
+    }
+    routes
 }
 
 impl LiveConfig {
@@ -107,6 +158,10 @@ pub struct LiveSource {
     timeline: SessionTimeline<(StreamId, Payload)>,
     /// Samples the timeline released, waiting to be stamped (reused).
     released: VecDeque<(i64, i64, (StreamId, Payload))>,
+    /// This connection's SLAM cameras whose role the calibration gives: `(as sent, as used)`.
+    routes: Vec<(StreamId, StreamId)>,
+    /// Unknown streams already warned about.
+    unknown_warned: std::collections::BTreeSet<(i32, u16)>,
 }
 
 impl LiveSource {
@@ -126,6 +181,8 @@ impl LiveSource {
             ended: false,
             listener: None,
             offset_cell: OffsetCell::new(),
+            routes: Vec::new(),
+            unknown_warned: std::collections::BTreeSet::new(),
         }
     }
 
@@ -224,12 +281,11 @@ impl LiveSource {
         // its own: a peer trickling bytes, or announcing a huge first frame, cannot hold the
         // link or make the host allocate before it has said who it is.
         let hello_limits = Limits {
-            max_frame_bytes: self.config.limits.max_frame_bytes.min(
-                self.config
-                    .limits
-                    .max_calib_bytes
-                    .saturating_add(HELLO_SLACK_BYTES),
-            ),
+            max_frame_bytes: self
+                .config
+                .limits
+                .max_frame_bytes
+                .min(hello_bytes(&self.config.limits)),
             ..self.config.limits
         };
         let first = FrameReader::new(
@@ -250,16 +306,31 @@ impl LiveSource {
                     h.streaming_profile,
                     h.calib_json.len()
                 );
-                if let Err(e) = check_calibration(&h.calib_json) {
-                    // Refused for this connection only: the run goes on as with a hello
-                    // that carries no calibration (nominal geometry, said so).
+                self.routes.clear();
+                match parse_calibration(&h.calib_json) {
+                    Ok(Some(calib)) => self.routes = route_slam_cameras(&mut h, &calib),
+                    Ok(None) => {}
+                    Err(e) => {
+                        // Refused for this connection only: the run goes on as with a hello
+                        // that carries no calibration (nominal geometry, said so).
+                        log::warn!(
+                            "live: {addr}: the calibration in the hello of {} is refused \
+                             ({e}); going on without it",
+                            h.device_serial
+                        );
+                        h.calib_json.clear();
+                        self.stats.update(|r| r.bad_calibrations += 1);
+                    }
+                }
+                for w in h.unknown_streams() {
                     log::warn!(
-                        "live: {addr}: the calibration in the hello of {} is refused ({e}); \
-                         going on without it",
-                        h.device_serial
+                        "live: {addr}: {} announces stream {}-{} ({:?}), which this build \
+                         does not know; its samples are skipped",
+                        h.device_serial,
+                        w.type_id,
+                        w.instance,
+                        w.label
                     );
-                    h.calib_json.clear();
-                    self.stats.update(|r| r.bad_calibrations += 1);
                 }
                 self.stats.update(|r| {
                     r.connections += 1;
@@ -285,6 +356,11 @@ impl LiveSource {
 
     fn push(&mut self, stream: StreamId, capture: crate::time::DeviceTime, payload: Payload) {
         let arrival = HostTime::now();
+        let stream = self
+            .routes
+            .iter()
+            .find(|(sent, _)| *sent == stream)
+            .map_or(stream, |(_, used)| *used);
         let before = self.timeline.counts();
         let released = &mut self.released;
         let restarted = self.timeline.admit(
@@ -371,6 +447,16 @@ impl LiveSource {
                         self.push(stream, s.capture, Payload::Imu(s.imu));
                     }
                 }
+                Ok(Frame::UnknownStream { type_id, instance }) => {
+                    self.stats.update(|r| r.unknown_stream_samples += 1);
+                    if self.unknown_warned.insert((type_id, instance)) {
+                        log::warn!(
+                            "live: {}: samples on stream {type_id}-{instance}, which this \
+                             build does not know, are skipped (counted; warned once)",
+                            self.config.addr
+                        );
+                    }
+                }
                 Ok(Frame::Heartbeat { device_now }) => {
                     let now = HostTime::now().ns();
                     let offset = self.offset.offset_ns();
@@ -436,6 +522,7 @@ fn frame_name(f: &Frame) -> &'static str {
         Frame::Heartbeat { .. } => "heartbeat",
         Frame::Goodbye { .. } => "goodbye",
         Frame::Auth { .. } => "auth",
+        Frame::UnknownStream { .. } => "unknown-stream sample",
     }
 }
 
@@ -447,12 +534,12 @@ impl Source for LiveSource {
         }
     }
 
+    /// What the hello announced (before a hello: Gen1's streams).
     fn streams(&self) -> Vec<StreamId> {
-        StreamId::ALL
-            .iter()
-            .copied()
-            .filter(|s| !s.is_derived())
-            .collect()
+        match &self.hello {
+            Some(h) => h.known_streams(),
+            None => GEN1_STREAMS.to_vec(),
+        }
     }
 
     fn next_sample(&mut self) -> Option<Result<Sample, SourceError>> {
