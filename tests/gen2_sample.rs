@@ -334,6 +334,18 @@ fn the_gen2_calibration_matches_projectaria_tools() {
             );
         }
     }
+    // The magnetometer: Gen2's JSON is in tesla (its bias in gauss), not Gen1's µT.
+    for (label, w) in cal["magnetometers"].as_object().unwrap() {
+        let m = ours.magnetometer(label).unwrap();
+        let got = m.rectify(&Vector3::new(2.0e-5, -3.0e-5, 4.5e-5));
+        let want = f64s(&w["raw_to_rectified_(2e-5,-3e-5,4.5e-5)"]);
+        for k in 0..3 {
+            assert!(
+                (got[k] - want[k]).abs() < 1e-12,
+                "{label}: {got} vs {want:?}"
+            );
+        }
+    }
     // Factory JSON alone (no recording) keeps the full sensor sizes.
     let factory = DeviceCalibration::from_json_str(rec.calib_json().unwrap()).unwrap();
     let rgb = factory.camera("camera-rgb").unwrap();

@@ -1,12 +1,14 @@
-//! [`MagnetometerCalibration`] with the Gen1 factory conventions (projectaria_tools
-//! `SensorCalibrationJson.cpp`): the JSON means `rectified_T = M_json·(raw_µT − bias_µT)`;
-//! projectaria_tools (and vista) use `M = −M_json⁻¹·1e-6` and `bias_T = bias_µT·1e-6`, so
-//! that `rectified_T = M⁻¹·(raw_T − bias_T)` like the IMU. The minus sign is Meta's
-//! intentional patch of a sign error in the factory process.
+//! [`MagnetometerCalibration`] with the factory conventions (projectaria_tools
+//! `SensorCalibrationJson.cpp`): Gen1's JSON means `rectified_T = M_json·(raw_µT − bias_µT)`,
+//! Gen2's is in tesla with its bias in gauss; projectaria_tools (and vista) use
+//! `M = −M_json⁻¹·s` (s = 1e-6 on Gen1, 1 on Gen2) and the bias in tesla (×1e-6 on Gen1,
+//! ×1e-4 on Gen2), so that `rectified_T = M⁻¹·(raw_T − bias_T)` like the IMU. The minus
+//! sign is Meta's intentional patch of a sign error in the factory process.
 
 use nalgebra::{Matrix3, Vector3};
 
 use super::rectification::LinearRectification;
+use crate::aria::generation::Generation;
 
 /// Calibration of one magnetometer.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,16 +20,22 @@ pub struct MagnetometerCalibration {
 }
 
 impl MagnetometerCalibration {
-    /// From the factory JSON's matrix and bias (µT); `None` when the matrix is singular.
+    /// From the factory JSON's matrix and bias in `generation`'s units (Gen1 µT, Gen2 tesla
+    /// and gauss); `None` when the matrix is singular.
     pub fn from_factory_json(
         label: String,
         m_json: &Matrix3<f64>,
-        bias_ut: &Vector3<f64>,
+        bias_json: &Vector3<f64>,
+        generation: Generation,
     ) -> Option<Self> {
-        let m = -m_json.try_inverse()? * 1e-6;
+        let (matrix_scale, bias_scale) = match generation {
+            Generation::Gen1 => (1e-6, 1e-6),
+            Generation::Gen2 => (1.0, 1e-4),
+        };
+        let m = -m_json.try_inverse()? * matrix_scale;
         Some(Self {
             label,
-            model: LinearRectification::new(m, bias_ut * 1e-6)?,
+            model: LinearRectification::new(m, bias_json * bias_scale)?,
         })
     }
 

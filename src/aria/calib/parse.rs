@@ -86,7 +86,7 @@ fn parse_device(root: &Node<'_>) -> FieldResult<DeviceCalibration> {
         .collect::<FieldResult<Vec<_>>>()?;
     let magnetometers = opt_items(root, "MagCalibrations")?
         .iter()
-        .map(parse_magnetometer)
+        .map(|m| parse_magnetometer(m, generation))
         .collect::<FieldResult<Vec<_>>>()?;
     let barometers = opt_items(root, "BaroCalibrations")?
         .iter()
@@ -263,10 +263,13 @@ fn parse_imu(node: &Node<'_>) -> FieldResult<ImuCalibration> {
     })
 }
 
-fn parse_magnetometer(node: &Node<'_>) -> FieldResult<MagnetometerCalibration> {
+fn parse_magnetometer(
+    node: &Node<'_>,
+    generation: Generation,
+) -> FieldResult<MagnetometerCalibration> {
     let label = node.field("Label")?.str()?.to_string();
-    let (m, bias_ut, m_node) = parse_rect_model(node)?;
-    match MagnetometerCalibration::from_factory_json(label, &m, &bias_ut) {
+    let (m, bias, m_node) = parse_rect_model(node)?;
+    match MagnetometerCalibration::from_factory_json(label, &m, &bias, generation) {
         Some(c) => Ok(c),
         None => m_node.err(FieldProblem::SingularMatrix),
     }
