@@ -89,6 +89,17 @@ impl AssistantInputs {
         })
     }
 
+    /// Leaves out the session's MPS point map (`--recorded-only`: what the glasses stream, as
+    /// live): MPS computes it offline, and its points are in the MPS trajectory's world frame,
+    /// not in the frame of a pose the glasses compute (Gen2) or one derived from the IMU.
+    pub fn leave_out_mps_points(&mut self) {
+        if self.perception.points.take().is_some() {
+            self.perception.notes.push(
+                "recorded streams only: the MPS semi-dense point map is not used".to_string(),
+            );
+        }
+    }
+
     /// Marks the run to derive the device pose from the IMU when `streams` lack one (and
     /// have the IMU): the stream is listed and a note says so. A semi-dense point map (a
     /// replay of a session with MPS, recorded streams only) is then not used: its points are

@@ -77,6 +77,9 @@ pub(super) fn run(pipeline: Pipeline, input: ReplayInput) -> Result<RunOutcome, 
             let pre = preload(opts, real_time)?;
             let clock = replay_clock(origin, real_time, input.pace.rate());
             let mut inputs = AssistantInputs::from_replay(&input.session, &source)?;
+            if input.recorded_only {
+                inputs.leave_out_mps_points();
+            }
             inputs.derive_pose_if_missing();
             let setting = RunSetting {
                 clock: Arc::clone(&clock),
