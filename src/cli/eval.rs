@@ -18,6 +18,7 @@ use vista::suite::run::{add_wall_time, load_results, read_json, wall_time, write
 use vista::suite::{
     merge, read_suite, regressions, run_suite, tally, Plan, Report, Shard, SuiteOptions,
 };
+use vista::synth::device::SynthDevice;
 
 /// Arguments of `vista eval`.
 #[derive(Debug, clap::Args)]
@@ -35,6 +36,9 @@ pub struct EvalArgs {
     /// Modes, live first by default (comma separated: live, offline).
     #[arg(long, value_delimiter = ',', default_value = "live,offline")]
     pub modes: Vec<String>,
+    /// The glasses the scenarios' sessions imitate (`vista synth --device`).
+    #[arg(long, value_enum, default_value_t = SynthDevice::Gen1)]
+    pub device: SynthDevice,
     /// Sessions run at once (default: half the cores, at least 1).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -109,6 +113,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         seeds,
         modes,
         replay_args: args.replay.clone(),
+        device: args.device,
     };
     let shard = match &args.shard {
         Some(s) => Shard::parse(s)?,

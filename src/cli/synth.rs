@@ -1,5 +1,6 @@
-//! `vista synth SCENARIO [--seed N] [--duration S] [--rgb-fps F] [--et-fps F] [--threads N]
-//! [--mps-exact] [--nominal-gait] [--plain-surfaces] [--spoken-requests] --out DIR` and
+//! `vista synth SCENARIO [--device gen1|gen2] [--seed N] [--duration S] [--rgb-fps F]
+//! [--et-fps F] [--threads N] [--mps-exact] [--nominal-gait] [--plain-surfaces]
+//! [--spoken-requests] --out DIR` and
 //! `vista synth --list`: writes a synthetic session of a scripted wearer, or names the
 //! scenarios (name, duration, RGB rate, task categories, summary).
 
@@ -7,8 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 
+use vista::synth::device::SynthDevice;
 use vista::synth::named::{list_scenarios, synthesize_named};
-use vista::synth::session_writer::DEFAULT_TEMPLATE;
 use vista::synth::SynthOptions;
 
 /// Arguments of `vista synth`.
@@ -19,6 +20,10 @@ pub struct SynthArgs {
     /// List the scenarios, one line each, and exit.
     #[arg(long)]
     pub list: bool,
+    /// The glasses imitated: Aria Gen1, or Gen2 with the glasses' own VIO, eye gaze and hand
+    /// tracking recorded as estimates (docs/synthetic.md).
+    #[arg(long, value_enum, default_value_t = SynthDevice::Gen1)]
+    pub device: SynthDevice,
     /// Seed of the sensor noise (same seed, byte-identical session).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -28,7 +33,8 @@ pub struct SynthArgs {
     /// RGB camera frame rate, Hz (default: the scenario's; 0: no RGB stream).
     #[arg(long)]
     pub rgb_fps: Option<f64>,
-    /// Eye-tracking camera frame rate, Hz (default 10; 0: no eye-tracking stream).
+    /// Eye-tracking camera frame rate, Hz (default 10; 0: no eye-tracking stream; Gen2
+    /// sessions draw no eye images).
     #[arg(long)]
     pub et_fps: Option<f64>,
     /// Threads rendering frames (default: the available cores, at most 8; the bytes do not
@@ -41,12 +47,13 @@ pub struct SynthArgs {
     /// Scenario folder.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))]
     pub scenarios: PathBuf,
-    /// Template recording whose Aria stream layouts and calibration are used.
-    #[arg(long, default_value = DEFAULT_TEMPLATE)]
-    pub template: PathBuf,
-    /// Write the MPS files (trajectory, eye gaze, hands, semi-dense points) as the
-    /// simulator's exact truth instead of MPS-like estimates with their errors. Not what MPS
-    /// writes: for tests of geometry only.
+    /// Template recording whose Aria stream layouts and calibration are used (default: the
+    /// device's real sample shipped with vista).
+    #[arg(long)]
+    pub template: Option<PathBuf>,
+    /// Write the MPS files (trajectory, eye gaze, hands, semi-dense points), and on Gen2 the
+    /// glasses' own VIO, gaze and hands, as the simulator's exact truth instead of estimates
+    /// with their errors. Not what MPS or the glasses write: for tests of geometry only.
     #[arg(long)]
     pub mps_exact: bool,
     /// Walk with the fixed nominal gait (0.7 m steps at every speed, 4 cm bob) instead of
@@ -103,22 +110,28 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    let defaults = SynthOptions::for_device(args.device);
     let opts = SynthOptions {
         seed: args.seed,
         duration_s: args.duration,
-        template: args.template,
+        template: args.template.unwrap_or_else(|| defaults.template.clone()),
         rgb_fps: args.rgb_fps,
-        et_fps: args.et_fps.or(SynthOptions::default().et_fps),
+        et_fps: args.et_fps.or(defaults.et_fps),
         threads: args.threads,
         mps_error: if args.mps_exact {
             None
         } else {
-            SynthOptions::default().mps_error
+            defaults.mps_error.clone()
+        },
+        device_error: if args.mps_exact {
+            None
+        } else {
+            defaults.device_error.clone()
         },
         nominal_gait: args.nominal_gait,
         plain_surfaces: args.plain_surfaces,
         spoken_requests: args.spoken_requests,
-        ..SynthOptions::default()
+        ..defaults
     };
     let done = synthesize_named(&args.scenarios, &name, &out, &opts)?;
     let sum = &done.summary;

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::SuiteError;
 use crate::eval::mode::RunMode;
+use crate::synth::device::SynthDevice;
 use crate::synth::{scenario_files, Scenario};
 
 /// Where an entry's sessions come from.
@@ -86,6 +87,9 @@ pub struct Plan {
     pub modes: Vec<RunMode>,
     /// Extra `vista replay` options of every cell (e.g. `--no-lm`).
     pub replay_args: Vec<String>,
+    /// The glasses the scenarios' sessions imitate (`vista synth --device`).
+    #[serde(default)]
+    pub device: SynthDevice,
 }
 
 /// One session of a plan: an entry and its seed.
@@ -186,6 +190,9 @@ impl Plan {
         }
         if self.modes != other.modes {
             return Some(format!("modes {:?} vs {:?}", other.modes, self.modes));
+        }
+        if self.device != other.device {
+            return Some(format!("device {:?} vs {:?}", other.device, self.device));
         }
         if self.replay_args != other.replay_args {
             return Some(format!(
@@ -450,6 +457,7 @@ mod tests {
             seeds: vec![0, 1, 2],
             modes: vec![RunMode::Live, RunMode::Offline],
             replay_args: vec![],
+            device: SynthDevice::Gen1,
         }
     }
 

@@ -32,6 +32,7 @@ use crate::eval::mode::RunMode;
 use crate::eval::score_run::{score_run, ScoreOptions};
 use crate::eval::HazardTolerances;
 use crate::stop::StopHandle;
+use crate::synth::device::SynthDevice;
 
 /// The marker of a session written whole.
 const COMPLETE: &str = ".complete";
@@ -310,6 +311,9 @@ fn run_session(
                 args.extend(["--out".into(), dir.clone().into()]);
                 if let Some(d) = duration_s {
                     args.extend(["--duration".into(), d.to_string().into()]);
+                }
+                if opts.plan.device != SynthDevice::Gen1 {
+                    args.extend(["--device".into(), "gen2".into()]);
                 }
                 if let Some(t) = opts.synth_threads {
                     args.extend(["--threads".into(), t.to_string().into()]);

@@ -376,6 +376,7 @@ mod tests {
             seeds: vec![0, 1],
             modes: vec![RunMode::Offline, RunMode::Live],
             replay_args: vec![],
+            device: crate::synth::device::SynthDevice::Gen1,
         }
     }
 

@@ -11,7 +11,9 @@
 //! other surface, [`jpeg`] the frames' JPEG encoding,
 //! [`semidense`] the MPS semi-dense points seen by the SLAM cameras, [`people`] moving
 //! bodies, [`hands`] wrist and palm poses of reaches, [`gaze`] the eye gaze toward scripted
-//! targets, [`mps_noise`] the error models that make the MPS files estimates, not truth, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
+//! targets, [`mps_noise`] the error models that make the MPS files estimates, not truth,
+//! [`device`] which glasses are imitated (Aria Gen1 or Gen2), [`device_noise`] and
+//! [`device_records`] Gen2's own VIO, eye gaze and hand tracking as estimates, [`truth`] the requests and ground-truth facts ([`truth_people`]: people and
 //! vehicles at each request), and [`session_writer`] writes it all as a session folder
 //! (`recording.vrs`, `mps/`, `requests.jsonl`, `ground_truth.json`). With
 //! `--spoken-requests` the recording also holds the microphones' stream ([`mic_stream`]:
@@ -21,6 +23,9 @@
 //! deterministic for a seed ([`rng`]), whatever the number of threads. [`named`] lists the
 //! scenario folder and writes a scenario found by name (`vista synth`).
 
+pub mod device;
+pub mod device_noise;
+pub mod device_records;
 pub mod eyes;
 pub mod frames;
 pub mod gaze;

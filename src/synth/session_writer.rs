@@ -22,6 +22,14 @@
 //! [`SynthOptions::mps_error`] is `None` (`vista synth --mps-exact`: exact truth, for
 //! tests of geometry only — no real MPS output is exact).
 //!
+//! With [`SynthOptions::device`] Aria Gen2 (`vista synth --device gen2`) the recording has
+//! Gen2's shape ([`super::device`]: its four SLAM cameras, IMUs, magnetometer and barometer
+//! in the layouts of the real Gen2 template, its calibration) and holds what the glasses
+//! compute themselves, as estimates ([`super::device_noise`], [`super::device_records`]):
+//! VIO at 800 Hz and 10 Hz in an odometry frame of its own, eye gaze and hand tracking.
+//! Its cameras are JPEG, not H.265 (no H.265 encoder is among the dependencies); no
+//! eye-tracking images are drawn (the glasses' gaze stream carries the gaze).
+//!
 //! With [`SynthOptions::spoken_requests`] (`vista synth --spoken-requests`) the recording
 //! also holds the microphones' stream (`231-1`, [`super::mic_stream`]): a quiet room
 //! ([`super::mic_signal`]) and each request spoken by the wearer from its `t_ns`
@@ -32,15 +40,20 @@ use std::path::{Path, PathBuf};
 
 use nalgebra::Isometry3;
 
+use super::device::{SynthDevice, GEN2_GAZE_HANDS_HZ, GEN2_VIO_HF_HZ, GEN2_VIO_HZ};
+use super::device_noise::{DeviceErrorSpec, VioTrack};
+use super::device_records::{self, CpfGaze, DeviceHand, RecordExtras};
 use super::frames::{FrameCamera, FrameKind, FrameWorld};
-use super::hands::{reaches as script_reaches, wrist_palm_csv};
+use super::gaze::gaze_at;
+use super::hands::{hand_world, reaches as script_reaches, wrist_palm_csv};
 use super::mic_signal::{mic_sensitivities, Microphones};
 use super::mic_stream::{self, AudioRecordEncoder, AUDIO, FRAMES_PER_RECORD};
-use super::mps_noise::{MpsErrorSpec, TrajectoryError};
+use super::mps_noise::{GazeError, HandError, MpsErrorSpec, TrajectoryError};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
 use super::pipeline::FramePipeline;
 use super::render::{default_threads, RayTable, Scene};
 use super::rng::SplitMix64;
+use super::scenario::Hand;
 use super::scenario::Scenario;
 use super::semidense::{MapFrame, SemidenseMap, SemidenseSpec};
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
@@ -58,10 +71,7 @@ use crate::eval::load::TRUTH_TRAJECTORY_FILE;
 use crate::speech::piper::PiperError;
 
 /// The template recording shipped with the crate (real Aria Gen1 layouts and calibration).
-pub const DEFAULT_TEMPLATE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs"
-);
+pub const DEFAULT_TEMPLATE: &str = super::device::GEN1_TEMPLATE;
 /// Device time of the first sample, ns.
 pub const T0_NS: i64 = 1_000_000_000;
 /// Rate of the true path's rows (`ground_truth_trajectory.csv`), Hz: the scorer's head
@@ -80,14 +90,6 @@ pub const TRAJECTORY_HZ: f64 = 1000.0;
 /// MPS eye gaze rate, Hz.
 pub const EYE_GAZE_HZ: f64 = 10.0;
 
-const IMU_RIGHT: VrsStreamId = VrsStreamId::new(1202, 1);
-const IMU_LEFT: VrsStreamId = VrsStreamId::new(1202, 2);
-const MAG: VrsStreamId = VrsStreamId::new(1203, 1);
-const BARO: VrsStreamId = VrsStreamId::new(247, 1);
-const SLAM_LEFT: VrsStreamId = VrsStreamId::new(1201, 1);
-const SLAM_RIGHT: VrsStreamId = VrsStreamId::new(1201, 2);
-const RGB: VrsStreamId = VrsStreamId::new(214, 1);
-const ET: VrsStreamId = VrsStreamId::new(211, 1);
 /// Eye-tracking camera rate by default, Hz (Aria recording profiles use 10 or 30).
 pub const ET_FPS: f64 = 10.0;
 /// JPEG quality of rendered frames.
@@ -160,7 +162,9 @@ pub struct SynthOptions {
     pub duration_s: Option<f64>,
     /// Sensor noise levels.
     pub noise: NoiseSpec,
-    /// Template recording (layouts, configuration records, calibration).
+    /// The glasses imitated.
+    pub device: SynthDevice,
+    /// Template recording (layouts, configuration records, calibration) of that device.
     pub template: PathBuf,
     /// SLAM camera frame rate, Hz (`None`: no SLAM camera streams).
     pub slam_fps: Option<f64>,
@@ -177,6 +181,9 @@ pub struct SynthOptions {
     /// Error models of the MPS files (`None`: the simulator's exact truth, which is not
     /// what MPS writes; for tests of geometry only).
     pub mps_error: Option<MpsErrorSpec>,
+    /// Error models of what Gen2 glasses compute themselves (`None`: exact truth in the
+    /// odometry frame; for tests of geometry only).
+    pub device_error: Option<DeviceErrorSpec>,
     /// Walk with [`Gait::NOMINAL`] instead of the gait drawn for the seed and scenario.
     pub nominal_gait: bool,
     /// Flat-coloured surfaces and noiseless SLAM frames instead of the surface texture
@@ -195,6 +202,7 @@ impl Default for SynthOptions {
             seed: 0,
             duration_s: None,
             noise: NoiseSpec::TYPICAL,
+            device: SynthDevice::Gen1,
             template: PathBuf::from(DEFAULT_TEMPLATE),
             slam_fps: Some(10.0),
             rgb_fps: None,
@@ -202,9 +210,21 @@ impl Default for SynthOptions {
             threads: None,
             semidense: Some(SemidenseSpec::default()),
             mps_error: Some(MpsErrorSpec::TYPICAL),
+            device_error: Some(DeviceErrorSpec::TYPICAL),
             nominal_gait: false,
             plain_surfaces: false,
             spoken_requests: false,
+        }
+    }
+}
+
+impl SynthOptions {
+    /// The defaults for `device`, with its template.
+    pub fn for_device(device: SynthDevice) -> Self {
+        Self {
+            device,
+            template: PathBuf::from(device.default_template()),
+            ..Self::default()
         }
     }
 }
@@ -269,23 +289,52 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), SynthError> {
 /// One sample to encode, in time order.
 enum Rec<'a> {
     Imu(VrsStreamId, &'a ImuReading),
-    Mag(i64, [f32; 3]),
-    Baro(i64, f64),
+    Mag(VrsStreamId, i64, [f32; 3]),
+    Baro(VrsStreamId, i64, f64),
     Frame(VrsStreamId, u64, i64),
     /// An audio record: its index and first frame's time.
     Audio(u64, i64),
+    /// The glasses' own high-frequency VIO: the sample's index in the track.
+    VioHf(VrsStreamId, usize, i64),
+    /// The glasses' VIO: its frame id and time.
+    Vio(VrsStreamId, u64, i64),
+    /// The glasses' eye gaze.
+    Gaze(VrsStreamId, i64),
+    /// The glasses' hand tracking.
+    Hands(VrsStreamId, i64),
 }
 
 impl Rec<'_> {
     fn key(&self) -> (i64, i32, u16) {
-        match self {
-            Rec::Imu(id, r) => (r.t_ns, id.type_id, id.instance),
-            Rec::Mag(t, _) => (*t, MAG.type_id, MAG.instance),
-            Rec::Baro(t, _) => (*t, BARO.type_id, BARO.instance),
-            Rec::Frame(id, _, t) => (*t, id.type_id, id.instance),
-            Rec::Audio(_, t) => (*t, AUDIO.type_id, AUDIO.instance),
-        }
+        let (t, id) = match self {
+            Rec::Imu(id, r) => (r.t_ns, *id),
+            Rec::Mag(id, t, _) | Rec::Baro(id, t, _) => (*t, *id),
+            Rec::Frame(id, _, t) | Rec::Vio(id, _, t) | Rec::VioHf(id, _, t) => (*t, *id),
+            Rec::Gaze(id, t) | Rec::Hands(id, t) => (*t, *id),
+            Rec::Audio(_, t) => (*t, AUDIO),
+        };
+        (t, id.type_id, id.instance)
     }
+}
+
+/// A template stream's spec as a synthetic session writes it: camera images as JPEG
+/// (Gen2 records H.265).
+fn synth_spec(s: &crate::aria::vrs::VrsStream) -> StreamSpec {
+    let mut spec = StreamSpec::from_stream(s);
+    for (_, _, rf, _) in &mut spec.formats {
+        *rf = rf
+            .split('+')
+            .map(|b| {
+                if b.starts_with("image/") {
+                    "image/jpg"
+                } else {
+                    b
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("+");
+    }
+    spec
 }
 
 /// Writes the session of `sc` into `out_dir` (created if needed).
@@ -307,6 +356,19 @@ pub fn write_session(
         .ok_or_else(|| tpl_err("no calib_json file tag".into()))?;
     let source = CalibSource::Named(format!("{}: calib_json tag", opts.template.display()));
     let cal = DeviceCalibration::from_json_str_with_source(calib_json, source)?;
+    let device = opts.device.layout(&template).map_err(tpl_err)?;
+    if cal.generation != device.generation {
+        return Err(tpl_err(format!(
+            "its calibration is an Aria {:?} device's, not the {:?} asked for",
+            cal.generation, device.generation
+        )));
+    }
+    if opts.spoken_requests && device.generation != crate::aria::generation::Generation::Gen1 {
+        return Err(tpl_err(
+            "spoken requests are written in Gen1's microphone layout only (Gen2 records Opus)"
+                .into(),
+        ));
+    }
     let path = session_path(sc, opts, cal.t_device_cpf());
     // The wearer's voice first: `--spoken-requests` without it fails before any work.
     let voice = if opts.spoken_requests {
@@ -332,8 +394,12 @@ pub fn write_session(
             &mut SplitMix64::derive(seed, label),
         ))
     };
-    let imu_r = imu("imu-right", IMU_RIGHT_HZ)?;
-    let imu_l = imu("imu-left", IMU_LEFT_HZ)?;
+    let (imu_right, imu_right_hz) = device.imu_right;
+    let (imu_left, imu_left_hz) = device.imu_left;
+    let (mag_id, mag_hz) = device.mag;
+    let baro_id = device.baro;
+    let imu_r = imu("imu-right", imu_right_hz)?;
+    let imu_l = imu("imu-left", imu_left_hz)?;
     let t_device_mag = cal
         .cad_t_device_sensor("mag0")
         .unwrap_or_else(Isometry3::identity);
@@ -342,7 +408,7 @@ pub fn write_session(
         cal.magnetometer("mag0"),
         &t_device_mag,
         T0_NS,
-        MAG_HZ,
+        mag_hz,
         duration_s,
         noise,
         &mut SplitMix64::derive(seed, "mag0"),
@@ -366,23 +432,25 @@ pub fn write_session(
         template.file_tags().clone(),
         SplitMix64::derive(seed, "creation_id").next_u64(),
     )?;
-    let mut ids = vec![IMU_RIGHT, IMU_LEFT, MAG, BARO];
+    let rgb = device.rgb;
+    let mut ids = vec![imu_right, imu_left, mag_id, baro_id];
     let mut cams = Vec::new();
     let mut wanted: Vec<(VrsStreamId, &str, f64)> = Vec::new();
     if let Some(fps) = opts.slam_fps.filter(|f| *f > 0.0) {
-        wanted.push((SLAM_LEFT, "camera-slam-left", fps));
-        wanted.push((SLAM_RIGHT, "camera-slam-right", fps));
+        for &(id, label) in &device.slam {
+            wanted.push((id, label, fps));
+        }
     }
     let rgb_fps = opts.rgb_fps.unwrap_or(sc.rgb_fps);
     if rgb_fps > 0.0 && rgb_fps.is_finite() {
-        wanted.push((RGB, "camera-rgb", rgb_fps));
+        wanted.push((rgb, "camera-rgb", rgb_fps));
     }
     for (id, label, fps) in wanted {
         // Calibrated for the resolution the template records (RGB: 2880² → 1408²).
         let c = recorded_camera(&template, &cal, id, label).map_err(tpl_err)?;
         ids.push(id);
         let rays = RayTable::new(&c);
-        let kind = if id == RGB {
+        let kind = if id == rgb {
             FrameKind::Rgb
         } else {
             FrameKind::Grey
@@ -397,9 +465,9 @@ pub fn write_session(
         };
         cams.push((id, cam, fps));
     }
-    if let Some(fps) = opts.et_fps.filter(|f| *f > 0.0 && f.is_finite()) {
-        let (width, height) = recorded_size(&template, ET).map_err(tpl_err)?;
-        ids.push(ET);
+    if let (Some(fps), Some(et)) = (opts.et_fps.filter(|f| *f > 0.0 && f.is_finite()), device.et) {
+        let (width, height) = recorded_size(&template, et).map_err(tpl_err)?;
+        ids.push(et);
         let cam = FrameCamera {
             kind: FrameKind::Eyes,
             calib: None,
@@ -407,7 +475,11 @@ pub fn write_session(
             width,
             height,
         };
-        cams.push((ET, cam, fps));
+        cams.push((et, cam, fps));
+    }
+    // The glasses' own perception (Gen2).
+    if let Some(od) = &device.on_device {
+        ids.extend([od.vio_high_frequency, od.vio, od.eye_gaze, od.hands]);
     }
     let mut scene = Scene::from_world(&sc.world);
     if !opts.plain_surfaces {
@@ -446,7 +518,7 @@ pub fn write_session(
         let s = template
             .stream(id)
             .ok_or_else(|| tpl_err(format!("no stream {id}")))?;
-        let spec = StreamSpec::from_stream(s);
+        let spec = synth_spec(s);
         let ver = spec
             .formats
             .iter()
@@ -538,10 +610,54 @@ pub fn write_session(
         )?;
     }
     let mut recs: Vec<Rec> = Vec::with_capacity(imu_r.len() + imu_l.len() + mag.len() + baro.len());
-    recs.extend(imu_r.iter().map(|r| Rec::Imu(IMU_RIGHT, r)));
-    recs.extend(imu_l.iter().map(|r| Rec::Imu(IMU_LEFT, r)));
-    recs.extend(mag.iter().map(|&(t, m)| Rec::Mag(t, m)));
-    recs.extend(baro.iter().map(|&(t, p)| Rec::Baro(t, p)));
+    recs.extend(imu_r.iter().map(|r| Rec::Imu(imu_right, r)));
+    recs.extend(imu_l.iter().map(|r| Rec::Imu(imu_left, r)));
+    recs.extend(mag.iter().map(|&(t, m)| Rec::Mag(mag_id, t, m)));
+    recs.extend(baro.iter().map(|&(t, p)| Rec::Baro(baro_id, t, p)));
+    // The glasses' own perception (Gen2): the VIO's track first (both rates sample it).
+    let on_device = device.on_device.map(|od| {
+        let track = VioTrack::new(
+            &path,
+            T0_NS,
+            GEN2_VIO_HF_HZ,
+            duration_s,
+            opts.device_error.as_ref(),
+            &mut SplitMix64::derive(seed, "device-vio"),
+        );
+        let extras = |id| RecordExtras::from_template(&template, id).map_err(tpl_err);
+        Ok::<_, SynthError>((od, track, extras(od.vio)?, extras(od.vio_high_frequency)?))
+    });
+    let on_device = on_device.transpose()?;
+    if let Some((od, track, ..)) = &on_device {
+        recs.extend(
+            track
+                .samples()
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Rec::VioHf(od.vio_high_frequency, i, v.t_ns)),
+        );
+        for (k, (t_ns, _)) in
+            super::sensors::sample_times(T0_NS, GEN2_VIO_HZ, duration_s).enumerate()
+        {
+            recs.push(Rec::Vio(od.vio, k as u64, t_ns));
+        }
+        for (t_ns, _) in super::sensors::sample_times(T0_NS, GEN2_GAZE_HANDS_HZ, duration_s) {
+            recs.push(Rec::Gaze(od.eye_gaze, t_ns));
+            recs.push(Rec::Hands(od.hands, t_ns));
+        }
+    }
+    let device_spec = opts.device_error.as_ref();
+    let mut gaze_rng = SplitMix64::derive(seed, "device-eye-gaze");
+    let device_gaze = device_spec.map(|e| GazeError::new(&e.perception, &mut gaze_rng));
+    let mut hand_rng = SplitMix64::derive(seed, "device-hands");
+    let device_hands: Vec<HandError> = match device_spec {
+        Some(e) => reaches
+            .iter()
+            .map(|_| HandError::new(&e.perception, &mut hand_rng))
+            .collect(),
+        None => Vec::new(),
+    };
+    let t_device_cpf = cal.t_device_cpf();
     for (id, _, fps) in &cams {
         for (k, (t_ns, _)) in super::sensors::sample_times(T0_NS, *fps, duration_s).enumerate() {
             recs.push(Rec::Frame(*id, k as u64, t_ns));
@@ -552,6 +668,22 @@ pub fn write_session(
         recs.push(Rec::Audio(k, t_ns));
     }
     recs.sort_by_key(Rec::key);
+    let device_counts: Vec<(String, usize)> = on_device
+        .iter()
+        .flat_map(|(od, ..)| [od.vio_high_frequency, od.vio, od.eye_gaze, od.hands])
+        .map(|id| {
+            let n = recs
+                .iter()
+                .filter(|r| {
+                    matches!(
+                        r,
+                        Rec::VioHf(..) | Rec::Vio(..) | Rec::Gaze(..) | Rec::Hands(..)
+                    ) && (r.key().1, r.key().2) == (id.type_id, id.instance)
+                })
+                .count();
+            (id.to_string(), n)
+        })
+        .collect();
     let mut audio_written = 0usize;
     let mut pcm: Vec<i32> = Vec::new();
     let mut frames = vec![0usize; cams.len()];
@@ -599,10 +731,9 @@ pub fn write_session(
         );
         for rec in &recs {
             let id = match rec {
-                Rec::Imu(id, _) => *id,
-                Rec::Mag(..) => MAG,
-                Rec::Baro(..) => BARO,
-                Rec::Frame(id, ..) => *id,
+                Rec::Imu(id, _) | Rec::Mag(id, ..) | Rec::Baro(id, ..) => *id,
+                Rec::Frame(id, ..) | Rec::VioHf(id, ..) | Rec::Vio(id, ..) => *id,
+                Rec::Gaze(id, _) | Rec::Hands(id, _) => *id,
                 Rec::Audio(k, t_ns) => {
                     let Some((wearer, mics, enc)) = audio.as_mut() else {
                         continue;
@@ -636,41 +767,105 @@ pub fn write_session(
             };
             let mut e = DataLayoutEncoder::new(dl);
             let t_ns = rec.key().0;
+            buf.clear();
             match rec {
                 Rec::Imu(_, r) => {
                     e.set::<bool>("accelerometer_valid", true)
                         .and_then(|e| e.set::<bool>("gyroscope_valid", true))
-                        .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
+                        .and_then(|e| e.set_floats("temperature_deg_c", &[30.0]))
                         .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
                         .and_then(|e| e.set_array::<f32>("accelerometer", &r.accel_mps2))
                         .and_then(|e| e.set_array::<f32>("gyroscope", &r.gyro_radps))
                         .map_err(enc_err)?;
                 }
-                Rec::Mag(_, m) => {
+                Rec::Mag(_, _, m) => {
+                    let m = m.map(|v| (f64::from(v) * device.mag_record_per_ut) as f32);
                     e.set::<bool>("magnetometer_valid", true)
-                        .and_then(|e| e.set::<f64>("temperature_deg_c", 30.0))
+                        .and_then(|e| e.set_floats("temperature_deg_c", &[30.0]))
                         .and_then(|e| e.set::<i64>("capture_timestamp_ns", t_ns))
-                        .and_then(|e| e.set_array::<f32>("magnetometer", m))
+                        .and_then(|e| e.set_array::<f32>("magnetometer", &m))
                         .map_err(enc_err)?;
                 }
-                Rec::Baro(_, p) => {
+                Rec::Baro(_, _, p) => {
                     e.set::<i64>("capture_timestamp_ns", t_ns)
-                        .and_then(|e| e.set::<f64>("temperature", 25.0))
-                        .and_then(|e| e.set::<f64>("pressure", *p))
+                        .and_then(|e| e.set_floats("temperature", &[25.0]))
+                        .and_then(|e| e.set_floats("pressure", &[*p]))
                         .map_err(enc_err)?;
                 }
                 Rec::Frame(_, k, _) => {
                     e.set::<i64>("capture_timestamp_ns", t_ns)
                         .and_then(|e| e.set::<u64>("frame_number", *k))
-                        .and_then(|e| e.set::<f64>("exposure_duration_s", 0.004))
-                        .and_then(|e| e.set::<f64>("gain", 1.0))
+                        .and_then(|e| e.set_floats("exposure_duration_s", &[0.004]))
+                        .and_then(|e| e.set_floats("gain", &[1.0]))
+                        .map_err(enc_err)?;
+                }
+                Rec::VioHf(_, i, _) => {
+                    let (v, extras) = on_device
+                        .as_ref()
+                        .and_then(|(_, track, _, x)| Some((track.samples().get(*i)?, x)))
+                        .ok_or_else(|| enc_err(format!("no VIO sample {i}")))?;
+                    device_records::vio_high_frequency(dl, v, extras, &mut buf).map_err(enc_err)?;
+                }
+                Rec::Vio(_, k, _) => {
+                    let t_s = (t_ns - T0_NS) as f64 * 1e-9;
+                    let (v, extras) = on_device
+                        .as_ref()
+                        .and_then(|(_, track, x, _)| Some((track.at(t_s)?, x)))
+                        .ok_or_else(|| enc_err("no VIO sample".into()))?;
+                    let v = super::device_noise::VioSample { t_ns, ..*v };
+                    device_records::vio(dl, &v, *k as i64, extras, &mut buf).map_err(enc_err)?;
+                }
+                Rec::Gaze(..) => {
+                    let t_s = (t_ns - T0_NS) as f64 * 1e-9;
+                    let g = gaze_at(&path, &sc.gaze, t_s);
+                    let (yaw_rad, pitch_rad, depth_m) = match &device_gaze {
+                        Some(err) => err.disturb(g.yaw_rad, g.pitch_rad, g.depth_m, &mut gaze_rng),
+                        None => (g.yaw_rad, g.pitch_rad, g.depth_m),
+                    };
+                    let gaze = CpfGaze {
+                        yaw_rad,
+                        pitch_rad,
+                        depth_m,
+                    };
+                    device_records::eye_gaze(dl, t_ns, &gaze, &t_device_cpf, &mut buf)
+                        .map_err(enc_err)?;
+                }
+                Rec::Hands(..) => {
+                    let t_s = (t_ns - T0_NS) as f64 * 1e-9;
+                    let t_device_world = path.t_world_device(t_s).inverse();
+                    let mut sides = [None, None];
+                    for (slot, hand) in sides.iter_mut().zip([Hand::Left, Hand::Right]) {
+                        let pose = reaches
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, r)| r.hand == hand)
+                            .find_map(|(i, r)| hand_world(&path, r, t_s).map(|wp| (i, wp)));
+                        if let Some((i, (w, p))) = pose {
+                            let (w, p) = match device_hands.get(i) {
+                                Some(err) => (
+                                    err.disturb(&w, &mut hand_rng),
+                                    err.disturb(&p, &mut hand_rng),
+                                ),
+                                None => (w, p),
+                            };
+                            *slot = Some(DeviceHand {
+                                wrist_m: (t_device_world * nalgebra::Point3::from(w)).coords,
+                                palm_m: (t_device_world * nalgebra::Point3::from(p)).coords,
+                            });
+                        }
+                    }
+                    device_records::hands(dl, t_ns, sides[0].as_ref(), sides[1].as_ref(), &mut buf)
                         .map_err(enc_err)?;
                 }
                 // Written above.
                 Rec::Audio(..) => continue,
             }
-            buf.clear();
-            e.encode_into(&mut buf);
+            if matches!(
+                rec,
+                Rec::Imu(..) | Rec::Mag(..) | Rec::Baro(..) | Rec::Frame(..)
+            ) {
+                e.encode_into(&mut buf);
+            }
             if let Rec::Frame(_, k, _) = rec {
                 let Some((i, (_, cam, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id)
                 else {
@@ -681,7 +876,7 @@ pub fn write_session(
                     (semidense.as_mut(), cam.calib.as_ref(), cam.rays.as_ref())
                 {
                     let every = map.spec().keyframe_every.max(1) as u64;
-                    if id != RGB && k % every == 0 {
+                    if id != rgb && k % every == 0 {
                         fw.dress(&mut scene, t_s);
                         map.observe(&scene, c, rays, &fw.camera_pose(c, t_s), t_ns);
                     }
@@ -833,13 +1028,14 @@ pub fn write_session(
         duration_s,
         recording,
         data_records: vec![
-            (IMU_RIGHT.to_string(), imu_r.len()),
-            (IMU_LEFT.to_string(), imu_l.len()),
-            (MAG.to_string(), mag.len()),
-            (BARO.to_string(), baro.len()),
+            (imu_right.to_string(), imu_r.len()),
+            (imu_left.to_string(), imu_l.len()),
+            (mag_id.to_string(), mag.len()),
+            (baro_id.to_string(), baro.len()),
         ]
         .into_iter()
         .chain(cams.iter().zip(&frames).map(|(c, n)| (c.0.to_string(), *n)))
+        .chain(device_counts)
         .chain((audio_written > 0).then(|| (AUDIO.to_string(), audio_written)))
         .collect(),
         files,

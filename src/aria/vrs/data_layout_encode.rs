@@ -2,7 +2,7 @@
 //! [`DataLayoutBuilder`] packs named pieces into a layout, [`DataLayoutEncoder`] fills a
 //! layout by name and type and produces the bytes (fixed part, var-size index, var data).
 
-use super::data_layout::{DataLayout, DlScalar, Elem, Piece, PieceKind};
+use super::data_layout::{DataLayout, DlScalar, Elem, Piece, PieceKind, Scalar};
 
 fn elem_of<T: DlScalar>() -> Elem {
     Elem {
@@ -165,6 +165,26 @@ impl<'a> DataLayoutEncoder<'a> {
         }
         self.put_fixed(offset, &b, name)?;
         Ok(self)
+    }
+
+    /// Sets the floating-point value, point or fixed array `name` from `v`, in whichever
+    /// precision the layout stores it (`float` or `double`): layouts of one record kind
+    /// differ between device generations.
+    pub fn set_floats(&mut self, name: &str, v: &[f64]) -> Result<&mut Self, String> {
+        let scalar = match &self.piece(name)?.kind {
+            PieceKind::Value { elem, .. } | PieceKind::Array { elem, .. } => elem.scalar,
+            k => return Err(format!("{name}: is {k:?}, not a floating-point value")),
+        };
+        match scalar {
+            Scalar::F64 if v.len() == 1 => self.set::<f64>(name, v[0]),
+            Scalar::F32 if v.len() == 1 => self.set::<f32>(name, v[0] as f32),
+            Scalar::F64 => self.set_array::<f64>(name, v),
+            Scalar::F32 => {
+                let f: Vec<f32> = v.iter().map(|x| *x as f32).collect();
+                self.set_array::<f32>(name, &f)
+            }
+            other => Err(format!("{name}: holds {other:?}, not floating point")),
+        }
     }
 
     fn set_var(&mut self, name: &str, ok: bool, bytes: Vec<u8>) -> Result<&mut Self, String> {
