@@ -313,7 +313,18 @@ pub struct BaroSample {
     pub temperature_c: f32,
 }
 
-/// A block of interleaved PCM audio frames.
+/// How an audio block's bytes are coded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AudioCoding {
+    /// Interleaved signed 32-bit little-endian samples, `frames × channels` (Gen1).
+    PcmI32Le,
+    /// One Opus multistream packet of `frames` frames (Gen2's microphones), left coded until
+    /// a consumer needs the samples: it decodes the stream's packets in order
+    /// (`aria::recording::opus::OpusPcm`), 16-bit samples scaled to 32 bits like Gen1's.
+    Opus,
+}
+
+/// A block of audio frames.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AudioBlock {
     /// Channels per frame.
@@ -322,8 +333,10 @@ pub struct AudioBlock {
     pub sample_rate_hz: u32,
     /// Capture time of each frame, device ns (Aria stores one per frame).
     pub timestamps_ns: Arc<[i64]>,
-    /// Interleaved signed 32-bit little-endian samples, `frames × channels`.
-    pub pcm_i32le: Bytes,
+    /// How `data` is coded.
+    pub coding: AudioCoding,
+    /// The frames, coded as `coding` says.
+    pub data: Bytes,
 }
 
 /// One eye-gaze estimate, in the central pupil frame (CPF).

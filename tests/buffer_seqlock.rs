@@ -12,8 +12,8 @@ use nalgebra::{Isometry3, Translation3, UnitQuaternion};
 use proptest::prelude::*;
 use vista::buffer::{BufferConfig, BufferSet, BufferStats, StreamBuffer};
 use vista::sample::{
-    AudioBlock, BaroSample, EyeGazeSample, HandSample, ImageEncoding, ImageFrame, ImuSample,
-    MagSample, Payload, PoseSample, Sample, StreamId, WristPalm,
+    AudioBlock, AudioCoding, BaroSample, EyeGazeSample, HandSample, ImageEncoding, ImageFrame,
+    ImuSample, MagSample, Payload, PoseSample, Sample, StreamId, WristPalm,
 };
 use vista::time::{DeviceTime, HostTime};
 
@@ -66,7 +66,8 @@ fn sample_of(stream: StreamId, k: u64) -> Sample {
             channels: 7,
             sample_rate_hz: 48_000,
             timestamps_ns: vec![k as i64; 3].into(),
-            pcm_i32le: Bytes::from(k.to_le_bytes().repeat(4)),
+            coding: AudioCoding::PcmI32Le,
+            data: Bytes::from(k.to_le_bytes().repeat(4)),
         }),
         _ => Payload::Image(ImageFrame {
             width: 640,

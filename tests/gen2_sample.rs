@@ -11,9 +11,10 @@ use serde_json::Value;
 use vista::aria::calib::DeviceCalibration;
 use vista::aria::generation::Generation;
 use vista::aria::recorded_calib::recording_calibration;
+use vista::aria::recording::opus::OpusPcm;
 use vista::aria::recording::{decode_image, AriaRecording};
 use vista::aria::vrs::VrsStreamId;
-use vista::sample::{Payload, StreamId};
+use vista::sample::{AudioCoding, Payload, StreamId};
 
 const SAMPLE: &str = "tests/data/gen2/aria_gen2_unit_test_sequence_with_bluetooth.vrs";
 
@@ -532,14 +533,18 @@ fn the_opus_microphones_decode_to_projectaria_tools_samples() {
     let got = samples(&rec, StreamId::Audio);
     let blocks = audio["blocks"].as_array().unwrap();
     assert_eq!(got.len(), blocks.len());
-    // 16-bit samples, decoded in order (each packet depends on the ones before).
-    let as_i16 = |p: &Payload| -> (u8, Vec<i16>, Vec<i64>) {
+    // 16-bit samples, left coded by the reader and decoded in order (each packet depends on
+    // the ones before).
+    let mut opus = OpusPcm::default();
+    let mut as_i16 = |p: &Payload| -> (u8, Vec<i16>, Vec<i64>) {
         let Payload::Audio(a) = p else {
             panic!("not audio")
         };
         assert_eq!(a.sample_rate_hz, 16_000);
-        let s = a
-            .pcm_i32le
+        assert_eq!(a.coding, AudioCoding::Opus);
+        let mut pcm = Vec::new();
+        opus.pcm(a, &mut pcm).unwrap();
+        let s = pcm
             .chunks_exact(4)
             .map(|b| {
                 let v = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
@@ -549,8 +554,9 @@ fn the_opus_microphones_decode_to_projectaria_tools_samples() {
             .collect();
         (a.channels, s, a.timestamps_ns.to_vec())
     };
-    for ((t, p), w) in got.iter().zip(blocks) {
-        let (channels, s, ts) = as_i16(p);
+    let decoded: Vec<(u8, Vec<i16>, Vec<i64>)> = got.iter().map(|(_, p)| as_i16(p)).collect();
+    for (((t, _), (channels, s, ts)), w) in got.iter().zip(&decoded).zip(blocks) {
+        let channels = *channels;
         assert_eq!(channels, 8);
         assert_eq!(*t, w["first_sample_timestamp_ns"].as_i64().unwrap());
         assert_eq!(
@@ -570,11 +576,10 @@ fn the_opus_microphones_decode_to_projectaria_tools_samples() {
             "block at {t}: Δ sum {d_ch0}, Δ |sum| {d_abs}"
         );
     }
-    for (which, (_, p)) in [
-        ("first_block", &got[0]),
-        ("last_block", got.last().unwrap()),
+    for (which, (_, s, _)) in [
+        ("first_block", &decoded[0]),
+        ("last_block", decoded.last().unwrap()),
     ] {
-        let (_, s, _) = as_i16(p);
         let w = &audio[which];
         for (ch, key) in [(0, "ch0_first16"), (7, "ch7_first16")] {
             let first: Vec<i64> = s

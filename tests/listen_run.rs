@@ -10,7 +10,7 @@ use vista::infer::ModelFile;
 use vista::listen::consumer::{Ears, HeardAt, OwnVoice, VoiceConsumer};
 use vista::listen::{hear_clip, read_wav_16k, ListenConfig, Listener, Moonshine, SileroVad};
 use vista::runtime::{run, ClockMode, Consumer, RuntimeConfig};
-use vista::sample::{AudioBlock, Payload, Sample, StreamId};
+use vista::sample::{AudioBlock, AudioCoding, Payload, Sample, StreamId};
 use vista::source::VecSource;
 use vista::time::{Clock, DeviceTime, HostTime, VirtualClock};
 
@@ -66,7 +66,8 @@ fn audio_stream(x16k: &[f32], damage: Option<usize>) -> Vec<Sample> {
                 channels: 7,
                 sample_rate_hz: RATE,
                 timestamps_ns: Arc::from(ts),
-                pcm_i32le: Bytes::from(pcm),
+                coding: AudioCoding::PcmI32Le,
+                data: Bytes::from(pcm),
             }),
         });
     }

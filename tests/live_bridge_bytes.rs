@@ -146,7 +146,7 @@ fn python_bridge_frames_decode_in_rust_byte_for_byte() {
         exp["audio"]["channels"].as_u64().unwrap()
     );
     let pcm: Vec<i32> = a
-        .pcm_i32le
+        .data
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
         .collect();

@@ -95,7 +95,7 @@ fn frames(dir: &Path) -> (Vec<i64>, Vec<[f32; 7]>) {
             "a record's time is its first frame's"
         );
         times.extend_from_slice(&a.timestamps_ns);
-        for f in a.pcm_i32le.chunks_exact(28) {
+        for f in a.data.chunks_exact(28) {
             let mut frame = [0.0f32; 7];
             for (c, b) in f.chunks_exact(4).enumerate() {
                 let v = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);

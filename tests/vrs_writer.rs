@@ -181,7 +181,7 @@ fn encoded_audio_layout_round_trips_through_the_typed_layer() {
         assert_eq!((a.channels, a.sample_rate_hz), (7, 48_000));
         assert_eq!(&a.timestamps_ns[..], &ts[..]);
         let back: Vec<i32> = a
-            .pcm_i32le
+            .data
             .chunks_exact(4)
             .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
             .collect();

@@ -17,7 +17,7 @@ use super::resample::{To16k, RATE_HZ};
 use super::vad::VoiceActivity;
 use crate::buffer::Reader;
 use crate::runtime::{Consumer, ConsumerError};
-use crate::sample::{AudioBlock, Payload, StreamId};
+use crate::sample::{AudioBlock, AudioCoding, Payload, StreamId};
 use crate::time::{Clock, DeviceTime, HostTime};
 
 /// After the assistant's voice stops, the microphones stay shut this long (the room's echo
@@ -127,9 +127,20 @@ impl VoiceStats {
     }
 }
 
+/// Turns coded audio blocks (Gen2's Opus) into interleaved `i32` little-endian samples, in
+/// stream order: the composition root gives the codec.
+pub trait AudioDecode: Send {
+    /// Appends `block`'s samples to `out`.
+    fn pcm(&mut self, block: &AudioBlock, out: &mut Vec<u8>) -> Result<(), String>;
+}
+
 /// The consumer.
 pub struct VoiceConsumer<V, R> {
     listener: Listener<V, R>,
+    /// Decodes blocks that are not PCM already.
+    decoder: Option<Box<dyn AudioDecode>>,
+    /// A decoded block's samples (reused).
+    pcm: Vec<u8>,
     resampler: Option<To16k>,
     ears: Box<dyn Ears>,
     own_voice: Option<Box<dyn OwnVoice>>,
@@ -157,6 +168,8 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
     pub fn new(listener: Listener<V, R>, ears: Box<dyn Ears>, clock: Arc<dyn Clock>) -> Self {
         Self {
             listener,
+            decoder: None,
+            pcm: Vec::new(),
             resampler: None,
             ears,
             own_voice: None,
@@ -167,6 +180,13 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
             mono: Vec::new(),
             resampled: Vec::new(),
         }
+    }
+
+    /// Decodes coded blocks (Gen2's Opus) with `decoder`; without one they are skipped and
+    /// counted.
+    pub fn with_decoder(mut self, decoder: Box<dyn AudioDecode>) -> Self {
+        self.decoder = Some(decoder);
+        self
     }
 
     /// Shuts the microphones while `own` says the assistant's voice is audible.
@@ -208,29 +228,53 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
 
     fn block(&mut self, capture: DeviceTime, a: &AudioBlock) -> Result<(), String> {
         let channels = usize::from(a.channels);
-        if channels == 0 || a.pcm_i32le.len() % (4 * channels) != 0 {
-            return Err(format!(
-                "{} bytes for {channels} channels",
-                a.pcm_i32le.len()
-            ));
+        let mut pcm = std::mem::take(&mut self.pcm);
+        pcm.clear();
+        let decoded = match a.coding {
+            AudioCoding::PcmI32Le => Ok(()),
+            _ => match self.decoder.as_mut() {
+                Some(d) => d.pcm(a, &mut pcm),
+                None => Err(format!("{:?} audio and no decoder for it", a.coding)),
+            },
+        };
+        let result = decoded.and_then(|()| {
+            let samples: &[u8] = match a.coding {
+                AudioCoding::PcmI32Le => &a.data,
+                _ => &pcm,
+            };
+            self.samples(capture, channels, a.sample_rate_hz, samples)
+        });
+        self.pcm = pcm;
+        result
+    }
+
+    /// Feeds one block of interleaved `i32` samples.
+    fn samples(
+        &mut self,
+        capture: DeviceTime,
+        channels: usize,
+        sample_rate_hz: u32,
+        pcm: &[u8],
+    ) -> Result<(), String> {
+        if channels == 0 || pcm.len() % (4 * channels) != 0 {
+            return Err(format!("{} bytes for {channels} channels", pcm.len()));
         }
-        if self.resampler.as_ref().map(To16k::rate_hz) != Some(a.sample_rate_hz) {
-            self.resampler = Some(To16k::new(a.sample_rate_hz).map_err(|e| e.to_string())?);
+        if self.resampler.as_ref().map(To16k::rate_hz) != Some(sample_rate_hz) {
+            self.resampler = Some(To16k::new(sample_rate_hz).map_err(|e| e.to_string())?);
         }
-        let frames = a.pcm_i32le.len() / (4 * channels);
+        let frames = pcm.len() / (4 * channels);
         let own = self.is_own_voice(capture);
         self.mono.clear();
         if own {
             self.mono.resize(frames, 0.0);
         } else {
             let scale = 1.0 / (channels as f32 * 2_147_483_648.0);
-            self.mono
-                .extend(a.pcm_i32le.chunks_exact(4 * channels).map(|f| {
-                    f.chunks_exact(4)
-                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32)
-                        .sum::<f32>()
-                        * scale
-                }));
+            self.mono.extend(pcm.chunks_exact(4 * channels).map(|f| {
+                f.chunks_exact(4)
+                    .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32)
+                    .sum::<f32>()
+                    * scale
+            }));
         }
         self.resampled.clear();
         if let Some(r) = self.resampler.as_mut() {
@@ -242,7 +286,7 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
         }
         self.anchors.push_back((self.fed, capture));
         self.fed += self.resampled.len() as u64;
-        let secs = frames as f64 / f64::from(a.sample_rate_hz.max(1));
+        let secs = frames as f64 / f64::from(sample_rate_hz.max(1));
         self.stats.update(|s| {
             s.report.audio_s += secs;
             if own {

@@ -37,7 +37,7 @@ impl SequenceDigest {
                 h.write_u32(f.height);
                 h.write(&f.data);
             }
-            Payload::Audio(a) => h.write(&a.pcm_i32le),
+            Payload::Audio(a) => h.write(&a.data),
             other => h.write(format!("{other:?}").as_bytes()),
         }
         self.samples += 1;

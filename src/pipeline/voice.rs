@@ -6,11 +6,13 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::aria::recording::opus::OpusPcm;
 use crate::assistant::requests::{parse_live_line, RequestQueue};
 use crate::assistant::{Assistant, Request, RequestTime};
-use crate::listen::consumer::{Ears, HeardAt, OwnVoice, VoiceConsumer, VoiceStats};
+use crate::listen::consumer::{AudioDecode, Ears, HeardAt, OwnVoice, VoiceConsumer, VoiceStats};
 use crate::listen::{ListenConfig, Listener, Moonshine, Outcome, SileroVad};
 use crate::runtime::Consumer;
+use crate::sample::AudioBlock;
 use crate::speech::Audible;
 use crate::state::VoiceTiming;
 use crate::time::{Clock, HostTime};
@@ -67,6 +69,16 @@ impl OwnVoice for SpeakerVoice {
     }
 }
 
+/// Gen2's Opus microphones decoded for the listener, in order (aria's libopus stream).
+#[derive(Debug, Default)]
+struct GlassesAudio(OpusPcm);
+
+impl AudioDecode for GlassesAudio {
+    fn pcm(&mut self, block: &AudioBlock, out: &mut Vec<u8>) -> Result<(), String> {
+        self.0.pcm(block, out)
+    }
+}
+
 /// The consumer that hears the wearer, and its statistics. `live`: the microphones are the
 /// glasses' own, beside the speakers that play the assistant's voice, so they are shut
 /// while it is audible; a recording's microphones never heard this run's voice.
@@ -84,7 +96,8 @@ pub fn voice_consumer(
         assistant: Arc::clone(assistant),
         clock: Arc::clone(&clock),
     };
-    let mut consumer = VoiceConsumer::new(listener, Box::new(ears), clock);
+    let mut consumer = VoiceConsumer::new(listener, Box::new(ears), clock)
+        .with_decoder(Box::new(GlassesAudio::default()));
     if let Some(audible) = assistant
         .lock()
         .ok()

@@ -11,11 +11,11 @@ use nalgebra::Isometry3;
 
 use super::device_perception;
 use super::hevc::HevcStream;
-use super::opus::OpusStream;
 use crate::aria::generation::Generation;
 use crate::aria::vrs::{ContentBlockSpec, DataLayout, ImageCodec, RecordFormat};
 use crate::sample::{
-    AudioBlock, BaroSample, ImageEncoding, ImageFrame, ImuSample, MagSample, Payload, StreamId,
+    AudioBlock, AudioCoding, BaroSample, ImageEncoding, ImageFrame, ImuSample, MagSample, Payload,
+    StreamId,
 };
 
 /// What a stream's configuration record says that data decoding needs.
@@ -187,19 +187,17 @@ pub struct RecordingFacts {
     pub t_cpf_device: Isometry3<f64>,
 }
 
-/// Decoders whose state runs from one record of a stream to the next (Gen2's Opus
-/// microphones; H.265 frames between key frames), owned by whoever reads the streams in
-/// order; empty for stateless streams.
+/// Decoders whose state runs from one record of a stream to the next (H.265 frames between
+/// key frames), owned by whoever reads the streams in order; empty for stateless streams.
+/// Gen2's Opus microphones are passed on coded ([`AudioCoding::Opus`]).
 #[derive(Debug, Default)]
 pub struct StreamDecoders {
-    opus: Option<OpusStream>,
     hevc: BTreeMap<StreamId, HevcGroup>,
 }
 
 impl StreamDecoders {
-    /// Forgets all state (after a seek: the next packet starts afresh).
+    /// Forgets all state (after a seek: the next frame starts afresh).
     pub fn reset(&mut self) {
-        self.opus = None;
         self.hevc.clear();
     }
 }
@@ -406,7 +404,7 @@ pub fn decode_data(
                 }),
             ))
         }
-        StreamId::Audio => decode_audio(rec, cfg, decoders),
+        StreamId::Audio => decode_audio(rec, cfg),
         StreamId::DevicePose => {
             device_perception::vio_high_frequency(dl, m).map(|(t, p)| (t, Payload::Pose(p)))
         }
@@ -420,11 +418,7 @@ pub fn decode_data(
     }
 }
 
-fn decode_audio(
-    rec: &SplitRecord<'_>,
-    cfg: &StreamConfig,
-    decoders: &mut StreamDecoders,
-) -> Result<(i64, Payload), String> {
+fn decode_audio(rec: &SplitRecord<'_>, cfg: &StreamConfig) -> Result<(i64, Payload), String> {
     let m = rec.meta()?;
     let ts = rec.need(
         rec.layout.vector::<i64>(m, "capture_timestamps_ns"),
@@ -471,35 +465,15 @@ fn decode_audio(
         .ok_or("audio sample rate unknown")?;
     let range = rec.blocks.get(i).cloned().ok_or("audio block missing")?;
     if opus {
-        let packet = rec
-            .payload
-            .get(range.clone())
-            .ok_or("audio block outside the record")?;
-        let dec = match decoders.opus.take() {
-            Some(d) if d.fits(u32::from(channels), rate) => d,
-            _ => OpusStream::new(u32::from(channels), rate)?,
-        };
-        let dec = decoders.opus.insert(dec);
-        let pcm = dec.decode(packet)?;
-        let frames = pcm.len() / channels as usize;
-        if frames != ts.len() {
-            return Err(format!(
-                "Opus packet decoded to {frames} frames, the record has {} timestamps",
-                ts.len()
-            ));
-        }
-        // 16-bit samples scaled to the full 32-bit range, like Gen1's PCM.
-        let mut bytes = Vec::with_capacity(pcm.len() * 4);
-        for v in pcm {
-            bytes.extend_from_slice(&(i32::from(v) << 16).to_le_bytes());
-        }
+        // Left coded: only a consumer that needs the samples decodes them (OpusPcm).
         return Ok((
             t,
             Payload::Audio(AudioBlock {
                 channels,
                 sample_rate_hz: rate,
                 timestamps_ns: Arc::from(ts),
-                pcm_i32le: Bytes::from(bytes),
+                coding: AudioCoding::Opus,
+                data: rec.share(range)?,
             }),
         ));
     }
@@ -518,7 +492,8 @@ fn decode_audio(
             channels,
             sample_rate_hz: rate,
             timestamps_ns: Arc::from(ts),
-            pcm_i32le: rec.share(range)?,
+            coding: AudioCoding::PcmI32Le,
+            data: rec.share(range)?,
         }),
     ))
 }

@@ -4,9 +4,12 @@
 //! `libopus-dev`, BSD-3-Clause, linked dynamically) through a small binding.
 //!
 //! A packet's decoding depends on the packets before it, so a stream's decoder lives as long
-//! as the stream is read in order ([`super::StreamDecoders`]).
+//! as the stream is read in order. Readers pass the packets on coded ([`AudioCoding::Opus`]):
+//! only a consumer that needs the samples decodes them ([`OpusPcm`]).
 
 use std::ffi::{c_char, c_int, CStr};
+
+use crate::sample::{AudioBlock, AudioCoding};
 
 /// Largest Opus frame, 120 ms, in samples per channel at 48 kHz (the spec's maximum).
 pub const MAX_FRAME_SAMPLES: usize = 5760;
@@ -139,6 +142,54 @@ impl OpusStream {
         }
         pcm.truncate(n as usize * self.channels as usize);
         Ok(pcm)
+    }
+}
+
+/// Audio blocks to interleaved 32-bit PCM for one stream read in order: Opus packets through
+/// one decoder kept from block to block (a new one when the layout changes), PCM as it is.
+#[derive(Debug, Default)]
+pub struct OpusPcm {
+    stream: Option<OpusStream>,
+}
+
+impl OpusPcm {
+    /// `block`'s samples as interleaved `i32` little-endian bytes, appended to `out` (16-bit
+    /// Opus samples scaled to the full 32-bit range, like Gen1's PCM).
+    pub fn pcm(&mut self, block: &AudioBlock, out: &mut Vec<u8>) -> Result<(), String> {
+        match block.coding {
+            AudioCoding::PcmI32Le => {
+                out.extend_from_slice(&block.data);
+                Ok(())
+            }
+            AudioCoding::Opus => {
+                let (channels, rate) = (u32::from(block.channels), block.sample_rate_hz);
+                let dec = match self.stream.take() {
+                    Some(d) if d.fits(channels, rate) => d,
+                    _ => OpusStream::new(channels, rate)?,
+                };
+                let dec = self.stream.insert(dec);
+                let pcm = match dec.decode(&block.data) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        // A damaged packet: the next one starts afresh.
+                        self.stream = None;
+                        return Err(e);
+                    }
+                };
+                let frames = pcm.len() / block.channels.max(1) as usize;
+                if frames != block.timestamps_ns.len() {
+                    return Err(format!(
+                        "Opus packet decoded to {frames} frames, the block has {} timestamps",
+                        block.timestamps_ns.len()
+                    ));
+                }
+                out.reserve(pcm.len() * 4);
+                for v in pcm {
+                    out.extend_from_slice(&(i32::from(v) << 16).to_le_bytes());
+                }
+                Ok(())
+            }
+        }
     }
 }
 

@@ -15,8 +15,8 @@
 use bytes::{BufMut, Bytes};
 
 use crate::sample::{
-    AudioBlock, BaroSample, EyeGazeSample, HandSample, ImageEncoding, ImageFrame, ImuSample,
-    MagSample, Payload, PoseSample, StreamId, WristPalm,
+    AudioBlock, AudioCoding, BaroSample, EyeGazeSample, HandSample, ImageEncoding, ImageFrame,
+    ImuSample, MagSample, Payload, PoseSample, StreamId, WristPalm,
 };
 use crate::time::DeviceTime;
 
@@ -57,6 +57,10 @@ const PAYLOAD_POSE: u8 = 6;
 const PAYLOAD_GAZE: u8 = 7;
 /// Version 2: device-computed hand tracking.
 const PAYLOAD_HANDS: u8 = 8;
+/// Version 2: an audio block coded as one Opus multistream packet (Gen2's microphones).
+const PAYLOAD_AUDIO_OPUS: u8 = 9;
+/// Largest Opus packet accepted, bytes (a 120 ms packet of 16 channels at 510 kb/s is ~120 kB).
+pub const MAX_OPUS_PACKET_BYTES: u32 = 1 << 20;
 
 const ENC_JPEG: u8 = 0;
 const ENC_PNG: u8 = 1;
@@ -465,7 +469,10 @@ fn encode_payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), ProtocolEr
             out.put_f32_le(b.temperature_c);
         }
         Payload::Audio(a) => {
-            out.put_u8(PAYLOAD_AUDIO);
+            out.put_u8(match a.coding {
+                AudioCoding::PcmI32Le => PAYLOAD_AUDIO,
+                AudioCoding::Opus => PAYLOAD_AUDIO_OPUS,
+            });
             out.put_u8(a.channels);
             out.put_u32_le(a.sample_rate_hz);
             let n = u32::try_from(a.timestamps_ns.len())
@@ -474,7 +481,7 @@ fn encode_payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), ProtocolEr
             for t in a.timestamps_ns.iter() {
                 out.put_i64_le(*t);
             }
-            put_bytes32(out, &a.pcm_i32le, "audio PCM")?;
+            put_bytes32(out, &a.data, "audio data")?;
         }
         Payload::Pose(p) => {
             out.put_u8(PAYLOAD_POSE);
@@ -781,7 +788,8 @@ fn decode_payload(r: &mut Rd<'_>, limits: &Limits) -> Result<Payload, ProtocolEr
             pressure_pa: r.f64("pressure")?,
             temperature_c: r.f32("temperature")?,
         }),
-        PAYLOAD_AUDIO => {
+        PAYLOAD_AUDIO | PAYLOAD_AUDIO_OPUS => {
+            let opus = tag == PAYLOAD_AUDIO_OPUS;
             let ch_at = r.pos;
             let channels = r.u8("audio channels")?;
             if channels == 0 || channels > limits.max_audio_channels {
@@ -808,6 +816,16 @@ fn decode_payload(r: &mut Rd<'_>, limits: &Limits) -> Result<Payload, ProtocolEr
             for _ in 0..frames {
                 ts.push(r.i64("audio timestamp")?);
             }
+            if opus {
+                let data = r.bytes32("Opus packet", MAX_OPUS_PACKET_BYTES)?;
+                return Ok(Payload::Audio(AudioBlock {
+                    channels,
+                    sample_rate_hz,
+                    timestamps_ns: ts.into(),
+                    coding: AudioCoding::Opus,
+                    data,
+                }));
+            }
             let pcm_at = r.pos;
             let max_pcm = u64::from(frames) * u64::from(channels) * 4;
             let pcm = r.bytes32("audio PCM", u32::try_from(max_pcm).unwrap_or(u32::MAX))?;
@@ -824,7 +842,8 @@ fn decode_payload(r: &mut Rd<'_>, limits: &Limits) -> Result<Payload, ProtocolEr
                 channels,
                 sample_rate_hz,
                 timestamps_ns: ts.into(),
-                pcm_i32le: pcm,
+                coding: AudioCoding::PcmI32Le,
+                data: pcm,
             })
         }
         PAYLOAD_POSE => Payload::Pose(r.pose()?),

@@ -56,7 +56,8 @@ fn audio_sample(frames: usize, channels: u8) -> Frame {
             channels,
             sample_rate_hz: 48_000,
             timestamps_ns: Arc::from(ts),
-            pcm_i32le: Bytes::from(pcm),
+            coding: AudioCoding::PcmI32Le,
+            data: Bytes::from(pcm),
         }),
     }
 }
@@ -211,6 +212,20 @@ fn gen2_streams_and_the_devices_perception_round_trip() {
     for f in gen2_frames() {
         assert_eq!(round_trip(&f), f);
     }
+    // Gen2's microphones travel as recorded: one Opus packet, its frames' times.
+    let opus = Frame::Sample {
+        stream: StreamId::Audio,
+        capture: DeviceTime(5),
+        payload: Payload::Audio(AudioBlock {
+            channels: 8,
+            sample_rate_hz: 16_000,
+            timestamps_ns: Arc::from(vec![5i64, 62_505, 125_005]),
+            coding: AudioCoding::Opus,
+            data: Bytes::from_static(&[0xfc, 0xff, 0xfe, 1, 2, 3]),
+        }),
+    };
+    assert_eq!(round_trip(&opus), opus);
+    assert_eq!(body_of(&opus)[15], PAYLOAD_AUDIO_OPUS);
     let Frame::Hello(h) = &gen2_frames()[0] else {
         panic!()
     };
