@@ -1027,6 +1027,24 @@ fn gen2_device_pose_is_used_and_a_lost_tracker_is_honoured() {
     };
     let (good, lost_none, floor_good) = run(None);
     assert_eq!(lost_none, 0);
+    // A tracker that keeps reporting good quality but jumps its frame (a relocalisation:
+    // 3 m at once): taken as the new truth, counted, and the state says so.
+    let mut engine = Perception::new(PerceptionConfig::default(), models.clone(), None);
+    let mut last = None;
+    for (i, s) in poses.iter().enumerate() {
+        let mut s = s.clone();
+        if i >= poses.len() / 2 {
+            if let Payload::Pose(p) = &mut s.payload {
+                p.t_world_device.translation.vector.x += 3.0;
+            }
+        }
+        engine.on_sample(&s);
+        last = Some(s.capture);
+    }
+    let (jumped, _) = engine.tick(last.unwrap(), HostTime::default());
+    assert_eq!(engine.stats().pose_jumps, 1);
+    assert_eq!(engine.stats().poses_lost, 0);
+    assert!(jumped.limitations.iter().any(|l| l == TRACKING_LOST));
     assert!(!good.limitations.iter().any(|l| l == TRACKING_LOST));
     assert!(
         !good

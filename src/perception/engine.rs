@@ -119,6 +119,9 @@ pub struct PerceptionStats {
     /// Poses not used because their tracker reported itself lost
     /// (quality below [`LOST_POSE_QUALITY`]).
     pub poses_lost: u64,
+    /// Times the pose jumped further than a head moves (a tracker that reset or
+    /// relocalised its frame, [`super::pose::PoseTracker::take_jump`]).
+    pub pose_jumps: u64,
     /// The live map's counters (zero without one).
     pub live_map: LiveMapStats,
 }
@@ -476,6 +479,12 @@ impl Perception {
                 false
             }
             Payload::Pose(p) if self.pose.push(t, p) => {
+                if let Some(at) = self.pose.take_jump() {
+                    // Positions kept from before are in the frame the tracker left: the state
+                    // says tracking was lost while they age out.
+                    self.stats.pose_jumps += 1;
+                    self.pose_lost_ns = Some(self.pose_lost_ns.map_or(at, |l| l.max(at)));
+                }
                 // Finite: a quality that is not (NaN) counted as lost above.
                 self.pose_quality = p.quality;
                 let r = p.t_world_device.rotation;

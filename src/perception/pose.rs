@@ -1,6 +1,10 @@
-//! The wearer's pose (pure): the latest `device-pose` sample (MPS trajectory), the head
-//! (CPF) position and yaw in the world, and the horizontal velocity over the last second
-//! from a bounded 20 Hz history (the trajectory comes at up to 1 kHz).
+//! The wearer's pose (pure): the latest `device-pose` sample (MPS trajectory, or the
+//! glasses' own VIO), the head (CPF) position and yaw in the world, and the horizontal
+//! velocity over the last second from a bounded 20 Hz history (the trajectory comes at up to
+//! 1 kHz). A pose that moves the head faster than a head moves ([`MAX_HEAD_SPEED_MPS`],
+//! [`MAX_HEAD_TURN_RADPS`]) is a tracker that jumped (a reset or relocalisation of an
+//! odometry frame): it is taken as the new truth, the history starts again and the jump is
+//! reported once ([`PoseTracker::take_jump`]).
 
 use std::collections::VecDeque;
 
@@ -15,6 +19,15 @@ const HISTORY_NS: i64 = 2_000_000_000;
 pub const VELOCITY_SPAN_NS: i64 = 1_000_000_000;
 /// A pose older than this is stale (no pose), ns.
 pub const POSE_STALE_NS: i64 = 1_000_000_000;
+/// Fastest a wearer's head moves, m/s (a run is ~3 m/s), beyond which a step between two
+/// poses is a jump.
+pub const MAX_HEAD_SPEED_MPS: f64 = 5.0;
+/// Fastest a head turns, rad/s (a quick head shake peaks near 10 rad/s).
+pub const MAX_HEAD_TURN_RADPS: f64 = 15.0;
+/// What a step may exceed those by (jitter, rounding), m and rad.
+pub const JUMP_SLACK: (f64, f64) = (0.2, 0.3);
+/// Poses further apart than this are not compared (a gap, not a jump), ns.
+const JUMP_WINDOW_NS: i64 = 500_000_000;
 
 /// The head in the world at one time.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,6 +48,8 @@ pub struct PoseTracker {
     t_device_cpf: Isometry3<f64>,
     latest: Option<HeadPose>,
     history: VecDeque<(i64, Vector3<f64>)>,
+    /// When the last jump not yet taken happened.
+    jump: Option<i64>,
 }
 
 impl PoseTracker {
@@ -44,6 +59,7 @@ impl PoseTracker {
             t_device_cpf,
             latest: None,
             history: VecDeque::with_capacity(64),
+            jump: None,
         }
     }
 
@@ -59,6 +75,20 @@ impl PoseTracker {
         let (Some(yaw), true) = (yaw_of(&fwd), p.iter().all(|v| v.is_finite())) else {
             return false;
         };
+        if let Some(l) = self.latest {
+            let dt_ns = t_ns - l.t_ns;
+            if dt_ns <= JUMP_WINDOW_NS {
+                let dt = dt_ns as f64 * 1e-9;
+                let moved = (p - l.position_m).norm();
+                let turned = t_world_cpf.rotation.angle_to(&l.t_world_cpf.rotation);
+                if moved > MAX_HEAD_SPEED_MPS * dt + JUMP_SLACK.0
+                    || turned > MAX_HEAD_TURN_RADPS * dt + JUMP_SLACK.1
+                {
+                    self.jump = Some(t_ns);
+                    self.history.clear();
+                }
+            }
+        }
         self.latest = Some(HeadPose {
             t_ns,
             t_world_cpf,
@@ -80,6 +110,11 @@ impl PoseTracker {
             }
         }
         true
+    }
+
+    /// When the tracker last jumped, once (`None` until the next jump).
+    pub fn take_jump(&mut self) -> Option<i64> {
+        self.jump.take()
     }
 
     /// The latest head pose, unless older than [`POSE_STALE_NS`] at `now_ns`.
@@ -150,5 +185,30 @@ mod tests {
             .to_cpf(now, &Point3::new(1.0, h.position_m.y + 2.0, 1.6))
             .unwrap();
         assert!((p.z - 2.0).abs() < 1e-9 && p.x.abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_pose_that_jumps_further_than_a_head_moves_is_reported_once() {
+        let mut t = PoseTracker::new(Isometry3::identity());
+        // Brisk walking with a quick head shake (8 rad/s) at 100 Hz: never a jump.
+        for i in 0..200 {
+            let s = i as f64 * 0.01;
+            let yaw = 0.3 * (8.0 / 0.3 * s).sin();
+            assert!(t.push(i * 10_000_000, &pose(1.8 * s, 0.0, yaw)));
+            assert_eq!(t.take_jump(), None, "at {s} s");
+        }
+        // The tracker relocalises: 2 m sideways in 10 ms. Taken, reported once.
+        assert!(t.push(2_000_000_000, &pose(3.6, 2.0, 0.0)));
+        assert_eq!(t.take_jump(), Some(2_000_000_000));
+        assert_eq!(t.take_jump(), None);
+        assert!((t.head(2_000_000_000).unwrap().position_m.y - 2.0).abs() < 1e-9);
+        // The history starts again: no velocity across the jump.
+        assert!(t.velocity_mps(2_000_000_000).is_none());
+        // A heading flip (a reset of the odometry's yaw) is a jump too.
+        assert!(t.push(2_010_000_000, &pose(3.6, 2.0, 1.5)));
+        assert_eq!(t.take_jump(), Some(2_010_000_000));
+        // After a gap, a far pose is not called a jump (the wearer may have walked).
+        assert!(t.push(3_010_000_000, &pose(6.0, 2.0, 1.5)));
+        assert_eq!(t.take_jump(), None);
     }
 }
