@@ -228,22 +228,17 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
 
     fn block(&mut self, capture: DeviceTime, a: &AudioBlock) -> Result<(), String> {
         let channels = usize::from(a.channels);
+        if a.coding == AudioCoding::PcmI32Le {
+            return self.samples(capture, channels, a.sample_rate_hz, &a.data);
+        }
+        // Coded (Gen2's Opus): decoded into the reused buffer first.
         let mut pcm = std::mem::take(&mut self.pcm);
         pcm.clear();
-        let decoded = match a.coding {
-            AudioCoding::PcmI32Le => Ok(()),
-            _ => match self.decoder.as_mut() {
-                Some(d) => d.pcm(a, &mut pcm),
-                None => Err(format!("{:?} audio and no decoder for it", a.coding)),
-            },
-        };
-        let result = decoded.and_then(|()| {
-            let samples: &[u8] = match a.coding {
-                AudioCoding::PcmI32Le => &a.data,
-                _ => &pcm,
-            };
-            self.samples(capture, channels, a.sample_rate_hz, samples)
-        });
+        let result = match self.decoder.as_mut() {
+            Some(d) => d.pcm(a, &mut pcm),
+            None => Err(format!("{:?} audio and no decoder for it", a.coding)),
+        }
+        .and_then(|()| self.samples(capture, channels, a.sample_rate_hz, &pcm));
         self.pcm = pcm;
         result
     }

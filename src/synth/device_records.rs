@@ -19,8 +19,8 @@ use crate::aria::vrs::{
 
 /// Index of the wrist among the 21 hand landmarks (projectaria_tools `HandLandmark::WRIST`).
 pub const WRIST_LANDMARK: usize = 5;
-/// Confidence written for a tracked hand.
-pub const HAND_CONFIDENCE: f32 = 0.95;
+/// Confidence written for a tracked hand (as in the MPS hands file).
+pub const HAND_CONFIDENCE: f32 = super::hands::CONFIDENCE as f32;
 /// VIO status of a tracker that is still initialising (projectaria_tools
 /// `VioStatus::FILTER_NOT_INITIALIZED`); 0 is valid.
 const VIO_STATUS_INITIALISING: i8 = 1;

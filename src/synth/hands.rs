@@ -134,6 +134,59 @@ pub fn hand_cylinders(
     }
 }
 
+/// The wearer's hands as a tracker reports them: each reach with a drawn offset and every
+/// sample with noise ([`HandError`]), or exact without an error model.
+pub struct TrackedHands<'a> {
+    reaches: &'a [Reach],
+    errors: Vec<HandError>,
+    rng: Option<&'a mut SplitMix64>,
+}
+
+impl<'a> TrackedHands<'a> {
+    /// The hands of `reaches`; with `error`, one offset per reach is drawn now and the
+    /// samples' noise later, from its generator.
+    pub fn new(reaches: &'a [Reach], error: Option<(&MpsErrorSpec, &'a mut SplitMix64)>) -> Self {
+        match error {
+            Some((spec, rng)) => Self {
+                reaches,
+                errors: reaches.iter().map(|_| HandError::new(spec, rng)).collect(),
+                rng: Some(rng),
+            },
+            None => Self {
+                reaches,
+                errors: Vec::new(),
+                rng: None,
+            },
+        }
+    }
+
+    /// Wrist and palm of the left and right hand at `t_s`, device frame, m (`None`: that
+    /// hand is not reaching).
+    pub fn device_at(
+        &mut self,
+        path: &WearerPath,
+        t_s: f64,
+    ) -> [Option<(Point3<f64>, Point3<f64>)>; 2] {
+        let t_device_world = path.t_world_device(t_s).inverse();
+        [Hand::Left, Hand::Right].map(|hand| {
+            let (i, (w, p)) = self
+                .reaches
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.hand == hand)
+                .find_map(|(i, r)| hand_world(path, r, t_s).map(|wp| (i, wp)))?;
+            let (w, p) = match (self.errors.get(i), self.rng.as_deref_mut()) {
+                (Some(e), Some(rng)) => (e.disturb(&w, rng), e.disturb(&p, rng)),
+                _ => (w, p),
+            };
+            Some((
+                t_device_world * Point3::from(w),
+                t_device_world * Point3::from(p),
+            ))
+        })
+    }
+}
+
 /// `wrist_and_palm_poses.csv` at `rate_hz` from `t0_ns` over `duration_s`; with `error`,
 /// keypoints as tracked (offset per reach, noise per sample), otherwise exact.
 pub fn wrist_palm_csv(
@@ -142,32 +195,17 @@ pub fn wrist_palm_csv(
     t0_ns: i64,
     rate_hz: f64,
     duration_s: f64,
-    mut error: Option<(&MpsErrorSpec, &mut SplitMix64)>,
+    error: Option<(&MpsErrorSpec, &mut SplitMix64)>,
 ) -> String {
     let mut out = String::with_capacity((duration_s * rate_hz) as usize * 160 + 400);
     out.push_str(WRIST_PALM_HEADER);
     out.push('\n');
-    let per_reach: Vec<HandError> = match error.as_mut() {
-        Some((spec, rng)) => reaches.iter().map(|_| HandError::new(spec, rng)).collect(),
-        None => Vec::new(),
-    };
+    let mut hands = TrackedHands::new(reaches, error);
     for (t_ns, t_s) in sample_times(t0_ns, rate_hz, duration_s) {
-        let t_device_world = path.t_world_device(t_s).inverse();
         let _ = write!(out, "{}", t_ns / 1000);
-        for hand in [Hand::Left, Hand::Right] {
-            let pose = reaches
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.hand == hand)
-                .find_map(|(i, r)| hand_world(path, r, t_s).map(|wp| (i, wp)));
-            match pose {
-                Some((i, (w, p))) => {
-                    let (w, p) = match (per_reach.get(i), error.as_mut()) {
-                        (Some(e), Some((_, rng))) => (e.disturb(&w, rng), e.disturb(&p, rng)),
-                        _ => (w, p),
-                    };
-                    let w = t_device_world * Point3::from(w);
-                    let p = t_device_world * Point3::from(p);
+        for side in hands.device_at(path, t_s) {
+            match side {
+                Some((w, p)) => {
                     let _ = write!(
                         out,
                         ",{CONFIDENCE},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6}",

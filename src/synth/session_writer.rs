@@ -45,15 +45,14 @@ use super::device_noise::{DeviceErrorSpec, VioTrack};
 use super::device_records::{self, CpfGaze, DeviceHand, RecordExtras};
 use super::frames::{FrameCamera, FrameKind, FrameWorld};
 use super::gaze::gaze_at;
-use super::hands::{hand_world, reaches as script_reaches, wrist_palm_csv};
+use super::hands::{reaches as script_reaches, wrist_palm_csv, TrackedHands};
 use super::mic_signal::{mic_sensitivities, Microphones};
 use super::mic_stream::{self, AudioRecordEncoder, AUDIO, FRAMES_PER_RECORD};
-use super::mps_noise::{GazeError, HandError, MpsErrorSpec, TrajectoryError};
+use super::mps_noise::{GazeError, MpsErrorSpec, TrajectoryError};
 use super::mps_out::{closed_loop_csv, eye_gaze_csv};
 use super::pipeline::FramePipeline;
 use super::render::{default_threads, RayTable, Scene};
 use super::rng::SplitMix64;
-use super::scenario::Hand;
 use super::scenario::Scenario;
 use super::semidense::{MapFrame, SemidenseMap, SemidenseSpec};
 use super::sensors::{baro_readings, imu_readings, mag_readings, ImuReading, NoiseSpec};
@@ -628,6 +627,8 @@ pub fn write_session(
         Ok::<_, SynthError>((od, track, extras(od.vio)?, extras(od.vio_high_frequency)?))
     });
     let on_device = on_device.transpose()?;
+    // DATA records of the glasses' own perception per stream.
+    let mut device_counts: Vec<(String, usize)> = Vec::new();
     if let Some((od, track, ..)) = &on_device {
         recs.extend(
             track
@@ -636,27 +637,35 @@ pub fn write_session(
                 .enumerate()
                 .map(|(i, v)| Rec::VioHf(od.vio_high_frequency, i, v.t_ns)),
         );
-        for (k, (t_ns, _)) in
-            super::sensors::sample_times(T0_NS, GEN2_VIO_HZ, duration_s).enumerate()
-        {
-            recs.push(Rec::Vio(od.vio, k as u64, t_ns));
-        }
+        let vio_times = super::sensors::sample_times(T0_NS, GEN2_VIO_HZ, duration_s);
+        let before = recs.len();
+        recs.extend(
+            vio_times
+                .enumerate()
+                .map(|(k, (t_ns, _))| Rec::Vio(od.vio, k as u64, t_ns)),
+        );
+        let vio_n = recs.len() - before;
+        let before = recs.len();
         for (t_ns, _) in super::sensors::sample_times(T0_NS, GEN2_GAZE_HANDS_HZ, duration_s) {
             recs.push(Rec::Gaze(od.eye_gaze, t_ns));
             recs.push(Rec::Hands(od.hands, t_ns));
         }
+        let gaze_n = (recs.len() - before) / 2;
+        device_counts = vec![
+            (od.vio_high_frequency.to_string(), track.samples().len()),
+            (od.vio.to_string(), vio_n),
+            (od.eye_gaze.to_string(), gaze_n),
+            (od.hands.to_string(), gaze_n),
+        ];
     }
     let device_spec = opts.device_error.as_ref();
     let mut gaze_rng = SplitMix64::derive(seed, "device-eye-gaze");
     let device_gaze = device_spec.map(|e| GazeError::new(&e.perception, &mut gaze_rng));
     let mut hand_rng = SplitMix64::derive(seed, "device-hands");
-    let device_hands: Vec<HandError> = match device_spec {
-        Some(e) => reaches
-            .iter()
-            .map(|_| HandError::new(&e.perception, &mut hand_rng))
-            .collect(),
-        None => Vec::new(),
-    };
+    let mut device_hands = TrackedHands::new(
+        &reaches,
+        device_spec.map(|e| (&e.perception, &mut hand_rng)),
+    );
     let t_device_cpf = cal.t_device_cpf();
     for (id, _, fps) in &cams {
         for (k, (t_ns, _)) in super::sensors::sample_times(T0_NS, *fps, duration_s).enumerate() {
@@ -668,22 +677,6 @@ pub fn write_session(
         recs.push(Rec::Audio(k, t_ns));
     }
     recs.sort_by_key(Rec::key);
-    let device_counts: Vec<(String, usize)> = on_device
-        .iter()
-        .flat_map(|(od, ..)| [od.vio_high_frequency, od.vio, od.eye_gaze, od.hands])
-        .map(|id| {
-            let n = recs
-                .iter()
-                .filter(|r| {
-                    matches!(
-                        r,
-                        Rec::VioHf(..) | Rec::Vio(..) | Rec::Gaze(..) | Rec::Hands(..)
-                    ) && (r.key().1, r.key().2) == (id.type_id, id.instance)
-                })
-                .count();
-            (id.to_string(), n)
-        })
-        .collect();
     let mut audio_written = 0usize;
     let mut pcm: Vec<i32> = Vec::new();
     let mut frames = vec![0usize; cams.len()];
@@ -832,29 +825,13 @@ pub fn write_session(
                 }
                 Rec::Hands(..) => {
                     let t_s = (t_ns - T0_NS) as f64 * 1e-9;
-                    let t_device_world = path.t_world_device(t_s).inverse();
-                    let mut sides = [None, None];
-                    for (slot, hand) in sides.iter_mut().zip([Hand::Left, Hand::Right]) {
-                        let pose = reaches
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, r)| r.hand == hand)
-                            .find_map(|(i, r)| hand_world(&path, r, t_s).map(|wp| (i, wp)));
-                        if let Some((i, (w, p))) = pose {
-                            let (w, p) = match device_hands.get(i) {
-                                Some(err) => (
-                                    err.disturb(&w, &mut hand_rng),
-                                    err.disturb(&p, &mut hand_rng),
-                                ),
-                                None => (w, p),
-                            };
-                            *slot = Some(DeviceHand {
-                                wrist_m: (t_device_world * nalgebra::Point3::from(w)).coords,
-                                palm_m: (t_device_world * nalgebra::Point3::from(p)).coords,
-                            });
-                        }
-                    }
-                    device_records::hands(dl, t_ns, sides[0].as_ref(), sides[1].as_ref(), &mut buf)
+                    let [left, right] = device_hands.device_at(&path, t_s).map(|side| {
+                        side.map(|(w, p)| DeviceHand {
+                            wrist_m: w.coords,
+                            palm_m: p.coords,
+                        })
+                    });
+                    device_records::hands(dl, t_ns, left.as_ref(), right.as_ref(), &mut buf)
                         .map_err(enc_err)?;
                 }
                 // Written above.

@@ -614,15 +614,13 @@ pub fn decode_frame(body: &Bytes, limits: &Limits) -> Result<Frame, ProtocolErro
             })
         }
         KIND_SAMPLE => {
-            let at = r.pos;
+            let stream_at = r.pos;
             let type_id = r.i32("stream type id")?;
             let instance = r.u16("stream instance")?;
-            if from_wire_id(type_id, instance).is_none() {
+            let Some(stream) = from_wire_id(type_id, instance) else {
                 // A newer device's stream: skipped whole, whatever its payload.
                 return Ok(Frame::UnknownStream { type_id, instance });
-            }
-            r.pos = at;
-            let (stream_at, stream) = r.stream()?;
+            };
             let capture = DeviceTime(r.i64("capture time")?);
             let payload = decode_payload(&mut r, limits)?;
             check_stream_payload(stream, &payload, stream_at)?;

@@ -62,6 +62,15 @@ pub struct LiveConfig {
 /// profile, header).
 const HELLO_SLACK_BYTES: u32 = 4096;
 
+/// Unknown streams remembered for their one warning each.
+const MAX_UNKNOWN_WARNED: usize = 256;
+
+/// Whether `id` is an unknown stream not warned about yet (remembered in `warned`, up to
+/// [`MAX_UNKNOWN_WARNED`] of them: a peer inventing ids gets no more warnings).
+fn first_unknown(warned: &mut std::collections::BTreeSet<(i32, u16)>, id: (i32, u16)) -> bool {
+    warned.len() < MAX_UNKNOWN_WARNED && warned.insert(id)
+}
+
 /// The largest hello `limits` allow: calibration, stream list, slack.
 fn hello_bytes(limits: &Limits) -> u32 {
     let per_stream = 8u32.saturating_add(limits.max_string_bytes);
@@ -322,7 +331,12 @@ impl LiveSource {
                         self.stats.update(|r| r.bad_calibrations += 1);
                     }
                 }
+                // One warning per unknown stream over the whole session (its samples then
+                // are skipped without another).
                 for w in h.unknown_streams() {
+                    if !first_unknown(&mut self.unknown_warned, (w.type_id, w.instance)) {
+                        continue;
+                    }
                     log::warn!(
                         "live: {addr}: {} announces stream {}-{} ({:?}), which this build \
                          does not know; its samples are skipped",
@@ -449,7 +463,7 @@ impl LiveSource {
                 }
                 Ok(Frame::UnknownStream { type_id, instance }) => {
                     self.stats.update(|r| r.unknown_stream_samples += 1);
-                    if self.unknown_warned.insert((type_id, instance)) {
+                    if first_unknown(&mut self.unknown_warned, (type_id, instance)) {
                         log::warn!(
                             "live: {}: samples on stream {type_id}-{instance}, which this \
                              build does not know, are skipped (counted; warned once)",
