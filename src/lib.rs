@@ -38,5 +38,6 @@ pub mod suite;
 pub mod synth;
 pub mod sys;
 pub mod time;
+pub mod view;
 pub mod window;
 pub mod worker;

@@ -1474,6 +1474,7 @@ fn a_synthetic_session_is_answered_with_its_ground_truth_facts() {
             ambient_every_ns: None,
             speech_rate_wpm: 175,
             verbosity: Verbosity::Full,
+            taps: Default::default(),
         },
         Arc::clone(&clock),
     )
@@ -2242,6 +2243,7 @@ fn goal_said_at(rate_wpm: u32, verbosity: Verbosity) -> (String, i64) {
             ambient_every_ns: None,
             speech_rate_wpm: rate_wpm,
             verbosity,
+            taps: Default::default(),
         },
         Arc::clone(&clock),
     )

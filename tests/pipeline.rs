@@ -187,3 +187,23 @@ fn options_that_cannot_be_used_are_errors_before_the_run() {
     assert!(matches!(e, PipelineError::OpenSession { .. }), "{e:?}");
     assert!(e.to_string().contains("nothing-here"), "{e}");
 }
+
+/// A build without the Rerun SDK refuses a recording before anything runs, saying how to
+/// get one.
+#[cfg(not(feature = "rerun"))]
+#[test]
+fn a_rerun_recording_without_the_feature_is_refused_before_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = session(tmp.path(), "pole_to_door", 1.0);
+    let out = tmp.path().join("a");
+    let err = Pipeline::new(lock_step(&s, true))
+        .with_assistant(assistant(&out))
+        .with_view(Some(vista::view::ViewTarget::File(
+            tmp.path().join("run.rrd"),
+        )))
+        .run()
+        .unwrap_err();
+    assert!(err.to_string().contains("--features rerun"), "{err}");
+    assert!(!out.join("decisions.jsonl").exists(), "nothing ran");
+    assert!(!tmp.path().join("run.rrd").exists());
+}

@@ -81,6 +81,8 @@ pub struct AssistantConfig {
     pub text_read_wait_ns: i64,
     /// How much is said.
     pub verbosity: Verbosity,
+    /// Shown every decision as it is written.
+    pub decision_tap: Option<crate::jsonl::LineTap<crate::state::Decision>>,
 }
 
 impl AssistantConfig {
@@ -97,6 +99,7 @@ impl AssistantConfig {
             ambient_every_ns: None,
             text_read_wait_ns: DEFAULT_WAIT_NS,
             verbosity: Verbosity::default(),
+            decision_tap: None,
         }
     }
 }
@@ -280,9 +283,10 @@ impl Assistant {
             path: config.out_dir.clone(),
             source,
         })?;
-        let decisions = Arc::new(Mutex::new(DecisionWriter::create(
-            &config.out_dir.join("decisions.jsonl"),
-        )?));
+        let decisions = Arc::new(Mutex::new(
+            DecisionWriter::create(&config.out_dir.join("decisions.jsonl"))?
+                .with_tap(config.decision_tap.clone()),
+        ));
         let speaker = Arc::new(speaker);
         let counters = Arc::new(Counters::default());
         let lm_failure = Arc::new(Mutex::new(None));

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::jsonl::{self, JsonlError, JsonlWriter, Limits};
+use crate::jsonl::{self, JsonlError, JsonlWriter, Limits, LineTap};
 use crate::state::Decision;
 
 /// A decision could not be written or read (the file and line are named).
@@ -15,6 +15,7 @@ pub struct DecisionError(#[from] JsonlError);
 #[derive(Debug)]
 pub struct DecisionWriter {
     out: JsonlWriter,
+    tap: Option<LineTap<Decision>>,
 }
 
 impl DecisionWriter {
@@ -22,7 +23,14 @@ impl DecisionWriter {
     pub fn create(path: &Path) -> Result<Self, DecisionError> {
         Ok(Self {
             out: JsonlWriter::create(path)?,
+            tap: None,
         })
+    }
+
+    /// Shows every decision to `tap` too, once written.
+    pub fn with_tap(mut self, tap: Option<LineTap<Decision>>) -> Self {
+        self.tap = tap;
+        self
     }
 
     /// The file.
@@ -32,7 +40,11 @@ impl DecisionWriter {
 
     /// Appends one decision.
     pub fn write(&mut self, d: &Decision) -> Result<(), DecisionError> {
-        Ok(self.out.write(d)?)
+        let written = self.out.write(d);
+        if let Some(tap) = &self.tap {
+            tap.show(d);
+        }
+        Ok(written?)
     }
 }
 

@@ -52,6 +52,18 @@ pub struct SessionOptions<'a> {
     pub speech_rate_wpm: u32,
     /// How much is said.
     pub verbosity: Verbosity,
+    /// Shown every decision and every transcript entry as they are written (a run's Rerun
+    /// recording).
+    pub taps: RunTaps,
+}
+
+/// What watches a run's decisions and transcript as they are written.
+#[derive(Clone, Debug, Default)]
+pub struct RunTaps {
+    /// Every decision.
+    pub decisions: Option<crate::jsonl::LineTap<crate::state::Decision>>,
+    /// Every transcript entry.
+    pub transcript: Option<crate::jsonl::LineTap<crate::speech::transcript::TranscriptEntry>>,
 }
 
 /// Starts the speaker and the assistant for a run on `clock`.
@@ -89,6 +101,7 @@ pub fn start_assistant(
                 rate_wpm: opts.speech_rate_wpm,
                 ..VoiceParams::default()
             },
+            transcript_tap: opts.taps.transcript.clone(),
             ..SpeakerConfig::default()
         },
         Arc::clone(&clock),
@@ -96,6 +109,7 @@ pub fn start_assistant(
     let config = AssistantConfig {
         ambient_every_ns: opts.ambient_every_ns,
         verbosity: opts.verbosity,
+        decision_tap: opts.taps.decisions.clone(),
         ..AssistantConfig::new(opts.out_dir, mode)
     };
     let n = scripted.len();

@@ -60,6 +60,10 @@ pub struct EvalArgs {
     /// Where scenario names are looked up.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))]
     pub scenarios: PathBuf,
+    /// Each run also as a Rerun recording, `OUT/runs/CELL/run.rrd` (a build with
+    /// `--features rerun`).
+    #[arg(long)]
+    pub rerun: bool,
     /// Options for every `vista replay` (after `--`, e.g. `-- --no-lm`).
     #[arg(last = true)]
     pub replay: Vec<String>,
@@ -133,6 +137,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         jobs,
         step_limit: Duration::from_secs(args.step_limit_s.max(1)),
         synth_threads: Some((cores / jobs).max(1)),
+        rerun: args.rerun,
     };
     let total = shard.select(&plan.sessions()).len() * plan.modes.len();
     println!(

@@ -59,6 +59,9 @@ pub struct LiveArgs {
     /// `requests.jsonl` unless `--requests` is given).
     #[arg(long, value_name = "SESSION")]
     pub truth: Option<PathBuf>,
+    /// A Rerun recording of the run.
+    #[command(flatten)]
+    pub view: super::rerun::RerunArgs,
     /// The assistant (`--speak DIR` and its options).
     #[command(flatten)]
     pub speak: SpeakArgs,
@@ -76,7 +79,9 @@ pub fn run(args: LiveArgs) -> anyhow::Result<()> {
         map: args.map,
         truth: args.truth,
     };
-    let mut pipeline = Pipeline::new(Input::Live(input)).handle_signals(true);
+    let mut pipeline = Pipeline::new(Input::Live(input))
+        .handle_signals(true)
+        .with_view(args.view.target());
     if let Some(options) = args.speak.options()? {
         pipeline = pipeline.with_assistant(options);
     }

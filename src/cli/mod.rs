@@ -22,6 +22,7 @@ mod live;
 mod ocr;
 mod profile;
 mod replay;
+mod rerun;
 mod say;
 mod score;
 mod speak;

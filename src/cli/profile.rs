@@ -29,6 +29,9 @@ pub struct ProfileArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// A Rerun recording of the run.
+    #[command(flatten)]
+    pub view: super::rerun::RerunArgs,
     /// What the assistant sees with, how it answers and where it speaks.
     #[command(flatten)]
     pub assistant: AssistantFlags,
@@ -43,6 +46,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     };
     let pipeline = Pipeline::new(Input::Replay(input))
         .with_assistant(args.assistant.options(args.out)?)
+        .with_view(args.view.target())
         .handle_signals(true);
     super::replay::run_pipeline(pipeline, args.quiet, false)
 }

@@ -52,6 +52,9 @@ pub struct ReplayArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// A Rerun recording of the run.
+    #[command(flatten)]
+    pub view: super::rerun::RerunArgs,
     /// The assistant (`--speak DIR` and its options).
     #[command(flatten)]
     pub speak: super::speak::SpeakArgs,
@@ -74,7 +77,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         pacing_granularity_us: args.pacing_granularity_us,
         digest: args.digest,
     };
-    let mut pipeline = Pipeline::new(Input::Replay(input)).handle_signals(true);
+    let mut pipeline = Pipeline::new(Input::Replay(input))
+        .handle_signals(true)
+        .with_view(args.view.target());
     if let Some(options) = args.speak.options()? {
         pipeline = pipeline.with_assistant(options);
     }

@@ -22,6 +22,7 @@ use crate::time::{DeviceTime, HostTime};
 use super::depth_input::{DepthInput, DepthInputStats};
 use super::engine::{Perception, PerceptionStats};
 use super::movers::{MoverInput, MoverStats};
+use super::points::PointMap;
 use super::stereo::filter::DepthFilterStats;
 
 /// What perception counted over a run (the profile's `perception`).
@@ -63,11 +64,17 @@ pub struct PerceptionConsumer {
     whole: Option<WholeReads>,
     depth: Option<DepthInput>,
     movers: Option<MoverInput>,
+    depth_tap: Option<DepthTap>,
     scratch: Vec<Sample>,
     next_tick_ns: Option<i64>,
     ticks: u64,
     report: Option<PerceptionReportSlot>,
 }
+
+/// Shown each stereo depth frame once folded in: its capture time (device ns), the clock's
+/// present, the points the depth filter kept (world, m), and the live map after it, when one
+/// is built. It must return quickly (it runs on the perception thread).
+pub type DepthTap = Box<dyn FnMut(i64, HostTime, &[[f32; 3]], Option<Arc<PointMap>>) + Send>;
 
 /// Whole-frame reads on request: the asks, the newest RGB frame, the read under way.
 struct WholeReads {
@@ -100,6 +107,7 @@ impl PerceptionConsumer {
             seer: None,
             whole: None,
             depth: None,
+            depth_tap: None,
             movers: None,
             scratch: Vec::with_capacity(4096),
             next_tick_ns: None,
@@ -153,6 +161,12 @@ impl PerceptionConsumer {
         self.engine
             .set_focal_baseline_px_m(depth.focal_baseline_px_m());
         self.depth = Some(depth);
+        self
+    }
+
+    /// Shows every depth frame folded in to `tap` (see [`DepthTap`]).
+    pub fn with_depth_tap(mut self, tap: DepthTap) -> Self {
+        self.depth_tap = Some(tap);
         self
     }
 
@@ -220,8 +234,12 @@ impl PerceptionConsumer {
         }
         if let Some(d) = self.depth.as_mut() {
             for f in d.poll() {
-                self.engine
+                let kept = self
+                    .engine
                     .on_depth_frame(f.capture_ns, f.origin_m, &f.points_world);
+                if let Some(tap) = self.depth_tap.as_mut() {
+                    tap(f.capture_ns, now, &kept, self.engine.live_map_points());
+                }
             }
         }
         if let Some(m) = self.movers.as_mut() {

@@ -307,6 +307,12 @@ impl Perception {
         );
     }
 
+    /// The live map as the corridor analysis sees it now (see [`Self::with_live_map`]);
+    /// `None` without one.
+    pub fn live_map_points(&self) -> Option<Arc<PointMap>> {
+        self.live_map.as_ref().and(self.points.clone())
+    }
+
     /// Folds in one frame of depth points (world frame, m) captured at `capture_ns` with
     /// the cameras at `origin_m` (world, m). The [`DepthFilter`] keeps what the static map
     /// lacks — dense, persistent patches in the band between floor and head height,
@@ -314,12 +320,13 @@ impl Perception {
     /// [`super::points::RECENT_WINDOW_NS`] behind the newest frame, at most
     /// [`super::points::MAX_RECENT_POINTS`] (drops counted in [`PerceptionStats`]): the
     /// corridor analysis sees them beside the static map — they are what shows people.
+    /// Returns the points the filter kept.
     pub fn on_depth_frame(
         &mut self,
         capture_ns: i64,
         origin_m: [f32; 3],
         points_world: &[[f32; 3]],
-    ) {
+    ) -> Vec<[f32; 3]> {
         let floor_z = if self.last_view.floor_seen {
             self.last_view.floor_z_m
         } else {
@@ -356,6 +363,7 @@ impl Perception {
             self.points = Some(Arc::new(live.snapshot()));
         }
         self.newest_ns = Some(self.newest_ns.map_or(capture_ns, |n| n.max(capture_ns)));
+        kept
     }
 
     /// Whether the wearer walks at `t_ns` on a pose that is only an estimate (the IMU's own,

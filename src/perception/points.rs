@@ -229,6 +229,11 @@ impl PointMap {
         self.causal
     }
 
+    /// Every point held, in no particular order.
+    pub fn points(&self) -> &[MapPoint] {
+        &self.points
+    }
+
     /// Points dropped at construction (non-finite or beyond the cap).
     pub fn dropped(&self) -> usize {
         self.dropped

@@ -201,6 +201,8 @@ pub struct RunSetting<'a> {
     pub link: Option<LinkStats>,
     /// The assistant's options.
     pub options: &'a AssistantOptions,
+    /// The run's Rerun recording, when it makes one.
+    pub view: Option<crate::view::ViewLog>,
 }
 
 /// Sets up perception and the assistant for a run with `inputs` in `setting`, with the
@@ -216,12 +218,16 @@ pub fn assemble(
         rate,
         link,
         options: opts,
+        view,
     } = setting;
     let dir = opts.out_dir.as_path();
     std::fs::create_dir_all(dir).map_err(PipelineError::write(dir))?;
     let streams = inputs.streams.clone();
     let (derive_pose, models) = (inputs.derive_pose, inputs.perception.models.clone());
     let run_inputs = inputs.run_inputs();
+    if let Some(log) = &view {
+        super::view::offer_session(log, &inputs);
+    }
     log::info!("mode: {}", run_inputs.mode);
     let mut notes = inputs.perception.notes.clone();
     // What the session cannot do, as the state will say it, in the run's notes too.
@@ -308,6 +314,9 @@ pub fn assemble(
     notes.extend(lm.note.clone());
     notes.extend(lm.notes.iter().cloned());
     let mut consumers: Vec<Box<dyn Consumer>> = Vec::new();
+    if let Some(log) = &view {
+        consumers.push(Box::new(crate::view::ViewConsumer::new(log.clone())));
+    }
     #[cfg(feature = "llm")]
     if let Some(w) = lm.window.take() {
         let (consumer, note) = w.into_consumer(inputs.calibration.as_ref());
@@ -338,6 +347,7 @@ pub fn assemble(
             ambient_every_ns: opts.ambient_every_ns(),
             speech_rate_wpm: opts.speech_rate_wpm,
             verbosity: opts.verbosity,
+            taps: super::view::taps(view.as_ref()),
         },
         Arc::clone(&clock),
     )
@@ -359,9 +369,15 @@ pub fn assemble(
         None
     };
     let perception_report: PerceptionReportSlot = Arc::default();
+    let mut sink = lm.wrap_sink(SharedSink(Arc::clone(&assistant)));
+    if let Some(log) = &view {
+        sink = Box::new(super::view::ViewTap::new(sink, log.clone()));
+    }
     let mut consumer =
-        PerceptionConsumer::new(engine, lm.wrap_sink(SharedSink(Arc::clone(&assistant))))
-            .with_report(Arc::clone(&perception_report));
+        PerceptionConsumer::new(engine, sink).with_report(Arc::clone(&perception_report));
+    if let Some(log) = &view {
+        consumer = consumer.with_depth_tap(super::view::depth_tap(log.clone()));
+    }
 
     let mut voice_stats = None;
     match (voice, &live) {

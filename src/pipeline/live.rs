@@ -19,7 +19,7 @@ use crate::runtime::{ClockMode, RuntimeConfig};
 use crate::source::live::overlay::{session_mps, MpsOverlay};
 use crate::source::live::primed::{calibration_sizes, PrimeLimits, Primed};
 use crate::source::live::protocol::Hello;
-use crate::source::live::{LinkStats, LiveClock, LiveConfig, LiveSource, OffsetCell};
+use crate::source::live::{LiveClock, LiveConfig, LiveSource, OffsetCell};
 use crate::source::prefetch::PrefetchSource;
 use crate::source::Source;
 
@@ -64,6 +64,9 @@ pub(super) fn run(pipeline: Pipeline, input: LiveInput) -> Result<RunOutcome, Pi
     }
     // The assistant's models (language model, PP-OCR) load before the link is opened or
     // accepted, so the first seconds of the stream are not held up behind them.
+    // Before the models load: an unwritable recording path fails the run at once.
+    let view = super::view::start(pipeline.view.as_ref())?;
+    let view_log = view.as_ref().map(|(_, log)| log.clone());
     let pre = match &pipeline.assistant {
         Some(opts) => Some(preload(opts, true)?),
         None => None,
@@ -79,13 +82,20 @@ pub(super) fn run(pipeline: Pipeline, input: LiveInput) -> Result<RunOutcome, Pi
     let stats = source.stats();
     let (report, spoken) = match (&pipeline.assistant, pre) {
         (Some(opts), Some(pre)) => {
-            let (report, run) =
-                run_spoken(&input, opts, source, &hello, stats.clone(), config, pre)?;
+            let (report, run) = run_spoken(&input, opts, source, &hello, config, pre, view_log)?;
             (report, Some(run))
         }
         _ => {
+            let mut consumers: Vec<Box<dyn crate::runtime::Consumer>> = Vec::new();
+            if let Some(log) = &view_log {
+                log.send(crate::view::ViewItem::Start {
+                    label: input.address.clone(),
+                    device_from_cpf: None,
+                });
+                consumers.push(Box::new(crate::view::ViewConsumer::new(log.clone())));
+            }
             let report =
-                crate::runtime::run(Box::new(source), config, Vec::new()).map_err(|source| {
+                crate::runtime::run(Box::new(source), config, consumers).map_err(|source| {
                     PipelineError::Runtime {
                         what: "live run",
                         source: Box::new(source),
@@ -94,7 +104,7 @@ pub(super) fn run(pipeline: Pipeline, input: LiveInput) -> Result<RunOutcome, Pi
             (report, None)
         }
     };
-    let profile = LiveProfile {
+    let mut profile = LiveProfile {
         base: build_profile(
             PathBuf::from(&input.address),
             "live",
@@ -104,6 +114,7 @@ pub(super) fn run(pipeline: Pipeline, input: LiveInput) -> Result<RunOutcome, Pi
         ),
         link: stats.report(),
     };
+    profile.base.rerun = view.map(|(recorder, _)| super::view::finish(recorder));
     let stream_table = render_live(&profile);
     outputs::conclude(
         profile,
@@ -143,10 +154,12 @@ fn run_spoken(
     opts: &AssistantOptions,
     source: LiveSource,
     hello: &Hello,
-    stats: LinkStats,
     mut config: RuntimeConfig,
     pre: Preloaded,
+    view: Option<crate::view::ViewLog>,
 ) -> Result<(crate::runtime::RunReport, super::assemble::AssistantRun), PipelineError> {
+    // The link's counters, shared with the caller's (the trace shows them).
+    let stats = source.stats();
     let offset = source.offset_cell();
     // The socket is read on its own thread from here on, so that setting the assistant up
     // (and any stall of the runtime) never holds the link: arrival stamps and link latency
@@ -195,6 +208,7 @@ fn run_spoken(
         rate: 1.0,
         link: Some(stats),
         options: opts,
+        view,
     };
     let (mut run, consumers) = assemble(setting, inputs, pre)?;
     let source: Box<dyn Source> = match run.derive_pose.clone() {

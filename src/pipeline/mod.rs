@@ -38,6 +38,7 @@ mod replay;
 pub mod speak_text;
 pub mod still_text;
 mod stream_report;
+mod view;
 mod voice;
 
 use std::path::PathBuf;
@@ -76,6 +77,7 @@ pub struct Pipeline {
     handle_signals: bool,
     progress: Option<ProgressFactory>,
     profile_file: Option<PathBuf>,
+    view: Option<crate::view::ViewTarget>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -85,6 +87,7 @@ impl std::fmt::Debug for Pipeline {
             .field("assistant", &self.assistant)
             .field("handle_signals", &self.handle_signals)
             .field("profile_file", &self.profile_file)
+            .field("view", &self.view)
             .finish()
     }
 }
@@ -134,6 +137,7 @@ impl Pipeline {
             handle_signals: false,
             progress: None,
             profile_file: None,
+            view: None,
         }
     }
 
@@ -159,6 +163,14 @@ impl Pipeline {
     /// Also writes the stream report as JSON to `path`.
     pub fn with_profile_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.profile_file = Some(path.into());
+        self
+    }
+
+    /// Also makes a Rerun recording of the run (`--rerun FILE.rrd`, `--rerun-connect ADDR`):
+    /// the cameras, pose, gaze, hands, perception's states and hazards, decisions and speech
+    /// on the device and processing timelines (see [`crate::view`]).
+    pub fn with_view(mut self, target: Option<crate::view::ViewTarget>) -> Self {
+        self.view = target;
         self
     }
 

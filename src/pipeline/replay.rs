@@ -43,6 +43,9 @@ pub(super) fn run(pipeline: Pipeline, input: ReplayInput) -> Result<RunOutcome, 
             source: Box::new(source),
         }
     })?;
+    // Before the models load: an unwritable recording path fails the run at once.
+    let view = super::view::start(pipeline.view.as_ref())?;
+    let view_log = view.as_ref().map(|(_, log)| log.clone());
     let duration_s = source.duration_s() * f64::from(input.extra_loops + 1);
     log::info!("{} ({:.2} s of device time)", source.describe(), duration_s);
 
@@ -87,13 +90,23 @@ pub(super) fn run(pipeline: Pipeline, input: ReplayInput) -> Result<RunOutcome, 
                 rate: input.pace.rate(),
                 link: None,
                 options: opts,
+                view: view_log.clone(),
             };
             let (run, speak_consumers) = assemble(setting, inputs, pre)?;
             config.clock = Some((origin, clock));
             consumers.extend(speak_consumers);
             Some(run)
         }
-        None => None,
+        None => {
+            if let Some(log) = &view_log {
+                log.send(crate::view::ViewItem::Start {
+                    label: input.session.display().to_string(),
+                    device_from_cpf: None,
+                });
+                consumers.push(Box::new(crate::view::ViewConsumer::new(log.clone())));
+            }
+            None
+        }
     };
     // Without a device pose (recorded streams only, a session without MPS), the assistant's
     // run derives one from the IMU.
@@ -127,7 +140,8 @@ pub(super) fn run(pipeline: Pipeline, input: ReplayInput) -> Result<RunOutcome, 
         Pace::RealTime { rate } => ("real-time", Some(rate)),
         Pace::LockStep => ("asap", None),
     };
-    let profile = build_profile(input.session.clone(), mode, rate, &report, digest);
+    let mut profile = build_profile(input.session.clone(), mode, rate, &report, digest);
+    profile.rerun = view.map(|(recorder, _)| super::view::finish(recorder));
     let stream_table = render(&profile);
     outputs::conclude(
         profile,

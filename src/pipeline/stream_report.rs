@@ -43,6 +43,9 @@ pub struct ReplayProfile {
     /// Buffers (produced, evicted, high-water mark per stream) and, per consumer, only the
     /// streams it reads: delivered, dropped, pending, max lag.
     pub buffers: crate::buffer::BufferStats,
+    /// The Rerun recording, when the run made one: items offered, logged and dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerun: Option<crate::view::ViewReport>,
 }
 
 /// One stream of the replay report.
@@ -168,6 +171,7 @@ pub fn build_profile(
         sequence_digest,
         runtime: p.clone(),
         buffers: report.buffers.clone(),
+        rerun: None,
     }
 }
 
@@ -208,7 +212,20 @@ pub fn render(p: &ReplayProfile) -> String {
     if !p.sequence_digest.is_empty() {
         let _ = writeln!(t, "sequence digest: {}", p.sequence_digest);
     }
+    view_line(&mut t, p);
     t
+}
+
+/// The Rerun recording's line, when the run made one.
+fn view_line(t: &mut String, p: &ReplayProfile) {
+    use std::fmt::Write;
+    if let Some(r) = &p.rerun {
+        let _ = writeln!(
+            t,
+            "rerun: {} item(s) logged to {} ({} dropped behind, {} refused)",
+            r.logged, r.target, r.dropped, r.failed
+        );
+    }
 }
 
 /// The terminal report of a live run: replay's per-stream table plus the link.
@@ -240,5 +257,6 @@ pub fn render_live(p: &LiveProfile) -> String {
         p.link.bad_frames,
         p.base.stop_reason
     );
+    view_line(&mut t, &p.base);
     t
 }

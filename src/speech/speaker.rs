@@ -46,6 +46,8 @@ pub struct SpeakerConfig {
     pub origin: Option<HostTime>,
     /// Where to write `transcript.jsonl`, if anywhere.
     pub transcript: Option<PathBuf>,
+    /// Shown every transcript entry as it is written.
+    pub transcript_tap: Option<crate::jsonl::LineTap<TranscriptEntry>>,
     /// Receives a [`FirstAudio`] event as each utterance's first samples enter the sink
     /// (for latency measurement).
     pub first_audio_events: Option<Sender<FirstAudio>>,
@@ -93,6 +95,7 @@ impl Default for SpeakerConfig {
             lookahead_ns: 30_000_000,
             origin: None,
             transcript: None,
+            transcript_tap: None,
             first_audio_events: None,
         }
     }
@@ -243,7 +246,7 @@ impl Speaker {
             rate_hz: voice.sample_rate_hz(),
         };
         let transcript = match &config.transcript {
-            Some(p) => Some(TranscriptWriter::create(p)?),
+            Some(p) => Some(TranscriptWriter::create(p)?.with_tap(config.transcript_tap.clone())),
             None => None,
         };
         let (tx, rx) = unbounded();

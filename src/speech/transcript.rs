@@ -6,7 +6,7 @@ use std::path::Path;
 use super::earcon::Earcon;
 use super::pan::Pan;
 use super::queue::{DropReason, Priority, Utterance};
-use crate::jsonl::{self, JsonlError, JsonlWriter};
+use crate::jsonl::{self, JsonlError, JsonlWriter, LineTap};
 
 /// One utterance's record. Times are nanoseconds on the session clock (host time), except
 /// `capture_ns` (device time).
@@ -75,17 +75,27 @@ pub struct TranscriptError(#[from] pub JsonlError);
 
 /// Writes `transcript.jsonl`, one line per entry, flushed per line.
 #[derive(Debug)]
-pub struct TranscriptWriter(JsonlWriter);
+pub struct TranscriptWriter(JsonlWriter, Option<LineTap<TranscriptEntry>>);
 
 impl TranscriptWriter {
     /// Creates (truncates) `path`.
     pub fn create(path: &Path) -> Result<Self, TranscriptError> {
-        Ok(Self(JsonlWriter::create(path)?))
+        Ok(Self(JsonlWriter::create(path)?, None))
+    }
+
+    /// Shows every entry to `tap` too, once written.
+    pub fn with_tap(mut self, tap: Option<LineTap<TranscriptEntry>>) -> Self {
+        self.1 = tap;
+        self
     }
 
     /// Appends one entry.
     pub fn write(&mut self, e: &TranscriptEntry) -> Result<(), TranscriptError> {
-        Ok(self.0.write(e)?)
+        let written = self.0.write(e);
+        if let Some(tap) = &self.1 {
+            tap.show(e);
+        }
+        Ok(written?)
     }
 }
 

@@ -37,6 +37,9 @@ use crate::synth::device::SynthDevice;
 /// The marker of a session written whole.
 const COMPLETE: &str = ".complete";
 
+/// A cell's Rerun recording, in its run folder (with [`SuiteOptions::rerun`]).
+pub const RERUN_FILE: &str = "run.rrd";
+
 /// What a suite run needs.
 #[derive(Clone, Debug)]
 pub struct SuiteOptions {
@@ -54,6 +57,9 @@ pub struct SuiteOptions {
     pub step_limit: Duration,
     /// Threads `vista synth` renders with (`None`: its default).
     pub synth_threads: Option<usize>,
+    /// Each cell's run also as a Rerun recording, `RUN/run.rrd` beside its outputs (the
+    /// binary must be built with `--features rerun`).
+    pub rerun: bool,
 }
 
 /// What a suite run did.
@@ -352,6 +358,11 @@ fn run_session(
         ];
         if cell.mode == RunMode::Live {
             args.push("--recorded-only".into());
+        }
+        if opts.rerun {
+            std::fs::create_dir_all(&out).map_err(|e| SuiteError::io(&out, e))?;
+            args.push("--rerun".into());
+            args.push(out.join(RERUN_FILE).into());
         }
         args.extend(opts.plan.replay_args.iter().map(OsString::from));
         let log = layout.log(&format!("{cell}.replay"));
