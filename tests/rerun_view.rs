@@ -284,3 +284,37 @@ fn a_gen2_recording_is_shown_with_its_h265_frames_as_jpeg() {
         "the glasses' own pose"
     );
 }
+
+/// A recorder dropped without being finished (a run that failed) ends its thread at once,
+/// and what it logged is a readable recording.
+#[test]
+fn a_recorder_dropped_unfinished_ends_and_leaves_a_readable_recording() {
+    use vista::view::{Stamp, ViewItem, ViewRecorder};
+    let tmp = tempfile::tempdir().unwrap();
+    let rrd = tmp.path().join("cut.rrd");
+    let (recorder, log) = ViewRecorder::start(&ViewTarget::File(rrd.clone())).unwrap();
+    log.send(ViewItem::Start {
+        label: "cut".into(),
+        device_from_cpf: None,
+    });
+    for i in 0..10 {
+        log.send(ViewItem::Pose {
+            stamp: Stamp {
+                device_ns: i * 100_000_000,
+                host_ns: i * 100_000_000,
+            },
+            world_from_device: nalgebra::Isometry3::translation(i as f64 * 0.1, 0.0, 1.6),
+            quality: 1.0,
+        });
+    }
+    let t0 = std::time::Instant::now();
+    drop(recorder);
+    assert!(t0.elapsed() < std::time::Duration::from_secs(30));
+    // Items offered afterwards are dropped, not queued for ever.
+    log.send(ViewItem::Start {
+        label: "late".into(),
+        device_from_cpf: None,
+    });
+    let s = summary(&rrd);
+    assert!(s.get("/session").is_some(), "{s}");
+}

@@ -88,11 +88,12 @@ impl ViewLog {
     }
 }
 
-/// The logging thread, joined at [`ViewRecorder::finish`].
+/// The logging thread, joined at [`ViewRecorder::finish`]; dropped unfinished (a run that
+/// failed), it closes the queue and stops the thread, which flushes what it logged.
 #[derive(Debug)]
 pub struct ViewRecorder {
     queue: Arc<DropOldest<ViewItem>>,
-    worker: Worker<(u64, u64)>,
+    worker: Option<Worker<(u64, u64)>>,
     target: String,
 }
 
@@ -108,7 +109,7 @@ impl ViewRecorder {
         Ok((
             Self {
                 queue: Arc::clone(&queue),
-                worker,
+                worker: Some(worker),
                 target: described,
             },
             ViewLog { queue },
@@ -116,22 +117,31 @@ impl ViewRecorder {
     }
 
     /// Closes the queue, logs what is left, flushes, and says what was taken and lost.
-    pub fn finish(self) -> ViewReport {
+    pub fn finish(mut self) -> ViewReport {
         self.queue.close();
-        let (logged, failed) = match self.worker.join() {
-            Ok(n) => n,
-            Err(e) => {
+        let joined = self.worker.take().map(Worker::join);
+        let (logged, failed) = match joined {
+            Some(Ok(n)) => n,
+            Some(Err(e)) => {
                 log::warn!("rerun: the logging thread failed: {e}");
                 (0, 0)
             }
+            None => (0, 0),
         };
         ViewReport {
-            target: self.target,
+            target: std::mem::take(&mut self.target),
             offered: self.queue.pushed(),
             dropped: self.queue.dropped(),
             failed,
             logged,
         }
+    }
+}
+
+impl Drop for ViewRecorder {
+    fn drop(&mut self) {
+        // Nothing more is taken; the worker, dropped next, is stopped and joined.
+        self.queue.close();
     }
 }
 
@@ -145,7 +155,9 @@ fn spawn_logger(
     queue: Arc<DropOldest<ViewItem>>,
 ) -> Result<Worker<(u64, u64)>, ViewError> {
     let mut w = writer::RerunWriter::open(target, "vista")?;
-    Worker::spawn("vista-rerun", move |_stop| {
+    // Stopped (the recorder dropped without `finish`: a run that failed), it ends at once,
+    // flushing what it has logged.
+    Worker::spawn("vista-rerun", move |stop| {
         let (mut logged, mut failed) = (0u64, 0u64);
         let mut warned: Vec<&'static str> = Vec::new();
         loop {
@@ -165,6 +177,9 @@ fn spawn_logger(
                 }
                 None if queue.is_done() => break,
                 None => {}
+            }
+            if stop.is_stopped() {
+                break;
             }
         }
         w.finish();
