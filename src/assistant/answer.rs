@@ -474,6 +474,7 @@ impl Engine {
             }),
             text: guarded.sentences.join(" "),
             hazard: None,
+            more_hazards: Vec::new(),
             capture_ns: state.at.ns(),
             decided_ns: job.decided.ns(),
             state_at_ns: state.at.ns(),

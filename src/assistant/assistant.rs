@@ -487,6 +487,7 @@ impl Assistant {
                 request,
                 text,
                 hazard: None,
+                more_hazards: Vec::new(),
                 capture_ns: capture.ns(),
                 decided_ns: now.ns(),
                 state_at_ns: capture.ns(),
@@ -863,6 +864,7 @@ impl PerceptionSink for Assistant {
                         distance_m: t.distance_m,
                         world_m: t.world_m,
                     }),
+                    more_hazards: Vec::new(),
                     capture_ns: event.evidence.ns(),
                     decided_ns: now.ns(),
                     state_at_ns: self

@@ -229,6 +229,7 @@ mod tests {
                 distance_m: 2.5,
                 world_m: None,
             }),
+            more_hazards: Vec::new(),
             capture_ns: capture,
             decided_ns: decided,
             state_at_ns: capture,

@@ -211,6 +211,7 @@ mod tests {
             request: Some(("scene".into(), "What is around me?".into())),
             text: "A bench is at 12 o'clock.".into(),
             hazard: None,
+            more_hazards: Vec::new(),
             capture_ns: 0,
             decided_ns: 20 * MS,
             state_at_ns: 0,

@@ -143,6 +143,7 @@ mod tests {
             request: Some(("question".into(), "Where is the door?".into())),
             text: "The door is at 12 o'clock.".into(),
             hazard: None,
+            more_hazards: Vec::new(),
             capture_ns: 0,
             decided_ns,
             state_at_ns: 0,

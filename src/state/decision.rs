@@ -48,8 +48,12 @@ pub struct Decision {
     pub request: Option<(String, String)>,
     /// The full text decided (before clause chunking).
     pub text: String,
-    /// For alerts: what the alert is about.
+    /// For alerts: what the alert is about (the most urgent thing it names).
     pub hazard: Option<DecisionHazard>,
+    /// For alerts that name several things at once ("Stop, obstacle and head-high."): the
+    /// others, in the order said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_hazards: Vec<DecisionHazard>,
     /// Capture time (device ns) of the newest sample it rests on.
     pub capture_ns: i64,
     /// When it was decided (host ns, session clock).
