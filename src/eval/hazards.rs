@@ -9,7 +9,7 @@ use super::kinds::{agrees, HazardClass, TruthKind};
 use super::pose::HeadTrack;
 use super::text::clock_difference;
 use super::truth::TruthHazard;
-use crate::state::{DecisionHazard, ThingKind};
+use crate::state::{Decision, DecisionHazard, ThingKind};
 
 /// Matching tolerances.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -47,6 +47,30 @@ pub struct AlertInput {
     pub decided_device_ns: i64,
     /// When its first audio played, device ns; `None` if it never played.
     pub first_audio_device_ns: Option<i64>,
+}
+
+impl AlertInput {
+    /// The inputs of alert decision `d` (line `line` of `decisions.jsonl`), one per thing it
+    /// names: an alert that names two things at once ("Stop, obstacle and head-high.") may
+    /// catch two hazards, one per thing, each at the alert's own times.
+    pub fn per_thing(
+        d: &Decision,
+        line: usize,
+        decided_device_ns: i64,
+        first_audio_device_ns: Option<i64>,
+    ) -> Vec<AlertInput> {
+        std::iter::once(d.hazard.clone())
+            .chain(d.more_hazards.iter().cloned().map(Some))
+            .map(|hazard| AlertInput {
+                request_id: d.request_id,
+                line,
+                text: d.text.clone(),
+                hazard,
+                decided_device_ns,
+                first_audio_device_ns,
+            })
+            .collect()
+    }
 }
 
 /// How an alert matched a hazard.
@@ -572,6 +596,57 @@ mod tests {
         let s = score(&pillar, &[said(2, ThingKind::Person, [4.0, 6.0])]);
         assert_eq!((s.wrong_kind_alerts, s.false_alerts), (0, 1));
         assert_eq!(s.hazards[0].outcome, HazardOutcome::Missed);
+    }
+
+    #[test]
+    fn an_alert_that_names_two_things_may_catch_two_hazards() {
+        let box_and_branch = [
+            still(TruthKind::Box, [2.0, 0.0], 6),
+            still(TruthKind::LowBranch, [2.5, 0.2], 6),
+        ];
+        let hazard = |kind, at: [f32; 2]| DecisionHazard {
+            thing_id: 1,
+            kind,
+            clock: ClockHour::new(12),
+            distance_m: f32::NAN,
+            world_m: Some([at[0], at[1], 1.0]),
+        };
+        let mut d = Decision {
+            kind: crate::state::DecisionKind::Alert,
+            request_id: 4,
+            request_index: None,
+            request: None,
+            text: "Stop, obstacle and head-high.".into(),
+            hazard: Some(hazard(ThingKind::Obstacle, [2.0, 0.0])),
+            more_hazards: vec![hazard(ThingKind::Overhead, [2.5, 0.2])],
+            capture_ns: 0,
+            decided_ns: 0,
+            state_at_ns: 0,
+            generator: "alerter".into(),
+            guard: crate::state::GuardAction::Passed,
+            first_token_ns: None,
+            lm: None,
+            text_read: None,
+            voice: None,
+            ask: None,
+        };
+        let inputs = AlertInput::per_thing(&d, 3, 2 * S, Some(2 * S));
+        assert_eq!(inputs.len(), 2);
+        assert!(inputs.iter().all(|a| a.request_id == 4 && a.line == 3));
+        let s = score(&box_and_branch, &inputs);
+        assert_eq!(s.caught, 2);
+        assert_eq!((s.false_alerts, s.wrong_kind_alerts), (0, 0));
+        // Each thing named counts for itself: a second thing that is not there is a false
+        // alert, and the first still catches its hazard.
+        d.more_hazards = vec![hazard(ThingKind::Person, [2.0, 5.0])];
+        let s = score(
+            &box_and_branch,
+            &AlertInput::per_thing(&d, 3, 2 * S, Some(2 * S)),
+        );
+        assert_eq!((s.caught, s.false_alerts), (1, 1));
+        // An alert that names one thing is one input, as before.
+        d.more_hazards.clear();
+        assert_eq!(AlertInput::per_thing(&d, 3, 2 * S, Some(2 * S)).len(), 1);
     }
 
     #[test]

@@ -33,7 +33,8 @@
 //!   (`latest_alert_ns` missing: the session end). It is *caught* when an agreeing alert's
 //!   first audio falls in the window and that alert catches no other hazard: **one alert
 //!   catches at most one hazard** (a maximum matching, hazards by deadline, alerts earliest
-//!   first). Otherwise it is *wrong kind* (only alerts of another kind were heard in its
+//!   first); an alert that names several things (`hazard` and `more_hazards`) is one alert
+//!   per thing it names ([`hazards::AlertInput::per_thing`]). Otherwise it is *wrong kind* (only alerts of another kind were heard in its
 //!   window), *late* (spoken only after), *early* (spoken only before), *shared* (heard in
 //!   the window, but the alerts caught other hazards), *unspoken* (matched but never
 //!   played) or *missed*. No relevant hazard: recall is n/a and its target is not applied.

@@ -183,13 +183,13 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         .iter()
         .zip(&spoken)
         .filter(|(d, _)| d.decision.kind == DecisionKind::Alert)
-        .map(|(d, (_, first))| AlertInput {
-            request_id: d.decision.request_id,
-            line: d.line,
-            text: d.decision.text.clone(),
-            hazard: d.decision.hazard.clone(),
-            decided_device_ns: clock.to_device_ns(d.decision.decided_ns),
-            first_audio_device_ns: first.map(|t| clock.to_device_ns(t)),
+        .flat_map(|(d, (_, first))| {
+            AlertInput::per_thing(
+                &d.decision,
+                d.line,
+                clock.to_device_ns(d.decision.decided_ns),
+                first.map(|t| clock.to_device_ns(t)),
+            )
         })
         .collect();
     let hz: HazardScore = score_hazards(
@@ -233,13 +233,19 @@ pub fn score(inputs: &EvalInputs, tol: &HazardTolerances, targets: &Targets) -> 
         .iter()
         .zip(&spoken)
         .filter(|(d, _)| d.decision.kind == DecisionKind::Alert)
-        .filter_map(|(d, (_, first))| {
-            let h = d.decision.hazard.as_ref()?;
-            Some(SpokenAlert {
-                thing_id: h.thing_id,
-                distance_m: h.distance_m,
-                first_audio_ns: clock.to_device_ns((*first)?),
-            })
+        .flat_map(|(d, (_, first))| {
+            let first = first.map(|t| clock.to_device_ns(t));
+            d.decision
+                .hazard
+                .iter()
+                .chain(&d.decision.more_hazards)
+                .filter_map(move |h| {
+                    Some(SpokenAlert {
+                        thing_id: h.thing_id,
+                        distance_m: h.distance_m,
+                        first_audio_ns: first?,
+                    })
+                })
         })
         .collect();
     let heard_as_listener = listening(
