@@ -118,3 +118,59 @@ fn every_alert_with_its_earcon_is_said_within_a_second_and_a_half() {
     }
     eprintln!("longest alert: {:?}, {:.2} s", longest.1, longest.0);
 }
+
+/// Two hazards met together are said in one alert (most urgent first): the second thing is
+/// heard sooner, and the whole ends sooner, than with two alerts, the second waiting for the
+/// first to be said; it lasts at most 3 s.
+#[test]
+fn two_things_said_together_take_less_than_two_alerts() {
+    let alerter = Alerter::default();
+    let tts = Tts::new(VoiceParams::default()).unwrap();
+    let rate = f64::from(tts.sample_rate_hz());
+    let secs = |text: &str, earcon: Option<vista::speech::Earcon>| {
+        tts.synthesize_to_vec(text).unwrap().len() as f64 / rate
+            + earcon.map_or(0.0, |e| e.duration_ns() as f64 * 1e-9)
+    };
+    let kinds = [
+        ThingKind::Obstacle,
+        ThingKind::Person,
+        ThingKind::Vehicle,
+        ThingKind::Overhead,
+        ThingKind::DropOff,
+        ThingKind::StepUp,
+    ];
+    let mut checked = 0;
+    let mut longest = (0.0, String::new());
+    for a in kinds {
+        for b in kinds {
+            for (clock_b, d_b) in [(12, 1.8_f32), (3, 4.0), (11, 6.0)] {
+                let first = event(a, 12, 1.2, ThingDetail::None);
+                let mut second = event(b, clock_b, d_b, ThingDetail::None);
+                second.thing.id = 2;
+                let (text, earcon) = alerter.phrase_named(&[first.clone(), second.clone()]);
+                let together = secs(&text, earcon);
+                let (t1, e1) = alerter.phrase(&first);
+                let (t2, e2) = alerter.phrase(&second);
+                // Apart, the second waits for the first to be said (its length stretched
+                // by the alerter's margin, at least the minimum gap).
+                let cfg = vista::assistant::AlerterConfig::default();
+                let wait = (secs(&t1, e1) * f64::from(cfg.length_margin))
+                    .max(cfg.min_gap_ns as f64 * 1e-9);
+                let apart = wait + secs(&t2, e2);
+                assert!(
+                    together < apart && together <= 3.0,
+                    "{text:?}: {together:.2} s, apart {apart:.2} s ({t1:?}, {t2:?})"
+                );
+                if together > longest.0 {
+                    longest = (together, text);
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 108);
+    eprintln!(
+        "longest alert naming two things: {:?}, {:.2} s",
+        longest.1, longest.0
+    );
+}

@@ -10,6 +10,12 @@
 //! event that waits is not lost: the perception gate raises each approach once, so the
 //! alerter keeps it ([`Alerter::take_held`]) and the assistant speaks it as soon as the last
 //! alert has been said, where its thing is then, if it is still in the path.
+//! Hazards met together are said together: an event that comes within
+//! [`AlerterConfig::merge_within_ns`] of the alert being said (the same update of perception)
+//! replaces it with one alert naming both, most urgent first ("Stop, obstacle and
+//! head-high."), rather than waiting a second and a half behind it;
+//! events held back until an alert has been said come out together the same way. An alert
+//! names at most [`AlerterConfig::max_named`] things.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -53,6 +59,14 @@ pub struct AlerterConfig {
     pub urgent_ttc_s: f32,
     /// Most thing ids remembered for deduplication (the oldest are forgotten).
     pub max_tracked: usize,
+    /// An event within this long of the start of the alert being said (ns) is said with it,
+    /// in one alert that replaces it: raised by the same update of perception (its events
+    /// come together; the next camera frame is 33 ms later), before any of the first was
+    /// heard. Later, a wearer who has begun to hear one alert hears it out (or is cut by a
+    /// more urgent one): said again with another thing, it would be heard twice.
+    pub merge_within_ns: i64,
+    /// Most things one alert names (two keep it near two seconds).
+    pub max_named: usize,
 }
 
 impl Default for AlerterConfig {
@@ -67,6 +81,8 @@ impl Default for AlerterConfig {
             urgent_m: 2.5,
             urgent_ttc_s: 2.5,
             max_tracked: 256,
+            merge_within_ns: 40_000_000,
+            max_named: 2,
         }
     }
 }
@@ -89,18 +105,25 @@ pub struct AlerterCounts {
     pub duplicates: u64,
     /// Events that waited for another alert to be said.
     pub rate_limited: u64,
+    /// Alerts that named more than one thing.
+    pub merged: u64,
 }
 
 /// Events held for later at most (one per thing; the oldest beyond go).
 pub const MAX_HELD: usize = 4;
 
-/// The alert said last: when it began, until when it is being said, and how urgent it was.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The alert said last: when it began, until when it is being said, how urgent it was, and
+/// what it names.
+#[derive(Clone, Debug, PartialEq)]
 struct LastAlert {
     at: HostTime,
+    /// When the first alert it merged began to be said (`at` when it merged none).
+    first_at: HostTime,
     until: HostTime,
     urgent: bool,
     contact_s: f32,
+    /// The events it names, most urgent first.
+    named: Vec<HazardEvent>,
 }
 
 /// Turns hazard events into alert utterances.
@@ -199,7 +222,7 @@ impl Alerter {
     /// Until when the alert said last is being said, at the earliest its start plus the
     /// minimum gap.
     fn busy_until(&self) -> Option<HostTime> {
-        self.last_any.map(|l| {
+        self.last_any.as_ref().map(|l| {
             HostTime(
                 l.until
                     .ns()
@@ -309,9 +332,15 @@ impl Alerter {
 
     /// The oldest event held back, once the last alert has been said at `now` (the caller
     /// refreshes its thing and passes it to [`Self::alert`]).
+    /// While the alert just begun has room for another thing, the next held event is given
+    /// too, to be said with it.
     pub fn take_held(&mut self, now: HostTime) -> Option<HazardEvent> {
         let gap_over = self.busy_until().is_none_or(|until| now >= until);
-        if gap_over {
+        let room = self.last_any.as_ref().is_some_and(|l| {
+            now.since(l.first_at) <= self.config.merge_within_ns
+                && l.named.len() < self.config.max_named.max(1)
+        });
+        if gap_over || room {
             self.held.pop_front()
         } else {
             None
@@ -328,16 +357,44 @@ impl Alerter {
                 return Err(Suppressed::Duplicate);
             }
         }
-        if let (Some(last), Some(until)) = (self.last_any, self.busy_until()) {
-            if now < until && !self.more_urgent(e, &last) {
-                self.counts.rate_limited += 1;
-                self.held.retain(|h| h.thing.id != e.thing.id);
-                if self.held.len() >= MAX_HELD {
-                    self.held.pop_front();
+        let mut named = vec![e.clone()];
+        let mut first_at = now;
+        if let (Some(last), Some(until)) = (self.last_any.as_ref(), self.busy_until()) {
+            if now < until {
+                // Said with the alert being said, in one that replaces it, when that began
+                // just now and has room for one more thing.
+                let mut with: Vec<HazardEvent> = last
+                    .named
+                    .iter()
+                    .filter(|n| n.thing.id != e.thing.id)
+                    .cloned()
+                    .collect();
+                with.push(e.clone());
+                let mergeable = now.since(last.first_at) <= self.config.merge_within_ns
+                    && with.len() <= self.config.max_named.max(1);
+                if mergeable {
+                    // Most urgent first (urgent, then sooner reached); a tie keeps the order
+                    // they came in.
+                    with.sort_by(|a, b| {
+                        self.is_urgent(b)
+                            .cmp(&self.is_urgent(a))
+                            .then(self.contact_s(a).total_cmp(&self.contact_s(b)))
+                    });
+                    named = with;
+                    first_at = last.first_at;
+                } else if !self.more_urgent(e, last) {
+                    self.counts.rate_limited += 1;
+                    self.held.retain(|h| h.thing.id != e.thing.id);
+                    if self.held.len() >= MAX_HELD {
+                        self.held.pop_front();
+                    }
+                    self.held.push_back(e.clone());
+                    return Err(Suppressed::RateLimited);
                 }
-                self.held.push_back(e.clone());
-                return Err(Suppressed::RateLimited);
             }
+        }
+        if named.len() > 1 {
+            self.counts.merged += 1;
         }
         if self.last.len() >= self.config.max_tracked.max(1) && !self.last.contains_key(&e.thing.id)
         {
@@ -347,28 +404,113 @@ impl Alerter {
         }
         self.last.insert(e.thing.id, (now, urgent));
         self.counts.alerted += 1;
-        let (text, earcon) = self.phrase(e);
+        let (text, earcon) = self.phrase_named(&named);
         let said_ns = (spoken_ns(&text, self.config.rate_wpm) as f64
             * f64::from(self.config.length_margin.max(1.0))) as i64;
         let length_ns = earcon
             .map_or(0, Earcon::duration_ns)
             .saturating_add(said_ns);
+        let capture = named.iter().map(|n| n.evidence).max().unwrap_or(e.evidence);
+        let clock_hour = named.first().map_or(e.thing.clock, |n| n.thing.clock);
         self.last_any = Some(LastAlert {
             at: now,
+            first_at,
             until: HostTime(now.ns().saturating_add(length_ns)),
-            urgent,
-            contact_s: self.contact_s(e),
+            urgent: named.iter().any(|n| self.is_urgent(n)),
+            contact_s: named
+                .iter()
+                .map(|n| self.contact_s(n))
+                .fold(f32::INFINITY, f32::min),
+            named,
         });
         Ok(Utterance {
             text,
             priority: Priority::Alert,
             request_id: 0,
-            capture: e.evidence,
+            capture,
             decided: now,
             earcon,
-            // Heard from its thing's side: where it is before what it is.
-            pan: Pan::of_clock_hour(e.thing.clock.get()),
+            // Heard from its (most urgent) thing's side: where it is before what it is.
+            pan: Pan::of_clock_hour(clock_hour.get()),
         })
+    }
+
+    /// The events the alert decided last names, most urgent first (one, unless it was said
+    /// with others).
+    pub fn named(&self) -> &[HazardEvent] {
+        self.last_any.as_ref().map_or(&[], |l| l.named.as_slice())
+    }
+
+    /// The text and earcon of one alert naming `named` (most urgent first): the first as
+    /// [`Self::phrase`] says it alone, the others after it, each by what it is and where
+    /// ("Stop, obstacle and head-high.", "Step up in 1 metre and person 3 o'clock."). The
+    /// earcon is the first urgent one's.
+    pub fn phrase_named(&self, named: &[HazardEvent]) -> (String, Option<Earcon>) {
+        let Some((first, rest)) = named.split_first() else {
+            return (String::new(), None);
+        };
+        let (text, mut earcon) = self.phrase(first);
+        if rest.is_empty() {
+            return (text, earcon);
+        }
+        // After "Stop, …" a thing ahead that is urgent too needs no place: stopping is for both.
+        let after_stop = text.starts_with("Stop, ");
+        let first_what = what_word(first);
+        let mut s = text.trim_end_matches('.').to_string();
+        for e in rest {
+            if earcon.is_none() && self.is_urgent(e) {
+                earcon = Some(earcon_of(e.thing.kind));
+            }
+            s.push_str(" and ");
+            let part = self.named_part(e, after_stop);
+            // A second thing of the same kind is "another" ("Stop, obstacle and another
+            // 2 o'clock.").
+            let what = what_word(e);
+            match part.strip_prefix(what) {
+                Some(place) if what == first_what => {
+                    s.push_str("another");
+                    s.push_str(place);
+                }
+                _ => s.push_str(&part),
+            }
+        }
+        s.push('.');
+        (s, earcon)
+    }
+
+    /// How a thing after the first is named in an alert that names several: what it is, then
+    /// where ("head-high", "step up ahead", "person 3 o'clock", "vehicle from the left").
+    fn named_part(&self, e: &HazardEvent, after_stop: bool) -> String {
+        let t = &e.thing;
+        let head = t.kind == ThingKind::Overhead || t.height == Some(HeightBand::Head);
+        let what = what_word(e);
+        if t.kind == ThingKind::Vehicle && !head {
+            if let Some(from) = t.approaching_from() {
+                return format!("{what} from the {}", side_word(from));
+            }
+        }
+        if !is_ahead(t) {
+            format!("{what} {}", clock(t.clock))
+        } else if after_stop && self.is_urgent(e) {
+            what.to_string()
+        } else {
+            format!("{what} ahead")
+        }
+    }
+}
+
+/// What a thing is called in an alert that names several ("step down", "head-high", "chair").
+fn what_word(e: &HazardEvent) -> &'static str {
+    let t = &e.thing;
+    let head = t.kind == ThingKind::Overhead || t.height == Some(HeightBand::Head);
+    match t.kind {
+        ThingKind::DropOff if t.is_deep_drop() => "drop-off",
+        ThingKind::DropOff => "step down",
+        ThingKind::StepUp => "step up",
+        _ if head => "head-high",
+        ThingKind::Vehicle => called(t, "vehicle"),
+        ThingKind::Person => called(t, "person"),
+        _ => called(t, "obstacle"),
     }
 }
 
@@ -508,9 +650,10 @@ mod tests {
         assert_eq!(u.priority, Priority::Alert);
         assert_eq!(u.capture, DeviceTime(5));
         assert_eq!(a.alert(&near, ms(2_800)), Err(Suppressed::Duplicate));
-        // Another thing while that alert is said, no more urgent: it waits.
+        // Another thing while that alert is said, no more urgent and past its first word:
+        // it waits.
         assert_eq!(
-            a.alert(&event(2, ThingKind::Obstacle, 2, 4.0), ms(2_600)),
+            a.alert(&event(2, ThingKind::Obstacle, 2, 4.0), ms(2_900)),
             Err(Suppressed::RateLimited)
         );
         // The held event comes back once the alert has been said.
@@ -532,7 +675,8 @@ mod tests {
             AlerterCounts {
                 alerted: 4,
                 duplicates: 2,
-                rate_limited: 1
+                rate_limited: 1,
+                merged: 0
             }
         );
     }
@@ -546,9 +690,9 @@ mod tests {
             .is_ok());
         for id in 2..10 {
             let e = event(id, ThingKind::Obstacle, 12, 4.0);
-            assert_eq!(a.alert(&e, ms(10)), Err(Suppressed::RateLimited));
+            assert_eq!(a.alert(&e, ms(400)), Err(Suppressed::RateLimited));
             // The same thing again replaces its held event.
-            assert_eq!(a.alert(&e, ms(20)), Err(Suppressed::RateLimited));
+            assert_eq!(a.alert(&e, ms(420)), Err(Suppressed::RateLimited));
         }
         assert_eq!(a.held(), MAX_HELD);
         let ids: Vec<u32> = std::iter::from_fn(|| a.take_held(ms(5_000)))
@@ -565,23 +709,25 @@ mod tests {
         assert!(a
             .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
             .is_ok());
-        // A person 3 m ahead: not urgent, not reached in half the time: waits.
+        // A person 3 m ahead, past the first word: not urgent, not reached in half the
+        // time: waits.
         assert_eq!(
-            a.alert(&event(2, ThingKind::Person, 12, 3.0), ms(300)),
+            a.alert(&event(2, ThingKind::Person, 12, 3.0), ms(400)),
             Err(Suppressed::RateLimited)
         );
         // A vehicle 1.5 s away: urgent, where the alert being said is not: cuts it.
         let mut car = event(3, ThingKind::Vehicle, 3, 6.0);
         car.time_to_contact_s = Some(1.5);
-        assert!(a.alert(&car, ms(400)).is_ok());
+        assert!(a.alert(&car, ms(500)).is_ok());
+        assert_eq!(a.named().len(), 1);
         // Now a step 2 m ahead (urgent, 1.7 s) is not more urgent than the car: waits.
         assert_eq!(
-            a.alert(&event(4, ThingKind::DropOff, 12, 2.0), ms(500)),
+            a.alert(&event(4, ThingKind::DropOff, 12, 2.0), ms(900)),
             Err(Suppressed::RateLimited)
         );
         // A pole at 0.5 m (0.4 s) is reached in less than half the car's time: cuts.
         assert!(a
-            .alert(&event(5, ThingKind::Obstacle, 12, 0.5), ms(600))
+            .alert(&event(5, ThingKind::Obstacle, 12, 0.5), ms(1_000))
             .is_ok());
     }
 
@@ -595,9 +741,9 @@ mod tests {
                 .alert(&event(1, ThingKind::Obstacle, 2, 4.0), ms(0))
                 .is_ok());
             assert!(a
-                .alert(&event(2, ThingKind::Obstacle, 10, 4.0), ms(1))
+                .alert(&event(2, ThingKind::Obstacle, 10, 4.0), ms(400))
                 .is_err());
-            (0..10_000)
+            (400..10_000)
                 .step_by(10)
                 .find(|&t| a.take_held(ms(t)).is_some())
                 .unwrap()
@@ -606,5 +752,89 @@ mod tests {
         assert!(slow > 2 * fast, "{slow} ms vs {fast} ms");
         // However short, an alert keeps the minimum gap.
         assert!(fast >= 700, "{fast}");
+    }
+    #[test]
+    fn hazards_met_together_are_said_together_most_urgent_first() {
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        let mut a = Alerter::default();
+        let obstacle = event(1, ThingKind::Obstacle, 12, 1.8);
+        let mut branch = event(2, ThingKind::Overhead, 12, 1.1);
+        branch.evidence = DeviceTime(9);
+        assert_eq!(a.alert(&obstacle, ms(0)).unwrap().text, "Stop, obstacle.");
+        // The branch, raised from the same frame, is nearer: one alert names both, the
+        // branch first, and it is heard from the branch's side with the newest evidence.
+        let u = a.alert(&branch, ms(0)).unwrap();
+        assert_eq!(u.text, "Stop, head-high and obstacle.");
+        assert_eq!(u.earcon, Some(Earcon::Double));
+        assert_eq!(u.capture, DeviceTime(9));
+        let ids: Vec<u32> = a.named().iter().map(|e| e.thing.id).collect();
+        assert_eq!(ids, vec![2, 1]);
+        // A third thing within the window does not make it longer: it waits.
+        assert_eq!(
+            a.alert(&event(3, ThingKind::Person, 3, 4.0), ms(10)),
+            Err(Suppressed::RateLimited)
+        );
+        assert_eq!(a.counts().merged, 1);
+
+        // Beside the path, and not urgent: each by what it is and where.
+        let mut b = Alerter::default();
+        assert!(b
+            .alert(&event(1, ThingKind::StepUp, 12, 1.5), ms(0))
+            .is_ok());
+        let u = b
+            .alert(&event(2, ThingKind::Person, 3, 4.0), ms(20))
+            .unwrap();
+        assert_eq!(u.text, "Step up in 1 metre and person 3 o'clock.");
+        // Past the same update, the next thing waits for the alert to be said.
+        let mut c = Alerter::default();
+        assert!(c
+            .alert(&event(1, ThingKind::StepUp, 12, 1.5), ms(0))
+            .is_ok());
+        assert_eq!(
+            c.alert(&event(2, ThingKind::Person, 3, 4.0), ms(41)),
+            Err(Suppressed::RateLimited)
+        );
+    }
+
+    #[test]
+    fn events_that_waited_come_out_together() {
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        let mut a = Alerter::default();
+        assert!(a
+            .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
+            .is_ok());
+        for id in [2, 3] {
+            assert_eq!(
+                a.alert(&event(id, ThingKind::Obstacle, 2 + id as u8, 5.0), ms(500)),
+                Err(Suppressed::RateLimited)
+            );
+        }
+        let end = ms(5_000);
+        let first = a.take_held(end).unwrap();
+        assert!(a.alert(&first, end).is_ok());
+        // The second is released at once, and said with the first.
+        let second = a.take_held(end).unwrap();
+        let u = a.alert(&second, end).unwrap();
+        assert_eq!(u.text, "Obstacle 4 o'clock and another 5 o'clock.");
+        assert_eq!(a.named().len(), 2);
+    }
+
+    #[test]
+    fn a_thing_that_became_urgent_is_named_once() {
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        let mut a = Alerter::default();
+        assert!(a
+            .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
+            .is_ok());
+        assert!(a
+            .alert(&event(2, ThingKind::Person, 2, 4.0), ms(10))
+            .is_ok());
+        // The obstacle, now urgent, within the window: the alert is said again, naming it
+        // once, first.
+        let u = a
+            .alert(&event(1, ThingKind::Obstacle, 12, 1.5), ms(20))
+            .unwrap();
+        assert_eq!(u.text, "Stop, obstacle and person 2 o'clock.");
+        assert_eq!(a.named().len(), 2);
     }
 }

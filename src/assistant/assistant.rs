@@ -844,28 +844,36 @@ impl PerceptionSink for Assistant {
         match self.alerter.alert(event, now) {
             Ok(u) => {
                 let text = u.text.clone();
+                let u_capture = u.capture;
                 let request_id = self.next_id;
                 self.next_id += 1;
                 let _ = speaker.say(Utterance { request_id, ..u });
                 bump(&self.counters.alerts);
                 // Whatever answer is being generated is now stale.
                 self.cancel_in_flight();
-                let t = &event.thing;
+                // What it names, most urgent first (the event, or the event said with the
+                // alert it replaces).
+                let mut named = self.alerter.named().iter().map(|e| {
+                    let t = &e.thing;
+                    DecisionHazard {
+                        thing_id: t.id,
+                        kind: t.kind,
+                        clock: t.clock,
+                        distance_m: t.distance_m,
+                        world_m: t.world_m,
+                    }
+                });
+                let hazard = named.next();
+                let more_hazards: Vec<DecisionHazard> = named.collect();
                 let d = Decision {
                     kind: DecisionKind::Alert,
                     request_id,
                     request_index: None,
                     request: None,
                     text,
-                    hazard: Some(DecisionHazard {
-                        thing_id: t.id,
-                        kind: t.kind,
-                        clock: t.clock,
-                        distance_m: t.distance_m,
-                        world_m: t.world_m,
-                    }),
-                    more_hazards: Vec::new(),
-                    capture_ns: event.evidence.ns(),
+                    hazard,
+                    more_hazards,
+                    capture_ns: u_capture.ns(),
                     decided_ns: now.ns(),
                     state_at_ns: self
                         .state

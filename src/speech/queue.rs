@@ -185,18 +185,18 @@ impl SpeechQueue {
                         .map(|d| (d, DropReason::ClearedByAlert)),
                 );
                 // A newer alert (higher request id) cuts an older one still speaking, and
-                // the older one's remaining clauses go: evidence -> audio never waits
-                // behind an earlier alert. Clauses of the same alert share an id.
+                // the older ones' clauses still waiting go, whatever plays: evidence -> audio
+                // never waits behind an earlier alert (the alerter says what the older one
+                // named again in the newer, when it still matters). Clauses of the same
+                // alert share an id.
                 let id = u.request_id;
                 adm.interrupt_current =
                     playing.is_some_and(|(p, playing_id)| p != Priority::Alert || playing_id < id);
-                if playing.is_some_and(|(p, playing_id)| p == Priority::Alert && playing_id < id) {
-                    let (old, keep): (Vec<_>, Vec<_>) =
-                        self.alerts.drain(..).partition(|a| a.request_id < id);
-                    self.alerts = keep.into();
-                    adm.dropped
-                        .extend(old.into_iter().map(|d| (d, DropReason::Superseded)));
-                }
+                let (old, keep): (Vec<_>, Vec<_>) =
+                    self.alerts.drain(..).partition(|a| a.request_id < id);
+                self.alerts = keep.into();
+                adm.dropped
+                    .extend(old.into_iter().map(|d| (d, DropReason::Superseded)));
                 self.alerts.push_back(u);
             }
             Priority::Answer => {
