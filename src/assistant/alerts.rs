@@ -347,6 +347,42 @@ impl Alerter {
         }
     }
 
+    /// Held events whose things, as they are now (`now_of` gives each one's thing now, or
+    /// `None` when it has left the path), have become more urgent than the alert being said
+    /// (urgent where it is not, or reached in less than half its time; a time to contact
+    /// counts down while it waits): taken out, to be said at once with their things as they
+    /// are now (the caller passes them to [`Self::alert`], which cuts the alert being said).
+    /// The others stay held.
+    pub fn take_more_urgent_held(
+        &mut self,
+        now: HostTime,
+        mut now_of: impl FnMut(&HazardEvent) -> Option<Thing>,
+    ) -> Vec<HazardEvent> {
+        let Some(last) = self.last_any.clone() else {
+            return Vec::new();
+        };
+        if self.held.is_empty() || self.busy_until().is_none_or(|until| now >= until) {
+            return Vec::new();
+        }
+        let held: Vec<HazardEvent> = self.held.drain(..).collect();
+        let mut out = Vec::new();
+        for e in held {
+            let current = now_of(&e).map(|thing| {
+                let waited_s = now.since(e.raised) as f32 / 1e9;
+                HazardEvent {
+                    thing,
+                    time_to_contact_s: e.time_to_contact_s.map(|s| (s - waited_s).max(0.0)),
+                    ..e.clone()
+                }
+            });
+            match current {
+                Some(c) if self.more_urgent(&c, &last) => out.push(c),
+                _ => self.held.push_back(e),
+            }
+        }
+        out
+    }
+
     /// Decides whether `e`, raised at `now`, is alerted; returns the utterance, or why not.
     pub fn alert(&mut self, e: &HazardEvent, now: HostTime) -> Result<Utterance, Suppressed> {
         let urgent = self.is_urgent(e);
@@ -836,5 +872,45 @@ mod tests {
             .unwrap();
         assert_eq!(u.text, "Stop, obstacle and person 2 o'clock.");
         assert_eq!(a.named().len(), 2);
+    }
+    #[test]
+    fn a_held_thing_that_becomes_more_urgent_is_said_at_once() {
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        let mut a = Alerter::default();
+        // "Obstacle in 3 metres." is being said; another thing 3.5 m ahead waits for it.
+        assert!(a
+            .alert(&event(1, ThingKind::Obstacle, 12, 3.0), ms(0))
+            .is_ok());
+        assert_eq!(
+            a.alert(&event(2, ThingKind::Obstacle, 1, 3.5), ms(250)),
+            Err(Suppressed::RateLimited)
+        );
+        // Still 3 m away: not more urgent, it keeps waiting.
+        let at = |d: f32| {
+            move |e: &HazardEvent| {
+                let mut t = e.thing.clone();
+                t.distance_m = d;
+                Some(t)
+            }
+        };
+        assert!(a.take_more_urgent_held(ms(500), at(3.0)).is_empty());
+        assert_eq!(a.held(), 1);
+        // Gone from the path: still held (dropped when released, as before).
+        assert!(a.take_more_urgent_held(ms(600), |_| None).is_empty());
+        assert_eq!(a.held(), 1);
+        // Now 2 m away: urgent where the alert being said is not: taken out, as it is now,
+        // and said at once, cutting it.
+        let up = a.take_more_urgent_held(ms(900), at(2.0));
+        assert_eq!(up.len(), 1);
+        assert_eq!(up[0].thing.distance_m, 2.0);
+        assert_eq!(a.held(), 0);
+        let u = a.alert(&up[0], ms(900)).unwrap();
+        assert_eq!(u.text, "Stop, obstacle.");
+        // Once the alert has been said, nothing is taken this way (held events are released
+        // by take_held).
+        assert!(a
+            .alert(&event(3, ThingKind::Obstacle, 11, 4.0), ms(1_000))
+            .is_err());
+        assert!(a.take_more_urgent_held(ms(60_000), at(0.5)).is_empty());
     }
 }

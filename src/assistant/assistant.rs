@@ -903,6 +903,14 @@ impl PerceptionSink for Assistant {
 
     fn on_state(&mut self, state: &Arc<EnvironmentState>, now: HostTime) {
         self.state = Some(Arc::clone(state));
+        // An alert held back whose thing has become more urgent than the alert being said
+        // (it came nearer while it waited) is said now, cutting it.
+        let urgent_now = self
+            .alerter
+            .take_more_urgent_held(now, |e| held_thing_now(&e.thing, &state.things).cloned());
+        for e in urgent_now {
+            self.on_hazard(&e);
+        }
         // An alert held back while another was said is spoken once that one has been,
         // where its thing is now, while it is still in the path (else it is no longer
         // needed).
