@@ -8,6 +8,16 @@ use vista::state::{
 };
 use vista::time::{DeviceTime, HostTime};
 
+/// Every kind of thing an alert is about.
+const KINDS: [ThingKind; 6] = [
+    ThingKind::Obstacle,
+    ThingKind::Person,
+    ThingKind::Vehicle,
+    ThingKind::Overhead,
+    ThingKind::DropOff,
+    ThingKind::StepUp,
+];
+
 fn event(kind: ThingKind, clock_h: u8, distance_m: f32, detail: ThingDetail) -> HazardEvent {
     HazardEvent {
         thing: Thing {
@@ -50,14 +60,6 @@ fn every_alert_with_its_earcon_is_said_within_a_second_and_a_half() {
     let tts = Tts::new(VoiceParams::default()).unwrap();
     let rate = f64::from(tts.sample_rate_hz());
     let mut said = std::collections::BTreeMap::new();
-    let kinds = [
-        ThingKind::Obstacle,
-        ThingKind::Person,
-        ThingKind::Vehicle,
-        ThingKind::Overhead,
-        ThingKind::DropOff,
-        ThingKind::StepUp,
-    ];
     let details = [
         ThingDetail::None,
         ThingDetail::Moving {
@@ -69,7 +71,7 @@ fn every_alert_with_its_earcon_is_said_within_a_second_and_a_half() {
             approaching: true,
         },
     ];
-    for kind in kinds {
+    for kind in KINDS {
         for detail in &details {
             for clock_h in 1..=12 {
                 for d in [0.4_f32, 1.0, 1.5, 2.4, 2.9, 4.5, 9.9, 14.0] {
@@ -131,18 +133,10 @@ fn two_things_said_together_take_less_than_two_alerts() {
         tts.synthesize_to_vec(text).unwrap().len() as f64 / rate
             + earcon.map_or(0.0, |e| e.duration_ns() as f64 * 1e-9)
     };
-    let kinds = [
-        ThingKind::Obstacle,
-        ThingKind::Person,
-        ThingKind::Vehicle,
-        ThingKind::Overhead,
-        ThingKind::DropOff,
-        ThingKind::StepUp,
-    ];
     let mut checked = 0;
     let mut longest = (0.0, String::new());
-    for a in kinds {
-        for b in kinds {
+    for a in KINDS {
+        for b in KINDS {
             for (clock_b, d_b) in [(12, 1.8_f32), (3, 4.0), (11, 6.0)] {
                 let first = event(a, 12, 1.2, ThingDetail::None);
                 let mut second = event(b, clock_b, d_b, ThingDetail::None);

@@ -358,15 +358,15 @@ impl Alerter {
         now: HostTime,
         mut now_of: impl FnMut(&HazardEvent) -> Option<Thing>,
     ) -> Vec<HazardEvent> {
-        let Some(last) = self.last_any.clone() else {
-            return Vec::new();
-        };
         if self.held.is_empty() || self.busy_until().is_none_or(|until| now >= until) {
             return Vec::new();
         }
-        let held: Vec<HazardEvent> = self.held.drain(..).collect();
+        let Some(last) = self.last_any.as_ref() else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
-        for e in held {
+        let mut keep = VecDeque::with_capacity(self.held.len());
+        for e in std::mem::take(&mut self.held) {
             let current = now_of(&e).map(|thing| {
                 let waited_s = now.since(e.raised) as f32 / 1e9;
                 HazardEvent {
@@ -376,10 +376,11 @@ impl Alerter {
                 }
             });
             match current {
-                Some(c) if self.more_urgent(&c, &last) => out.push(c),
-                _ => self.held.push_back(e),
+                Some(c) if self.more_urgent(&c, last) => out.push(c),
+                _ => keep.push_back(e),
             }
         }
+        self.held = keep;
         out
     }
 
