@@ -446,6 +446,8 @@ impl CorridorAnalyzer {
         // An edge waits for the next floor-like bin to confirm its new level.
         let mut pending: Option<(ThingKind, f32, f32, f32, usize)> = None;
         let mut last_floor = None;
+        let trace = log::log_enabled!(log::Level::Trace);
+        let mut read: Vec<(usize, Option<f32>)> = Vec::new();
         for (i, b) in self.bins.iter_mut().enumerate() {
             let known = if b.len() >= 3 {
                 let lo = percentile(b, FLOOR_PERCENTILE);
@@ -458,6 +460,9 @@ impl CorridorAnalyzer {
                 None
             };
             let along = i as f32 * BIN_M;
+            if trace {
+                read.push((b.len(), known));
+            }
             if let Some(f) = known {
                 if let Some((kind, at, diff, new_level, from_bin)) = pending.take() {
                     // Confirmed by the next floor-like bin on the new level, or, on stairs,
@@ -516,6 +521,29 @@ impl CorridorAnalyzer {
                 last_floor = Some(i);
             }
             self.floor.push(level);
+        }
+        if trace {
+            // The floor profile as it was read: per bin along the corridor, its points and
+            // its floor height over the floor underfoot (`?`: too few points, or spread
+            // wider than a floor).
+            let profile: Vec<String> = read
+                .iter()
+                .map(|(n, f)| match f {
+                    Some(f) => format!("{n}:{f:+.2}"),
+                    None => format!("{n}:?"),
+                })
+                .collect();
+            log::trace!(
+                "floor underfoot {:.2} m (seen {}, eye height puts it at {:.2}), edges {:?}, bins {}",
+                floor_z,
+                floor_seen,
+                expected,
+                edges
+                    .iter()
+                    .map(|e| (e.kind, e.along_m, e.rise_m))
+                    .collect::<Vec<_>>(),
+                profile.join(" ")
+            );
         }
         // Obstacle points, clustered on a world grid.
         self.cells.clear();
