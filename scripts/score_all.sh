@@ -144,6 +144,7 @@ if [ -n "${OUT_MD:-}" ]; then
     echo
     echo '```sh'
     env_words=()
+    [ -n "${MODES:-}" ] && env_words+=("MODES=\"${MODES}\"")
     [ -n "${SYNTH_ARGS:-}" ] && env_words+=("SYNTH_ARGS=\"${SYNTH_ARGS}\"")
     [ -n "${REPLAY_ARGS:-}" ] && env_words+=("REPLAY_ARGS=\"${REPLAY_ARGS}\"")
     [ -n "${TITLE:-}" ] && env_words+=("TITLE=\"${TITLE}\"")
