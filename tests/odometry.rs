@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use nalgebra::Isometry3;
+use vista::perception::inertial_pose::VISUAL_QUALITY;
 use vista::perception::inertial_source::InertialPoseSource;
 use vista::perception::odometry::{OdometryConfig, StereoOdometry};
 use vista::perception::stereo::Rectification;
@@ -20,6 +21,8 @@ use vista::synth::{find_scenario, write_session, SynthOptions};
 
 struct Run {
     poses: Vec<(i64, Isometry3<f64>)>,
+    /// Each pose's quality.
+    qualities: Vec<f32>,
     visual: u64,
 }
 
@@ -41,6 +44,7 @@ fn derive(session: &Path, odometry: bool) -> Run {
     }
     let started = std::time::Instant::now();
     let mut poses = Vec::new();
+    let mut qualities = Vec::new();
     let mut last = i64::MIN;
     while let Some(s) = src.next_sample() {
         let s = s.unwrap();
@@ -48,12 +52,14 @@ fn derive(session: &Path, odometry: bool) -> Run {
         last = s.capture.ns();
         if let (StreamId::DevicePose, Payload::Pose(p)) = (s.stream, &s.payload) {
             poses.push((s.capture.ns(), p.t_world_device));
+            qualities.push(p.quality);
         }
     }
     let st = src.stats();
     eprintln!("{st:?} in {:.2} s", started.elapsed().as_secs_f64());
     Run {
         poses,
+        qualities,
         visual: st.visual_poses,
     }
 }
@@ -125,4 +131,142 @@ fn the_slam_cameras_track_the_walk() {
     }
     // The cameras beat counted steps (this walker's stride is not the population's).
     assert!(end_errors[1] * 2.0 < end_errors[0], "{end_errors:?}");
+}
+
+/// The derived pose against the truth over a walk, printed (not asserted: a measurement).
+/// `VISTA_ODOMETRY_SCENARIO` (default `mixed_walk`) and `VISTA_ODOMETRY_SECONDS` (default 60)
+/// choose the walk, seed 0. Prints, once a second, the distance walked, the height and
+/// horizontal errors, the attitude's tilt error and whether the position followed visual
+/// fixes; then the tilt error's p50 and p95 and the largest height error. With
+/// `VISTA_ODOMETRY_TRUE_ATTITUDE=1` the odometry is run on its own with the true attitude
+/// (what its position is worth when the attitude is right).
+///
+/// `VISTA_ODOMETRY_SCENARIO=mixed_walk cargo test --release --test odometry -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement: run it by name"]
+fn pose_error_over_a_walk() {
+    use nalgebra::Vector3;
+    use vista::aria::recording::image::decode_image;
+    use vista::perception::odometry::Outcome;
+    use vista::perception::stereo::StereoPairer;
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let name = std::env::var("VISTA_ODOMETRY_SCENARIO").unwrap_or_else(|_| "mixed_walk".into());
+    let seconds: f64 = std::env::var("VISTA_ODOMETRY_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60.0);
+    let true_attitude = std::env::var("VISTA_ODOMETRY_TRUE_ATTITUDE").is_ok_and(|v| v == "1");
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s");
+    let sc = find_scenario(&root.join("scenarios"), &name).unwrap();
+    let opts = SynthOptions {
+        seed: 0,
+        duration_s: Some(seconds),
+        rgb_fps: Some(0.0),
+        ..SynthOptions::default()
+    };
+    write_session(&sc, &session, &opts).unwrap();
+    let inputs = PerceptionInputs::from_session(&session).unwrap();
+    let path = vista::synth::session_path(&sc, &opts, inputs.models.t_device_cpf);
+    let t0 = vista::synth::session_writer::T0_NS;
+    let truth = |t: i64| path.t_world_device((t - t0) as f64 * 1e-9);
+
+    // (time, position in the true world, attitude error's tilt in degrees, visual).
+    let mut rows: Vec<(i64, Vector3<f64>, Option<f64>, bool)> = Vec::new();
+    if true_attitude {
+        // The odometry alone, in the true world, each pair given the true attitude and a
+        // position predicted from its last two fixes.
+        let mut src = ReplaySource::open(
+            &session,
+            ReplayOptions {
+                recorded_only: true,
+                ..ReplayOptions::default()
+            },
+        )
+        .unwrap();
+        let calib = load_calibration(&session).unwrap().device;
+        let rect = Rectification::slam_pair(&calib, &Default::default()).unwrap();
+        let mut vo = StereoOdometry::new(rect, OdometryConfig::default());
+        let mut pairer = StereoPairer::default();
+        let mut fixes: Vec<(i64, Vector3<f64>)> = Vec::new();
+        while let Some(s) = src.next_sample() {
+            let Some(pair) = pairer.push_sample(&s.unwrap()) else {
+                continue;
+            };
+            let (l, r) = (
+                decode_image(&pair.left).unwrap(),
+                decode_image(&pair.right).unwrap(),
+            );
+            let tr = truth(pair.capture_ns);
+            let predicted = match fixes.as_slice() {
+                [.., (ta, a), (tb, b)] => {
+                    b + (b - a) * ((pair.capture_ns - tb) as f64 / (tb - ta) as f64)
+                }
+                [(_, b)] => *b,
+                [] => tr.translation.vector,
+            };
+            match vo.track(&l.pixels, &r.pixels, &tr.rotation, &predicted) {
+                Outcome::Fixed { t_world, .. } => {
+                    fixes.push((pair.capture_ns, t_world));
+                    rows.push((pair.capture_ns, t_world, None, true));
+                }
+                // Lost: started again from the true position (the measurement is of the
+                // tracked stretches).
+                Outcome::Lost { .. } | Outcome::Started { .. } => {
+                    fixes.clear();
+                    rows.push((pair.capture_ns, tr.translation.vector, None, false));
+                }
+            }
+        }
+        eprintln!("{:?}", vo.stats());
+    } else {
+        let run = derive(&session, true);
+        let (ta, a) = run.poses[0];
+        let align = truth(ta) * a.inverse();
+        for (k, (t, p)) in run.poses.iter().enumerate() {
+            let tr = truth(*t);
+            let tilt = (p.rotation.inverse() * Vector3::z())
+                .angle(&(tr.rotation.inverse() * Vector3::z()))
+                .to_degrees();
+            let visual = run.qualities.get(k).is_some_and(|q| *q >= VISUAL_QUALITY);
+            rows.push((*t, (align * p).translation.vector, Some(tilt), visual));
+        }
+    }
+    let mut walked = 0.0;
+    let mut last: Option<Vector3<f64>> = None;
+    let mut next_s = 0.0;
+    let mut tilts = Vec::new();
+    let mut worst_dz: f64 = 0.0;
+    for (t, p, tilt, visual) in &rows {
+        let tr = truth(*t).translation.vector;
+        walked += last.map_or(0.0, |l| (tr - l).norm());
+        last = Some(tr);
+        let d = p - tr;
+        worst_dz = worst_dz.max(d.z.abs());
+        tilts.extend(*tilt);
+        let s = (*t - t0) as f64 * 1e-9;
+        if s >= next_s {
+            next_s += 1.0;
+            let tilt = tilt.map_or("–".into(), |v| format!("{v:.2}°"));
+            println!(
+                "{s:6.1} s  walked {walked:6.2} m  height error {:+.3} m  horizontal {:.3} m  \
+                 tilt {tilt}  visual {visual}",
+                d.z,
+                d.xy().norm()
+            );
+        }
+    }
+    tilts.sort_by(f64::total_cmp);
+    let q = |f: f64| {
+        tilts
+            .get((tilts.len() as f64 * f) as usize)
+            .map_or("–".to_string(), |v| format!("{v:.2}°"))
+    };
+    println!(
+        "{name}: walked {walked:.1} m, largest height error {worst_dz:.3} m, tilt error p50 {} \
+         p95 {}",
+        q(0.5),
+        q(0.95)
+    );
 }
