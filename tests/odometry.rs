@@ -17,7 +17,66 @@ use vista::sample::{Payload, StreamId};
 use vista::source::calibration::load_calibration;
 use vista::source::replay::{ReplayOptions, ReplaySource};
 use vista::source::Source;
-use vista::synth::{find_scenario, write_session, SynthOptions};
+use vista::synth::{find_scenario, write_session, SynthOptions, WearerPath};
+
+/// A synthesised walk (no RGB): its session folder and the wearer's true path.
+struct Walk {
+    _dir: tempfile::TempDir,
+    session: std::path::PathBuf,
+    path: WearerPath,
+}
+
+impl Walk {
+    /// The first `seconds` of scenario `name` with `seed`.
+    fn new(name: &str, seed: u64, seconds: f64) -> Self {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s");
+        let sc = find_scenario(&root.join("scenarios"), name).unwrap();
+        let opts = SynthOptions {
+            seed,
+            duration_s: Some(seconds),
+            rgb_fps: Some(0.0),
+            ..SynthOptions::default()
+        };
+        write_session(&sc, &session, &opts).unwrap();
+        let t_device_cpf = PerceptionInputs::from_session(&session)
+            .unwrap()
+            .models
+            .t_device_cpf;
+        let path = vista::synth::session_path(&sc, &opts, t_device_cpf);
+        Self {
+            _dir: dir,
+            session,
+            path,
+        }
+    }
+
+    /// The true device pose at device time `t_ns`.
+    fn truth(&self, t_ns: i64) -> Isometry3<f64> {
+        self.path
+            .t_world_device((t_ns - vista::synth::session_writer::T0_NS) as f64 * 1e-9)
+    }
+}
+
+/// The session's streams as recorded (no MPS).
+fn recorded(session: &Path) -> ReplaySource {
+    ReplaySource::open(
+        session,
+        ReplayOptions {
+            recorded_only: true,
+            ..ReplayOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Visual odometry on the session's SLAM pair, default settings.
+fn odometry(session: &Path) -> StereoOdometry {
+    let calib = load_calibration(session).unwrap().device;
+    let rect = Rectification::slam_pair(&calib, &Default::default()).unwrap();
+    StereoOdometry::new(rect, OdometryConfig::default())
+}
 
 struct Run {
     poses: Vec<(i64, Isometry3<f64>)>,
@@ -26,21 +85,11 @@ struct Run {
     visual: u64,
 }
 
-fn derive(session: &Path, odometry: bool) -> Run {
+fn derive(session: &Path, with_odometry: bool) -> Run {
     let inputs = PerceptionInputs::from_session(session).unwrap();
-    let recorded = ReplaySource::open(
-        session,
-        ReplayOptions {
-            recorded_only: true,
-            ..ReplayOptions::default()
-        },
-    )
-    .unwrap();
-    let mut src = InertialPoseSource::new(Box::new(recorded), inputs.models.clone());
-    if odometry {
-        let calib = load_calibration(session).unwrap().device;
-        let rect = Rectification::slam_pair(&calib, &Default::default()).unwrap();
-        src = src.with_odometry(StereoOdometry::new(rect, OdometryConfig::default()));
+    let mut src = InertialPoseSource::new(Box::new(recorded(session)), inputs.models.clone());
+    if with_odometry {
+        src = src.with_odometry(odometry(session));
     }
     let started = std::time::Instant::now();
     let mut poses = Vec::new();
@@ -66,28 +115,12 @@ fn derive(session: &Path, odometry: bool) -> Run {
 
 #[test]
 fn the_slam_cameras_track_the_walk() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    let session = dir.path().join("s");
-    let sc = find_scenario(&root.join("scenarios"), "find_exit").unwrap();
-    let opts = SynthOptions {
-        seed: 5,
-        duration_s: Some(25.0),
-        rgb_fps: Some(0.0),
-        ..SynthOptions::default()
-    };
-    write_session(&sc, &session, &opts).unwrap();
-    let t_device_cpf = PerceptionInputs::from_session(&session)
-        .unwrap()
-        .models
-        .t_device_cpf;
-    let path = vista::synth::session_path(&sc, &opts, t_device_cpf);
-    let t0 = vista::synth::session_writer::T0_NS;
-    let truth = |t: i64| path.t_world_device((t - t0) as f64 * 1e-9);
+    let walk = Walk::new("find_exit", 5, 25.0);
+    let truth = |t: i64| walk.truth(t);
 
     let mut end_errors = Vec::new();
     for odometry in [false, true] {
-        let run = derive(&session, odometry);
+        let run = derive(&walk.session, odometry);
         let poses = &run.poses;
         assert!(poses.len() > 2000);
         // The derived world's frame against the true one, from the first pose (the derived
@@ -150,44 +183,23 @@ fn pose_error_over_a_walk() {
     use vista::perception::odometry::Outcome;
     use vista::perception::stereo::StereoPairer;
 
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let name = std::env::var("VISTA_ODOMETRY_SCENARIO").unwrap_or_else(|_| "mixed_walk".into());
     let seconds: f64 = std::env::var("VISTA_ODOMETRY_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(60.0);
     let true_attitude = std::env::var("VISTA_ODOMETRY_TRUE_ATTITUDE").is_ok_and(|v| v == "1");
-    let dir = tempfile::tempdir().unwrap();
-    let session = dir.path().join("s");
-    let sc = find_scenario(&root.join("scenarios"), &name).unwrap();
-    let opts = SynthOptions {
-        seed: 0,
-        duration_s: Some(seconds),
-        rgb_fps: Some(0.0),
-        ..SynthOptions::default()
-    };
-    write_session(&sc, &session, &opts).unwrap();
-    let inputs = PerceptionInputs::from_session(&session).unwrap();
-    let path = vista::synth::session_path(&sc, &opts, inputs.models.t_device_cpf);
+    let walk = Walk::new(&name, 0, seconds);
+    let truth = |t: i64| walk.truth(t);
     let t0 = vista::synth::session_writer::T0_NS;
-    let truth = |t: i64| path.t_world_device((t - t0) as f64 * 1e-9);
 
     // (time, position in the true world, attitude error's tilt in degrees, visual).
     let mut rows: Vec<(i64, Vector3<f64>, Option<f64>, bool)> = Vec::new();
     if true_attitude {
         // The odometry alone, in the true world, each pair given the true attitude and a
         // position predicted from its last two fixes.
-        let mut src = ReplaySource::open(
-            &session,
-            ReplayOptions {
-                recorded_only: true,
-                ..ReplayOptions::default()
-            },
-        )
-        .unwrap();
-        let calib = load_calibration(&session).unwrap().device;
-        let rect = Rectification::slam_pair(&calib, &Default::default()).unwrap();
-        let mut vo = StereoOdometry::new(rect, OdometryConfig::default());
+        let mut src = recorded(&walk.session);
+        let mut vo = odometry(&walk.session);
         let mut pairer = StereoPairer::default();
         let mut fixes: Vec<(i64, Vector3<f64>)> = Vec::new();
         while let Some(s) = src.next_sample() {
@@ -221,7 +233,7 @@ fn pose_error_over_a_walk() {
         }
         eprintln!("{:?}", vo.stats());
     } else {
-        let run = derive(&session, true);
+        let run = derive(&walk.session, true);
         let (ta, a) = run.poses[0];
         let align = truth(ta) * a.inverse();
         for (k, (t, p)) in run.poses.iter().enumerate() {
