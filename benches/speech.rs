@@ -104,6 +104,7 @@ fn alert_to_sink(c: &mut Criterion) {
         decided: clock.now(),
         earcon: None,
         pan: vista::speech::Pan::CENTRE,
+        urgent: priority == Priority::Alert,
     };
     // Host time from `say` to the alert's first samples in the sink.
     let alert_latency = |rx: &Receiver<FirstAudio>, t0: HostTime| -> Duration {

@@ -121,9 +121,10 @@ fn every_alert_with_its_earcon_is_said_within_a_second_and_a_half() {
     eprintln!("longest alert: {:?}, {:.2} s", longest.1, longest.0);
 }
 
-/// Two hazards met together are said in one alert (most urgent first): the second thing is
-/// heard sooner, and the whole ends sooner, than with two alerts, the second waiting for the
-/// first to be said; it lasts at most 3 s.
+/// Two hazards met together, said in one alert (most urgent first; the alerter does so when
+/// it fits `AlerterConfig::max_length_ns` at the wearer's rate): the second thing is heard
+/// sooner, and the whole ends sooner, than with two alerts, the second waiting for the first
+/// to be said; at the default rate it lasts at most 3 s.
 #[test]
 fn two_things_said_together_take_less_than_two_alerts() {
     let alerter = Alerter::default();

@@ -4,6 +4,7 @@
 //! alert cut part-way also has its cut before it), alerts are never dropped or
 //! cut, an alert starts the moment it is decided (or when the alert before it ends),
 //! speech never starts before its decision, cuts happen exactly at a later decision,
+//! a heads-up (an alert not urgent) never cuts an answer clause that ends within the wait,
 //! and stale ambient updates are never spoken.
 
 use proptest::prelude::*;
@@ -41,6 +42,7 @@ const TL: Timeline = Timeline {
 };
 const MS: i64 = 1_000_000;
 const MAX_AGE_MS: i64 = 300;
+const HEADS_UP_WAIT_MS: i64 = 100;
 
 /// Text "i:len" lasts `len` ms.
 fn synth(text: &str) -> Result<Vec<i16>, String> {
@@ -53,12 +55,12 @@ fn synth(text: &str) -> Result<Vec<i16>, String> {
 }
 
 fn arb_utts() -> impl Strategy<Value = Vec<Utterance>> {
-    let one = (0u8..3, 0u64..4, 1usize..400, 0i64..300);
+    let one = (0u8..3, 0u64..4, 1usize..400, 0i64..300, any::<bool>());
     prop::collection::vec(one, 1..30).prop_map(|v| {
         let mut t = 0;
         v.into_iter()
             .enumerate()
-            .map(|(i, (p, req, len, gap))| {
+            .map(|(i, (p, req, len, gap, urgent))| {
                 t += gap;
                 Utterance {
                     text: format!("{i}:{len}"),
@@ -68,6 +70,7 @@ fn arb_utts() -> impl Strategy<Value = Vec<Utterance>> {
                     decided: HostTime(t * MS),
                     earcon: None,
                     pan: vista::speech::Pan::CENTRE,
+                    urgent,
                 }
             })
             .collect()
@@ -79,7 +82,11 @@ proptest! {
 
     #[test]
     fn timeline_invariants(utts in arb_utts()) {
-        let mut s = Scheduler::new(QueueConfig { ambient_max_age_ns: MAX_AGE_MS * MS }, TL);
+        let config = QueueConfig {
+            ambient_max_age_ns: MAX_AGE_MS * MS,
+            heads_up_wait_ns: HEADS_UP_WAIT_MS * MS,
+        };
+        let mut s = Scheduler::new(config, TL);
         let mut out = Collect::default();
         for u in &utts {
             s.advance(TL.index_of(u.decided), 0, &mut synth, &mut out);
@@ -134,6 +141,18 @@ proptest! {
                     // Cut exactly when a later utterance was decided.
                     prop_assert!(decisions.contains(&e.end_ns), "cut at {}", e.end_ns);
                     prop_assert!(e.end_ns - first < len_ms * MS);
+                    // An answer clause ending within the wait is cut only by something
+                    // else than a heads-up decided then.
+                    let left_ms = len_ms - (e.end_ns - first) / MS;
+                    if e.priority == Priority::Answer && left_ms <= HEADS_UP_WAIT_MS {
+                        prop_assert!(
+                            utts.iter().any(|u| u.decided.ns() == e.end_ns
+                                && (u.priority != Priority::Alert || u.urgent)),
+                            "a heads-up cut {:?} with {} ms left",
+                            e,
+                            left_ms
+                        );
+                    }
                 } else {
                     prop_assert_eq!(e.end_ns - first, len_ms * MS);
                 }

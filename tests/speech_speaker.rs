@@ -24,6 +24,7 @@ fn utt(priority: Priority, request_id: u64, text: &str, decided_ms: i64) -> Utte
         decided: HostTime(decided_ms * MS),
         earcon: None,
         pan: Pan::CENTRE,
+        urgent: priority == Priority::Alert,
     }
 }
 

@@ -1,7 +1,9 @@
 //! The alerter: a hazard event becomes one short alert utterance ("Stop, obstacle.",
 //! "Step down in 3 metres.", "Head-high 10 o'clock.") at alert
 //! priority, heard from its thing's side ([`Pan`]), with its kind's earcon when urgent. No
-//! model involved; it returns at once.
+//! model involved; it returns at once. One that is not urgent is a heads-up
+//! ([`Utterance::urgent`]): it lets the answer clause being said end first when that ends
+//! soon.
 //! The same thing is not alerted twice within [`AlerterConfig::repeat_after_ns`] (unless it
 //! has become urgent since). An alert is not cut by the next one unless the next is more
 //! urgent (urgent where it was not, or reached in half its time): while the last alert is still being said (its length
@@ -10,12 +12,13 @@
 //! event that waits is not lost: the perception gate raises each approach once, so the
 //! alerter keeps it ([`Alerter::take_held`]) and the assistant speaks it as soon as the last
 //! alert has been said, where its thing is then, if it is still in the path.
-//! Hazards met together are said together: an event that comes within
+//! Hazards met together are said together when that stays short: an event that comes within
 //! [`AlerterConfig::merge_within_ns`] of the alert being said (the same update of perception)
 //! replaces it with one alert naming both, most urgent first ("Stop, obstacle and
-//! head-high."), rather than waiting a second and a half behind it;
-//! events held back until an alert has been said come out together the same way. An alert
-//! names at most [`AlerterConfig::max_named`] things.
+//! head-high."), rather than waiting behind it, when the two fit in
+//! [`AlerterConfig::max_length_ns`] at the wearer's rate (at the default rate they do not,
+//! and the second follows the first); events held back until an alert has been said come
+//! out together the same way. An alert names at most [`AlerterConfig::max_named`] things.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -65,8 +68,14 @@ pub struct AlerterConfig {
     /// heard. Later, a wearer who has begun to hear one alert hears it out (or is cut by a
     /// more urgent one): said again with another thing, it would be heard twice.
     pub merge_within_ns: i64,
-    /// Most things one alert names (two keep it near two seconds).
+    /// Most things one alert names.
     pub max_named: usize,
+    /// Things met together are named in one alert only when it is estimated to last no
+    /// longer than this at the speaking rate ([`crate::speech::pace`]), ns; otherwise the most urgent is said alone and
+    /// the other waits for it (or cuts it, when more urgent). At the default rate no two
+    /// things fit ("Stop, obstacle and head-high." lasts 1.9 s); at a listener's faster
+    /// rate they do.
+    pub max_length_ns: i64,
 }
 
 impl Default for AlerterConfig {
@@ -83,6 +92,7 @@ impl Default for AlerterConfig {
             max_tracked: 256,
             merge_within_ns: 40_000_000,
             max_named: 2,
+            max_length_ns: 1_500_000_000,
         }
     }
 }
@@ -124,6 +134,9 @@ struct LastAlert {
     contact_s: f32,
     /// The events it names, most urgent first.
     named: Vec<HazardEvent>,
+    /// Another thing did not fit in it ([`AlerterConfig::max_length_ns`]): nothing more is
+    /// said with it.
+    full: bool,
 }
 
 /// Turns hazard events into alert utterances.
@@ -337,7 +350,8 @@ impl Alerter {
     pub fn take_held(&mut self, now: HostTime) -> Option<HazardEvent> {
         let gap_over = self.busy_until().is_none_or(|until| now >= until);
         let room = self.last_any.as_ref().is_some_and(|l| {
-            now.since(l.first_at) <= self.config.merge_within_ns
+            !l.full
+                && now.since(l.first_at) <= self.config.merge_within_ns
                 && l.named.len() < self.config.max_named.max(1)
         });
         if gap_over || room {
@@ -407,19 +421,29 @@ impl Alerter {
                     .cloned()
                     .collect();
                 with.push(e.clone());
-                let mergeable = now.since(last.first_at) <= self.config.merge_within_ns
+                // Most urgent first (urgent, then sooner reached); a tie keeps the order
+                // they came in.
+                with.sort_by(|a, b| {
+                    self.is_urgent(b)
+                        .cmp(&self.is_urgent(a))
+                        .then(self.contact_s(a).total_cmp(&self.contact_s(b)))
+                });
+                let in_time = now.since(last.first_at) <= self.config.merge_within_ns
                     && with.len() <= self.config.max_named.max(1);
-                if mergeable {
-                    // Most urgent first (urgent, then sooner reached); a tie keeps the order
-                    // they came in.
-                    with.sort_by(|a, b| {
-                        self.is_urgent(b)
-                            .cmp(&self.is_urgent(a))
-                            .then(self.contact_s(a).total_cmp(&self.contact_s(b)))
-                    });
+                let fits = in_time
+                    && spoken_ns(&self.phrase_named(&with).0, self.config.rate_wpm)
+                        <= self.config.max_length_ns;
+                if fits {
                     named = with;
                     first_at = last.first_at;
                 } else if !self.more_urgent(e, last) {
+                    if in_time {
+                        // Too long with it: nothing more is said with this alert (a held
+                        // event is not given back for it again).
+                        if let Some(l) = self.last_any.as_mut() {
+                            l.full = true;
+                        }
+                    }
                     self.counts.rate_limited += 1;
                     self.held.retain(|h| h.thing.id != e.thing.id);
                     if self.held.len() >= MAX_HELD {
@@ -442,23 +466,24 @@ impl Alerter {
         self.last.insert(e.thing.id, (now, urgent));
         self.counts.alerted += 1;
         let (text, earcon) = self.phrase_named(&named);
-        let said_ns = (spoken_ns(&text, self.config.rate_wpm) as f64
-            * f64::from(self.config.length_margin.max(1.0))) as i64;
+        let said_ns = self.said_ns(&text);
         let length_ns = earcon
             .map_or(0, Earcon::duration_ns)
             .saturating_add(said_ns);
         let capture = named.iter().map(|n| n.evidence).max().unwrap_or(e.evidence);
         let clock_hour = named.first().map_or(e.thing.clock, |n| n.thing.clock);
+        let any_urgent = named.iter().any(|n| self.is_urgent(n));
         self.last_any = Some(LastAlert {
             at: now,
             first_at,
             until: HostTime(now.ns().saturating_add(length_ns)),
-            urgent: named.iter().any(|n| self.is_urgent(n)),
+            urgent: any_urgent,
             contact_s: named
                 .iter()
                 .map(|n| self.contact_s(n))
                 .fold(f32::INFINITY, f32::min),
             named,
+            full: false,
         });
         Ok(Utterance {
             text,
@@ -469,7 +494,14 @@ impl Alerter {
             earcon,
             // Heard from its (most urgent) thing's side: where it is before what it is.
             pan: Pan::of_clock_hour(clock_hour.get()),
+            urgent: any_urgent,
         })
+    }
+
+    /// How long `text` is estimated to take to say at the rate, stretched by the margin, ns.
+    fn said_ns(&self, text: &str) -> i64 {
+        (spoken_ns(text, self.config.rate_wpm) as f64
+            * f64::from(self.config.length_margin.max(1.0))) as i64
     }
 
     /// The events the alert decided last names, most urgent first (one, unless it was said
@@ -790,10 +822,51 @@ mod tests {
         // However short, an alert keeps the minimum gap.
         assert!(fast >= 700, "{fast}");
     }
+    /// An alerter for a listener at 350 words a minute, where two things fit one alert.
+    fn fast() -> Alerter {
+        Alerter::new(AlerterConfig {
+            rate_wpm: 350,
+            ..AlerterConfig::default()
+        })
+    }
+
+    #[test]
+    fn at_the_default_rate_an_alert_names_one_thing_and_the_next_waits_for_it() {
+        let ms = |m: i64| HostTime(m * 1_000_000);
+        let mut a = Alerter::default();
+        let obstacle = event(1, ThingKind::Obstacle, 12, 1.8);
+        let branch = event(2, ThingKind::Overhead, 12, 1.1);
+        assert_eq!(a.alert(&obstacle, ms(0)).unwrap().text, "Stop, obstacle.");
+        // "Stop, head-high and obstacle." would last about 1.9 s: the branch, no more
+        // urgent (both urgent, and not reached in half the time), waits.
+        assert_eq!(a.alert(&branch, ms(0)), Err(Suppressed::RateLimited));
+        assert_eq!(a.counts().merged, 0);
+        // It is not given back while the alert is said (it would not fit again), but once
+        // it has been.
+        assert_eq!(a.take_held(ms(1)), None);
+        assert_eq!(a.take_held(ms(5_000)).map(|e| e.thing.id), Some(2));
+        // A thing more urgent than the one being said cuts it, alone.
+        let mut b = Alerter::default();
+        assert!(b
+            .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
+            .is_ok());
+        let u = b
+            .alert(&event(2, ThingKind::Person, 12, 1.0), ms(10))
+            .unwrap();
+        assert_eq!(u.text, "Stop, person.");
+        assert_eq!(b.named().len(), 1);
+        // Every alert said alone fits the length.
+        for e in [obstacle, branch, event(3, ThingKind::StepUp, 12, 4.0)] {
+            let text = Alerter::default().alert(&e, ms(0)).unwrap().text;
+            let est = spoken_ns(&text, 175);
+            assert!(est <= 1_500_000_000, "{text}: {est}");
+        }
+    }
+
     #[test]
     fn hazards_met_together_are_said_together_most_urgent_first() {
         let ms = |m: i64| HostTime(m * 1_000_000);
-        let mut a = Alerter::default();
+        let mut a = fast();
         let obstacle = event(1, ThingKind::Obstacle, 12, 1.8);
         let mut branch = event(2, ThingKind::Overhead, 12, 1.1);
         branch.evidence = DeviceTime(9);
@@ -814,7 +887,7 @@ mod tests {
         assert_eq!(a.counts().merged, 1);
 
         // Beside the path, and not urgent: each by what it is and where.
-        let mut b = Alerter::default();
+        let mut b = fast();
         assert!(b
             .alert(&event(1, ThingKind::StepUp, 12, 1.5), ms(0))
             .is_ok());
@@ -823,7 +896,7 @@ mod tests {
             .unwrap();
         assert_eq!(u.text, "Step up in 1 metre and person 3 o'clock.");
         // Past the same update, the next thing waits for the alert to be said.
-        let mut c = Alerter::default();
+        let mut c = fast();
         assert!(c
             .alert(&event(1, ThingKind::StepUp, 12, 1.5), ms(0))
             .is_ok());
@@ -836,7 +909,7 @@ mod tests {
     #[test]
     fn events_that_waited_come_out_together() {
         let ms = |m: i64| HostTime(m * 1_000_000);
-        let mut a = Alerter::default();
+        let mut a = fast();
         assert!(a
             .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
             .is_ok());
@@ -859,7 +932,7 @@ mod tests {
     #[test]
     fn a_thing_that_became_urgent_is_named_once() {
         let ms = |m: i64| HostTime(m * 1_000_000);
-        let mut a = Alerter::default();
+        let mut a = fast();
         assert!(a
             .alert(&event(1, ThingKind::Obstacle, 12, 4.0), ms(0))
             .is_ok());

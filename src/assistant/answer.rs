@@ -223,6 +223,7 @@ impl<'a> Speech<'a> {
                 decided: now,
                 earcon: None,
                 pan: crate::speech::Pan::CENTRE,
+                urgent: false,
             });
         } else if let Some(st) = self.stream.as_mut() {
             st.push(&format!("{s} "), now);

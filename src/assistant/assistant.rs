@@ -475,6 +475,7 @@ impl Assistant {
                 decided: now,
                 earcon: None,
                 pan: crate::speech::Pan::CENTRE,
+                urgent: false,
             });
         }
         bump(&self.counters.answers);
@@ -532,7 +533,10 @@ impl Assistant {
     ///   ([`crate::speech::queue::SpeechQueue::resume`]);
     /// * guidance ([`guides`]: which way to go, whether to go on) would now lead by what the
     ///   alert warned of: what is left of it is withdrawn and, if the alert cut it, it is
-    ///   asked again from the state after the alert ([`Self::settle_cuts`]).
+    ///   asked again from the state after the alert ([`Self::settle_cuts`]). So after a
+    ///   heads-up too: going on with it was measured and rejected (the scorer's unsafe
+    ///   count: "Turn slightly right, and walk about 7 steps." after "Obstacle in 4
+    ///   metres.", with the obstacle in that way).
     ///
     /// An alert never swallows a question or half an answer (scene updates are dropped: the
     /// next one comes anyway).

@@ -3,7 +3,9 @@
 //! * [`Priority::Alert`] interrupts everything but another alert, and clears the lower
 //!   queues, except the answer the wearer has begun to hear ([`SpeechQueue::note_heard`]):
 //!   that one waits behind the alert and resumes from the clause the alert cut
-//!   ([`SpeechQueue::resume`]), so an answer is heard whole, however many alerts come.
+//!   ([`SpeechQueue::resume`]), so an answer is heard whole, however many alerts come. A
+//!   heads-up (an alert not [`Utterance::urgent`]) lets the answer clause being said end
+//!   first when it ends soon ([`QueueConfig::heads_up_wait_ns`], applied by the scheduler).
 //! * [`Priority::Answer`]: a reply to the user, spoken clause by clause under one request
 //!   id. A newer request id cancels the older answer, queued or playing (barge-in); clauses
 //!   of an older request that arrive late are dropped. Answers interrupt ambient speech.
@@ -49,6 +51,11 @@ pub struct Utterance {
     pub earcon: Option<Earcon>,
     /// Where it is heard between the ears (an alert from its thing's side).
     pub pan: Pan,
+    /// An alert that must be heard at once (something close or soon reached): it cuts the
+    /// answer clause being said. A heads-up (`false`) follows that clause when it ends soon
+    /// ([`crate::speech::schedule::Scheduler`]): an answer is not cut for a less urgent
+    /// alert. Meaningless for answers and ambient updates.
+    pub urgent: bool,
 }
 
 /// Why an utterance was dropped unspoken.
@@ -74,12 +81,19 @@ pub enum DropReason {
 pub struct QueueConfig {
     /// An ambient update older than this (from decision to start) is dropped.
     pub ambient_max_age_ns: i64,
+    /// A heads-up alert ([`Utterance::urgent`] false) waits for the answer clause being
+    /// said when that clause ends within this long, ns; a clause with more left is cut as
+    /// by an urgent alert. A heads-up is for something at least 2.5 m and 2.5 s away
+    /// (`AlerterConfig::urgent_m`, `urgent_ttc_s`): waiting 1 s still leaves it said
+    /// before the wearer is within 1.5 m of it at a walking pace.
+    pub heads_up_wait_ns: i64,
 }
 
 impl Default for QueueConfig {
     fn default() -> Self {
         Self {
             ambient_max_age_ns: 3_000_000_000,
+            heads_up_wait_ns: 1_000_000_000,
         }
     }
 }
@@ -115,6 +129,11 @@ impl SpeechQueue {
             config,
             ..Self::default()
         }
+    }
+
+    /// Its settings.
+    pub fn config(&self) -> QueueConfig {
+        self.config
     }
 
     /// Utterances waiting.
@@ -260,6 +279,7 @@ mod tests {
             decided: HostTime(decided_ns),
             earcon: None,
             pan: Pan::CENTRE,
+            urgent: false,
         }
     }
 
@@ -380,6 +400,7 @@ mod tests {
     fn only_the_latest_fresh_ambient_is_spoken() {
         let mut q = SpeechQueue::new(QueueConfig {
             ambient_max_age_ns: 100,
+            ..QueueConfig::default()
         });
         q.push(u(Priority::Ambient, 0, "old", 0), None);
         let adm = q.push(u(Priority::Ambient, 0, "new", 10), None);

@@ -98,6 +98,14 @@ impl Scheduler {
             .as_ref()
             .map(|c| (c.utt.priority, c.utt.request_id));
         let alert = u.priority == Priority::Alert;
+        // A heads-up lets the answer clause being said end first, when it ends soon: an
+        // answer is not cut for a less urgent alert.
+        let heads_up_waits = alert
+            && !u.urgent
+            && self.current.as_ref().is_some_and(|c| {
+                c.utt.priority == Priority::Answer
+                    && self.left_ns(c) <= self.queue.config().heads_up_wait_ns
+            });
         let Admission {
             interrupt_current,
             dropped,
@@ -112,7 +120,7 @@ impl Scheduler {
         if let Some(id) = alert.then(|| self.queue.waiting_answer()).flatten() {
             out.answer_cut(id);
         }
-        if interrupt_current {
+        if interrupt_current && !heads_up_waits {
             if let Some(c) = self.current.take() {
                 // An alert cuts the answer being heard: what it said stays said, and the cut
                 // clause is said again after the alert (one not yet started just waits).
@@ -245,6 +253,14 @@ impl Scheduler {
         self.advance(u64::MAX, 0, synth, out);
     }
 
+    /// How long `c` plays on from the frontier, ns.
+    fn left_ns(&self, c: &Current) -> i64 {
+        let end = c.start + c.samples.len() as u64;
+        let from = self.frontier.max(c.start);
+        let left = end.saturating_sub(from);
+        (left as f64 * 1e9 / f64::from(self.timeline.rate_hz.max(1))) as i64
+    }
+
     fn finish(&mut self, c: Current, cut: bool, out: &mut dyn Output) {
         let played_end = c.start + c.emitted as u64;
         let end = if c.emitted == 0 {
@@ -304,6 +320,15 @@ mod tests {
             decided: HostTime(decided_ms * 1_000_000),
             earcon: None,
             pan: Pan::CENTRE,
+            urgent: p == Priority::Alert,
+        }
+    }
+
+    /// A heads-up: an alert that is not urgent.
+    fn heads_up(id: u64, len: usize, decided_ms: i64) -> Utterance {
+        Utterance {
+            urgent: false,
+            ..u(Priority::Alert, id, len, decided_ms)
         }
     }
 
@@ -363,6 +388,66 @@ mod tests {
         // Audio is contiguous.
         let total: usize = out.runs.iter().map(|r| r.1).sum();
         assert_eq!(total, 260);
+    }
+
+    #[test]
+    fn a_heads_up_waits_for_the_answer_clause_ending_soon_and_cuts_one_that_does_not() {
+        let ms = |m: i64| m * 1_000_000;
+        let got = |out: Collect| -> Vec<(Priority, Option<i64>, i64, bool)> {
+            out.entries
+                .iter()
+                .map(|e| (e.priority, e.first_audio_ns, e.end_ns, e.interrupted))
+                .collect()
+        };
+        // 600 ms left of the clause (within the 1 s wait): it ends, then the heads-up,
+        // then the answer's next clause.
+        let out = offline(vec![
+            u(Priority::Answer, 1, 1_000, 0),
+            u(Priority::Answer, 1, 100, 0),
+            heads_up(2, 20, 400),
+        ]);
+        assert_eq!(
+            got(out),
+            [
+                (Priority::Answer, Some(0), ms(1_000), false),
+                (Priority::Alert, Some(ms(1_000)), ms(1_020), false),
+                (Priority::Answer, Some(ms(1_020)), ms(1_120), false),
+            ]
+        );
+        // 1.6 s left: the heads-up cuts it at once, and the clause is said again after.
+        let out = offline(vec![u(Priority::Answer, 1, 2_000, 0), heads_up(2, 20, 400)]);
+        assert_eq!(
+            got(out),
+            [
+                (Priority::Answer, Some(0), ms(400), true),
+                (Priority::Alert, Some(ms(400)), ms(420), false),
+                (Priority::Answer, Some(ms(420)), ms(2_420), false),
+            ]
+        );
+        // An urgent alert cuts even a clause about to end.
+        let out = offline(vec![
+            u(Priority::Answer, 1, 1_000, 0),
+            u(Priority::Alert, 2, 20, 900),
+        ]);
+        assert_eq!(
+            got(out)[..2],
+            [
+                (Priority::Answer, Some(0), ms(900), true),
+                (Priority::Alert, Some(ms(900)), ms(920), false),
+            ]
+        );
+        // Ambient speech does not hold a heads-up up.
+        let out = offline(vec![
+            u(Priority::Ambient, 0, 1_000, 0),
+            heads_up(2, 20, 900),
+        ]);
+        assert_eq!(
+            got(out),
+            [
+                (Priority::Ambient, Some(0), ms(900), true),
+                (Priority::Alert, Some(ms(900)), ms(920), false),
+            ]
+        );
     }
 
     #[test]

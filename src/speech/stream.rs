@@ -73,6 +73,7 @@ impl<'a> AnswerStream<'a> {
                 decided: now,
                 earcon: None,
                 pan: super::pan::Pan::CENTRE,
+                urgent: false,
             };
             loop {
                 match self.speaker.say(u.clone()) {
@@ -122,6 +123,7 @@ impl<'a> AnswerStream<'a> {
                 decided: now,
                 earcon: None,
                 pan: super::pan::Pan::CENTRE,
+                urgent: false,
             }) {
                 Ok(()) => n += 1,
                 Err(SayError::Full) | Err(SayError::Closed) => self.refused += 1,
