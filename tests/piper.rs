@@ -235,3 +235,90 @@ fn vista_say_speaks_with_piper_into_a_wav_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("none.onnx"), "{err}");
 }
+
+/// With `PiperSays::Answers`, the speaker says an answer in the Piper voice and an alert in
+/// eSpeak NG on one timeline (the same words last as long as each engine makes them), and on
+/// a virtual clock (lock step, noise off) the same answer gives the same audio.
+#[test]
+fn answers_in_the_piper_voice_and_alerts_in_espeak_ng_on_one_timeline() {
+    use std::sync::Arc;
+    use vista::speech::sink::WavSink;
+    use vista::speech::transcript::read_transcript;
+    use vista::speech::{
+        Pan, PiperFiles, PiperSays, Priority, Speaker, SpeakerConfig, Tts, Utterance, VoiceParams,
+    };
+    use vista::time::{DeviceTime, HostTime, VirtualClock};
+
+    let text = "Where is the car?";
+    let said = |priority: Priority, request_id: u64, at_ms: i64| Utterance {
+        text: text.into(),
+        priority,
+        request_id,
+        capture: DeviceTime(0),
+        decided: HostTime(at_ms * 1_000_000),
+        earcon: None,
+        pan: Pan::CENTRE,
+        urgent: true,
+    };
+    let run = |dir: &Path| -> (Vec<(Priority, i64)>, Vec<u8>) {
+        let wav = dir.join("speech.wav");
+        let speaker = Speaker::start(
+            SpeakerConfig {
+                piper: Some(PiperFiles::fetched()),
+                piper_says: PiperSays::Answers,
+                transcript: Some(dir.join("transcript.jsonl")),
+                ..SpeakerConfig::default()
+            },
+            Box::new(WavSink::create(&wav, 22_050).unwrap()),
+            Arc::new(VirtualClock::new(DeviceTime(0))),
+        )
+        .unwrap();
+        speaker.say(said(Priority::Answer, 1, 0)).unwrap();
+        speaker.say(said(Priority::Alert, 2, 5_000)).unwrap();
+        speaker.finish(Some(HostTime(8_000_000_000))).unwrap();
+        let spans = read_transcript(&dir.join("transcript.jsonl"))
+            .unwrap()
+            .iter()
+            .map(|e| (e.priority, e.end_ns - e.first_audio_ns.unwrap()))
+            .collect();
+        (spans, std::fs::read(&wav).unwrap())
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (spans, wav) = run(a.path());
+    let samples_ns = |n: usize| n as i64 * 1_000_000_000 / 22_050;
+    let piper_ns = samples_ns(
+        voice()
+            .synthesize(text, PiperScales::deterministic())
+            .unwrap()
+            .len(),
+    );
+    let espeak_ns = samples_ns(
+        Tts::new(VoiceParams::default())
+            .unwrap()
+            .synthesize_to_vec(text)
+            .unwrap()
+            .len(),
+    );
+    assert!(
+        (piper_ns - espeak_ns).abs() > 50_000_000,
+        "{piper_ns} vs {espeak_ns}"
+    );
+    assert_eq!(spans.len(), 2, "{spans:?}");
+    let near = |got: i64, want: i64| (got - want).abs() <= 2_000_000;
+    assert!(
+        spans[0].0 == Priority::Answer && near(spans[0].1, piper_ns),
+        "{spans:?} vs {piper_ns}"
+    );
+    assert!(
+        spans[1].0 == Priority::Alert && near(spans[1].1, espeak_ns),
+        "{spans:?} vs {espeak_ns}"
+    );
+    // The Piper voice speaks without noise on a virtual clock: the answer is the same
+    // samples again (eSpeak NG's own output may differ by a few samples after other
+    // synthesis in the process, so the alert's part is not compared).
+    let (spans_again, again) = run(b.path());
+    assert_eq!(spans_again[0], spans[0]);
+    let header = wav.len() - 8 * 22_050 * 4;
+    let alert_at = header + 5 * 22_050 * 4;
+    assert!(wav[..alert_at] == again[..alert_at], "the answer repeats");
+}

@@ -12,7 +12,7 @@ use super::requests::{read_requests_jsonl, RequestQueue};
 use super::verbosity::Verbosity;
 use crate::speech::run_speech::start_session_speech;
 use crate::speech::sink::AudioChoice;
-use crate::speech::{SpeakerConfig, VoiceParams};
+use crate::speech::{AnswerVoice, PiperFiles, PiperSays, SpeakerConfig, VoiceParams};
 use crate::state::Generator;
 use crate::time::Clock;
 
@@ -52,6 +52,8 @@ pub struct SessionOptions<'a> {
     pub speech_rate_wpm: u32,
     /// How much is said.
     pub verbosity: Verbosity,
+    /// The voice answers are said in (alerts stay with eSpeak NG).
+    pub answer_voice: AnswerVoice,
     /// Shown every decision and every transcript entry as they are written (a run's Rerun
     /// recording).
     pub taps: RunTaps,
@@ -93,6 +95,24 @@ pub fn start_assistant(
         }
         None => (Vec::new(), 0),
     };
+    let mut voice_note = None;
+    let piper = match opts.answer_voice {
+        AnswerVoice::Espeak => None,
+        AnswerVoice::Piper => {
+            let files = PiperFiles::fetched();
+            if files.present() {
+                Some(files)
+            } else {
+                let why = format!(
+                    "no Piper voice at {} (run models/fetch): answers are said by eSpeak NG",
+                    files.model.display()
+                );
+                log::warn!("speech: {why}");
+                voice_note = Some(why);
+                None
+            }
+        }
+    };
     let speech = start_session_speech(
         opts.out_dir,
         opts.audio,
@@ -101,6 +121,8 @@ pub fn start_assistant(
                 rate_wpm: opts.speech_rate_wpm,
                 ..VoiceParams::default()
             },
+            piper,
+            piper_says: PiperSays::Answers,
             transcript_tap: opts.taps.transcript.clone(),
             ..SpeakerConfig::default()
         },
@@ -123,6 +145,9 @@ pub fn start_assistant(
         scripted: n,
         skipped_lines,
         sink: speech.sink,
-        fallback_reason: speech.fallback_reason,
+        fallback_reason: match (speech.fallback_reason, voice_note) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        },
     })
 }

@@ -1,12 +1,13 @@
 //! The wearer's standing settings, kept in a config file so that a run starts the way they
-//! like to listen: how fast the voice speaks and how much is said. The command line wins
-//! over the file, the file over the built-in defaults; "faster" or "less talking" during a
-//! run changes them for that run ([`super::control`]).
+//! like to listen: how fast the voice speaks, how much is said and in which voice answers
+//! come. The command line wins over the file, the file over the built-in defaults; "faster"
+//! or "less talking" during a run changes them for that run ([`super::control`]).
 //!
 //! ```toml
 //! [speech]
 //! rate_wpm = 300        # 150 to 450
 //! verbosity = "brief"   # "full", "brief" or "alerts"
+//! answer_voice = "piper" # "espeak" or "piper"
 //! ```
 //!
 //! The file is `--config FILE`, else `$VISTA_CONFIG`, else
@@ -42,6 +43,8 @@ pub struct SpeechSettings {
     pub rate_wpm: Option<u32>,
     /// How much is said.
     pub verbosity: Option<Verbosity>,
+    /// The voice answers are said in.
+    pub answer_voice: Option<crate::speech::AnswerVoice>,
 }
 
 /// Why a config file was refused.
@@ -181,6 +184,13 @@ mod tests {
         assert_eq!(parse("").unwrap(), Settings::default());
         let only = parse("[speech]\nverbosity = \"alerts\"").unwrap();
         assert_eq!(only.speech.rate_wpm, None);
+        assert_eq!(only.speech.answer_voice, None);
+        let piper = parse("[speech]\nanswer_voice = \"piper\"").unwrap();
+        assert_eq!(
+            piper.speech.answer_voice,
+            Some(crate::speech::AnswerVoice::Piper)
+        );
+        assert!(parse("[speech]\nanswer_voice = \"robot\"").is_err());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use vista::assistant::settings::{Settings, SettingsError};
 use vista::assistant::Verbosity;
 use vista::pipeline::{AssistantOptions, LmOptions, SightOptions};
 use vista::speech::sink::AudioChoice;
-use vista::speech::VoiceParams;
+use vista::speech::{AnswerVoice, VoiceParams};
 
 /// What the assistant sees with, how it answers and where it speaks.
 #[derive(Debug, Clone, clap::Args)]
@@ -84,6 +84,12 @@ pub struct AssistantFlags {
     /// Default: the settings file's `speech.verbosity`, else `full`.
     #[arg(long, value_enum)]
     pub verbosity: Option<Verbosity>,
+    /// The voice answers are said in: `espeak` (eSpeak NG, first audio at once) or `piper`
+    /// (the Piper neural voice from `models/fetch`: more natural, each clause synthesised
+    /// before it starts). Alerts are always said by eSpeak NG. Default: the settings file's
+    /// `speech.answer_voice`, else `espeak`.
+    #[arg(long, value_enum)]
+    pub answer_voice: Option<AnswerVoice>,
     /// Hear the wearer's spoken requests in the microphones' audio stream (voice activity
     /// with Silero VAD, words with Moonshine); live, the microphones are shut while the
     /// assistant's own voice plays. The session's own `requests.jsonl` is then not read
@@ -114,8 +120,12 @@ impl AssistantFlags {
             .verbosity
             .or(settings.speech.verbosity)
             .unwrap_or_default();
+        let answer_voice = self
+            .answer_voice
+            .or(settings.speech.answer_voice)
+            .unwrap_or_default();
         log::info!(
-            "speech at {speech_rate_wpm} words a minute, verbosity {}",
+            "speech at {speech_rate_wpm} words a minute, verbosity {}, answers by {answer_voice:?}",
             verbosity.name()
         );
         Ok(AssistantOptions {
@@ -140,6 +150,7 @@ impl AssistantFlags {
             },
             speech_rate_wpm,
             verbosity,
+            answer_voice,
             ..AssistantOptions::new(out_dir)
         })
     }

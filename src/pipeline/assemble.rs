@@ -347,6 +347,7 @@ pub fn assemble(
             ambient_every_ns: opts.ambient_every_ns(),
             speech_rate_wpm: opts.speech_rate_wpm,
             verbosity: opts.verbosity,
+            answer_voice: opts.answer_voice,
             taps: super::view::taps(view.as_ref()),
         },
         Arc::clone(&clock),

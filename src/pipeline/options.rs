@@ -9,7 +9,7 @@ use crate::assistant::lm::setup::LmChoice;
 use crate::assistant::lm::threads::ThreadPolicy;
 use crate::assistant::Verbosity;
 use crate::speech::sink::AudioChoice;
-use crate::speech::VoiceParams;
+use crate::speech::{AnswerVoice, VoiceParams};
 
 /// How a replay is paced.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -167,6 +167,8 @@ pub struct AssistantOptions {
     pub speech_rate_wpm: u32,
     /// How much is said.
     pub verbosity: Verbosity,
+    /// The voice answers are said in.
+    pub answer_voice: AnswerVoice,
     /// Hear spoken requests in the recording's or the glasses' audio stream.
     pub listen: bool,
 }
@@ -186,6 +188,7 @@ impl AssistantOptions {
             lm: LmOptions::default(),
             speech_rate_wpm: VoiceParams::default().rate_wpm,
             verbosity: Verbosity::default(),
+            answer_voice: AnswerVoice::default(),
             listen: false,
         }
     }

@@ -29,7 +29,8 @@ pub use pan::Pan;
 pub use piper::{PiperError, PiperScales, PiperVoice};
 pub use queue::{Priority, Utterance};
 pub use speaker::{
-    Audible, FirstAudio, PiperFiles, SayError, Speaker, SpeakerConfig, SpeakerReport,
+    AnswerVoice, Audible, FirstAudio, PiperFiles, PiperSays, SayError, Speaker, SpeakerConfig,
+    SpeakerReport,
 };
 pub use stream::AnswerStream;
 pub use tts::{Flow, SynthReport, Tts, TtsError, VoiceParams};

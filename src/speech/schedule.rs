@@ -10,6 +10,10 @@
 //!   decision time, so the result depends only on the utterances, never on host timing;
 //! * real-time sinks (device, null): it advances to "now + a short lookahead" as the clock
 //!   moves, never placing new speech before "now" (`floor`).
+//!
+//! On a real-time clock ([`Scheduler::with_now`]) an utterance also starts no earlier than
+//! the moment its synthesis ended: a voice that synthesises a clause whole before playing it
+//! (Piper) delays its own first audio, and the transcript says so.
 
 use super::pan::Pan;
 use super::queue::{Admission, Priority, QueueConfig, SpeechQueue, Utterance};
@@ -32,6 +36,11 @@ pub trait Output {
 pub trait Synth {
     /// The samples for `text`, or why there are none.
     fn synth(&mut self, text: &str) -> Result<Vec<i16>, String>;
+    /// The samples for `text` said at `priority` (a voice may say alerts with another
+    /// engine than answers); by default [`Self::synth`].
+    fn synth_at(&mut self, _priority: Priority, text: &str) -> Result<Vec<i16>, String> {
+        self.synth(text)
+    }
     /// Speaks what comes next at `rate_wpm` words per minute (a voice without a rate
     /// ignores it).
     fn set_rate_wpm(&mut self, _rate_wpm: u32) {}
@@ -40,6 +49,15 @@ pub trait Synth {
 impl<F: FnMut(&str) -> Result<Vec<i16>, String>> Synth for F {
     fn synth(&mut self, text: &str) -> Result<Vec<i16>, String> {
         self(text)
+    }
+}
+
+/// The session clock's sample index now, on a real-time clock.
+pub struct NowIndex(pub Box<dyn Fn() -> u64 + Send>);
+
+impl std::fmt::Debug for NowIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NowIndex")
     }
 }
 
@@ -61,6 +79,9 @@ pub struct Scheduler {
     /// The answer whose clause an alert cut and put back (its cut is in the transcript
     /// already), until that clause plays again.
     resumed: Option<u64>,
+    /// Where the clock is, on a real-time clock (`None`: virtual time, nothing waits for
+    /// synthesis).
+    now: Option<NowIndex>,
 }
 
 impl Scheduler {
@@ -72,7 +93,15 @@ impl Scheduler {
             frontier: 0,
             current: None,
             resumed: None,
+            now: None,
         }
+    }
+
+    /// On a real-time clock: `now` gives the clock's sample index, and an utterance starts
+    /// no earlier than when its synthesis ended.
+    pub fn with_now(mut self, now: NowIndex) -> Self {
+        self.now = Some(now);
+        self
     }
 
     /// The timeline.
@@ -225,8 +254,10 @@ impl Scheduler {
             let speech = if utt.earcon.is_some() && utt.text.trim().is_empty() {
                 Ok(Vec::new())
             } else {
-                synth.synth(&utt.text)
+                synth.synth_at(utt.priority, &utt.text)
             };
+            // Synthesis took real time: the audio cannot start before it ended.
+            let start = self.now.as_ref().map_or(start, |now| start.max((now.0)()));
             match speech.map(|s| {
                 samples.extend_from_slice(&s);
                 samples
@@ -501,6 +532,36 @@ mod tests {
         assert!(answers.iter().all(|e| e.first_audio_ns.is_none()));
         let total: usize = out.runs.iter().map(|r| r.1).sum();
         assert_eq!(total, 20);
+    }
+
+    #[test]
+    fn on_a_real_time_clock_speech_starts_once_its_synthesis_has_ended() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::Arc;
+        // A voice that takes 300 samples of the clock to synthesise each clause.
+        let clock = Arc::new(AtomicU64::new(0));
+        let c = Arc::clone(&clock);
+        let mut s = Scheduler::new(QueueConfig::default(), TL)
+            .with_now(NowIndex(Box::new(move || c.load(Ordering::SeqCst))));
+        let mut slow = |text: &str| -> Result<Vec<i16>, String> {
+            clock.fetch_add(300, Ordering::SeqCst);
+            Ok(vec![1; text.len()])
+        };
+        let mut out = Collect::default();
+        s.push(u(Priority::Answer, 1, 100, 0), &mut out);
+        s.push(u(Priority::Answer, 1, 100, 0), &mut out);
+        s.drain(&mut slow, &mut out);
+        let starts: Vec<Option<i64>> = out.entries.iter().map(|e| e.first_audio_ns).collect();
+        // The first at 300 ms (not at its decision, 0), the second when its own synthesis
+        // ended (600 ms), after the first's 100 ms.
+        assert_eq!(starts, [Some(300_000_000), Some(600_000_000)]);
+        // Without a clock (virtual time) synthesis takes no time.
+        let out = offline(vec![
+            u(Priority::Answer, 1, 100, 0),
+            u(Priority::Answer, 1, 100, 0),
+        ]);
+        let starts: Vec<Option<i64>> = out.entries.iter().map(|e| e.first_audio_ns).collect();
+        assert_eq!(starts, [Some(0), Some(100_000_000)]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The speaker: a thread of its own that takes utterances from any thread without ever
 //! blocking it, synthesises them with eSpeak NG (or a Piper voice,
-//! [`SpeakerConfig::piper`]), lays them out on the session timeline
+//! [`SpeakerConfig::piper`], for everything or for answers only while eSpeak NG says the
+//! alerts, [`PiperSays`]), lays them out on the session timeline
 //! ([`crate::speech::schedule`]) into an [`AudioSink`], and writes the transcript.
 //!
 //! `say` never blocks: answers and ambient updates share a bounded budget of messages in
@@ -21,7 +22,7 @@ use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError, Sender};
 use super::pan::Pan;
 use super::piper::{PiperError, PiperScales, PiperVoice};
 use super::queue::{Priority, QueueConfig, Utterance};
-use super::schedule::{Output, Scheduler};
+use super::schedule::{NowIndex, Output, Scheduler};
 use super::sink::{AudioSink, Pacing, SinkError};
 use super::timeline::Timeline;
 use super::transcript::{TranscriptEntry, TranscriptError, TranscriptWriter};
@@ -34,8 +35,11 @@ pub struct SpeakerConfig {
     /// Voice, rate, pitch, volume.
     pub voice: VoiceParams,
     /// Speak with this Piper voice instead of eSpeak NG (`None`: eSpeak NG). Of
-    /// [`Self::voice`] it follows only the rate; the timeline runs at its sample rate.
+    /// [`Self::voice`] it follows only the rate; the timeline runs at its sample rate. On a
+    /// virtual clock it speaks without its noise scales, so that lock-step runs repeat.
     pub piper: Option<PiperFiles>,
+    /// What the Piper voice says, when there is one.
+    pub piper_says: PiperSays,
     /// Priority queue settings.
     pub queue: QueueConfig,
     /// Answers and ambient updates in flight to the speaker thread before `say` refuses more.
@@ -51,6 +55,39 @@ pub struct SpeakerConfig {
     /// Receives a [`FirstAudio`] event as each utterance's first samples enter the sink
     /// (for latency measurement).
     pub first_audio_events: Option<Sender<FirstAudio>>,
+}
+
+/// What a Piper voice says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PiperSays {
+    /// Everything.
+    #[default]
+    Everything,
+    /// Answers and scene updates; alerts stay with eSpeak NG, whose first audio comes
+    /// sooner (its voice and Piper's must share a sample rate).
+    Answers,
+}
+
+/// The voice answers are said in, as a wearer chooses it (alerts are always eSpeak NG's).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerVoice {
+    /// eSpeak NG: formant synthesis, first audio within a few milliseconds.
+    #[default]
+    Espeak,
+    /// The Piper neural voice (`en_US-joe-medium` from `models/fetch`): more natural, each
+    /// clause synthesised before it starts.
+    Piper,
 }
 
 /// The files of a Piper voice.
@@ -69,6 +106,11 @@ impl PiperFiles {
             model: crate::infer::ModelFile::PiperVoice.path(),
             config: crate::infer::ModelFile::PiperVoiceConfig.path(),
         }
+    }
+
+    /// Whether both files are there.
+    pub fn present(&self) -> bool {
+        self.model.is_file() && self.config.is_file()
     }
 }
 
@@ -90,6 +132,7 @@ impl Default for SpeakerConfig {
         Self {
             voice: VoiceParams::default(),
             piper: None,
+            piper_says: PiperSays::default(),
             queue: QueueConfig::default(),
             capacity: 64,
             lookahead_ns: 30_000_000,
@@ -231,11 +274,31 @@ impl Speaker {
             None => Voice::Espeak(tts),
             Some(files) => {
                 let piper = PiperVoice::load(&files.model, &files.config)?;
-                let base = PiperScales::from_config(piper.config());
-                let mut voice = Voice::Piper {
+                // On a virtual clock (lock step) without its noise: the same run gives the
+                // same audio.
+                let base = if clock.is_real_time() {
+                    PiperScales::from_config(piper.config())
+                } else {
+                    PiperScales::deterministic()
+                };
+                let piper = PiperState {
                     scales: base,
                     base,
                     piper: Box::new(piper),
+                };
+                let mut voice = match config.piper_says {
+                    PiperSays::Everything => Voice::Piper(piper),
+                    PiperSays::Answers => {
+                        let (espeak_hz, piper_hz) =
+                            (tts.sample_rate_hz(), piper.piper.sample_rate_hz());
+                        if espeak_hz != piper_hz {
+                            return Err(SpeakerError::Config(format!(
+                                "the Piper voice speaks at {piper_hz} Hz and eSpeak NG at \
+                                 {espeak_hz} Hz: alerts and answers must share one timeline"
+                            )));
+                        }
+                        Voice::PiperAnswers { espeak: tts, piper }
+                    }
                 };
                 super::schedule::Synth::set_rate_wpm(&mut voice, config.voice.rate_wpm);
                 voice
@@ -256,6 +319,13 @@ impl Speaker {
         let refused = Arc::new(AtomicU64::new(0));
         let placed = Arc::new(AtomicU64::new(0));
         let audible_end = Arc::new(AtomicU64::new(0));
+        let scheduler = Scheduler::new(config.queue, timeline);
+        let scheduler = if clock.is_real_time() {
+            let c = Arc::clone(&clock);
+            scheduler.with_now(NowIndex(Box::new(move || timeline.index_of(c.now()))))
+        } else {
+            scheduler
+        };
         let worker = Worker {
             rx,
             placed: Arc::clone(&placed),
@@ -264,7 +334,7 @@ impl Speaker {
             voice: Some(voice),
             clock,
             lookahead: timeline.index_of(HostTime(timeline.origin.0 + config.lookahead_ns)),
-            scheduler: Scheduler::new(config.queue, timeline),
+            scheduler,
             out: SinkOutput {
                 sink,
                 audible_end: Arc::clone(&audible_end),
@@ -517,23 +587,61 @@ impl Output for SinkOutput {
 /// this over it).
 const PIPER_NATURAL_WPM: u32 = 175;
 
+/// A Piper voice: its default scales and those of the rate chosen last.
+struct PiperState {
+    piper: Box<PiperVoice>,
+    base: PiperScales,
+    scales: PiperScales,
+}
+
+impl PiperState {
+    fn synth(&mut self, text: &str) -> Result<Vec<i16>, String> {
+        self.piper
+            .synthesize(text, self.scales)
+            .map_err(|e| e.to_string())
+    }
+
+    fn set_rate_wpm(&mut self, rate_wpm: u32) {
+        if (RATE_MIN_WPM..=RATE_MAX_WPM).contains(&rate_wpm) {
+            self.scales = self
+                .base
+                .with_length_factor(PIPER_NATURAL_WPM as f32 / rate_wpm as f32);
+        } else {
+            log::warn!(
+                "speech: rate {rate_wpm} words a minute refused: outside \
+                 {RATE_MIN_WPM}..={RATE_MAX_WPM}"
+            );
+        }
+    }
+}
+
+/// eSpeak NG at `rate_wpm`, or as it was when that rate is refused.
+fn espeak_at(tts: &mut Tts, rate_wpm: u32) {
+    let params = VoiceParams {
+        rate_wpm,
+        ..tts.params().clone()
+    };
+    match Tts::new(params) {
+        Ok(t) => *tts = t,
+        Err(e) => log::warn!("speech: rate {rate_wpm} words a minute refused: {e}"),
+    }
+}
+
 /// The speaker thread's voice, at the rate the wearer chose last.
 enum Voice {
     /// eSpeak NG.
     Espeak(Tts),
-    /// A Piper voice: its default scales and those of the rate chosen last.
-    Piper {
-        piper: Box<PiperVoice>,
-        base: PiperScales,
-        scales: PiperScales,
-    },
+    /// A Piper voice.
+    Piper(PiperState),
+    /// Answers and scene updates by a Piper voice, alerts by eSpeak NG.
+    PiperAnswers { espeak: Tts, piper: PiperState },
 }
 
 impl Voice {
     fn sample_rate_hz(&self) -> u32 {
         match self {
-            Voice::Espeak(tts) => tts.sample_rate_hz(),
-            Voice::Piper { piper, .. } => piper.sample_rate_hz(),
+            Voice::Espeak(tts) | Voice::PiperAnswers { espeak: tts, .. } => tts.sample_rate_hz(),
+            Voice::Piper(p) => p.piper.sample_rate_hz(),
         }
     }
 }
@@ -542,33 +650,26 @@ impl super::schedule::Synth for Voice {
     fn synth(&mut self, text: &str) -> Result<Vec<i16>, String> {
         match self {
             Voice::Espeak(tts) => tts.synthesize_to_vec(text).map_err(|e| e.to_string()),
-            Voice::Piper { piper, scales, .. } => {
-                piper.synthesize(text, *scales).map_err(|e| e.to_string())
+            Voice::Piper(p) | Voice::PiperAnswers { piper: p, .. } => p.synth(text),
+        }
+    }
+
+    fn synth_at(&mut self, priority: Priority, text: &str) -> Result<Vec<i16>, String> {
+        match self {
+            Voice::PiperAnswers { espeak, .. } if priority == Priority::Alert => {
+                espeak.synthesize_to_vec(text).map_err(|e| e.to_string())
             }
+            _ => self.synth(text),
         }
     }
 
     fn set_rate_wpm(&mut self, rate_wpm: u32) {
         match self {
-            Voice::Espeak(tts) => {
-                let params = VoiceParams {
-                    rate_wpm,
-                    ..tts.params().clone()
-                };
-                match Tts::new(params) {
-                    Ok(t) => *tts = t,
-                    Err(e) => log::warn!("speech: rate {rate_wpm} words a minute refused: {e}"),
-                }
-            }
-            Voice::Piper { base, scales, .. } => {
-                if (RATE_MIN_WPM..=RATE_MAX_WPM).contains(&rate_wpm) {
-                    *scales = base.with_length_factor(PIPER_NATURAL_WPM as f32 / rate_wpm as f32);
-                } else {
-                    log::warn!(
-                        "speech: rate {rate_wpm} words a minute refused: outside \
-                         {RATE_MIN_WPM}..={RATE_MAX_WPM}"
-                    );
-                }
+            Voice::Espeak(tts) => espeak_at(tts, rate_wpm),
+            Voice::Piper(p) => p.set_rate_wpm(rate_wpm),
+            Voice::PiperAnswers { espeak, piper } => {
+                espeak_at(espeak, rate_wpm);
+                piper.set_rate_wpm(rate_wpm);
             }
         }
     }
