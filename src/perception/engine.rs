@@ -27,7 +27,7 @@ use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
 use super::sensors::SensorModels;
 use super::stereo::filter::{DepthFilter, DepthFilterConfig, DepthFilterStats};
-use super::tracker::ThingTracker;
+use super::tracker::{Detection, ThingTracker};
 use super::walking::WalkingTrack;
 use crate::lexicon::thing_label;
 use crate::sample::{Payload, Sample, StreamId};
@@ -1007,6 +1007,7 @@ impl Perception {
                     ttc_s: conflict.map(|(s, _)| s),
                     approaching: conflict.is_some(),
                     sure: conflict.is_some(),
+                    motion_unknown: false,
                 };
                 (th, ap)
             })
@@ -1024,12 +1025,25 @@ impl Perception {
         closing: Option<f32>,
     ) -> Vec<(Thing, Approach)> {
         let (hx, hy) = (h.position_m.x, h.position_m.y);
+        // A cluster is evidence as new as its newest depth point (the depth frames of the
+        // last half second make it: between frames, and while new frames add nothing to
+        // it, a tick sees it again); the static map and the floor's edges as the newest
+        // depth frame.
+        let newest = self.recent.newest_ns().unwrap_or(at.ns());
         let mut dets = Vec::with_capacity(view.clusters.len() + view.edges.len());
         for c in &view.clusters {
-            dets.push((c.kind, [c.centroid_m[0], c.centroid_m[1]]));
+            dets.push(Detection {
+                kind: c.kind,
+                xy_m: [c.centroid_m[0], c.centroid_m[1]],
+                evidence_ns: c.newest_depth_ns.unwrap_or(newest),
+            });
         }
         for e in &view.edges {
-            dets.push((e.kind, [e.world_m[0], e.world_m[1]]));
+            dets.push(Detection {
+                kind: e.kind,
+                xy_m: [e.world_m[0], e.world_m[1]],
+                evidence_ns: newest,
+            });
         }
         let ids = self.tracker.update(at.ns(), &dets);
         let mut out = Vec::with_capacity(dets.len());
@@ -1067,13 +1081,15 @@ impl Perception {
         let across_only = self.walking_on_estimate(at.ns());
         let live = self.live_map.is_some();
         let (line_cos, line_sin) = (c.dir_rad.cos(), c.dir_rad.sin());
-        let static_approach = |in_path: bool, ahead: f32, sure: bool| Approach {
-            in_path,
-            distance_m: ahead,
-            ttc_s: super::hazards::time_to_contact_s(ahead, closing).filter(|_| in_path),
-            approaching,
-            sure: in_path && sure,
-        };
+        let static_approach =
+            |in_path: bool, ahead: f32, sure: bool, motion_unknown: bool| Approach {
+                in_path,
+                distance_m: ahead,
+                ttc_s: super::hazards::time_to_contact_s(ahead, closing).filter(|_| in_path),
+                approaching,
+                sure: in_path && sure,
+                motion_unknown,
+            };
         for (cl, tr) in view.clusters.iter().zip(&ids) {
             if tr.id == 0 {
                 continue;
@@ -1128,6 +1144,7 @@ impl Perception {
                     ttc_s: conflict,
                     approaching: conflict.is_some(),
                     sure,
+                    motion_unknown: false,
                 };
                 out.push((th, ap));
                 continue;
@@ -1150,7 +1167,15 @@ impl Perception {
                 cl.in_path,
                 conf,
             );
-            let ap = static_approach(cl.in_path, cl.ahead_m.unwrap_or(cl.distance_m), cl.sure);
+            // A cluster whose track has no velocity yet may be a person just come into
+            // view; a wall or a mapped thing stands.
+            let unknown = tr.velocity_mps.is_none() && cl.wall_m.is_none() && !mapped;
+            let ap = static_approach(
+                cl.in_path,
+                cl.ahead_m.unwrap_or(cl.distance_m),
+                cl.sure,
+                unknown,
+            );
             out.push((th, ap));
         }
         for (e, tr) in view.edges.iter().zip(ids.iter().skip(view.clusters.len())) {
@@ -1174,7 +1199,7 @@ impl Perception {
                 conf,
             );
             // An edge is found on the corridor's centre line: surely in it.
-            out.push((th, static_approach(true, e.along_m, true)));
+            out.push((th, static_approach(true, e.along_m, true, false)));
         }
         out
     }

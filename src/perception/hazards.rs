@@ -7,11 +7,13 @@
 //! closing in) or out of the path or unseen for a while: hysteresis, so one obstacle gives
 //! one alert per approach. Walking at it along a line more than [`NEW_LINE_RAD`] from the
 //! one it was alerted on is a new approach too (the wearer walked past it, turned and now
-//! walks at it).
+//! walks at it). A thing alerted as standing while its track was too new to tell whether
+//! it moves is alerted once more when its track shows it moving (a person stepping into
+//! view is first a blob of points).
 
 use std::collections::HashMap;
 
-use crate::state::Thing;
+use crate::state::{Thing, ThingKind};
 
 /// Things whose alert state is remembered at most.
 pub const MAX_GATED: usize = 1024;
@@ -46,6 +48,14 @@ struct Armed {
     last_seen_ns: i64,
     /// The walking direction when it was alerted (radians), when the wearer was walking.
     alert_line_rad: Option<f32>,
+    /// Whether its alert told of a thing standing before its motion was known (a new
+    /// track): seen to move, it is alerted once more, as what it is.
+    alerted_unsure: bool,
+}
+
+/// Whether a thing of `kind` moves on its own.
+fn moves(kind: ThingKind) -> bool {
+    matches!(kind, ThingKind::Person | ThingKind::Vehicle)
 }
 
 /// How one thing is being approached at one tick.
@@ -68,6 +78,9 @@ pub struct Approach {
     /// whether the wearer will meet it is not known yet. Within the alert distance the
     /// corridor counts as it is.
     pub sure: bool,
+    /// Whether it is too newly seen to tell whether it moves (its track has no velocity
+    /// yet): it is taken for standing until its track shows otherwise.
+    pub motion_unknown: bool,
 }
 
 /// Decides which things need an alert now.
@@ -121,6 +134,7 @@ impl HazardGate {
                 },
                 approaching: is_approaching(closing_mps),
                 sure: th.in_path,
+                motion_unknown: false,
             })
             .collect();
         self.update_approaches(t_ns, things, &approaches)
@@ -156,6 +170,7 @@ impl HazardGate {
                 ttc_s: None,
                 approaching: false,
                 sure: false,
+                motion_unknown: false,
             });
             let ttc = if ap.in_path { ap.ttc_s } else { None };
             // Within the alert distance counts only while it is being approached: someone
@@ -175,6 +190,7 @@ impl HazardGate {
                 idle_since_ns: None,
                 last_seen_ns: t_ns,
                 alert_line_rad: None,
+                alerted_unsure: false,
             });
             // Unseen for long: a new approach.
             if t_ns.saturating_sub(st.last_seen_ns) >= c.rearm_after_ns {
@@ -204,6 +220,16 @@ impl HazardGate {
             {
                 st.alerted = false;
             }
+            // Alerted as standing before its motion was known, now seen to move: the wearer
+            // was told of something that stays put, and it is a hazard of another kind.
+            // Once its track has said it stands, later motion is not taken for a new
+            // hazard (a still thing's position wanders with the pose and the view).
+            if st.alerted_unsure && !ap.motion_unknown {
+                st.alerted_unsure = false;
+                if st.alerted && moves(th.kind) {
+                    st.alerted = false;
+                }
+            }
             if st.alerted {
                 if !ap.in_path {
                     let since = *st.away_since_ns.get_or_insert(t_ns);
@@ -219,6 +245,7 @@ impl HazardGate {
             }
             if !st.alerted && close {
                 st.alerted = true;
+                st.alerted_unsure = ap.motion_unknown && !moves(th.kind);
                 st.alert_line_rad = walking_rad;
                 st.away_since_ns = None;
                 st.idle_since_ns = None;
@@ -299,6 +326,52 @@ mod tests {
     }
 
     #[test]
+    fn a_new_thing_alerted_as_standing_is_alerted_again_once_its_track_shows_it_moving() {
+        let mut g = gate();
+        let ap = |d: f32, motion_unknown: bool| Approach {
+            in_path: true,
+            distance_m: d,
+            ttc_s: Some(d),
+            approaching: true,
+            sure: true,
+            motion_unknown,
+        };
+        let person = |d: f32| Thing {
+            kind: ThingKind::Person,
+            ..thing(9, d, true)
+        };
+        // Too new for a velocity: alerted as standing.
+        let th = [thing(9, 2.0, true)];
+        assert_eq!(g.update_walking(0, &th, &[ap(2.0, true)], None).len(), 1);
+        assert!(g.update_walking(10, &th, &[ap(1.9, true)], None).is_empty());
+        // Its track shows it walking: a person, of whom the wearer was not told.
+        assert_eq!(
+            g.update_walking(20, &[person(1.8)], &[ap(1.8, false)], None)
+                .len(),
+            1
+        );
+        // Once, and not again when it is taken for still and moving by turns.
+        let th = [thing(9, 1.7, true)];
+        assert!(g
+            .update_walking(30, &th, &[ap(1.7, false)], None)
+            .is_empty());
+        assert!(g
+            .update_walking(40, &[person(1.6)], &[ap(1.6, false)], None)
+            .is_empty());
+        // A thing whose track said it stands when it was alerted is not alerted again when
+        // it later seems to move (a still thing's position wanders with the pose).
+        let th = [thing(10, 2.0, true)];
+        assert_eq!(g.update_walking(50, &th, &[ap(2.0, false)], None).len(), 1);
+        let moving = Thing {
+            kind: ThingKind::Person,
+            ..thing(10, 1.9, true)
+        };
+        assert!(g
+            .update_walking(60, &[moving], &[ap(1.9, false)], None)
+            .is_empty());
+    }
+
+    #[test]
     fn standing_still_is_no_approach_until_the_wearer_sets_off() {
         let mut g = gate();
         // Standing 2 m from a wall (closing 0): no alert.
@@ -347,6 +420,7 @@ mod tests {
             ttc_s: Some(d),
             approaching: true,
             sure: true,
+            motion_unknown: false,
         };
         let th = [thing(9, 2.0, true)];
         // Alerted walking along +x.
@@ -374,6 +448,7 @@ mod tests {
             ttc_s: Some(d / 1.5),
             approaching: true,
             sure,
+            motion_unknown: false,
         };
         // 4 m ahead at 1.5 m/s (2.7 s to contact) but in the corridor only within the
         // walking direction's uncertainty: no alert from there...

@@ -186,6 +186,10 @@ pub struct Cluster {
     pub mapped_cells: usize,
     /// Clustering cells of its recent depth points.
     pub dynamic_cells: usize,
+    /// When the newest of its recent depth points was captured, ns (`None`: it is all
+    /// static map): between depth frames, or while the newest frames add nothing to it, a
+    /// tick sees the same evidence of it again.
+    pub newest_depth_ns: Option<i64>,
 }
 
 /// A floor edge ahead.
@@ -225,6 +229,8 @@ struct Near {
     lat: f32,
     h: f32,
     dynamic: bool,
+    /// Capture time of a recent depth point, ns (`None` for a map point).
+    captured_ns: Option<i64>,
 }
 
 #[derive(Default)]
@@ -242,6 +248,7 @@ struct CellAcc {
     ahead: f32,
     hit: [f32; 3],
     dynamic: usize,
+    newest_ns: Option<i64>,
     sure: bool,
     /// What holds it up (set once every point is in).
     support: Support,
@@ -366,12 +373,13 @@ impl CorridorAnalyzer {
         now: DeviceTime,
     ) -> CorridorView {
         let [hx, hy, hz] = c.head_m;
-        let each = |r: f32, f: &mut dyn FnMut(&[f32; 3], bool)| {
+        // Each point with its capture time when it is a recent depth point (`None`: the map).
+        let each = |r: f32, f: &mut dyn FnMut(&[f32; 3], Option<i64>)| {
             if let Some(m) = map {
-                m.for_each_near(hx, hy, r, now, |mp| f(&mp.p, false));
+                m.for_each_near(hx, hy, r, now, |mp| f(&mp.p, None));
             }
             if let Some(rp) = recent {
-                rp.for_each_near(hx, hy, r, now, |p| f(p, true));
+                rp.for_each_near_captured(hx, hy, r, now, |p, t| f(p, Some(t)));
             }
         };
         let frame = c.frame();
@@ -410,7 +418,7 @@ impl CorridorAnalyzer {
         let near = &mut self.near;
         let half = c.width_m / 2.0;
         let low_cut = OBSTACLE_MIN_M - MAX_STEP_M;
-        each(range + 0.2, &mut |p, dynamic| {
+        each(range + 0.2, &mut |p, captured_ns| {
             let (along, lat) = frame.local([p[0], p[1]]);
             let h = p[2] - floor_z;
             if along > 0.1 && along <= range && (lat.abs() <= half || h >= low_cut) {
@@ -419,7 +427,8 @@ impl CorridorAnalyzer {
                     along,
                     lat,
                     h,
-                    dynamic,
+                    dynamic: captured_ns.is_some(),
+                    captured_ns,
                 });
             }
         });
@@ -620,6 +629,7 @@ impl CorridorAnalyzer {
             }
             let (px, py) = (f64::from(n.p[0]), f64::from(n.p[1]));
             acc.dynamic += usize::from(n.dynamic);
+            acc.newest_ns = acc.newest_ns.max(n.captured_ns);
             acc.sxx += px * px;
             acc.sxy += px * py;
             acc.syy += py * py;
@@ -670,6 +680,7 @@ impl CorridorAnalyzer {
             let mut ahead = f32::INFINITY;
             let mut hit = [0.0f32; 3];
             let mut dynamic = 0usize;
+            let mut newest_depth_ns: Option<i64> = None;
             let mut sure = false;
             let (mut dynamic_cells, mut mapped_cells) = (0usize, 0usize);
             while let Some((x, y)) = self.stack.pop() {
@@ -700,6 +711,7 @@ impl CorridorAnalyzer {
                     hit = a.hit;
                 }
                 dynamic += a.dynamic;
+                newest_depth_ns = newest_depth_ns.max(a.newest_ns);
                 sure |= a.sure;
                 // Something held up only by what it is fixed to (a sign sticking out of a
                 // wall, a shelf): the map's cells hanging over a seen floor do not join
@@ -759,6 +771,7 @@ impl CorridorAnalyzer {
                 sure,
                 mapped_cells,
                 dynamic_cells,
+                newest_depth_ns,
             };
             if let Some(line) = wall {
                 // A wall is a thing only where the corridor meets it: at the centre line's

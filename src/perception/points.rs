@@ -93,6 +93,11 @@ impl RecentPoints {
         self.held
     }
 
+    /// When the newest frame held was captured, ns.
+    pub fn newest_ns(&self) -> Option<i64> {
+        self.frames.back().map(|f| f.0)
+    }
+
     /// True when none are held.
     pub fn is_empty(&self) -> bool {
         self.held == 0
@@ -113,6 +118,18 @@ impl RecentPoints {
         now: DeviceTime,
         mut f: impl FnMut(&[f32; 3]),
     ) {
+        self.for_each_near_captured(x, y, radius_m, now, |p, _| f(p));
+    }
+
+    /// As [`Self::for_each_near`], with each point's capture time, ns.
+    pub fn for_each_near_captured(
+        &self,
+        x: f32,
+        y: f32,
+        radius_m: f32,
+        now: DeviceTime,
+        mut f: impl FnMut(&[f32; 3], i64),
+    ) {
         if !(x.is_finite() && y.is_finite() && radius_m.is_finite()) || radius_m < 0.0 {
             return;
         }
@@ -125,7 +142,7 @@ impl RecentPoints {
             for p in pts {
                 let (dx, dy) = (p[0] - x, p[1] - y);
                 if dx * dx + dy * dy <= r2 {
-                    f(p);
+                    f(p, *t);
                 }
             }
         }

@@ -4,6 +4,13 @@
 //! detections start new tracks, tracks unseen for the configured time are forgotten. A
 //! track's velocity is the least-squares slope of its last [`HISTORY`] positions spanning at
 //! least [`MIN_SPAN_NS`] (`None` before that).
+//!
+//! Ticks come faster than depth frames: the detections of ticks between two frames, or
+//! while the newest frames add nothing to a thing, are the same evidence seen again. A
+//! track keeps one position per piece of evidence, stamped with its capture time (a tick
+//! with no newer evidence refreshes the newest position), so the slope is measured over
+//! capture times: the repeats made a staircase whose slope a still thing's one jump (its
+//! points coming and going) turned into a walk.
 
 use crate::state::ThingKind;
 
@@ -15,6 +22,9 @@ pub const MAX_TRACKS: usize = 256;
 pub const HISTORY: usize = 8;
 /// A velocity needs positions spanning at least this long, ns.
 pub const MIN_SPAN_NS: i64 = 200_000_000;
+/// A velocity needs at least this many positions: two are one jump, which a still
+/// thing's centroid makes as its points come and go.
+pub const MIN_FIT_POSITIONS: usize = 3;
 /// Predicted moves longer than this are not trusted for association, m.
 const MAX_PREDICT_M: f32 = 0.5;
 
@@ -36,30 +46,31 @@ pub struct Track {
 }
 
 impl Track {
-    /// Velocity over the recent positions, `[x, y]` m/s; `None` while they span less than
+    /// Velocity over the recent positions, `[x, y]` m/s: the least-squares slope of at
+    /// least [`MIN_FIT_POSITIONS`]; `None` while there are fewer or they span less than
     /// [`MIN_SPAN_NS`].
     pub fn velocity_mps(&self) -> Option<[f32; 2]> {
         let (first, last) = (self.history.first()?, self.history.last()?);
-        if last.0.saturating_sub(first.0) < MIN_SPAN_NS {
+        if last.0.saturating_sub(first.0) < MIN_SPAN_NS || self.history.len() < MIN_FIT_POSITIONS {
             return None;
         }
         let n = self.history.len() as f64;
         let t0 = first.0;
         let ts = |t: i64| (t - t0) as f64 * 1e-9;
         let mt = self.history.iter().map(|h| ts(h.0)).sum::<f64>() / n;
+        let sxx: f64 = self.history.iter().map(|h| (ts(h.0) - mt).powi(2)).sum();
+        if sxx <= 0.0 {
+            return None;
+        }
         let mut v = [0.0f32; 2];
         for (k, out) in v.iter_mut().enumerate() {
             let coord = |h: &(i64, [f32; 2])| f64::from(h.1.get(k).copied().unwrap_or(0.0));
             let mx = self.history.iter().map(coord).sum::<f64>() / n;
-            let (mut sxy, mut sxx) = (0.0, 0.0);
-            for h in &self.history {
-                let dt = ts(h.0) - mt;
-                sxy += dt * (coord(h) - mx);
-                sxx += dt * dt;
-            }
-            if sxx <= 0.0 {
-                return None;
-            }
+            let sxy: f64 = self
+                .history
+                .iter()
+                .map(|h| (ts(h.0) - mt) * (coord(h) - mx))
+                .sum();
             *out = (sxy / sxx) as f32;
         }
         v.iter().all(|x| x.is_finite()).then_some(v)
@@ -69,7 +80,8 @@ impl Track {
         let Some(v) = self.velocity_mps() else {
             return self.xy_m;
         };
-        let dt = (t_ns.saturating_sub(self.last_seen_ns)) as f32 * 1e-9;
+        let newest = self.history.last().map_or(self.last_seen_ns, |h| h.0);
+        let dt = (t_ns.saturating_sub(newest)) as f32 * 1e-9;
         let (dx, dy) = (v[0] * dt, v[1] * dt);
         let len = dx.hypot(dy);
         let k = if len > MAX_PREDICT_M {
@@ -80,14 +92,34 @@ impl Track {
         [self.xy_m[0] + dx * k, self.xy_m[1] + dy * k]
     }
 
-    fn observe(&mut self, t_ns: i64, xy: [f32; 2]) {
-        if self.history.len() >= HISTORY {
-            self.history.remove(0);
+    /// Seen at tick `t_ns` at `xy`, on evidence captured at `evidence_ns`: a new position
+    /// when the evidence is newer than the newest position's, else that position refreshed.
+    fn observe(&mut self, t_ns: i64, evidence_ns: i64, xy: [f32; 2]) {
+        match self.history.last_mut() {
+            Some(last) if evidence_ns <= last.0 => last.1 = xy,
+            _ => {
+                if self.history.len() >= HISTORY {
+                    self.history.remove(0);
+                }
+                self.history.push((evidence_ns, xy));
+            }
         }
-        self.history.push((t_ns, xy));
         self.xy_m = xy;
         self.last_seen_ns = t_ns;
     }
+}
+
+/// One thing detected at a tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Detection {
+    /// Its kind.
+    pub kind: ThingKind,
+    /// Where it is, world `[x, y]`, m.
+    pub xy_m: [f32; 2],
+    /// When the newest evidence it was made from was captured, device ns (at most the
+    /// tick): the same for ticks between two depth frames, or while new frames add
+    /// nothing to it.
+    pub evidence_ns: i64,
 }
 
 /// What the tracker says about one detection.
@@ -126,20 +158,20 @@ impl ThingTracker {
         }
     }
 
-    /// Matches `detections` (kind, world x/y) seen at `t_ns`; returns one [`TrackRef`] per
+    /// Matches the `detections` seen at tick `t_ns`; returns one [`TrackRef`] per
     /// detection, in order.
-    pub fn update(&mut self, t_ns: i64, detections: &[(ThingKind, [f32; 2])]) -> Vec<TrackRef> {
+    pub fn update(&mut self, t_ns: i64, detections: &[Detection]) -> Vec<TrackRef> {
         let horizon = self.forget_after_ns;
         self.tracks
             .retain(|t| t_ns.saturating_sub(t.last_seen_ns) <= horizon);
         let mut pairs: Vec<(f32, usize, usize)> = Vec::new();
-        for (di, (kind, xy)) in detections.iter().enumerate() {
+        for (di, det) in detections.iter().enumerate() {
             for (ti, t) in self.tracks.iter().enumerate() {
-                if !same_class(*kind, t.kind) {
+                if !same_class(det.kind, t.kind) {
                     continue;
                 }
                 let at = t.predicted(t_ns);
-                let d = (xy[0] - at[0]).hypot(xy[1] - at[1]);
+                let d = (det.xy_m[0] - at[0]).hypot(det.xy_m[1] - at[1]);
                 if d <= ASSOCIATE_M {
                     pairs.push((d, di, ti));
                 }
@@ -163,13 +195,13 @@ impl ThingTracker {
             velocity_mps: None,
         };
         let mut out: Vec<TrackRef> = vec![none; detections.len()];
-        for (di, (kind, xy)) in detections.iter().enumerate() {
+        for (di, det) in detections.iter().enumerate() {
             let Some(ti) = det_track.get(di).copied().flatten() else {
                 continue;
             };
             if let (Some(t), Some(o)) = (self.tracks.get_mut(ti), out.get_mut(di)) {
-                t.kind = *kind;
-                t.observe(t_ns, *xy);
+                t.kind = det.kind;
+                t.observe(t_ns, det.evidence_ns.min(t_ns), det.xy_m);
                 *o = TrackRef {
                     id: t.id,
                     first_seen_ns: t.first_seen_ns,
@@ -177,7 +209,7 @@ impl ThingTracker {
                 };
             }
         }
-        for (di, (kind, xy)) in detections.iter().enumerate() {
+        for (di, det) in detections.iter().enumerate() {
             if det_track.get(di).copied().flatten().is_some() {
                 continue;
             }
@@ -201,11 +233,11 @@ impl ThingTracker {
             self.next_id = self.next_id.checked_add(1).unwrap_or(1);
             self.tracks.push(Track {
                 id,
-                kind: *kind,
-                xy_m: *xy,
+                kind: det.kind,
+                xy_m: det.xy_m,
                 first_seen_ns: t_ns,
                 last_seen_ns: t_ns,
-                history: vec![(t_ns, *xy)],
+                history: vec![(det.evidence_ns.min(t_ns), det.xy_m)],
             });
             if let Some(o) = out.get_mut(di) {
                 *o = TrackRef {
@@ -233,10 +265,30 @@ impl ThingTracker {
 mod tests {
     use super::*;
 
+    /// `detections` seen at tick `t_ns` on evidence captured at `evidence_ns`.
+    fn seen(
+        tr: &mut ThingTracker,
+        t_ns: i64,
+        evidence_ns: i64,
+        detections: &[(ThingKind, [f32; 2])],
+    ) -> Vec<TrackRef> {
+        let dets: Vec<Detection> = detections
+            .iter()
+            .map(|&(kind, xy_m)| Detection {
+                kind,
+                xy_m,
+                evidence_ns,
+            })
+            .collect();
+        tr.update(t_ns, &dets)
+    }
+
     #[test]
     fn ids_survive_small_moves_and_are_forgotten() {
         let mut tr = ThingTracker::new(1_000);
-        let a = tr.update(
+        let a = seen(
+            &mut tr,
+            0,
             0,
             &[
                 (ThingKind::Obstacle, [1.0, 0.0]),
@@ -246,7 +298,9 @@ mod tests {
         let (ia, ib) = (a[0].id, a[1].id);
         assert_ne!(ia, ib);
         // Moved a little, order swapped: same ids.
-        let b = tr.update(
+        let b = seen(
+            &mut tr,
+            100,
             100,
             &[
                 (ThingKind::DropOff, [3.2, 0.1]),
@@ -255,10 +309,10 @@ mod tests {
         );
         assert_eq!((b[0].id, b[1].id), (ib, ia));
         // Far away: a new id.
-        let c = tr.update(200, &[(ThingKind::Obstacle, [5.0, 0.0])]);
+        let c = seen(&mut tr, 200, 200, &[(ThingKind::Obstacle, [5.0, 0.0])]);
         assert!(c[0].id != ia && c[0].id != ib);
         // After the horizon the first two are gone.
-        tr.update(1_500, &[]);
+        seen(&mut tr, 1_500, 1_500, &[]);
         assert_eq!(tr.tracks().len(), 0);
     }
 
@@ -272,7 +326,9 @@ mod tests {
         for i in 0..20i64 {
             let t = i * 50_000_000;
             let s = t as f32 * 1e-9;
-            last = tr.update(
+            last = seen(
+                &mut tr,
+                t,
                 t,
                 &[
                     (
@@ -298,5 +354,94 @@ mod tests {
         assert!(b[0].abs() < 1e-6 && b[1].abs() < 0.12, "{b:?}");
         // One id each throughout.
         assert_eq!(tr.tracks().len(), 2);
+    }
+
+    /// Ticks every 50 ms over depth frames every 200 ms: each tick's detection is where the
+    /// newest frame put the thing.
+    fn ticks_over_frames(frames: &[[f32; 2]], kind: ThingKind) -> (ThingTracker, Vec<TrackRef>) {
+        let mut tr = ThingTracker::new(10_000_000_000);
+        let mut last = Vec::new();
+        for tick in 0..(frames.len() as i64 * 4) {
+            let t = tick * 50_000_000;
+            let frame = tick / 4;
+            let xy = frames[frame as usize];
+            last = seen(&mut tr, t, frame * 200_000_000, &[(kind, xy)]);
+        }
+        (tr, last)
+    }
+
+    #[test]
+    fn a_walk_seen_again_between_frames_is_measured_over_the_frames() {
+        // Walking at 1.2 m/s along x, one depth frame every 200 ms, ticks four times as
+        // often. Stamped with the ticks, the repeated positions make a staircase whose
+        // slope over 8 ticks (350 ms) is anything from 0.7 to 2.4 m/s depending on the
+        // phase; stamped with the frames, the slope is exact.
+        let frames: Vec<[f32; 2]> = (0..6).map(|i| [1.2 * 0.2 * i as f32, 3.0]).collect();
+        let (tr, last) = ticks_over_frames(&frames, ThingKind::Person);
+        let v = tr.tracks()[0].velocity_mps().unwrap();
+        assert!((v[0] - 1.2).abs() < 1e-3 && v[1].abs() < 1e-3, "{v:?}");
+        assert_eq!(last[0].velocity_mps, Some(v));
+    }
+
+    #[test]
+    fn a_still_thing_whose_points_come_and_go_stays_still() {
+        // A box still at y = 1 m whose cluster's centroid wanders by up to 0.15 m from frame
+        // to frame as its points come and go. Stamped with the ticks, the last two frames'
+        // 0.25 m jump repeated over 8 ticks is a slope of 0.95 m/s (a walk); stamped with
+        // the frames, the wander averages out to 0.04 m/s.
+        let frames = [
+            [2.0, 1.0],
+            [2.0, 1.12],
+            [2.0, 0.95],
+            [2.0, 1.15],
+            [2.0, 0.9],
+            [2.0, 1.15],
+        ];
+        let (tr, _) = ticks_over_frames(&frames, ThingKind::Obstacle);
+        let v = tr.tracks()[0].velocity_mps().unwrap();
+        let moving = crate::perception::engine::MOVING_MPS;
+        assert!(v[0].hypot(v[1]) < 0.1, "{v:?}");
+        // The same detections with every tick taken for new evidence.
+        let mut ticks = ThingTracker::new(10_000_000_000);
+        for tick in 0..(frames.len() as i64 * 4) {
+            let t = tick * 50_000_000;
+            seen(
+                &mut ticks,
+                t,
+                t,
+                &[(ThingKind::Obstacle, frames[(tick / 4) as usize])],
+            );
+        }
+        let stair = ticks.tracks()[0].velocity_mps().unwrap();
+        assert!(stair[0].hypot(stair[1]) > 2.0 * moving, "{stair:?}");
+    }
+
+    #[test]
+    fn no_fit_from_two_positions() {
+        // Two frames fit any line exactly: no velocity, however far apart in time.
+        let mut tr = ThingTracker::new(10_000_000_000);
+        seen(&mut tr, 0, 0, &[(ThingKind::Person, [0.0, 0.0])]);
+        let r = seen(
+            &mut tr,
+            500_000_000,
+            500_000_000,
+            &[(ThingKind::Person, [0.5, 0.0])],
+        );
+        assert_eq!(r[0].velocity_mps, None);
+        // A tick on the same evidence adds nothing.
+        let r = seen(
+            &mut tr,
+            550_000_000,
+            500_000_000,
+            &[(ThingKind::Person, [0.5, 0.0])],
+        );
+        assert_eq!(r[0].velocity_mps, None);
+        let r = seen(
+            &mut tr,
+            700_000_000,
+            700_000_000,
+            &[(ThingKind::Person, [0.7, 0.0])],
+        );
+        assert!((r[0].velocity_mps.unwrap()[0] - 1.0).abs() < 1e-3, "{r:?}");
     }
 }
