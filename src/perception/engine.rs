@@ -25,6 +25,7 @@ use super::obstacles::{Corridor, CorridorAnalyzer, CorridorFrame, CorridorView};
 use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
+use super::seen_moving::{MotionVerdict, MotionWitness};
 use super::sensors::SensorModels;
 use super::stereo::filter::{DepthFilter, DepthFilterConfig, DepthFilterStats};
 use super::tracker::{Detection, ThingTracker};
@@ -133,6 +134,8 @@ pub struct Perception {
     models: SensorModels,
     points: Option<Arc<PointMap>>,
     recent: RecentPoints,
+    /// The last depth frames' free space, which tells a thing that moved from one seen anew.
+    witness: MotionWitness,
     depth_filter: DepthFilter,
     body_yaw: Option<(i64, f64)>,
     walk: WalkingTrack,
@@ -193,6 +196,7 @@ impl Perception {
             models,
             points,
             recent: RecentPoints::default(),
+            witness: MotionWitness::new(),
             depth_filter: DepthFilter::default(),
             body_yaw: None,
             walk: WalkingTrack::new(),
@@ -340,6 +344,7 @@ impl Perception {
             points_world,
         );
         self.recent.push(capture_ns, &kept);
+        self.witness.add_frame(capture_ns, origin_m, points_world);
         if let Some(live) = self.live_map.as_mut() {
             // Not the wearer's own body and hands (as the depth filter's band), nor what
             // is too far for stereo depth to place well.
@@ -1081,6 +1086,8 @@ impl Perception {
         let across_only = self.walking_on_estimate(at.ns());
         let live = self.live_map.is_some();
         let (line_cos, line_sin) = (c.dir_rad.cos(), c.dir_rad.sin());
+        let origin = [hx as f32, hy as f32, h.position_m.z as f32];
+        let focal_baseline = self.depth_filter.config().focal_baseline_px_m;
         let static_approach =
             |in_path: bool, ahead: f32, sure: bool, motion_unknown: bool| Approach {
                 in_path,
@@ -1104,7 +1111,7 @@ impl Perception {
             // mapped part by part (its top first, clear of the floor's depth error) leaves
             // its remaining depth points with a centroid that slides as if it walked.
             let mapped = live && cl.mapped_cells * 2 >= cl.dynamic_cells.max(1);
-            let moving = tr.velocity_mps.filter(|v| {
+            let seems = tr.velocity_mps.filter(|v| {
                 let relative = (v[0] - wearer_v[0]).hypot(v[1] - wearer_v[1]);
                 let across = (-line_sin * v[0] + line_cos * v[1]).abs();
                 v[0].hypot(v[1]) >= MOVING_MPS
@@ -1114,6 +1121,19 @@ impl Perception {
                     && cl.wall_m.is_none()
                     && cl.spread_m <= MOVER_MAX_SPREAD_M
                     && !mapped
+            });
+            // And seen to move: where it stands now was seen through a moment ago, or where
+            // it stood is seen through now (a thing coming into view, or a still one whose
+            // points come and go, only seems to).
+            let witnessed = seems.map(|v| {
+                self.witness
+                    .verdict(cl.centroid_m, v, tr.oldest_m, origin, focal_baseline)
+            });
+            let moving = seems.filter(|_| {
+                matches!(
+                    witnessed,
+                    Some(MotionVerdict::Moved | MotionVerdict::Unseen)
+                )
             });
             if let Some(v) = moving {
                 let conflict = predict_conflict(c, cl.centroid_m, v, wearer_v);
@@ -1169,7 +1189,9 @@ impl Perception {
             );
             // A cluster whose track has no velocity yet may be a person just come into
             // view; a wall or a mapped thing stands.
-            let unknown = tr.velocity_mps.is_none() && cl.wall_m.is_none() && !mapped;
+            let unknown = (tr.velocity_mps.is_none() || witnessed == Some(MotionVerdict::NotYet))
+                && cl.wall_m.is_none()
+                && !mapped;
             let ap = static_approach(
                 cl.in_path,
                 cl.ahead_m.unwrap_or(cl.distance_m),

@@ -47,6 +47,7 @@ pub mod openings;
 pub mod points;
 pub mod pose;
 pub mod see_through;
+pub mod seen_moving;
 pub mod sensors;
 pub mod step_length;
 pub mod stereo;

@@ -131,6 +131,8 @@ pub struct TrackRef {
     pub first_seen_ns: i64,
     /// Velocity, `[x, y]` m/s, when known.
     pub velocity_mps: Option<[f32; 2]>,
+    /// The oldest position it keeps, world `[x, y]` m.
+    pub oldest_m: Option<[f32; 2]>,
 }
 
 /// The tracker.
@@ -193,6 +195,7 @@ impl ThingTracker {
             id: 0,
             first_seen_ns: t_ns,
             velocity_mps: None,
+            oldest_m: None,
         };
         let mut out: Vec<TrackRef> = vec![none; detections.len()];
         for (di, det) in detections.iter().enumerate() {
@@ -206,6 +209,7 @@ impl ThingTracker {
                     id: t.id,
                     first_seen_ns: t.first_seen_ns,
                     velocity_mps: t.velocity_mps(),
+                    oldest_m: t.history.first().map(|h| h.1),
                 };
             }
         }
@@ -244,6 +248,7 @@ impl ThingTracker {
                     id,
                     first_seen_ns: t_ns,
                     velocity_mps: None,
+                    oldest_m: Some(det.xy_m),
                 };
             }
         }
