@@ -78,8 +78,9 @@ pub struct Approach {
     /// whether the wearer will meet it is not known yet. Within the alert distance the
     /// corridor counts as it is.
     pub sure: bool,
-    /// Whether it is too newly seen to tell whether it moves (its track has no velocity
-    /// yet): it is taken for standing until its track shows otherwise.
+    /// Whether it is too newly seen to tell whether it moves (its track has no velocity yet,
+    /// or the depth frames could not have seen it move yet: out of view a moment ago): it
+    /// is taken for standing until its track shows otherwise.
     pub motion_unknown: bool,
 }
 

@@ -228,9 +228,15 @@ struct Near {
     along: f32,
     lat: f32,
     h: f32,
-    dynamic: bool,
     /// Capture time of a recent depth point, ns (`None` for a map point).
     captured_ns: Option<i64>,
+}
+
+impl Near {
+    /// Whether it is a recent depth point (not the static map's).
+    fn dynamic(&self) -> bool {
+        self.captured_ns.is_some()
+    }
 }
 
 #[derive(Default)]
@@ -427,7 +433,6 @@ impl CorridorAnalyzer {
                     along,
                     lat,
                     h,
-                    dynamic: captured_ns.is_some(),
                     captured_ns,
                 });
             }
@@ -569,7 +574,7 @@ impl CorridorAnalyzer {
             let i = ((n.along / BIN_M) as usize).min(nbins.saturating_sub(1));
             let local = self.floor.get(i).copied().unwrap_or(0.0);
             let h = n.h - local;
-            if !n.dynamic && h.abs() < EDGE_M {
+            if !n.dynamic() && h.abs() < EDGE_M {
                 self.floor_cells.insert((
                     (n.p[0] / CLUSTER_CELL_M).floor() as i32,
                     (n.p[1] / CLUSTER_CELL_M).floor() as i32,
@@ -590,13 +595,13 @@ impl CorridorAnalyzer {
             }
             // Depth points are clustered across the whole range (a person walking in from
             // the side is tracked before they reach the path).
-            if n.lat.abs() > NEAR_PATH_M && !n.dynamic {
+            if n.lat.abs() > NEAR_PATH_M && !n.dynamic() {
                 continue;
             }
             // Depth points cluster apart from the static map's (a layer of their own): a
             // person passing a mapped bench is not merged with it, which would hand the
             // bench's track to the person's and re-arm its alert once they part.
-            let layer = if n.dynamic { DYNAMIC_LAYER } else { 0 };
+            let layer = if n.dynamic() { DYNAMIC_LAYER } else { 0 };
             let key = (
                 (n.p[0] / CLUSTER_CELL_M).floor() as i32,
                 ((n.p[1] / CLUSTER_CELL_M).floor() as i32).saturating_add(layer),
@@ -628,7 +633,7 @@ impl CorridorAnalyzer {
                 }
             }
             let (px, py) = (f64::from(n.p[0]), f64::from(n.p[1]));
-            acc.dynamic += usize::from(n.dynamic);
+            acc.dynamic += usize::from(n.dynamic());
             acc.newest_ns = acc.newest_ns.max(n.captured_ns);
             acc.sxx += px * px;
             acc.sxy += px * py;

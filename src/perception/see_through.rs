@@ -132,6 +132,31 @@ impl SeeThrough {
     }
 }
 
+impl SeeThrough {
+    /// Whether the direction of `p` lies within the frame's view: within `row_reach` cells
+    /// of elevation of its own, one row measured directions on both sides of its azimuth,
+    /// each within a quarter turn (a frame spans far less than half a turn). Tells a place
+    /// out of view from one in view with nothing measured around it (open space).
+    pub fn in_view(&self, p: [f32; 3], row_reach: usize) -> bool {
+        let (az, el, _) = direction(self.origin_m, &p);
+        let Some((a, e)) = cell_of(az, el) else {
+            return false;
+        };
+        let quarter = AZ_CELLS / 4;
+        let lo = e.saturating_sub(row_reach);
+        let hi = (e + row_reach).min(EL_CELLS - 1);
+        (lo..=hi).any(|row| {
+            let measured = |k: usize| {
+                self.nearest_m
+                    .get(row * AZ_CELLS + k % AZ_CELLS)
+                    .is_some_and(|n| n.is_finite())
+            };
+            (0..=quarter).any(|d| measured(a + AZ_CELLS - d))
+                && (0..=quarter).any(|d| measured(a + d))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +211,18 @@ mod tests {
             .collect();
         g.set_frame([0.0; 3], &pts);
         assert_eq!(g.verdict([-2.0, 0.0, 0.0], 0.08, 0.2), Verdict::SeenThrough);
+    }
+
+    #[test]
+    fn a_direction_between_measured_ones_is_in_view_one_beside_them_is_not() {
+        let mut g = SeeThrough::new();
+        g.set_frame([0.0; 3], &wall_and_mismatch());
+        // The wall spans about ±9° across and ±4.6° up at 5 m: 9° up nothing is measured,
+        // but rows within reach are.
+        assert!(g.in_view([3.0, 0.0, 0.0], 0));
+        assert!(g.in_view([3.0, 0.3, 0.5], 10));
+        assert!(!g.in_view([3.0, 0.3, 0.5], 0));
+        // 45° left: beside the wall, out of view.
+        assert!(!g.in_view([3.0, 3.0, 0.0], 10));
     }
 }

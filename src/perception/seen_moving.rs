@@ -55,93 +55,18 @@ pub enum MotionVerdict {
     NotYet,
 }
 
-/// Elevation rows of a frame's view, one per degree.
-const VIEW_ROWS: usize = 180;
-/// A direction is in a frame's view when, within this many rows of its own, a row's
-/// measured directions span its azimuth (rows at the horizon often measure little: the
-/// floor there is beyond stereo's range).
+/// A direction is in a frame's view when, within this many degrees of elevation of its
+/// own, the frame measured directions on both sides of its azimuth (rows at the horizon
+/// often measure little: the floor there is beyond stereo's range).
 const VIEW_ROW_REACH: usize = 10;
-
-/// The directions a frame measured: per elevation row, the span of azimuths (degrees from
-/// the frame's mean azimuth) holding a point.
-#[derive(Debug, Clone)]
-struct View {
-    origin_m: [f32; 3],
-    mean_az_deg: f32,
-    rows: Vec<(f32, f32)>,
-}
-
-impl Default for View {
-    fn default() -> Self {
-        Self {
-            origin_m: [0.0; 3],
-            mean_az_deg: 0.0,
-            rows: vec![(f32::INFINITY, f32::NEG_INFINITY); VIEW_ROWS],
-        }
-    }
-}
-
-fn az_el_deg(origin: [f32; 3], p: &[f32; 3]) -> Option<(f32, f32)> {
-    let (dx, dy, dz) = (p[0] - origin[0], p[1] - origin[1], p[2] - origin[2]);
-    let h = dx.hypot(dy);
-    let (az, el) = (dy.atan2(dx).to_degrees(), dz.atan2(h).to_degrees());
-    (az.is_finite() && el.is_finite() && h > 0.0).then_some((az, el))
-}
-
-fn row_of(el_deg: f32) -> usize {
-    ((el_deg + 90.0).floor().max(0.0) as usize).min(VIEW_ROWS - 1)
-}
-
-fn wrap_deg(a: f32) -> f32 {
-    (a + 180.0).rem_euclid(360.0) - 180.0
-}
-
-impl View {
-    fn set(&mut self, origin_m: [f32; 3], points: &[[f32; 3]]) {
-        self.origin_m = origin_m;
-        self.rows.fill((f32::INFINITY, f32::NEG_INFINITY));
-        let (mut sx, mut sy) = (0.0f64, 0.0f64);
-        for p in points {
-            if let Some((az, _)) = az_el_deg(origin_m, p) {
-                let a = f64::from(az).to_radians();
-                sx += a.cos();
-                sy += a.sin();
-            }
-        }
-        self.mean_az_deg = (sy.atan2(sx).to_degrees()) as f32;
-        for p in points {
-            if let Some((az, el)) = az_el_deg(origin_m, p) {
-                let a = wrap_deg(az - self.mean_az_deg);
-                if let Some(r) = self.rows.get_mut(row_of(el)) {
-                    r.0 = r.0.min(a);
-                    r.1 = r.1.max(a);
-                }
-            }
-        }
-    }
-
-    /// Whether the direction of `p` lies within the frame's view.
-    fn sees(&self, p: [f32; 3]) -> bool {
-        let Some((az, el)) = az_el_deg(self.origin_m, &p) else {
-            return false;
-        };
-        let a = wrap_deg(az - self.mean_az_deg);
-        let row = row_of(el);
-        let lo = row.saturating_sub(VIEW_ROW_REACH);
-        let hi = (row + VIEW_ROW_REACH).min(VIEW_ROWS - 1);
-        self.rows
-            .get(lo..=hi)
-            .is_some_and(|rs| rs.iter().any(|&(a0, a1)| a0 <= a && a <= a1))
-    }
-}
 
 /// The see-through grids of the last [`FRAMES`] depth frames.
 #[derive(Debug, Clone, Default)]
 pub struct MotionWitness {
-    /// `(capture_ns, grid, view)`, oldest first.
-    frames: VecDeque<(i64, SeeThrough, View)>,
+    /// `(capture_ns, grid)`, oldest first.
+    frames: VecDeque<(i64, SeeThrough)>,
     /// Grids of frames that fell out, reused.
-    spare: Vec<(SeeThrough, View)>,
+    spare: Vec<SeeThrough>,
 }
 
 impl MotionWitness {
@@ -155,28 +80,26 @@ impl MotionWitness {
     /// it is older by more than [`MAX_AGE_NS`] (the clock jumped back): then the others are
     /// forgotten.
     pub fn add_frame(&mut self, capture_ns: i64, origin_m: [f32; 3], points_world: &[[f32; 3]]) {
-        if let Some(t) = self.frames.back().map(|f| f.0) {
+        if let Some(t) = self.frames.back().map(|(t, _)| *t) {
             if t.saturating_sub(capture_ns) > MAX_AGE_NS {
                 self.clear();
             } else if t >= capture_ns {
                 return;
             }
         }
-        let (mut grid, mut view) = if self.frames.len() >= FRAMES {
-            self.frames.pop_front().map(|(_, g, v)| (g, v))
+        let mut grid = if self.frames.len() >= FRAMES {
+            self.frames.pop_front().map(|(_, g)| g)
         } else {
             self.spare.pop()
         }
         .unwrap_or_default();
         grid.set_frame(origin_m, points_world);
-        view.set(origin_m, points_world);
-        self.frames.push_back((capture_ns, grid, view));
+        self.frames.push_back((capture_ns, grid));
     }
 
     /// Forgets every frame (a clock jump).
     pub fn clear(&mut self) {
-        self.spare
-            .extend(self.frames.drain(..).map(|(_, g, v)| (g, v)));
+        self.spare.extend(self.frames.drain(..).map(|(_, g)| g));
     }
 
     /// What the frames say about a thing at `place_m` (world, m; its centroid) that seems
@@ -196,7 +119,7 @@ impl MotionWitness {
         origin_m: [f32; 3],
         focal_baseline_px_m: f32,
     ) -> MotionVerdict {
-        let Some((newest_ns, newest, _)) = self.frames.back() else {
+        let Some((newest_ns, newest)) = self.frames.back() else {
             return MotionVerdict::Unseen;
         };
         let range = ((place_m[0] - origin_m[0]).powi(2)
@@ -220,7 +143,7 @@ impl MotionWitness {
                 }
             }
         }
-        for (t, grid, view) in &self.frames {
+        for (t, grid) in &self.frames {
             let age = newest_ns.saturating_sub(*t);
             let dt = age as f32 * 1e-9;
             if !(MIN_AGE_NS..=MAX_AGE_NS).contains(&age) || speed * dt < MIN_DISPLACEMENT_M {
@@ -229,7 +152,7 @@ impl MotionWitness {
             match grid.verdict(place_m, PLACE_SIDE_M, tol) {
                 Verdict::SeenThrough => return MotionVerdict::Moved,
                 Verdict::NotThrough => stayed = true,
-                Verdict::Unseen if view.sees(place_m) => unseen = true,
+                Verdict::Unseen if grid.in_view(place_m, VIEW_ROW_REACH) => unseen = true,
                 Verdict::Unseen => out_of_view = true,
             }
         }
