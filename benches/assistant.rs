@@ -73,6 +73,7 @@ fn busy_state() -> EnvironmentState {
         clear_ahead_m: 1.0,
         clear_left_m: 3.0,
         clear_right_m: 2.0,
+        floor_seen_m: None,
     });
     s
 }

@@ -64,6 +64,7 @@ fn door_and_bin(at_ns: i64) -> EnvironmentState {
         clear_ahead_m: 2.3,
         clear_left_m: 3.0,
         clear_right_m: 4.0,
+        floor_seen_m: None,
     });
     s
 }
@@ -219,6 +220,7 @@ fn guard_and_templates_pass_obstacles_on_the_free_side() {
         clear_ahead_m: 1.5,
         clear_left_m: 4.0,
         clear_right_m: 1.0,
+        floor_seen_m: None,
     });
     let g = Guard::default();
     let left = "The metal pole is in the way at 12 o'clock, 2 metres: go around it on the left.";
@@ -431,6 +433,51 @@ fn templates_say_when_the_evidence_does_not_answer() {
     assert!(a.unanswerable && a.text().starts_with("I can't tell"));
     let a = answer(Form::Question, "What am I looking at?", &empty);
     assert!(a.unanswerable && a.text().starts_with("I can't tell"));
+}
+
+/// A way is called clear only as far as the floor was seen: nothing standing in it says
+/// nothing of a step or a drop where the floor is unseen. The guard holds a model to the
+/// same.
+#[test]
+fn the_way_is_clear_only_as_far_as_the_floor_was_seen() {
+    let with_floor = |floor_seen_m: Option<f32>| {
+        let mut s = EnvironmentState::empty(DeviceTime(0));
+        s.walkable = Some(Walkable {
+            clear_ahead_m: 5.0,
+            clear_left_m: 5.0,
+            clear_right_m: 5.0,
+            floor_seen_m,
+        });
+        s
+    };
+    let scene = |s: &EnvironmentState| answer(Form::Scene, "What is in front of me?", s).text();
+    let g = Guard::default();
+    assert!(
+        scene(&with_floor(None)).contains("clear for about 5 metres"),
+        "{}",
+        scene(&with_floor(None))
+    );
+    let far = with_floor(Some(3.2));
+    assert!(
+        scene(&far).contains("clear for about 3 metres"),
+        "{}",
+        scene(&far)
+    );
+    let unseen = with_floor(Some(0.75));
+    let said = scene(&unseen);
+    assert!(!said.contains("clear for"), "{said}");
+    assert!(said.contains("can't see the ground"), "{said}");
+    // ...and the guard reads no claim of a clear way in it.
+    assert_eq!(g.check_text(&said, &unseen, None).interventions, vec![]);
+    assert!(blocked(&g.check_sentence(
+        "Your path ahead is clear.",
+        &unseen,
+        None
+    )));
+    assert_eq!(
+        g.check_sentence("Your path ahead is clear.", &far, None),
+        Verdict::Pass
+    );
 }
 
 /// Floor edges in the answers: three drop-offs of riser height a tread apart are stairs
@@ -1562,7 +1609,12 @@ mod props {
         (
             prop::collection::vec(arb_thing(), 0..6),
             prop::collection::vec(("[A-Z]{2,8}( [0-9])?", 1u8..=12, 1.0f32..12.0), 0..3),
-            prop::option::of((0.5f32..10.0, 0.5f32..10.0, 0.5f32..10.0)),
+            prop::option::of((
+                0.5f32..10.0,
+                0.5f32..10.0,
+                0.5f32..10.0,
+                prop::option::of(0.0f32..10.0),
+            )),
             0usize..6,
             prop::option::of((1u8..=12, 0usize..6)),
         )
@@ -1587,10 +1639,11 @@ mod props {
                         at: DeviceTime(5 * S),
                     });
                 }
-                s.walkable = walk.map(|(a, l, r)| Walkable {
+                s.walkable = walk.map(|(a, l, r, f)| Walkable {
                     clear_ahead_m: a,
                     clear_left_m: l,
                     clear_right_m: r,
+                    floor_seen_m: f,
                 });
                 s.motion.state = [
                     MotionState::Unknown,

@@ -63,6 +63,7 @@ fn hall() -> EnvironmentState {
         clear_ahead_m: 3.0,
         clear_left_m: 5.0,
         clear_right_m: 5.0,
+        floor_seen_m: None,
     });
     s
 }

@@ -88,6 +88,15 @@ pub fn seconds(ns: i64) -> String {
     }
 }
 
+/// ", the floor seen only N m ahead" where the floor was seen less far than the way is free
+/// (else nothing): for the model's context, so it claims no more than is known.
+pub fn floor_unseen_note(w: &crate::state::Walkable) -> String {
+    match w.floor_seen_m {
+        Some(f) if f < w.clear_ahead_m => format!(" (the floor seen only {f:.1} m ahead)"),
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

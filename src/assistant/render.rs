@@ -160,8 +160,11 @@ pub fn render_state(state: &EnvironmentState) -> String {
     if let Some(w) = &state.walkable {
         let _ = writeln!(
             out,
-            "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right.",
-            w.clear_ahead_m, w.clear_left_m, w.clear_right_m
+            "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right{}.",
+            w.known_clear_m(),
+            w.clear_left_m,
+            w.clear_right_m,
+            crate::assistant::phrase::floor_unseen_note(w)
         );
     }
     for l in &state.limitations {
@@ -208,6 +211,7 @@ mod tests {
             clear_ahead_m: 1.8,
             clear_left_m: 3.0,
             clear_right_m: 0.5,
+            floor_seen_m: None,
         });
         s.limitations.push("read text in the dark".into());
         let text = render_state(&s);

@@ -23,7 +23,7 @@ use crate::lexicon::words::tokens;
 use crate::state::{
     clock_to_bearing_deg, ClockHour, Continue, EnvironmentState, GenerationPrompt, GenerationStats,
     Generator, GeneratorError, HeightBand, MotionState, ObjectClass, ObjectFact, TextFact, Thing,
-    ThingDetail, ThingKind,
+    ThingDetail, ThingKind, Walkable,
 };
 
 /// Hazards this close count for a scene description and "what's ahead", metres.
@@ -123,20 +123,35 @@ fn no_evidence(state: &EnvironmentState) -> bool {
 }
 
 /// What the free-space estimate says about the way ahead, when there is one and no hazard
-/// is on it: clear for so many metres, or free for only so many.
+/// is on it: clear for so many metres (no farther than the floor was seen), or free for
+/// only so many.
 fn path_clear_sentence(state: &EnvironmentState) -> Option<String> {
     let w = state.walkable.as_ref()?;
     if !in_path_hazards(state).is_empty() {
         return None;
     }
-    Some(if w.clear_ahead_m >= 2.0 {
+    Some(if w.known_clear_m() >= MIN_CLEAR_CLAIM_M {
         format!(
             "Your path ahead is clear for {}.",
-            about_metres(w.clear_ahead_m)
+            about_metres(w.known_clear_m())
         )
     } else {
-        format!("Careful: only {} ahead is free.", metres(w.clear_ahead_m))
+        not_clear_sentence(w)
     })
+}
+
+/// A clear way is claimed only this far ahead or farther, m.
+pub const MIN_CLEAR_CLAIM_M: f32 = 2.0;
+
+/// What is said of a way ahead that is not known clear for [`MIN_CLEAR_CLAIM_M`]: free for
+/// only so many metres, or, where nothing stands in it but the floor was not seen, that
+/// its being clear cannot be told.
+pub fn not_clear_sentence(w: &Walkable) -> String {
+    if w.clear_ahead_m < MIN_CLEAR_CLAIM_M {
+        format!("Careful: only {} ahead is free.", metres(w.clear_ahead_m))
+    } else {
+        "I can't see the ground ahead, so I can't tell whether your path is clear.".into()
+    }
 }
 
 fn stairs_sentence(m: MotionState) -> Option<&'static str> {

@@ -21,7 +21,9 @@ use super::live_map::{LiveMap, LiveMapConfig, LiveMapStats};
 use super::motion::{classify, MotionDebounce, MotionInputs, StepDetector};
 use super::movers::{MoverTracker, Sighting, TrackConfig};
 use super::objects::{name_things, ObjectTracks, ObjectsConfig, Placement};
-use super::obstacles::{Corridor, CorridorAnalyzer, CorridorFrame, CorridorView};
+use super::obstacles::{
+    Corridor, CorridorAnalyzer, CorridorFrame, CorridorView, FloorDepth, Sources,
+};
 use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
@@ -78,6 +80,12 @@ pub const LIVE_MAP_FLOOR_RANGE_M: f32 = 3.5;
 pub const LIVE_MAP_MAX_RANGE_M: f32 = 6.0;
 /// The disparity error the live map allows for, px.
 const LIVE_MAP_DISPARITY_ERR_PX: f32 = 0.25;
+/// Floor-level depth points are kept this long behind the newest frame, ns: a few frames
+/// fill the floor where one frame's texture leaves gaps, and in so short a time an estimated
+/// pose drifts far less than a floor-profile bin.
+pub const RECENT_FLOOR_WINDOW_NS: i64 = 500_000_000;
+/// Floor-level depth points held at most.
+pub const MAX_RECENT_FLOOR_POINTS: usize = 40_000;
 /// A pose of at least this quality is a tracked trajectory's (MPS); below, an estimate.
 pub const TRUSTED_POSE_QUALITY: f32 = 0.99;
 /// A pose below this quality is its tracker saying it is lost (Aria Gen2's VIO reports 0, an
@@ -125,6 +133,8 @@ pub struct PerceptionStats {
     pub pose_jumps: u64,
     /// The live map's counters (zero without one).
     pub live_map: LiveMapStats,
+    /// Floor-level depth points dropped (beyond the cap of the recent floor set).
+    pub floor_points_dropped: u64,
 }
 
 /// The perception engine (pure).
@@ -134,6 +144,9 @@ pub struct Perception {
     models: SensorModels,
     points: Option<Arc<PointMap>>,
     recent: RecentPoints,
+    /// Without a semi-dense map: the recent depth points at floor level (the floor
+    /// underfoot and the floor profile ahead; see [`Self::on_depth_frame`]).
+    recent_floor: RecentPoints,
     /// The last depth frames' free space, which tells a thing that moved from one seen anew.
     witness: MotionWitness,
     depth_filter: DepthFilter,
@@ -157,6 +170,8 @@ pub struct Perception {
     gaze: Option<(i64, GazeRay)>,
     motion: MotionDebounce,
     analyzer: CorridorAnalyzer,
+    /// A depth frame's floor-level points (reused buffer).
+    floor_scratch: Vec<[f32; 3]>,
     tracker: ThingTracker,
     movers: MoverTracker,
     gate: HazardGate,
@@ -196,6 +211,7 @@ impl Perception {
             models,
             points,
             recent: RecentPoints::default(),
+            recent_floor: RecentPoints::new(RECENT_FLOOR_WINDOW_NS, MAX_RECENT_FLOOR_POINTS),
             witness: MotionWitness::new(),
             depth_filter: DepthFilter::default(),
             body_yaw: None,
@@ -215,6 +231,7 @@ impl Perception {
             gaze: None,
             motion: MotionDebounce::default(),
             analyzer: CorridorAnalyzer::new(),
+            floor_scratch: Vec::new(),
             gate,
             newest_ns: None,
             last_view: CorridorView::default(),
@@ -285,6 +302,7 @@ impl Perception {
     pub fn stats(&self) -> PerceptionStats {
         PerceptionStats {
             depth_points_dropped: self.recent.dropped(),
+            floor_points_dropped: self.recent_floor.dropped(),
             live_map: self
                 .live_map
                 .as_ref()
@@ -345,6 +363,30 @@ impl Perception {
         );
         self.recent.push(capture_ns, &kept);
         self.witness.add_frame(capture_ns, origin_m, points_world);
+        if self.points.is_none() || self.live_map.is_some() {
+            // No semi-dense map shows the floor: the depth points at floor level do, within
+            // the range where stereo depth holds a floor height to a few centimetres.
+            let (near2, far2) = (
+                LIVE_MAP_MIN_RANGE_M * LIVE_MAP_MIN_RANGE_M,
+                LIVE_MAP_FLOOR_RANGE_M * LIVE_MAP_FLOOR_RANGE_M,
+            );
+            let (lowest, highest) = (
+                floor_z - super::obstacles::DEEPEST_DROP_M,
+                floor_z + self.depth_filter.config().band.min_height_m,
+            );
+            self.floor_scratch.clear();
+            self.floor_scratch.extend(points_world.iter().filter(|p| {
+                let (dx, dy) = (p[0] - origin_m[0], p[1] - origin_m[1]);
+                let h2 = dx * dx + dy * dy;
+                (near2..=far2).contains(&h2) && (lowest..highest).contains(&p[2])
+            }));
+            log::trace!(
+                "{capture_ns}: {} of {} depth points at floor level",
+                self.floor_scratch.len(),
+                points_world.len()
+            );
+            self.recent_floor.push(capture_ns, &self.floor_scratch);
+        }
         if let Some(live) = self.live_map.as_mut() {
             // Not the wearer's own body and hands (as the depth filter's band), nor what
             // is too far for stereo depth to place well.
@@ -791,9 +833,17 @@ impl Perception {
                 eye_height_m: self.cfg.eye_height_m,
             };
             let map = self.points.clone();
-            if map.is_some() || !self.recent.is_empty() {
-                let recent = (!self.recent.is_empty()).then_some(&self.recent);
-                let view = self.analyzer.analyze_with(map.as_deref(), recent, &c, at);
+            if map.is_some() || !self.recent.is_empty() || !self.recent_floor.is_empty() {
+                let sources = Sources {
+                    map: map.as_deref(),
+                    recent: (!self.recent.is_empty()).then_some(&self.recent),
+                    floor: (!self.recent_floor.is_empty()).then_some(FloorDepth {
+                        points: &self.recent_floor,
+                        range_error_per_m2: LIVE_MAP_DISPARITY_ERR_PX
+                            / self.depth_filter.config().focal_baseline_px_m,
+                    }),
+                };
+                let view = self.analyzer.analyze_sources(sources, &c, at);
                 let found = self.things_from(&view, &h, at, &c, v_w, closing);
                 walkable = view.walkable.clone();
                 self.last_view = view;

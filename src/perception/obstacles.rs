@@ -8,7 +8,7 @@
 //! (a line fitted through it), which counts only where the corridor meets it. The nearest
 //! obstacle along three directions gives the walkable space.
 
-use crate::state::{HeightBand, ThingKind, Walkable};
+use crate::state::{HeightBand, ThingKind, Walkable, FLOOR_SEEN_GAP_M, FLOOR_SEEN_START_M};
 use crate::time::DeviceTime;
 
 use super::cellhash::{CellMap, CellSet};
@@ -292,6 +292,78 @@ fn joins(a: Support, b: Support) -> bool {
     )
 }
 
+/// The points a corridor analysis reads.
+#[derive(Clone, Copy, Default)]
+pub struct Sources<'a> {
+    /// The static map (MPS's semi-dense points, or the live map).
+    pub map: Option<&'a PointMap>,
+    /// Recent depth points the depth filter kept (things above the floor).
+    pub recent: Option<&'a RecentPoints>,
+    /// Recent depth points at floor level, where no static map shows the floor: they
+    /// give the floor underfoot and the floor profile ahead (steps, kerbs, drop-offs), never
+    /// obstacles.
+    pub floor: Option<FloorDepth<'a>>,
+}
+
+/// Depth points at floor level and how noisy their heights are.
+#[derive(Clone, Copy)]
+pub struct FloorDepth<'a> {
+    /// The points (world, m).
+    pub points: &'a RecentPoints,
+    /// A depth point's range error is this times the square of its range (m⁻¹: the
+    /// disparity error over focal length × baseline, for stereo).
+    pub range_error_per_m2: f32,
+}
+
+/// A floor-like bin of floor-level depth points holds at least this many.
+pub const MIN_DEPTH_FLOOR_POINTS: usize = 8;
+/// A bin of floor-level depth points is floor-like while their interquartile range is at
+/// most this many times noise's own (1.35 σ for a normal error)...
+pub const DEPTH_FLOOR_IQR_NOISE: f32 = 1.5;
+
+/// Floor-level depth frames a bin's level is read from at most (the newest).
+pub const MAX_DEPTH_FLOOR_FRAMES: usize = 8;
+/// A bin's level from floor-level depth needs this many frames agreeing on it.
+pub const DEPTH_FLOOR_FRAMES_AGREE: usize = 2;
+
+/// The level most of the frames' `levels` (of one bin) agree on within [`LEVEL_AGREE_M`]
+/// (their mean), when at least [`DEPTH_FLOOR_FRAMES_AGREE`] do: one frame's error (a
+/// mismatch, its pose's pitch) is no floor.
+fn frames_agree(levels: &mut [f32]) -> Option<f32> {
+    levels.sort_by(f32::total_cmp);
+    let mut best: Option<(usize, f32)> = None;
+    for (i, &l) in levels.iter().enumerate() {
+        let (n, sum) = levels
+            .iter()
+            .skip(i)
+            .take_while(|&&m| m - l <= LEVEL_AGREE_M)
+            .fold((0usize, 0.0f32), |(n, s), &m| (n + 1, s + m));
+        if n >= DEPTH_FLOOR_FRAMES_AGREE && best.is_none_or(|(b, _)| n > b) {
+            best = Some((n, sum / n as f32));
+        }
+    }
+    best.map(|(_, l)| l)
+}
+
+/// The floor height of a bin of floor-level depth heights `hs` (sorted in place), whose
+/// height error is `sigma_m`: their median, unbiased by the noise that grows with range
+/// (a low percentile of noisy heights sinks with range and raised phantom drop-offs), when
+/// they are at least [`MIN_DEPTH_FLOOR_POINTS`] and spread no wider than one level and its
+/// noise; `None` otherwise (a level change or an object's foot within the bin).
+fn depth_floor_level(hs: &mut [f32], sigma_m: f32) -> Option<f32> {
+    if hs.len() < MIN_DEPTH_FLOOR_POINTS {
+        return None;
+    }
+    hs.sort_by(f32::total_cmp);
+    let q = |f: f32| {
+        hs.get(((hs.len() - 1) as f32 * f).round() as usize)
+            .copied()
+    };
+    let (q1, mid, q3) = (q(0.25)?, q(0.5)?, q(0.75)?);
+    let allowed = FLOOR_SPREAD_M.max(DEPTH_FLOOR_IQR_NOISE * 1.35 * sigma_m);
+    (q3 - q1 <= allowed).then_some(mid)
+}
+
 /// Reusable buffers of the analysis (no allocation per tick once warmed up).
 #[derive(Default)]
 pub struct CorridorAnalyzer {
@@ -301,6 +373,8 @@ pub struct CorridorAnalyzer {
     done: CellSet,
     keys: Vec<(i32, i32)>,
     bins: Vec<Vec<f32>>,
+    /// Floor-level depth heights per bin (see [`FloorDepth`]).
+    depth_bins: Vec<Vec<f32>>,
     floor: Vec<f32>,
     cells: CellMap<CellAcc>,
     /// Cells of the static map where the floor is seen.
@@ -335,18 +409,23 @@ fn floor_at_eye(zs: &mut [f32], expected: f32) -> Option<f32> {
 
 /// The floor among the heights `zs` (sorted in place) when the eye height's window does
 /// not tell it: the low percentile of those at most [`EYE_FLOOR_BELOW_M`] below
-/// `expected` and at most [`MAX_STEP_M`] above it (of all, when fewer than five are);
-/// `None` with fewer than five heights.
+/// `expected` and at most [`MAX_STEP_M`] above it (of all those at most a step above it,
+/// when fewer than five are); `None` with fewer than five such heights. Nothing higher than
+/// a step above where the eye height puts the floor is the floor the wearer stands on: a
+/// table top within reach, seen while the floor at the feet is not, put every step and drop
+/// ahead 0.5 m off.
 fn floor_below_eye(zs: &mut [f32], expected: f32) -> Option<f32> {
-    if zs.len() < 5 {
+    zs.sort_by(f32::total_cmp);
+    let highest = zs.partition_point(|&z| z <= expected + MAX_STEP_M);
+    if highest < 5 {
         return None;
     }
-    zs.sort_by(f32::total_cmp);
     let lowest = zs.partition_point(|&z| z < expected - EYE_FLOOR_BELOW_M);
-    let highest = zs.partition_point(|&z| z <= expected + MAX_STEP_M);
     match zs.get_mut(lowest..highest) {
         Some(s) if s.len() >= 5 => percentile(s, UNDER_PERCENTILE),
-        _ => percentile(zs, UNDER_PERCENTILE),
+        _ => zs
+            .get_mut(..highest)
+            .and_then(|s| percentile(s, UNDER_PERCENTILE)),
     }
 }
 
@@ -378,6 +457,25 @@ impl CorridorAnalyzer {
         c: &Corridor,
         now: DeviceTime,
     ) -> CorridorView {
+        self.analyze_sources(
+            Sources {
+                map,
+                recent,
+                floor: None,
+            },
+            c,
+            now,
+        )
+    }
+
+    /// Analyses every source of points around `c` at `now`.
+    pub fn analyze_sources(
+        &mut self,
+        sources: Sources<'_>,
+        c: &Corridor,
+        now: DeviceTime,
+    ) -> CorridorView {
+        let Sources { map, recent, floor } = sources;
         let [hx, hy, hz] = c.head_m;
         // Each point with its capture time when it is a recent depth point (`None`: the map).
         let each = |r: f32, f: &mut dyn FnMut(&[f32; 3], Option<i64>)| {
@@ -395,7 +493,7 @@ impl CorridorAnalyzer {
         self.under.clear();
         self.under_near.clear();
         let (under, under_near) = (&mut self.under, &mut self.under_near);
-        each(1.0, &mut |p, _| {
+        let mut push_under = |p: &[f32; 3]| {
             let dz = hz - p[2];
             if (0.9..=2.3).contains(&dz) && under.len() < 4096 {
                 under.push(p[2]);
@@ -403,17 +501,28 @@ impl CorridorAnalyzer {
                     under_near.push(p[2]);
                 }
             }
-        });
+        };
+        each(1.0, &mut |p, _| push_under(p));
+        if let Some(fl) = floor {
+            fl.points.for_each_near(hx, hy, 1.0, now, &mut push_under);
+        }
         // A low percentile, not the median: the feet of walls and things within 1 m are
         // above the floor, never below it. Where the eye height says the floor is, when
         // enough of the points are there (nearest the feet first): standing at the top of
         // stairs down (or a curb), the lower levels within 1 m ahead are not the floor
         // underfoot.
         let expected = hz - c.eye_height_m;
+        // Away from the eye height's window only over a static map's floor: the cameras
+        // seldom see the floor within 1 m, so depth points there are mostly the tops of
+        // low things (a bench, a table), which taken for the floor put a drop-off ahead.
         let (floor_z, floor_seen) = match floor_at_eye(&mut self.under_near, expected)
             .or_else(|| floor_at_eye(&mut self.under, expected))
-            .or_else(|| floor_below_eye(&mut self.under, expected))
-        {
+            .or_else(|| {
+                floor
+                    .is_none()
+                    .then(|| floor_below_eye(&mut self.under, expected))
+                    .flatten()
+            }) {
             Some(z) => (z, true),
             None => (expected, false),
         };
@@ -440,19 +549,61 @@ impl CorridorAnalyzer {
         // Floor profile along the corridor.
         let nbins = (range / BIN_M).ceil() as usize;
         self.bins.resize_with(nbins, Vec::new);
-        for b in self.bins.iter_mut() {
+        self.depth_bins
+            .resize_with(nbins * MAX_DEPTH_FLOOR_FRAMES, Vec::new);
+        for b in self.bins.iter_mut().chain(self.depth_bins.iter_mut()) {
             b.clear();
         }
-        for n in &self.near {
-            if n.lat.abs() <= half && (-DEEPEST_DROP_M..=MAX_STEP_M + 0.1).contains(&n.h) {
-                let i = ((n.along / BIN_M) as usize).min(nbins.saturating_sub(1));
-                if let Some(b) = self.bins.get_mut(i) {
+        let push_bin = |bins: &mut [Vec<f32>], along: f32, lat: f32, h: f32| {
+            if lat.abs() <= half && (-DEEPEST_DROP_M..=MAX_STEP_M + 0.1).contains(&h) {
+                let i = ((along / BIN_M) as usize).min(nbins.saturating_sub(1));
+                if let Some(b) = bins.get_mut(i) {
                     if b.len() < MAX_BIN_POINTS {
-                        b.push(n.h);
+                        b.push(h);
                     }
                 }
             }
+        };
+        for n in &self.near {
+            push_bin(&mut self.bins, n.along, n.lat, n.h);
         }
+        // Floor-level depth points binned per frame (the newest frames' first): each frame's
+        // errors are its own (its pose, its matching), so a bin's level is what separate
+        // frames agree on.
+        let mut depth_frames: Vec<i64> = Vec::with_capacity(MAX_DEPTH_FLOOR_FRAMES);
+        if let Some(fl) = floor {
+            fl.points
+                .for_each_near_captured(hx, hy, range + 0.2, now, |_, t| {
+                    if !depth_frames.contains(&t) {
+                        depth_frames.push(t);
+                    }
+                });
+            depth_frames.sort_unstable_by(|a, b| b.cmp(a));
+            depth_frames.truncate(MAX_DEPTH_FLOOR_FRAMES);
+            let depth_bins = &mut self.depth_bins;
+            let mut slot = (i64::MIN, None);
+            fl.points
+                .for_each_near_captured(hx, hy, range + 0.2, now, |p, t| {
+                    if slot.0 != t {
+                        slot = (t, depth_frames.iter().position(|&f| f == t));
+                    }
+                    let (along, lat) = frame.local([p[0], p[1]]);
+                    if let Some(k) = slot.1.filter(|_| along > 0.1 && along <= range) {
+                        let bins = depth_bins
+                            .get_mut(k * nbins..(k + 1) * nbins)
+                            .unwrap_or_default();
+                        push_bin(bins, along, lat, p[2] - floor_z);
+                    }
+                });
+        }
+        // The height error of a floor-level depth point `along` metres ahead: its range
+        // error's share along the vertical.
+        let eye_over_floor = (hz - floor_z).max(0.5);
+        let depth_sigma = |along: f32| {
+            floor.map_or(0.0, |fl| {
+                along.hypot(eye_over_floor) * eye_over_floor * fl.range_error_per_m2
+            })
+        };
         self.floor.clear();
         let mut level = 0.0f32;
         let mut edges = Vec::new();
@@ -460,24 +611,70 @@ impl CorridorAnalyzer {
         // An edge waits for the next floor-like bin to confirm its new level.
         let mut pending: Option<(ThingKind, f32, f32, f32, usize)> = None;
         let mut last_floor = None;
+        // A floor-like bin between the level and an edge's worth from it (see below).
+        let mut between: Option<f32> = None;
+        // Whether the level is a static map's measured floor (else the eye height's
+        // assumption, or floor-level depth points near the feet, which the cameras mostly
+        // do not see: a low thing's top there passes for the floor).
+        let mut level_seen = floor_seen && floor.is_none();
+        // How far ahead the floor was seen (see `Walkable::floor_seen_m`).
+        let mut seen_to: Option<f32> = None;
         let trace = log::log_enabled!(log::Level::Trace);
         let mut read: Vec<(usize, Option<f32>)> = Vec::new();
+        let mut levels: Vec<f32> = Vec::with_capacity(MAX_DEPTH_FLOOR_FRAMES);
         for (i, b) in self.bins.iter_mut().enumerate() {
-            let known = if b.len() >= 3 {
+            let along = i as f32 * BIN_M;
+            // The floor-level depth points first: they are this moment's view of the floor
+            // (a live map's floor drifts with the pose that placed it).
+            let sigma = depth_sigma(along + BIN_M / 2.0);
+            levels.clear();
+            for k in 0..depth_frames.len() {
+                if let Some(l) = self
+                    .depth_bins
+                    .get_mut(k * nbins + i)
+                    .and_then(|db| depth_floor_level(db, sigma))
+                {
+                    levels.push(l);
+                }
+            }
+            let known = frames_agree(&mut levels).or_else(|| {
+                if b.len() < 3 {
+                    return None;
+                }
                 let lo = percentile(b, FLOOR_PERCENTILE);
                 let mid = percentile(b, 0.5);
                 match (lo, mid) {
                     (Some(lo), Some(mid)) if mid - lo <= FLOOR_SPREAD_M => Some(lo),
                     _ => None,
                 }
-            } else {
-                None
-            };
-            let along = i as f32 * BIN_M;
+            });
             if trace {
-                read.push((b.len(), known));
+                let depth_points: usize = (0..depth_frames.len())
+                    .filter_map(|k| self.depth_bins.get(k * nbins + i))
+                    .map(Vec::len)
+                    .sum();
+                read.push((b.len() + depth_points, known));
+            }
+            if known.is_some() {
+                let end = along + BIN_M;
+                seen_to = match seen_to {
+                    None if along <= FLOOR_SEEN_START_M => Some(end),
+                    Some(to) if along - to <= FLOOR_SEEN_GAP_M => Some(end),
+                    other => other,
+                };
             }
             if let Some(f) = known {
+                if !level_seen
+                    && (f.abs() <= EYE_FLOOR_SLACK_M
+                        || (f + floor_z - expected).abs() <= EYE_FLOOR_SLACK_M)
+                {
+                    // The floor underfoot was not measured, only assumed: the first floor
+                    // seen ahead within that assumption's error (or the eye height's) sets
+                    // the level. A few centimetres between a guess and a measurement are no
+                    // edge (the head's bob over a stride moves the guess that much).
+                    level = f;
+                }
+                level_seen = true;
                 if let Some((kind, at, diff, new_level, from_bin)) = pending.take() {
                     // Confirmed by the next floor-like bin on the new level, or, on stairs,
                     // one more step on in the same direction.
@@ -529,8 +726,21 @@ impl CorridorAnalyzer {
                 let at = edge_along(kind, last_floor, along);
                 if let Some(kind) = kind {
                     pending = Some((kind, at, diff, f, last_floor.map_or(i, |l| l + 1)));
+                } else if (LEVEL_AGREE_M..=EDGE_M).contains(&diff.abs())
+                    && !between.is_some_and(|b: f32| (f - b).abs() <= LEVEL_AGREE_M)
+                {
+                    // Between one level and an edge's worth: a bin straddling an edge
+                    // (points of both levels, as noisy depth spreads them) or the start of
+                    // a slope. The level holds until the next bin tells which (two bins
+                    // agreeing on it: a gentle change): followed bin by bin, a kerb seen
+                    // through noise became two changes each too small to be an edge.
+                    between = Some(f);
                 } else if diff.abs() < MAX_STEP_M {
                     level = f;
+                    between = None;
+                }
+                if kind.is_some() {
+                    between = None;
                 }
                 last_floor = Some(i);
             }
@@ -548,7 +758,8 @@ impl CorridorAnalyzer {
                 })
                 .collect();
             log::trace!(
-                "floor underfoot {:.2} m (seen {}, eye height puts it at {:.2}), edges {:?}, bins {}",
+                "{} floor underfoot {:.2} m (seen {}, eye height puts it at {:.2}), edges {:?}, bins {}",
+                now.ns(),
                 floor_z,
                 floor_seen,
                 expected,
@@ -650,6 +861,7 @@ impl CorridorAnalyzer {
             clear_ahead_m: clear[0],
             clear_left_m: clear[1],
             clear_right_m: clear[2],
+            floor_seen_m: Some(seen_to.unwrap_or(0.0).min(range)),
         });
         CorridorView {
             floor_z_m: floor_z,
@@ -1464,5 +1676,139 @@ mod tests {
         // Parallel inside at y = 0.2 from x = 1 to 9: 1 m ahead, nearest end (1, 0.2).
         let (a, p) = segment_in_corridor(&c, [[9.0, 0.2], [1.0, 0.2]]).unwrap();
         assert!((a - 1.0).abs() < 1e-5 && (p[0] - 1.0).abs() < 1e-5 && (p[1] - 0.2).abs() < 1e-5);
+    }
+
+    /// Floor-level stereo points seen from eyes at (0, 0, 1.6) over a floor at z 0 up to
+    /// `edge_x` and `drop_m` lower beyond it (the lower floor's part hidden behind the edge
+    /// left out), each moved along its ray by a normal range error of `k`·r², in `frames`
+    /// frames 0.1 s apart.
+    fn noisy_floor(edge_x: f32, drop_m: f32, k: f32, frames: i64) -> RecentPoints {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut uniform = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) as f32
+        };
+        let eye = [0.0f32, 0.0, 1.6];
+        let mut recent = RecentPoints::new(300_000_000, 40_000);
+        for f in 0..frames {
+            let mut pts = Vec::new();
+            for i in 0..60 {
+                for j in 0..16 {
+                    let (x, y) = (0.5 + i as f32 * 0.05, -0.4 + j as f32 * 0.05);
+                    // Hidden: below the edge, nearer than the eye's line over it.
+                    let z = if x > edge_x { -drop_m } else { 0.0 };
+                    if x > edge_x && x < edge_x * 1.6 / (1.6 - drop_m) {
+                        continue;
+                    }
+                    let d = [x - eye[0], y - eye[1], z - eye[2]];
+                    let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                    // Box–Muller.
+                    let (u1, u2) = (uniform().max(1e-9), uniform());
+                    let n = (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos();
+                    let s = 1.0 + k * r * n;
+                    pts.push([eye[0] + d[0] * s, eye[1] + d[1] * s, eye[2] + d[2] * s]);
+                }
+            }
+            recent.push(f * 100_000_000, &pts);
+        }
+        recent
+    }
+
+    #[test]
+    fn floor_level_depth_points_give_a_kerb_and_no_phantom_drop() {
+        // A quarter pixel of disparity error on the Gen1 SLAM pair (f·B = 24.8 px·m).
+        let k = 0.25 / 24.8;
+        let at = DeviceTime(200_000_000);
+        let view = |recent: &RecentPoints| {
+            let floor = Some(FloorDepth {
+                points: recent,
+                range_error_per_m2: k,
+            });
+            let sources = Sources {
+                map: None,
+                recent: None,
+                floor,
+            };
+            CorridorAnalyzer::new().analyze_sources(sources, &corridor(0.0), at)
+        };
+        // A flat floor: its noise grows with range, and no drop-off comes of it.
+        let flat = view(&noisy_floor(10.0, 0.0, k, 3));
+        assert!(
+            flat.floor_seen && flat.floor_z_m.abs() < 0.03,
+            "{}",
+            flat.floor_z_m
+        );
+        assert!(flat.edges.is_empty(), "{:?}", flat.edges);
+        // A 15 cm kerb down at 2 m.
+        let kerb = view(&noisy_floor(2.0, 0.15, k, 3));
+        let e = kerb.edges.first().expect("the kerb");
+        assert_eq!(e.kind, ThingKind::DropOff, "{:?}", kerb.edges);
+        assert!((e.along_m - 2.0).abs() <= 0.3, "{e:?}");
+        assert!((e.rise_m + 0.15).abs() < 0.05, "{e:?}");
+    }
+
+    #[test]
+    fn a_depth_floor_bin_is_its_median_within_its_noise() {
+        let mut hs: Vec<f32> = (0..20).map(|i| (i as f32 - 9.5) * 0.006).collect();
+        let got = depth_floor_level(&mut hs, 0.03).unwrap();
+        assert!(got.abs() < 0.01, "{got}");
+        // Too few.
+        assert_eq!(depth_floor_level(&mut hs[..5].to_vec(), 0.03), None);
+        // Half floor, half a 15 cm kerb top: no one level.
+        let mut mixed: Vec<f32> = (0..20).map(|i| if i < 10 { 0.0 } else { 0.15 }).collect();
+        assert_eq!(depth_floor_level(&mut mixed, 0.03), None);
+        // Where the noise is nearly three times larger (far away), the same spread is noise.
+        assert!(depth_floor_level(&mut mixed, 0.08).is_some());
+    }
+
+    #[test]
+    fn a_bin_level_is_what_two_frames_agree_on() {
+        // One frame alone is no floor.
+        assert_eq!(frames_agree(&mut [0.02]), None);
+        // Two agree; the third (a mismatch, a pitch error) is left out.
+        let got = frames_agree(&mut [0.01, -0.12, 0.03]).unwrap();
+        assert!((got - 0.02).abs() < 1e-6, "{got}");
+        // Three frames that all disagree: no level.
+        assert_eq!(frames_agree(&mut [0.0, 0.1, -0.1]), None);
+        // The larger group wins.
+        let got = frames_agree(&mut [0.15, 0.0, 0.16, 0.01, 0.14]).unwrap();
+        assert!((got - 0.15).abs() < 1e-6, "{got}");
+    }
+
+    #[test]
+    fn a_low_top_near_the_feet_is_not_the_floor_underfoot() {
+        // Floor-level depth points: the top of a low thing 0.2 m high beside the wearer,
+        // within 1 m (the cameras do not see the floor there), and the floor ahead from
+        // 1.5 m on, in three frames.
+        let mut recent = RecentPoints::new(500_000_000, 40_000);
+        for f in 0..3 {
+            let mut pts = Vec::new();
+            for i in 0..12 {
+                for j in 0..16 {
+                    pts.push([0.3 + i as f32 * 0.04, 0.6 + j as f32 * 0.02, 0.2]);
+                    pts.push([1.5 + i as f32 * 0.15, -0.4 + j as f32 * 0.05, 0.0]);
+                }
+            }
+            recent.push(f * 100_000_000, &pts);
+        }
+        let sources = Sources {
+            map: None,
+            recent: None,
+            floor: Some(FloorDepth {
+                points: &recent,
+                range_error_per_m2: 0.01,
+            }),
+        };
+        let v = CorridorAnalyzer::new().analyze_sources(
+            sources,
+            &corridor(0.0),
+            DeviceTime(200_000_000),
+        );
+        assert!(v.floor_z_m.abs() < 0.05, "floor {}", v.floor_z_m);
+        assert!(v.edges.is_empty(), "{:?}", v.edges);
+        let seen = v.walkable.and_then(|w| w.floor_seen_m).unwrap();
+        assert!((3.0..=3.5).contains(&seen), "{seen}");
     }
 }

@@ -298,6 +298,27 @@ pub struct Walkable {
     pub clear_left_m: f32,
     /// Clear distance at 1–2 o'clock, metres.
     pub clear_right_m: f32,
+    /// How far ahead along the corridor the floor itself was seen, metres (from the first
+    /// floor seen within [`FLOOR_SEEN_START_M`], over gaps of at most
+    /// [`FLOOR_SEEN_GAP_M`]; 0 when none was); `None` when not measured. Nothing standing in
+    /// the way says nothing of a step or a drop where the floor is unseen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_seen_m: Option<f32>,
+}
+
+/// The floor seen ahead counts from its first stretch this near, m: the cameras do not
+/// see the floor at the feet.
+pub const FLOOR_SEEN_START_M: f32 = 2.0;
+/// Unseen stretches of floor up to this long between seen ones still count as seen, m.
+pub const FLOOR_SEEN_GAP_M: f32 = 0.5;
+
+impl Walkable {
+    /// How far ahead the way is known to be clear, m: the clear distance, no farther than
+    /// the floor was seen (when that was measured).
+    pub fn known_clear_m(&self) -> f32 {
+        self.floor_seen_m
+            .map_or(self.clear_ahead_m, |f| self.clear_ahead_m.min(f))
+    }
 }
 
 /// Everything the assistant knows at one moment, in the user's frame.

@@ -27,7 +27,7 @@ pub use decision::{
 pub use environment::{
     EnvironmentState, Evidence, GazeFact, HeightBand, MotionFact, MotionState, ObjectFact,
     OpeningShape, SeenObject, Side, TextFact, Thing, ThingDetail, ThingKind, Walkable,
-    MAX_STEP_RISE_M,
+    FLOOR_SEEN_GAP_M, FLOOR_SEEN_START_M, MAX_STEP_RISE_M,
 };
 pub use hazard::HazardEvent;
 pub use object_class::ObjectClass;

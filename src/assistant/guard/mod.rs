@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use self::claims::{clock_diff, parse, split_sentences, Claims, ClearClaim};
 use super::corridor::{blockers, is_hazard, pass_blockers};
 use super::phrase::{article, metres};
-use super::template::{thing_sentence, warning_sentence};
+use super::template::{not_clear_sentence, thing_sentence, warning_sentence};
 use crate::lexicon::classes::names_class;
 use crate::lexicon::nouns::names_thing;
 use crate::lexicon::words::tokens;
@@ -291,16 +291,13 @@ impl Guard {
                 } else if let Some(w) = state
                     .walkable
                     .as_ref()
-                    .filter(|w| w.clear_ahead_m < self.config.min_clear_m)
+                    .filter(|w| w.known_clear_m() < self.config.min_clear_m)
                 {
                     reasons.push(format!(
-                        "says the way is clear but only {} is free ahead",
-                        metres(w.clear_ahead_m)
+                        "says the way is clear but only {} is known free ahead",
+                        metres(w.known_clear_m())
                     ));
-                    *replacement = Some(format!(
-                        "Careful: only {} ahead is free.",
-                        metres(w.clear_ahead_m)
-                    ));
+                    *replacement = Some(not_clear_sentence(w));
                 }
             }
             Some(ClearClaim::HeadHeight) => {
@@ -440,7 +437,16 @@ impl Guard {
         let walkable: Vec<f32> = state
             .walkable
             .iter()
-            .flat_map(|w| [w.clear_ahead_m, w.clear_left_m, w.clear_right_m])
+            .flat_map(|w| {
+                [
+                    w.clear_ahead_m,
+                    w.clear_left_m,
+                    w.clear_right_m,
+                    w.known_clear_m(),
+                ]
+                .into_iter()
+                .chain(w.floor_seen_m)
+            })
             .collect();
         // In an instruction that names nothing, distances are how far to walk (checked for
         // hazards by the movement check), not claims about where a thing is.
