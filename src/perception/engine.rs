@@ -342,6 +342,9 @@ impl Perception {
     /// [`super::points::RECENT_WINDOW_NS`] behind the newest frame, at most
     /// [`super::points::MAX_RECENT_POINTS`] (drops counted in [`PerceptionStats`]): the
     /// corridor analysis sees them beside the static map — they are what shows people.
+    /// Without a semi-dense map, the frame's points at floor level (within
+    /// [`LIVE_MAP_FLOOR_RANGE_M`]) are kept too, for [`RECENT_FLOOR_WINDOW_NS`]: they are the
+    /// floor the corridor analysis reads (its profile, steps and drops), never obstacles.
     /// Returns the points the filter kept.
     pub fn on_depth_frame(
         &mut self,
