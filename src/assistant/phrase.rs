@@ -88,13 +88,21 @@ pub fn seconds(ns: i64) -> String {
     }
 }
 
-/// ", the floor seen only N m ahead" where the floor was seen less far than the way is free
-/// (else nothing): for the model's context, so it claims no more than is known.
-pub fn floor_unseen_note(w: &crate::state::Walkable) -> String {
-    match w.floor_seen_m {
+/// The free space as the state's text and the model's context give it: "Clear space: A m
+/// ahead, L m left, R m right." with A no farther than the floor was seen, and where the
+/// floor was seen less far than the way is free, how far it was (so a model claims no more
+/// than is known).
+pub fn clear_space_line(w: &crate::state::Walkable) -> String {
+    let floor = match w.floor_seen_m {
         Some(f) if f < w.clear_ahead_m => format!(" (the floor seen only {f:.1} m ahead)"),
         _ => String::new(),
-    }
+    };
+    format!(
+        "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right{floor}.",
+        w.known_clear_m(),
+        w.clear_left_m,
+        w.clear_right_m
+    )
 }
 
 #[cfg(test)]

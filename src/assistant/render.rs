@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::phrase::clear_space_line;
 use super::turn_words::turn_phrase;
 use crate::state::{metres_to_steps, EnvironmentState, HeightBand, MotionState, Thing, ThingKind};
 use crate::time::DeviceTime;
@@ -158,14 +159,7 @@ pub fn render_state(state: &EnvironmentState) -> String {
         out.push_str(".\n");
     }
     if let Some(w) = &state.walkable {
-        let _ = writeln!(
-            out,
-            "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right{}.",
-            w.known_clear_m(),
-            w.clear_left_m,
-            w.clear_right_m,
-            crate::assistant::phrase::floor_unseen_note(w)
-        );
+        let _ = writeln!(out, "{}", clear_space_line(w));
     }
     for l in &state.limitations {
         let _ = writeln!(out, "Cannot: {l}.");

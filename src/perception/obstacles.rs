@@ -373,8 +373,12 @@ pub struct CorridorAnalyzer {
     done: CellSet,
     keys: Vec<(i32, i32)>,
     bins: Vec<Vec<f32>>,
-    /// Floor-level depth heights per bin (see [`FloorDepth`]).
+    /// Floor-level depth heights per frame and bin (see [`FloorDepth`]).
     depth_bins: Vec<Vec<f32>>,
+    /// The capture times of those frames, newest first.
+    depth_frames: Vec<i64>,
+    /// One bin's level in each of those frames.
+    levels: Vec<f32>,
     floor: Vec<f32>,
     cells: CellMap<CellAcc>,
     /// Cells of the static map where the floor is seen.
@@ -570,14 +574,10 @@ impl CorridorAnalyzer {
         // Floor-level depth points binned per frame (the newest frames' first): each frame's
         // errors are its own (its pose, its matching), so a bin's level is what separate
         // frames agree on.
-        let mut depth_frames: Vec<i64> = Vec::with_capacity(MAX_DEPTH_FLOOR_FRAMES);
+        let depth_frames = &mut self.depth_frames;
+        depth_frames.clear();
         if let Some(fl) = floor {
-            fl.points
-                .for_each_near_captured(hx, hy, range + 0.2, now, |_, t| {
-                    if !depth_frames.contains(&t) {
-                        depth_frames.push(t);
-                    }
-                });
+            depth_frames.extend(fl.points.frame_times(now));
             depth_frames.sort_unstable_by(|a, b| b.cmp(a));
             depth_frames.truncate(MAX_DEPTH_FLOOR_FRAMES);
             let depth_bins = &mut self.depth_bins;
@@ -621,7 +621,7 @@ impl CorridorAnalyzer {
         let mut seen_to: Option<f32> = None;
         let trace = log::log_enabled!(log::Level::Trace);
         let mut read: Vec<(usize, Option<f32>)> = Vec::new();
-        let mut levels: Vec<f32> = Vec::with_capacity(MAX_DEPTH_FLOOR_FRAMES);
+        let levels = &mut self.levels;
         for (i, b) in self.bins.iter_mut().enumerate() {
             let along = i as f32 * BIN_M;
             // The floor-level depth points first: they are this moment's view of the floor
@@ -637,7 +637,7 @@ impl CorridorAnalyzer {
                     levels.push(l);
                 }
             }
-            let known = frames_agree(&mut levels).or_else(|| {
+            let known = frames_agree(levels).or_else(|| {
                 if b.len() < 3 {
                     return None;
                 }

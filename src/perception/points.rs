@@ -108,6 +108,15 @@ impl RecentPoints {
         self.dropped
     }
 
+    /// Capture times of the frames held in `(now − window, now]`, oldest first.
+    pub fn frame_times(&self, now: DeviceTime) -> impl Iterator<Item = i64> + '_ {
+        let from = now.ns().saturating_sub(self.window_ns);
+        self.frames
+            .iter()
+            .map(|f| f.0)
+            .filter(move |&t| t > from && t <= now.ns())
+    }
+
     /// Calls `f` with every point within `radius_m` (horizontally) of `(x, y)` captured in
     /// `(now − window, now]`.
     pub fn for_each_near(

@@ -130,9 +130,7 @@ impl SeeThrough {
             Verdict::NotThrough
         }
     }
-}
 
-impl SeeThrough {
     /// Whether the direction of `p` lies within the frame's view: within `row_reach` cells
     /// of elevation of its own, one row measured directions on both sides of its azimuth,
     /// each within a quarter turn (a frame spans far less than half a turn). Tells a place

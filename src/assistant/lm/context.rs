@@ -16,6 +16,7 @@
 
 use std::fmt::Write as _;
 
+use crate::assistant::phrase::clear_space_line;
 use crate::assistant::render::kind_word;
 use crate::state::{metres_to_steps, EnvironmentState, HeightBand, MotionState, Thing, ThingKind};
 
@@ -144,14 +145,7 @@ pub fn model_context(state: &EnvironmentState) -> String {
         let _ = writeln!(out, "Looking toward {}.", g.clock);
     }
     if let Some(w) = &state.walkable {
-        let _ = writeln!(
-            out,
-            "Clear space: {:.1} m ahead, {:.1} m left, {:.1} m right{}.",
-            w.known_clear_m(),
-            w.clear_left_m,
-            w.clear_right_m,
-            crate::assistant::phrase::floor_unseen_note(w)
-        );
+        let _ = writeln!(out, "{}", clear_space_line(w));
     }
     out
 }
