@@ -176,6 +176,69 @@ fn pole_to_door_pole_and_room_through_jpeg() {
     );
 }
 
+/// Each SLAM camera sets its own exposure: the right frame of the `pole_to_door` pair
+/// recorded at 0.6 of the left's exposure (its levels 0.6 as high, with the exposure in the
+/// frame's record) gives as many right points as an equally exposed pair once the stage
+/// takes the recorded ratio out, and far more than when the ratio is ignored.
+#[test]
+fn a_differently_exposed_right_frame_is_matched_through_its_recorded_exposure() {
+    let cal = calib();
+    let (l, r) = slam(&cal);
+    let sc =
+        Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/pole_to_door.json"))
+            .unwrap();
+    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
+    let scene = Scene::from_world(&sc.world);
+    let pose = path.t_world_device(5.6);
+    let (li, ri) = render_pair(&scene, &l, &r, &pose);
+    let dim: Vec<u8> = ri
+        .iter()
+        .map(|&p| {
+            if p == 0 {
+                0
+            } else {
+                ((f32::from(p) * 0.6).round() as u8).max(1)
+            }
+        })
+        .collect();
+    let frame = |p: &[u8], exposure_s: f32| ImageFrame {
+        width: 640,
+        height: 480,
+        encoding: ImageEncoding::Jpeg,
+        data: bytes::Bytes::from(encode_grey(p, 640, 480, 90).unwrap()),
+        frame_number: 1,
+        exposure_s,
+        gain: 1.0,
+    };
+    let run = |right: &ImageFrame| {
+        let mut st = StereoDepth::new(&cal, StereoConfig::default()).unwrap();
+        let g = st.rectification().geometry;
+        let f = st
+            .process_frames(5_600_000_000, &frame(&li, 0.004), right)
+            .unwrap();
+        let checked = check_points(&f.points_device, &scene, &g, &pose, DISPARITY_ERR_PX);
+        let ok = checked.iter().filter(|c| c.ok).count();
+        eprintln!("{:?}: {ok}/{} within", f.stats.matching, checked.len());
+        (ok, checked.len())
+    };
+    let (same_ok, _) = run(&frame(&ri, 0.004));
+    let (recorded_ok, recorded_n) = run(&frame(&dim, 0.0024));
+    // The same dim frame with its exposure unknown (0): nothing to take out.
+    let (ignored_ok, _) = run(&frame(&dim, 0.0));
+    assert!(
+        recorded_ok * 100 >= recorded_n * 95,
+        "{recorded_ok} of {recorded_n}"
+    );
+    assert!(
+        recorded_ok * 10 >= same_ok * 9,
+        "{recorded_ok} vs {same_ok} equally exposed"
+    );
+    assert!(
+        recorded_ok * 10 >= ignored_ok * 13,
+        "{recorded_ok} vs {ignored_ok} ignored"
+    );
+}
+
 /// The real Gen1 sample: pair its SLAM frames through the pairer and run the stage (no
 /// ground truth: a sanity run that reports what it finds).
 #[test]

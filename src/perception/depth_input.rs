@@ -234,6 +234,7 @@ impl DepthInput {
             Err(_) => Vec::new(),
         };
         for f in frames {
+            log::trace!("{}: stereo {:?}", f.capture_ns, f.stats);
             self.stats.processed += 1;
             if self.waiting.len() >= RESULTS_CAP {
                 self.waiting.pop_front();

@@ -225,12 +225,27 @@ impl StereoDepth {
         Ok(())
     }
 
-    /// Depth of one decoded greyscale pair captured at `capture_ns`.
+    /// Depth of one decoded greyscale pair captured at `capture_ns`, both exposed alike.
     pub fn process(
         &mut self,
         capture_ns: i64,
         left: GreyView<'_>,
         right: GreyView<'_>,
+    ) -> Result<DepthFrame, StereoError> {
+        self.process_exposed(capture_ns, left, right, 1.0)
+    }
+
+    /// [`Self::process`] for a pair whose cameras were exposed differently: the right
+    /// image's levels are multiplied by `right_to_left` (the left frame's exposure × gain
+    /// over the right's; see [`exposure_ratio`]) before matching, so that the intensity
+    /// term compares like with like. Each SLAM camera sets its own exposure, and when one
+    /// looks at a bright wall and the other at a dim street the two differ by half.
+    pub fn process_exposed(
+        &mut self,
+        capture_ns: i64,
+        left: GreyView<'_>,
+        right: GreyView<'_>,
+        right_to_left: f32,
     ) -> Result<DepthFrame, StereoError> {
         self.check(
             capture_ns,
@@ -248,6 +263,12 @@ impl StereoDepth {
         self.rect
             .right_map
             .apply(right.pixels, &mut self.rect_right);
+        if (right_to_left - 1.0).abs() > EXPOSURE_SAME {
+            let lut = brightness_lut(right_to_left);
+            for p in &mut self.rect_right {
+                *p = lut[usize::from(*p)];
+            }
+        }
         let matching = self.matcher.compute(
             &self.rect_left,
             &self.left_valid,
@@ -282,8 +303,43 @@ impl StereoDepth {
     ) -> Result<DepthFrame, StereoError> {
         let l = decode_grey(capture_ns, &self.rect.left_label, left)?;
         let r = decode_grey(capture_ns, &self.rect.right_label, right)?;
-        self.process(capture_ns, GreyView::of(&l).0, GreyView::of(&r).0)
+        self.process_exposed(
+            capture_ns,
+            GreyView::of(&l).0,
+            GreyView::of(&r).0,
+            exposure_ratio(left, right),
+        )
     }
+}
+
+/// Exposure ratios closer to 1 than this are taken as equal.
+const EXPOSURE_SAME: f32 = 0.01;
+/// Most brightening or darkening the exposure ratio applies (beyond it the recorded
+/// exposure is taken as wrong and the ratio as 1).
+const MAX_EXPOSURE_RATIO: f32 = 8.0;
+
+/// The left frame's exposure × gain over the right's: what the right frame's levels are
+/// multiplied by to be exposed as the left (SLAM sensors respond linearly). 1 where either
+/// frame's exposure is unknown (0), not finite, or the ratio is beyond
+/// [`MAX_EXPOSURE_RATIO`] either way.
+pub fn exposure_ratio(left: &ImageFrame, right: &ImageFrame) -> f32 {
+    let (l, r) = (left.exposure_s * left.gain, right.exposure_s * right.gain);
+    let ratio = l / r;
+    if l > 0.0 && r > 0.0 && (1.0 / MAX_EXPOSURE_RATIO..=MAX_EXPOSURE_RATIO).contains(&ratio) {
+        ratio
+    } else {
+        1.0
+    }
+}
+
+/// Levels multiplied by `k`, rounded and clamped to `1..=255` (0, outside a camera's
+/// image, stays 0).
+fn brightness_lut(k: f32) -> [u8; 256] {
+    let mut lut = [0u8; 256];
+    for (v, out) in lut.iter_mut().enumerate().skip(1) {
+        *out = (v as f32 * k).round().clamp(1.0, 255.0) as u8;
+    }
+    lut
 }
 
 /// Decodes a SLAM frame, refusing anything but one channel.
@@ -311,6 +367,33 @@ fn decode_grey(
 mod tests {
     use super::*;
     use nalgebra::{Translation3, UnitQuaternion, Vector3};
+
+    fn frame(exposure_s: f32, gain: f32) -> ImageFrame {
+        ImageFrame {
+            exposure_s,
+            gain,
+            ..ImageFrame::still(Vec::new())
+        }
+    }
+
+    #[test]
+    fn the_exposure_ratio_brings_the_right_frame_to_the_left_exposure() {
+        let r = exposure_ratio(&frame(0.008, 2.0), &frame(0.004, 2.0));
+        assert!((r - 2.0).abs() < 1e-6, "{r}");
+        let r = exposure_ratio(&frame(0.005, 1.0), &frame(0.004, 5.0));
+        assert!((r - 0.25).abs() < 1e-6, "{r}");
+        // Unknown or absurd exposures: no correction.
+        assert_eq!(exposure_ratio(&frame(0.0, 1.0), &frame(0.004, 1.0)), 1.0);
+        assert_eq!(exposure_ratio(&frame(0.004, 1.0), &frame(0.0, 1.0)), 1.0);
+        assert_eq!(
+            exposure_ratio(&frame(f32::NAN, 1.0), &frame(0.004, 1.0)),
+            1.0
+        );
+        assert_eq!(exposure_ratio(&frame(0.1, 1.0), &frame(0.001, 1.0)), 1.0);
+        let lut = brightness_lut(1.5);
+        assert_eq!((lut[0], lut[1], lut[100], lut[200]), (0, 2, 150, 255));
+        assert_eq!(brightness_lut(0.1)[3], 1);
+    }
 
     #[test]
     fn to_world_applies_the_pose() {
