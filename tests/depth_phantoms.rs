@@ -28,7 +28,7 @@ use vista::perception::stereo::{
     DepthFilterConfig, Side, StereoConfig, StereoDepth, StereoGeometry,
 };
 use vista::perception::{Perception, PerceptionConfig, SensorModels};
-use vista::sample::{ImageEncoding, ImageFrame, Payload, PoseSample, Sample, StreamId};
+use vista::sample::{Payload, PoseSample, Sample, StreamId};
 use vista::state::ThingKind;
 use vista::synth::frames::{FrameCamera, FrameWorld};
 use vista::synth::render::{Scene, Surface};
@@ -142,6 +142,7 @@ fn stereo_run_mapped(
         quality: 90,
         seed: 0,
         noise: NoiseSpec::TYPICAL,
+        auto_exposure: true,
     };
     let (cam_l, cam_r) = slam_frame_cameras(&cal);
     let mut st = StereoDepth::from_cameras(&l, &r, StereoConfig::default()).unwrap();
@@ -172,14 +173,10 @@ fn stereo_run_mapped(
             }),
         });
         if i % 20 == 0 {
-            let frame = |c: &FrameCamera, scene: &mut Scene, px: &mut Vec<u8>| ImageFrame {
-                width: 640,
-                height: 480,
-                encoding: ImageEncoding::Jpeg,
-                data: bytes::Bytes::from(fw.frame(c, T0 + t_ns, scene, px, 1).unwrap()),
-                frame_number: i as u64,
-                exposure_s: 0.004,
-                gain: 1.0,
+            let frame = |c: &FrameCamera, scene: &mut Scene, px: &mut Vec<u8>| {
+                fw.frame(c, T0 + t_ns, scene, px, 1)
+                    .unwrap()
+                    .image_frame(640, 480, i as u64)
             };
             let lf = frame(&cam_l, &mut scene, &mut px);
             let rf = frame(&cam_r, &mut scene, &mut px);

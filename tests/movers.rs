@@ -14,7 +14,7 @@ use hazards_common::T0;
 use stereo_common::{calib, slam_frame_cameras};
 use vista::perception::movers::{MoverConfig, MoverInput};
 use vista::perception::{Perception, PerceptionConfig, SensorModels};
-use vista::sample::{ImageEncoding, ImageFrame, Payload, PoseSample, Sample, StreamId};
+use vista::sample::{Payload, PoseSample, Sample, StreamId};
 use vista::state::{HazardEvent, Thing, ThingKind};
 use vista::synth::frames::FrameWorld;
 use vista::synth::render::Scene;
@@ -65,6 +65,7 @@ fn run(with_car: bool, from_s: f64, to_s: f64) -> Outcome {
         quality: 90,
         seed: 0,
         noise: NoiseSpec::TYPICAL,
+        auto_exposure: true,
     };
     let (cam_l, cam_r) = slam_frame_cameras(&cal);
     let mut px = Vec::new();
@@ -106,17 +107,11 @@ fn run(with_car: bool, from_s: f64, to_s: f64) -> Outcome {
                     capture: DeviceTime(T0 + t_ns),
                     arrival: HostTime(t_ns),
                     seq,
-                    payload: Payload::Image(ImageFrame {
-                        width: 640,
-                        height: 480,
-                        encoding: ImageEncoding::Jpeg,
-                        data: bytes::Bytes::from(
-                            fw.frame(c, T0 + t_ns, &mut scene, &mut px, 1).unwrap(),
-                        ),
-                        frame_number: i as u64,
-                        exposure_s: 0.004,
-                        gain: 1.0,
-                    }),
+                    payload: Payload::Image(
+                        fw.frame(c, T0 + t_ns, &mut scene, &mut px, 1)
+                            .unwrap()
+                            .image_frame(640, 480, i as u64),
+                    ),
                 });
             }
         }

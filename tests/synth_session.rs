@@ -12,6 +12,7 @@ use vista::aria::mps::{read_eye_gaze, read_trajectory};
 use vista::aria::recording::{decode_image, AriaRecording};
 use vista::sample::{Payload, StreamId};
 use vista::source::session_files::SessionFiles;
+use vista::synth::exposure::{BASE_EXPOSURE_S, FACTOR_RANGE, TARGET_MEAN_DN};
 use vista::synth::sensors::standard_altitude_m;
 use vista::synth::{find_scenario, write_session, SynthOptions};
 
@@ -121,6 +122,24 @@ fn every_file_reads_back_and_agrees_with_the_others() {
                 let dark = img.pixels.iter().filter(|&&p| p < 10).count();
                 // The corridor fills the fisheye circle; the corners outside it are black.
                 assert!(lit > 20_000 && dark > 10_000, "{lit} lit, {dark} dark");
+                // Auto-exposed: the fisheye circle averages the target level (JPEG, noise
+                // and the circle's dark rim aside), and the frame records how much its
+                // exposure brightened the render.
+                let circle: Vec<f64> = img
+                    .pixels
+                    .iter()
+                    .filter(|&&p| p >= 10)
+                    .map(|&p| f64::from(p))
+                    .collect();
+                let mean = circle.iter().sum::<f64>() / circle.len() as f64;
+                assert!((mean - f64::from(TARGET_MEAN_DN)).abs() < 12.0, "{mean}");
+                let factor = f.exposure_s * f.gain / BASE_EXPOSURE_S;
+                assert!(
+                    factor > 1.05 && factor <= FACTOR_RANGE.1,
+                    "{} s × {}",
+                    f.exposure_s,
+                    f.gain
+                );
                 checked_frames += 1;
             }
             Payload::Barometer(b) => {

@@ -5,17 +5,21 @@
 
 use nalgebra::Isometry3;
 
+use super::exposure::{auto_expose, Exposure};
 use super::eyes::render_eyes_into;
 use super::gaze::gaze_at;
 use super::hands::{hand_cylinders, Reach};
 use super::jpeg::{encode_grey, encode_rgb};
 use super::people::{person_cylinders, vehicle_boxes};
-use super::render::{render_grey_threads, render_rgb_threads, RayTable, Scene};
+use super::render::{
+    render_grey16_threads, render_grey_threads, render_rgb_threads, RayTable, Scene,
+};
 use super::rng::SplitMix64;
 use super::scenario::Scenario;
 use super::sensors::NoiseSpec;
 use super::trajectory::WearerPath;
 use crate::aria::calib::CameraCalibration;
+use crate::sample::{ImageEncoding, ImageFrame};
 
 /// What a camera records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +47,30 @@ pub struct FrameCamera {
     pub height: u32,
 }
 
+/// One rendered frame, encoded, with the exposure it was recorded at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedFrame {
+    /// JPEG bytes.
+    pub jpeg: Vec<u8>,
+    /// Its exposure ([`Exposure::BASE`] for the cameras without auto-exposure).
+    pub exposure: Exposure,
+}
+
+impl EncodedFrame {
+    /// The frame as a camera sample carries it (`width × height` JPEG, its exposure).
+    pub fn image_frame(self, width: u32, height: u32, frame_number: u64) -> ImageFrame {
+        ImageFrame {
+            width,
+            height,
+            encoding: ImageEncoding::Jpeg,
+            data: self.jpeg.into(),
+            frame_number,
+            exposure_s: self.exposure.exposure_s,
+            gain: self.exposure.gain,
+        }
+    }
+}
+
 /// Everything a frame depends on besides its camera and time.
 #[derive(Debug, Clone, Copy)]
 pub struct FrameWorld<'a> {
@@ -62,6 +90,9 @@ pub struct FrameWorld<'a> {
     pub seed: u64,
     /// Sensor noise levels (the SLAM cameras' read and shot noise).
     pub noise: NoiseSpec,
+    /// Whether the SLAM cameras expose each frame to its scene ([`auto_expose`]); off,
+    /// they record the render's own brightness at [`Exposure::BASE`].
+    pub auto_exposure: bool,
 }
 
 impl FrameWorld<'_> {
@@ -79,9 +110,9 @@ impl FrameWorld<'_> {
         self.path.t_world_device(t_s) * calib.t_device_camera
     }
 
-    /// Renders and encodes one frame of `cam` at `t_ns` into JPEG bytes (`None` when the
-    /// encoder refuses the image size), using `scene` (dressed here) and `pixels` as
-    /// scratch and at most `threads` threads.
+    /// Renders, exposes (the SLAM cameras: [`auto_expose`]) and encodes one frame of `cam`
+    /// at `t_ns` (`None` when the encoder refuses the image size), using `scene` (dressed
+    /// here) and `pixels` as scratch and at most `threads` threads.
     pub fn frame(
         &self,
         cam: &FrameCamera,
@@ -89,30 +120,45 @@ impl FrameWorld<'_> {
         scene: &mut Scene,
         pixels: &mut Vec<u8>,
         threads: usize,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<EncodedFrame> {
         let t_s = (t_ns - self.t0_ns) as f64 * 1e-9;
         let (w, h) = (cam.width as usize, cam.height as usize);
         match (cam.kind, &cam.calib, &cam.rays) {
             (FrameKind::Eyes, _, _) => {
                 let g = gaze_at(self.path, &self.scenario.gaze, t_s);
                 render_eyes_into(&g, t_s, cam.width, cam.height, pixels);
-                encode_grey(pixels, w, h, self.quality)
+                base(encode_grey(pixels, w, h, self.quality))
             }
             (FrameKind::Rgb, Some(c), Some(rays)) => {
                 self.dress(scene, t_s);
                 render_rgb_threads(scene, rays, &self.camera_pose(c, t_s), pixels, threads);
-                encode_rgb(pixels, w, h, self.quality)
+                base(encode_rgb(pixels, w, h, self.quality))
             }
             (FrameKind::Grey, Some(c), Some(rays)) => {
                 self.dress(scene, t_s);
-                render_grey_threads(scene, rays, &self.camera_pose(c, t_s), pixels, threads);
+                let pose = self.camera_pose(c, t_s);
+                let exposure = if self.auto_exposure {
+                    render_grey16_threads(scene, rays, &pose, pixels, threads);
+                    auto_expose(pixels)
+                } else {
+                    render_grey_threads(scene, rays, &pose, pixels, threads);
+                    Exposure::BASE
+                };
                 let mut rng = SplitMix64::derive(self.seed ^ t_ns as u64, &c.label);
                 add_sensor_noise(pixels, &self.noise, &mut rng);
-                encode_grey(pixels, w, h, self.quality)
+                let jpeg = encode_grey(pixels, w, h, self.quality)?;
+                Some(EncodedFrame { jpeg, exposure })
             }
             _ => None,
         }
     }
+}
+
+fn base(jpeg: Option<Vec<u8>>) -> Option<EncodedFrame> {
+    jpeg.map(|jpeg| EncodedFrame {
+        jpeg,
+        exposure: Exposure::BASE,
+    })
 }
 
 /// Adds a camera's read and shot noise to every valid pixel of `pixels` (0 marks a pixel

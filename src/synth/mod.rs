@@ -5,7 +5,8 @@
 //! targets, requests), [`trajectory`] the wearer's kinematics, [`sensors`] the physically
 //! derived IMU, magnetometer and barometer signals, [`render`] the ray-cast SLAM (grey) and
 //! RGB (colour) frames through the real calibration, [`eyes`] the eye-tracking camera's
-//! image of both eyes, [`frames`] every camera's frames rendered and encoded
+//! image of both eyes, [`exposure`] the SLAM cameras' auto-exposure, [`frames`] every
+//! camera's frames rendered, exposed and encoded
 //! ([`pipeline`]: ahead of the writer on worker threads; [`rays`] and [`tile_cull`]: per-pixel
 //! rays and per-tile culling), [`text`] sign text from a real font, [`surface_texture`] the seeded fine texture of every
 //! other surface, [`jpeg`] the frames' JPEG encoding,
@@ -26,6 +27,7 @@
 pub mod device;
 pub mod device_noise;
 pub mod device_records;
+pub mod exposure;
 pub mod eyes;
 pub mod frames;
 pub mod gaze;

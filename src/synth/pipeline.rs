@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::Scope;
 
-use super::frames::{FrameCamera, FrameWorld};
+use super::frames::{EncodedFrame, FrameCamera, FrameWorld};
 use super::render::Scene;
 
 /// Shared between the writer and the workers.
@@ -22,7 +22,7 @@ struct State {
     /// Jobs the writer has taken back.
     taken: usize,
     /// Finished frames not yet taken, by job index (`None`: refused or failed).
-    done: BTreeMap<usize, Option<Vec<u8>>>,
+    done: BTreeMap<usize, Option<EncodedFrame>>,
     /// The writer has gone (the end or an error): workers stop.
     stop: bool,
     /// Workers still running.
@@ -114,7 +114,7 @@ impl FramePipeline {
 
     /// The next frame in job order (`Some(None)`: refused by the encoder or failed), `None`
     /// after the last.
-    pub fn next_frame(&mut self) -> Option<Option<Vec<u8>>> {
+    pub fn next_frame(&mut self) -> Option<Option<EncodedFrame>> {
         let mut st = self.shared.lock();
         if st.taken >= self.jobs {
             return None;

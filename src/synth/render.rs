@@ -786,6 +786,19 @@ fn grey_px(p: Px) -> [u8; 1] {
     }]
 }
 
+/// Linear luminance of one pixel in 16 bits (`256 ×` the 8-bit level, little-endian),
+/// 0 outside the calibrated region: headroom for an exposure applied after the render.
+fn grey16_px(p: Px) -> [u8; 2] {
+    let v: u16 = match p {
+        Px::Invalid => 0,
+        Px::Sky => u16::from(BACKGROUND_GREY) << 8,
+        Px::Lit(c) => ((0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]) * 65_280.0)
+            .clamp(256.0, 65_535.0)
+            .round_ties_even() as u16,
+    };
+    v.to_le_bytes()
+}
+
 /// Threads a render may use: the available cores, at most 8.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism()
@@ -841,6 +854,20 @@ pub fn render_grey_threads(
 ) {
     out.resize(rays.rays().len(), 0);
     trace(scene, rays, t_world_camera, out, grey_px, threads);
+}
+
+/// [`render_grey_threads`] at 16 bits: `2 · width · height` bytes, each pixel the
+/// little-endian linear luminance × 65 280 (so `>> 8` is the 8-bit render's level), at least
+/// 256 where valid and 0 outside the valid region.
+pub fn render_grey16_threads(
+    scene: &Scene,
+    rays: &RayTable,
+    t_world_camera: &Isometry3<f64>,
+    out: &mut Vec<u8>,
+    threads: usize,
+) {
+    out.resize(2 * rays.rays().len(), 0);
+    trace(scene, rays, t_world_camera, out, grey16_px, threads);
 }
 
 /// [`render_grey_into`] into a new buffer.

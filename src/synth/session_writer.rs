@@ -186,8 +186,9 @@ pub struct SynthOptions {
     /// Walk with [`Gait::NOMINAL`] instead of the gait drawn for the seed and scenario.
     pub nominal_gait: bool,
     /// Flat-coloured surfaces and noiseless SLAM frames instead of the surface texture
-    /// ([`super::surface_texture`]) and the cameras' read and shot noise: for comparisons
-    /// and for tests written before them.
+    /// ([`super::surface_texture`]), the cameras' read and shot noise and their
+    /// auto-exposure ([`super::exposure`]): for comparisons and for tests written before
+    /// them.
     pub plain_surfaces: bool,
     /// The microphones' audio stream, with each request spoken by the wearer from its
     /// `t_ns` (Piper voice from `models/fetch`), and `spoken_requests.jsonl`
@@ -707,6 +708,7 @@ pub fn write_session(
         } else {
             opts.noise
         },
+        auto_exposure: !opts.plain_surfaces,
     };
     let threads = opts.threads.unwrap_or_else(default_threads).max(1);
     let mut semidense = opts.semidense.clone().map(SemidenseMap::new);
@@ -761,6 +763,7 @@ pub fn write_session(
             let mut e = DataLayoutEncoder::new(dl);
             let t_ns = rec.key().0;
             buf.clear();
+            let mut frame_jpeg = Vec::new();
             match rec {
                 Rec::Imu(_, r) => {
                     e.set::<bool>("accelerometer_valid", true)
@@ -786,11 +789,23 @@ pub fn write_session(
                         .map_err(enc_err)?;
                 }
                 Rec::Frame(_, k, _) => {
+                    let (frame, w, h) = match cams.iter().find(|c| c.0 == id) {
+                        Some((_, cam, _)) => {
+                            (pipeline.next_frame().flatten(), cam.width, cam.height)
+                        }
+                        None => continue,
+                    };
+                    let frame = frame.ok_or_else(|| {
+                        enc_err(format!("cannot render or JPEG-encode a {w}×{h} frame"))
+                    })?;
                     e.set::<i64>("capture_timestamp_ns", t_ns)
                         .and_then(|e| e.set::<u64>("frame_number", *k))
-                        .and_then(|e| e.set_floats("exposure_duration_s", &[0.004]))
-                        .and_then(|e| e.set_floats("gain", &[1.0]))
+                        .and_then(|e| {
+                            e.set_floats("exposure_duration_s", &[frame.exposure.exposure_s.into()])
+                        })
+                        .and_then(|e| e.set_floats("gain", &[frame.exposure.gain.into()]))
                         .map_err(enc_err)?;
+                    frame_jpeg = frame.jpeg;
                 }
                 Rec::VioHf(_, i, _) => {
                     let (v, extras) = on_device
@@ -858,13 +873,7 @@ pub fn write_session(
                         map.observe(&scene, c, rays, &fw.camera_pose(c, t_s), t_ns);
                     }
                 }
-                let jpg = pipeline.next_frame().flatten().ok_or_else(|| {
-                    enc_err(format!(
-                        "cannot render or JPEG-encode a {}×{} frame",
-                        cam.width, cam.height
-                    ))
-                })?;
-                buf.extend_from_slice(&jpg);
+                buf.extend_from_slice(&frame_jpeg);
                 if let Some(n) = frames.get_mut(i) {
                     *n += 1;
                 }
