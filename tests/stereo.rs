@@ -64,6 +64,45 @@ fn by_surface(checked: &[Checked]) -> BTreeMap<String, (usize, usize)> {
     m
 }
 
+/// The `pole_to_door` world and the SLAM pair its wearer sees at `t_s`.
+struct PoleToDoor {
+    scene: Scene,
+    pose: nalgebra::Isometry3<f64>,
+    left: Vec<u8>,
+    right: Vec<u8>,
+}
+
+fn pole_to_door_at(cal: &vista::aria::calib::DeviceCalibration, t_s: f64) -> PoleToDoor {
+    let (l, r) = slam(cal);
+    let sc =
+        Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/pole_to_door.json"))
+            .unwrap();
+    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
+    let scene = Scene::from_world(&sc.world);
+    let pose = path.t_world_device(t_s);
+    let (left, right) = render_pair(&scene, &l, &r, &pose);
+    PoleToDoor {
+        scene,
+        pose,
+        left,
+        right,
+    }
+}
+
+/// A 640×480 SLAM frame JPEG-encoded as the synthetic sessions store it, recorded at
+/// `exposure_s` (gain 1).
+fn jpeg(pixels: &[u8], exposure_s: f32) -> ImageFrame {
+    ImageFrame {
+        width: 640,
+        height: 480,
+        encoding: ImageEncoding::Jpeg,
+        data: bytes::Bytes::from(encode_grey(pixels, 640, 480, 90).unwrap()),
+        frame_number: 1,
+        exposure_s,
+        gain: 1.0,
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -134,27 +173,16 @@ fn textured_wall_and_person_match_ray_cast_depth() {
 #[test]
 fn pole_to_door_pole_and_room_through_jpeg() {
     let cal = calib();
-    let (l, r) = slam(&cal);
-    let sc =
-        Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/pole_to_door.json"))
-            .unwrap();
-    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
-    let scene = Scene::from_world(&sc.world);
-    let pose = path.t_world_device(5.6);
-    let (li, ri) = render_pair(&scene, &l, &r, &pose);
-    let jpeg = |p: &[u8], n: u64| ImageFrame {
-        width: 640,
-        height: 480,
-        encoding: ImageEncoding::Jpeg,
-        data: bytes::Bytes::from(encode_grey(p, 640, 480, 90).unwrap()),
-        frame_number: n,
-        exposure_s: 0.004,
-        gain: 1.0,
-    };
+    let PoleToDoor {
+        scene,
+        pose,
+        left: li,
+        right: ri,
+    } = pole_to_door_at(&cal, 5.6);
     let mut st = StereoDepth::new(&cal, StereoConfig::default()).unwrap();
     let g = st.rectification().geometry;
     let f = st
-        .process_frames(5_600_000_000, &jpeg(&li, 1), &jpeg(&ri, 1))
+        .process_frames(5_600_000_000, &jpeg(&li, 0.004), &jpeg(&ri, 0.004))
         .unwrap();
     let checked = check_points(&f.points_device, &scene, &g, &pose, DISPARITY_ERR_PX);
     let surfaces = by_surface(&checked);
@@ -183,14 +211,12 @@ fn pole_to_door_pole_and_room_through_jpeg() {
 #[test]
 fn a_differently_exposed_right_frame_is_matched_through_its_recorded_exposure() {
     let cal = calib();
-    let (l, r) = slam(&cal);
-    let sc =
-        Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/pole_to_door.json"))
-            .unwrap();
-    let path = WearerPath::new(&sc.wearer, sc.world.floor_z_m, cal.t_device_cpf());
-    let scene = Scene::from_world(&sc.world);
-    let pose = path.t_world_device(5.6);
-    let (li, ri) = render_pair(&scene, &l, &r, &pose);
+    let PoleToDoor {
+        scene,
+        pose,
+        left: li,
+        right: ri,
+    } = pole_to_door_at(&cal, 5.6);
     let dim: Vec<u8> = ri
         .iter()
         .map(|&p| {
@@ -201,30 +227,21 @@ fn a_differently_exposed_right_frame_is_matched_through_its_recorded_exposure() 
             }
         })
         .collect();
-    let frame = |p: &[u8], exposure_s: f32| ImageFrame {
-        width: 640,
-        height: 480,
-        encoding: ImageEncoding::Jpeg,
-        data: bytes::Bytes::from(encode_grey(p, 640, 480, 90).unwrap()),
-        frame_number: 1,
-        exposure_s,
-        gain: 1.0,
-    };
     let run = |right: &ImageFrame| {
         let mut st = StereoDepth::new(&cal, StereoConfig::default()).unwrap();
         let g = st.rectification().geometry;
         let f = st
-            .process_frames(5_600_000_000, &frame(&li, 0.004), right)
+            .process_frames(5_600_000_000, &jpeg(&li, 0.004), right)
             .unwrap();
         let checked = check_points(&f.points_device, &scene, &g, &pose, DISPARITY_ERR_PX);
         let ok = checked.iter().filter(|c| c.ok).count();
         eprintln!("{:?}: {ok}/{} within", f.stats.matching, checked.len());
         (ok, checked.len())
     };
-    let (same_ok, _) = run(&frame(&ri, 0.004));
-    let (recorded_ok, recorded_n) = run(&frame(&dim, 0.0024));
+    let (same_ok, _) = run(&jpeg(&ri, 0.004));
+    let (recorded_ok, recorded_n) = run(&jpeg(&dim, 0.0024));
     // The same dim frame with its exposure unknown (0): nothing to take out.
-    let (ignored_ok, _) = run(&frame(&dim, 0.0));
+    let (ignored_ok, _) = run(&jpeg(&dim, 0.0));
     assert!(
         recorded_ok * 100 >= recorded_n * 95,
         "{recorded_ok} of {recorded_n}"

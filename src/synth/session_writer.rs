@@ -763,7 +763,8 @@ pub fn write_session(
             let mut e = DataLayoutEncoder::new(dl);
             let t_ns = rec.key().0;
             buf.clear();
-            let mut frame_jpeg = Vec::new();
+            // A frame's camera (index into `cams`) and JPEG bytes, once rendered.
+            let mut frame_out: Option<(usize, Vec<u8>)> = None;
             match rec {
                 Rec::Imu(_, r) => {
                     e.set::<bool>("accelerometer_valid", true)
@@ -789,13 +790,11 @@ pub fn write_session(
                         .map_err(enc_err)?;
                 }
                 Rec::Frame(_, k, _) => {
-                    let (frame, w, h) = match cams.iter().find(|c| c.0 == id) {
-                        Some((_, cam, _)) => {
-                            (pipeline.next_frame().flatten(), cam.width, cam.height)
-                        }
-                        None => continue,
+                    let Some(i) = cams.iter().position(|c| c.0 == id) else {
+                        continue;
                     };
-                    let frame = frame.ok_or_else(|| {
+                    let frame = pipeline.next_frame().flatten().ok_or_else(|| {
+                        let (w, h) = cams.get(i).map_or((0, 0), |c| (c.1.width, c.1.height));
                         enc_err(format!("cannot render or JPEG-encode a {w}×{h} frame"))
                     })?;
                     e.set::<i64>("capture_timestamp_ns", t_ns)
@@ -805,7 +804,7 @@ pub fn write_session(
                         })
                         .and_then(|e| e.set_floats("gain", &[frame.exposure.gain.into()]))
                         .map_err(enc_err)?;
-                    frame_jpeg = frame.jpeg;
+                    frame_out = Some((i, frame.jpeg));
                 }
                 Rec::VioHf(_, i, _) => {
                     let (v, extras) = on_device
@@ -858,9 +857,8 @@ pub fn write_session(
             ) {
                 e.encode_into(&mut buf);
             }
-            if let Rec::Frame(_, k, _) = rec {
-                let Some((i, (_, cam, _))) = cams.iter().enumerate().find(|(_, c)| c.0 == id)
-                else {
+            if let (Rec::Frame(_, k, _), Some((i, jpeg))) = (rec, &frame_out) {
+                let Some((_, cam, _)) = cams.get(*i) else {
                     continue;
                 };
                 let t_s = (t_ns - T0_NS) as f64 * 1e-9;
@@ -873,8 +871,8 @@ pub fn write_session(
                         map.observe(&scene, c, rays, &fw.camera_pose(c, t_s), t_ns);
                     }
                 }
-                buf.extend_from_slice(&frame_jpeg);
-                if let Some(n) = frames.get_mut(i) {
+                buf.extend_from_slice(jpeg);
+                if let Some(n) = frames.get_mut(*i) {
                     *n += 1;
                 }
             }
