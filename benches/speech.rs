@@ -3,6 +3,8 @@
 //! * `speech/text_to_first_sample/*`: from calling [`Tts::synthesize`] to the first block of
 //!   samples in the caller's hands (target ≤ 5 ms), for a 15-word sentence at 175 and
 //!   350 wpm.
+//! * `speech/whole_sentence/*`: the same sentence synthesised whole (the engine's
+//!   throughput).
 //! * `speech/alert_to_sink/*`: from `Speaker::say(alert)` on a producer thread to the alert's
 //!   first samples arriving in the sink (target ≤ 10 ms), with the speaker idle and with a
 //!   long answer playing that the alert must cut, measured by the speaker's
@@ -10,7 +12,12 @@
 //!   (`DeviceSink::buffered_secs`), reported separately. The session clock runs 50× faster than the host so that each
 //!   iteration's audio plays out in milliseconds; the latencies are host wall time.
 //!
-//! Run: `cargo bench --bench speech`.
+//! eSpeak NG runs in a `vista tts-worker` process, as `vista` runs it; with
+//! `VISTA_BENCH_TTS=in-process`, inside the bench process, as a library user gets it by
+//! default.
+//!
+//! Run: `cargo bench --bench speech` (and `VISTA_BENCH_TTS=in-process cargo bench --bench
+//! speech`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,7 +36,19 @@ const SENTENCE: &str =
 const LONG: &str = "This is a long answer that describes the whole room in detail, the table, \
     the chairs, the window on the far wall, and the shelves beside the door.";
 
+/// Runs eSpeak NG in a worker process unless `VISTA_BENCH_TTS=in-process` (before the first
+/// handle of the process).
+fn choose_engine() {
+    if std::env::var("VISTA_BENCH_TTS").as_deref() != Ok("in-process") {
+        vista::speech::tts::use_worker_process(vista::speech::tts::WorkerCommand {
+            program: env!("CARGO_BIN_EXE_vista").into(),
+            args: vec!["tts-worker".into()],
+        });
+    }
+}
+
 fn text_to_first_sample(c: &mut Criterion) {
+    choose_engine();
     let mut group = c.benchmark_group("speech/text_to_first_sample");
     for rate_wpm in [175u32, 350] {
         let tts = Tts::new(VoiceParams {
@@ -53,6 +72,22 @@ fn text_to_first_sample(c: &mut Criterion) {
                 }
                 total
             })
+        });
+    }
+    group.finish();
+}
+
+fn whole_sentence(c: &mut Criterion) {
+    choose_engine();
+    let mut group = c.benchmark_group("speech/whole_sentence");
+    for rate_wpm in [175u32, 350] {
+        let tts = Tts::new(VoiceParams {
+            rate_wpm,
+            ..VoiceParams::default()
+        })
+        .unwrap();
+        group.bench_function(format!("{rate_wpm}wpm"), |b| {
+            b.iter(|| tts.synthesize_to_vec(SENTENCE).unwrap().len())
         });
     }
     group.finish();
@@ -83,6 +118,7 @@ impl Clock for FastClock {
 }
 
 fn alert_to_sink(c: &mut Criterion) {
+    choose_engine();
     let clock = Arc::new(FastClock {
         start: Instant::now(),
     });
@@ -154,5 +190,5 @@ fn alert_to_sink(c: &mut Criterion) {
     assert!(report.interrupted > 0, "alerts must have cut answers");
 }
 
-criterion_group!(benches, text_to_first_sample, alert_to_sink);
+criterion_group!(benches, text_to_first_sample, whole_sentence, alert_to_sink);
 criterion_main!(benches);

@@ -1,7 +1,17 @@
-//! eSpeak NG through vista's own FFI: speech is produced, its length follows the rate and
-//! matches the `espeak-ng` command-line tool, and an utterance can be interrupted.
+//! eSpeak NG through vista's own FFI, in the worker process `vista` runs it in: speech is
+//! produced, its length follows the rate and matches the `espeak-ng` command-line tool, an
+//! utterance can be interrupted, and odd text never stops the engine.
 
+use vista::speech::tts::{use_worker_process, WorkerCommand};
 use vista::speech::{Flow, Tts, TtsError, VoiceParams};
+
+/// Every test of this file speaks through a `vista tts-worker` process, as `vista` does.
+fn in_worker() {
+    use_worker_process(WorkerCommand {
+        program: env!("CARGO_BIN_EXE_vista").into(),
+        args: vec!["tts-worker".into()],
+    });
+}
 
 fn reference() -> serde_json::Value {
     let text = std::fs::read_to_string(concat!(
@@ -13,6 +23,7 @@ fn reference() -> serde_json::Value {
 }
 
 fn tts(rate_wpm: u32) -> Tts {
+    in_worker();
     Tts::new(VoiceParams {
         rate_wpm,
         ..VoiceParams::default()
@@ -73,6 +84,7 @@ fn stop_interrupts_mid_utterance() {
 
 #[test]
 fn unknown_voice_and_bad_rate_are_errors() {
+    in_worker();
     let t = Tts::new(VoiceParams {
         voice: "no-such-voice-xx".into(),
         ..VoiceParams::default()
@@ -102,6 +114,7 @@ fn lengths_match_the_espeak_ng_tool_at_every_rate() {
     assert_eq!(reference["text"], SENTENCE);
     let by_rate = reference["samples_by_rate_wpm"].as_object().unwrap();
     assert_eq!(by_rate.len(), 6);
+    in_worker();
     for (rate, expected) in by_rate {
         let t = Tts::new(VoiceParams {
             rate_wpm: rate.parse().unwrap(),
@@ -118,9 +131,19 @@ fn lengths_match_the_espeak_ng_tool_at_every_rate() {
     }
 }
 
+/// Odd text is spoken (or, where eSpeak NG 1.51 itself crashes on it, lost alone: the
+/// worker is replaced), and the engine speaks whole afterwards.
 #[test]
-fn odd_text_never_fails_or_crashes() {
+fn odd_text_never_stops_the_engine() {
     let t = tts(450);
+    let spoken = |text: &str| match t.synthesize_to_vec(text) {
+        Ok(_) => true,
+        Err(TtsError::Worker(e)) => {
+            eprintln!("eSpeak NG's worker crashed on {text:?}: {e}");
+            false
+        }
+        Err(e) => panic!("{text:?}: {e}"),
+    };
     let long_number = "9".repeat(400);
     let cases = [
         "",
@@ -134,8 +157,9 @@ fn odd_text_never_fails_or_crashes() {
         "....!!!???,,,;;;",
         "[[h@'loU]] %s %n %d",
     ];
+    let mut lost = 0;
     for text in cases {
-        assert!(t.synthesize_to_vec(text).is_ok(), "{text:?}");
+        lost += usize::from(!spoken(text));
     }
     // Anything printable or not, in a few random mixes.
     let mut seed = 0x2545_f491_u64;
@@ -148,8 +172,11 @@ fn odd_text_never_fails_or_crashes() {
                 char::from_u32((seed % 0x3000) as u32).unwrap_or(' ')
             })
             .collect();
-        assert!(t.synthesize_to_vec(&s).is_ok(), "{s:?}");
+        lost += usize::from(!spoken(&s));
     }
+    assert!(lost <= 2, "{lost} of 40 odd texts lost");
+    let after = t.synthesize_to_vec(SENTENCE).unwrap();
+    assert!(after.len() > 22_050, "{} samples", after.len());
 }
 
 /// The estimate the alerter waits by (`speech::pace`) holds on the real engine, on alert

@@ -1,7 +1,9 @@
 //! The first utterance of a process is exactly as long as the `espeak-ng` tool's output for
-//! the same text, voice and rate (reference from scripts/speech_reference.sh). Kept alone in
-//! its own test binary so that no earlier utterance changes the library's state.
+//! the same text, voice and rate (reference from scripts/speech_reference.sh), here in the
+//! worker process `vista` speaks through, relayed block by block. Kept alone in its own test
+//! binary so that no earlier utterance changes the library's state.
 
+use vista::speech::tts::{use_worker_process, WorkerCommand};
 use vista::speech::{Tts, VoiceParams};
 
 #[test]
@@ -12,6 +14,10 @@ fn first_utterance_matches_the_espeak_ng_tool_exactly() {
     ))
     .unwrap();
     let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(use_worker_process(WorkerCommand {
+        program: env!("CARGO_BIN_EXE_vista").into(),
+        args: vec!["tts-worker".into()],
+    }));
     let t = Tts::new(VoiceParams {
         rate_wpm: 175,
         end_pause: true,

@@ -28,6 +28,7 @@ mod score;
 mod speak;
 mod stats;
 mod synth;
+mod tts_worker;
 mod understand;
 mod window;
 
@@ -95,12 +96,19 @@ enum Command {
     /// Measure an engine's speed (`vista bench lm`; cargo feature `llm`).
     #[cfg(feature = "llm")]
     Bench(bench::BenchArgs),
+    /// The speech worker vista runs itself as (eSpeak NG in its own process; requests on
+    /// standard input, audio on standard output).
+    #[command(hide = true)]
+    TtsWorker,
 }
 
 /// Parses the command line, runs the subcommand, and maps errors to a non-zero exit.
 pub fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::TtsWorker) {
+        tts_worker::use_for_speech();
+    }
     let result: anyhow::Result<()> = match cli.command {
         Command::Answer(args) => answer::run(args),
         Command::Calib(args) => calib::run(args),
@@ -125,6 +133,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         #[cfg(feature = "llm")]
         Command::Judge(args) => judge::run(args),
+        Command::TtsWorker => tts_worker::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

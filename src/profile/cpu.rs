@@ -65,6 +65,8 @@ pub(crate) struct Registry {
     untracked_threads: u64,
     /// Registrations whose stage name folded into `other`.
     folded_stages: u64,
+    /// CPU of worker processes (user, system; ns), also in their stages.
+    workers_ns: (i64, i64),
 }
 
 /// One stage's CPU as read now.
@@ -86,6 +88,7 @@ impl Registry {
             max_live,
             untracked_threads: 0,
             folded_stages: 0,
+            workers_ns: (0, 0),
         }
     }
 
@@ -161,6 +164,19 @@ impl Registry {
         if let Some(s) = self.stages.get_mut(to) {
             s.moved_ns = s.moved_ns.saturating_add(ns);
         }
+    }
+
+    /// Adds CPU a worker process used (user, system; ns) to `stage` and to the workers'
+    /// total.
+    pub(crate) fn worker(&mut self, stage: usize, user_ns: i64, system_ns: i64) {
+        let (user_ns, system_ns) = (user_ns.max(0), system_ns.max(0));
+        if let Some(s) = self.stages.get_mut(stage) {
+            s.moved_ns = s.moved_ns.saturating_add(user_ns.saturating_add(system_ns));
+        }
+        self.workers_ns = (
+            self.workers_ns.0.saturating_add(user_ns),
+            self.workers_ns.1.saturating_add(system_ns),
+        );
     }
 
     /// Every stage's CPU now, live threads read through `read`.
@@ -308,6 +324,16 @@ impl Drop for Scope {
     }
 }
 
+/// Counts CPU that a worker process of `stage` used (user and system time, ns, since its
+/// last report): in the stage, and in the process total (see [`CpuReport::workers_cpu_s`]).
+pub fn add_worker_process(stage: &str, user_ns: i64, system_ns: i64) {
+    mark_start();
+    with_registry(|r| {
+        let s = r.stage(stage);
+        r.worker(s, user_ns, system_ns);
+    });
+}
+
 /// One stage's CPU in a [`CpuReport`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageCpu {
@@ -328,12 +354,16 @@ pub struct StageCpu {
 pub struct CpuReport {
     /// Wall time since the process started (s).
     pub wall_s: f64,
-    /// The process's CPU time, user + system (s).
+    /// The process's CPU time, user + system, with its worker processes' (s).
     pub process_cpu_s: f64,
     /// Of it, user time (s).
     pub process_user_s: f64,
     /// Of it, system time (s).
     pub process_system_s: f64,
+    /// Of it, the worker processes' (the speech worker), as they reported it after each
+    /// request (s).
+    #[serde(default)]
+    pub workers_cpu_s: f64,
     /// Process CPU over wall time.
     pub cores_used: f64,
     /// Peak resident set (MiB).
@@ -354,26 +384,37 @@ pub struct CpuReport {
 /// Reads the registry and the process's usage now.
 pub fn snapshot() -> CpuReport {
     let wall_s = mark_start().elapsed().as_secs_f64();
-    let (stages, untracked, folded) = with_registry(|r| {
+    let (stages, untracked, folded, workers) = with_registry(|r| {
         (
             r.totals(sys::clock_ns),
             r.untracked_threads,
             r.folded_stages,
+            r.workers_ns,
         )
     });
     let (user_ns, sys_ns, rss) = sys::process_usage().unwrap_or((0, 0, 0));
-    report(wall_s, user_ns, sys_ns, rss, stages, untracked, folded)
+    report(
+        wall_s,
+        (user_ns, sys_ns),
+        workers,
+        rss,
+        stages,
+        (untracked, folded),
+    )
 }
 
+/// The report from the process's own (user, system) CPU and its workers' (ns), its peak
+/// RSS, the stages' totals and the registry's (untracked threads, folded stages) counts.
 fn report(
     wall_s: f64,
-    user_ns: i64,
-    sys_ns: i64,
+    own_ns: (i64, i64),
+    workers_ns: (i64, i64),
     rss_bytes: u64,
     totals: Vec<StageTotal>,
-    untracked_threads: u64,
-    folded_stages: u64,
+    (untracked_threads, folded_stages): (u64, u64),
 ) -> CpuReport {
+    let user_ns = own_ns.0.saturating_add(workers_ns.0);
+    let sys_ns = own_ns.1.saturating_add(workers_ns.1);
     let per_core = |cpu_s: f64| if wall_s > 0.0 { cpu_s / wall_s } else { 0.0 };
     let mut stages: Vec<StageCpu> = totals
         .into_iter()
@@ -398,6 +439,7 @@ fn report(
         process_cpu_s,
         process_user_s,
         process_system_s,
+        workers_cpu_s: workers_ns.0.saturating_add(workers_ns.1) as f64 / 1e9,
         cores_used: per_core(process_cpu_s),
         peak_rss_mib: rss_bytes as f64 / (1024.0 * 1024.0),
         stages,
@@ -454,6 +496,13 @@ impl CpuReport {
             self.process_system_s,
             self.peak_rss_mib
         );
+        if self.workers_cpu_s > 0.0 {
+            let _ = writeln!(
+                s,
+                "  (the process's CPU includes {:.3} s of its speech worker process)",
+                self.workers_cpu_s
+            );
+        }
         if self.untracked_threads > 0 || self.folded_stages > 0 {
             let _ = writeln!(
                 s,
@@ -652,12 +701,37 @@ mod tests {
                 live: 1,
             },
         ];
-        let r = report(10.0, 4_500_000_000, 500_000_000, 1 << 20, totals, 0, 0);
+        let r = report(
+            10.0,
+            (4_500_000_000, 500_000_000),
+            (0, 0),
+            1 << 20,
+            totals,
+            (0, 0),
+        );
         assert_eq!(r.stages[0].stage, "y");
         assert!((r.unattributed_cpu_s - 1.0).abs() < 1e-9);
         assert!((r.cores_used - 0.5).abs() < 1e-9);
         assert!((r.stages[0].share_of_core - 0.3).abs() < 1e-9);
         assert!((r.peak_rss_mib - 1.0).abs() < 1e-9);
         assert!(r.to_table().contains("unattributed"));
+    }
+
+    #[test]
+    fn a_worker_process_counts_in_its_stage_and_in_the_process() {
+        let mut r = Registry::new(8, 4);
+        let s = r.stage("speech-synthesis");
+        r.worker(s, 300_000_000, 100_000_000);
+        r.worker(s, 200_000_000, -5);
+        assert_eq!(r.workers_ns, (500_000_000, 100_000_000));
+        let totals = r.totals(|_| None);
+        assert_eq!(totals[0].cpu_ns, 600_000_000);
+        // The process's own second of CPU, attributed to no stage, and the workers'.
+        let report = report(4.0, (1_000_000_000, 0), r.workers_ns, 0, totals, (0, 0));
+        assert!((report.process_cpu_s - 1.6).abs() < 1e-9);
+        assert!((report.process_system_s - 0.1).abs() < 1e-9);
+        assert!((report.workers_cpu_s - 0.6).abs() < 1e-9);
+        assert!((report.unattributed_cpu_s - 1.0).abs() < 1e-9);
+        assert!((report.cores_used - 0.4).abs() < 1e-9);
     }
 }

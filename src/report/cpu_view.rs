@@ -105,6 +105,7 @@ mod tests {
             process_cpu_s: 5.0,
             process_user_s: 4.5,
             process_system_s: 0.5,
+            workers_cpu_s: 0.0,
             cores_used: 0.5,
             peak_rss_mib: 100.0,
             stages: vec![StageCpu {

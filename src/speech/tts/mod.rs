@@ -1,10 +1,16 @@
 //! Text to speech with eSpeak NG, owned by one dedicated thread.
 //!
-//! eSpeak NG is not thread-safe, so the library lives on a single process-wide thread
+//! eSpeak NG is not thread-safe, so the library is driven from a single process-wide thread
 //! (started by the first [`Tts::new`]); every [`Tts`] handle sends it requests over a channel
 //! and receives the samples back in blocks as they are produced. The caller's `on_chunk`
 //! runs on the caller's thread and may return [`Flow::Stop`] to interrupt the utterance: the
 //! engine sees the flag at its next callback (eSpeak NG stops within ~0.15 ms).
+//!
+//! Where the library runs is chosen once per process, before the first handle: in a
+//! supervised worker process ([`use_worker_process`]; `vista` does this, running itself as
+//! `vista tts-worker`), so that a crash inside eSpeak NG costs one utterance and not the
+//! run ([`process`], [`worker`], [`wire`]); or, by default for a library user, on the
+//! thread itself, in this process.
 //!
 //! eSpeak NG carries waveform state (glottal phase, pitch flutter) from one utterance to the
 //! next, so the same text can come out a few pitch periods longer or shorter (≤ 2 %)
@@ -15,19 +21,25 @@
 //! The same thread also turns text into IPA phonemes ([`Tts::phonemes`]) for the Piper
 //! voice ([`crate::speech::piper`]): eSpeak NG is initialised once per process, for both.
 
+pub mod process;
+pub mod wire;
+pub mod worker;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crossbeam_channel::{bounded, unbounded, Sender};
 
+pub use process::{WorkerCommand, WorkerError, WorkerStats};
+
 use super::espeak_ffi::{Engine, EspeakError};
+use process::{Supervisor, SynthJob};
+use worker::{select_voice, BUFFER_MS};
 
 /// The slowest rate eSpeak NG supports, in words per minute.
 pub const RATE_MIN_WPM: u32 = 80;
 /// The fastest rate vista accepts, in words per minute (eSpeak NG speeds up beyond 450).
 pub const RATE_MAX_WPM: u32 = 900;
-/// eSpeak NG's callback block length, in milliseconds of audio.
-const BUFFER_MS: u32 = 20;
 /// Blocks in flight between the engine thread and the caller.
 const CHUNKS_IN_FLIGHT: usize = 16;
 
@@ -89,6 +101,17 @@ pub enum TtsError {
     /// The engine thread has gone.
     #[error("TTS engine thread has stopped")]
     EngineGone,
+    /// The worker process failed this request (it is restarted for the next one).
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+    /// The text is longer than one request may carry.
+    #[error("TTS: a text of {len_bytes} bytes is longer than {max_bytes}")]
+    TooLong {
+        /// The text's length.
+        len_bytes: usize,
+        /// The most one request carries ([`wire::MAX_TEXT_BYTES`]).
+        max_bytes: usize,
+    },
     /// A voice setting is out of range.
     #[error("TTS: {parameter} = {value} is outside {min}..={max}")]
     OutOfRange {
@@ -105,7 +128,7 @@ pub enum TtsError {
 
 enum Msg {
     Chunk(Vec<i16>),
-    Done(Result<(), EspeakError>),
+    Done(Result<(), TtsError>),
 }
 
 struct Request {
@@ -119,7 +142,7 @@ struct Request {
 struct PhonemesRequest {
     text: String,
     voice: String,
-    reply: Sender<Result<Vec<String>, EspeakError>>,
+    reply: Sender<Result<Vec<String>, TtsError>>,
 }
 
 /// What the engine thread is asked to do.
@@ -133,41 +156,125 @@ struct EngineThread {
     sample_rate_hz: u32,
 }
 
+/// Where the engine runs, when set before the first handle.
+static WORKER: OnceLock<WorkerCommand> = OnceLock::new();
+
+/// Runs eSpeak NG in a supervised worker process started with `command` (see [`process`]).
+/// Takes effect only before the first [`Tts::new`] of the process, and only once; returns
+/// whether this call set it.
+pub fn use_worker_process(command: WorkerCommand) -> bool {
+    WORKER.set(command).is_ok() && !ENGINE_STARTED.load(Ordering::Acquire)
+}
+
+/// Worker processes started and crashed, and utterances lost, so far.
+pub fn worker_stats() -> WorkerStats {
+    process::stats()
+}
+
+/// Set once the engine thread has been started.
+static ENGINE_STARTED: AtomicBool = AtomicBool::new(false);
+
 fn engine() -> Result<&'static EngineThread, TtsError> {
     static ENGINE: OnceLock<Result<EngineThread, String>> = OnceLock::new();
     ENGINE
-        .get_or_init(start_engine)
+        .get_or_init(|| {
+            ENGINE_STARTED.store(true, Ordering::Release);
+            start_engine(WORKER.get().cloned())
+        })
         .as_ref()
         .map_err(|e| TtsError::Unavailable(e.clone()))
 }
 
-fn start_engine() -> Result<EngineThread, String> {
+/// The engine as the thread drives it: the library in this process, or a worker process.
+enum Backend {
+    InProcess {
+        engine: Engine,
+        voice: Option<String>,
+    },
+    Worker(Supervisor),
+}
+
+impl Backend {
+    /// Starts the backend on the calling thread; its sample rate.
+    fn start(worker: Option<WorkerCommand>) -> Result<(Self, u32), String> {
+        match worker {
+            Some(cmd) => {
+                let (sup, rate) = Supervisor::start(cmd).map_err(|e| e.to_string())?;
+                Ok((Backend::Worker(sup), rate))
+            }
+            None => {
+                let engine = Engine::init(BUFFER_MS).map_err(|e| e.to_string())?;
+                let rate = engine.sample_rate_hz();
+                Ok((
+                    Backend::InProcess {
+                        engine,
+                        voice: None,
+                    },
+                    rate,
+                ))
+            }
+        }
+    }
+
+    fn synth(&mut self, req: &Request) -> Result<(), TtsError> {
+        match self {
+            Backend::InProcess { engine, voice } => Ok(serve(engine, voice, req)?),
+            Backend::Worker(sup) => {
+                let cancel = Arc::clone(&req.cancel);
+                let reply = req.reply.clone();
+                let mut on_block = move |samples: Vec<i16>| {
+                    !cancel.load(Ordering::Acquire) && reply.send(Msg::Chunk(samples)).is_ok()
+                };
+                let job = SynthJob {
+                    command: wire::Command::Synth {
+                        voice: req.params.voice.clone(),
+                        rate_wpm: req.params.rate_wpm,
+                        pitch: req.params.pitch,
+                        volume: req.params.volume,
+                        end_pause: req.params.end_pause,
+                        text: req.text.clone(),
+                    },
+                    on_block: &mut on_block,
+                };
+                Ok(sup.synth(job)??)
+            }
+        }
+    }
+
+    fn phonemes(&mut self, req: &PhonemesRequest) -> Result<Vec<String>, TtsError> {
+        match self {
+            Backend::InProcess { engine, voice } => Ok(select_voice(engine, voice, &req.voice)
+                .and_then(|()| engine.text_to_phonemes(&req.text))?),
+            Backend::Worker(sup) => Ok(sup.phonemes(&req.voice, &req.text)??),
+        }
+    }
+}
+
+fn start_engine(worker: Option<WorkerCommand>) -> Result<EngineThread, String> {
     let (tx, rx) = unbounded::<Job>();
     let (ready_tx, ready_rx) = bounded::<Result<u32, String>>(1);
     std::thread::Builder::new()
         .name("vista-tts".into())
         .spawn(move || {
             let _cpu = crate::profile::cpu::account("speech-synthesis");
-            let mut engine = match Engine::init(BUFFER_MS) {
-                Ok(e) => {
-                    let _ = ready_tx.send(Ok(e.sample_rate_hz()));
-                    e
+            let mut backend = match Backend::start(worker) {
+                Ok((b, rate)) => {
+                    let _ = ready_tx.send(Ok(rate));
+                    b
                 }
                 Err(e) => {
-                    let _ = ready_tx.send(Err(e.to_string()));
+                    let _ = ready_tx.send(Err(e));
                     return;
                 }
             };
-            let mut voice: Option<String> = None;
             for job in rx {
                 match job {
                     Job::Synth(req) => {
-                        let result = serve(&mut engine, &mut voice, &req);
+                        let result = backend.synth(&req);
                         let _ = req.reply.send(Msg::Done(result));
                     }
                     Job::Phonemes(req) => {
-                        let result = select_voice(&mut engine, &mut voice, &req.voice)
-                            .and_then(|()| engine.text_to_phonemes(&req.text));
+                        let result = backend.phonemes(&req);
                         let _ = req.reply.send(result);
                     }
                 }
@@ -178,20 +285,6 @@ fn start_engine() -> Result<EngineThread, String> {
         .recv()
         .map_err(|_| "the TTS thread exited during start-up".to_string())??;
     Ok(EngineThread { tx, sample_rate_hz })
-}
-
-/// Selects `wanted` unless it is the voice already selected.
-fn select_voice(
-    engine: &mut Engine,
-    voice: &mut Option<String>,
-    wanted: &str,
-) -> Result<(), EspeakError> {
-    if voice.as_deref() != Some(wanted) {
-        *voice = None;
-        engine.set_voice(wanted)?;
-        *voice = Some(wanted.to_string());
-    }
-    Ok(())
 }
 
 fn serve(
@@ -221,6 +314,16 @@ fn check(parameter: &'static str, value: u32, min: u32, max: u32) -> Result<(), 
             max,
         })
     }
+}
+
+fn check_text(text: &str) -> Result<(), TtsError> {
+    if text.len() > wire::MAX_TEXT_BYTES {
+        return Err(TtsError::TooLong {
+            len_bytes: text.len(),
+            max_bytes: wire::MAX_TEXT_BYTES,
+        });
+    }
+    Ok(())
 }
 
 /// A handle to the process-wide eSpeak NG engine with its own voice settings. Cheap to
@@ -264,6 +367,7 @@ impl Tts {
         text: &str,
         mut on_chunk: impl FnMut(&[i16]) -> Flow,
     ) -> Result<SynthReport, TtsError> {
+        check_text(text)?;
         let (reply, replies) = bounded(CHUNKS_IN_FLIGHT);
         let cancel = Arc::new(AtomicBool::new(false));
         self.tx
@@ -314,6 +418,7 @@ impl Tts {
     /// separated by spaces, stress marks kept, punctuation dropped. An empty or blank text
     /// gives no clauses.
     pub fn phonemes(&self, text: &str) -> Result<Vec<String>, TtsError> {
+        check_text(text)?;
         let (reply, answer) = bounded(1);
         self.tx
             .send(Job::Phonemes(PhonemesRequest {
@@ -322,6 +427,6 @@ impl Tts {
                 reply,
             }))
             .map_err(|_| TtsError::EngineGone)?;
-        Ok(answer.recv().map_err(|_| TtsError::EngineGone)??)
+        answer.recv().map_err(|_| TtsError::EngineGone)?
     }
 }
