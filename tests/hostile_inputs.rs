@@ -223,6 +223,69 @@ fn a_flipped_bit_in_a_tag_spoils_that_tag_only() {
     assert!(vrs.file_tags().contains_key("calib_json"));
 }
 
+/// The sample's bytes with bit 30 set in the length of the value after the tag key `key`
+/// (its first occurrence): the length now runs far past the description record.
+fn tag_length_flipped(key: &[u8]) -> Vec<u8> {
+    let mut bytes = std::fs::read(SAMPLE).unwrap();
+    let at = bytes
+        .windows(key.len())
+        .position(|w| w == key)
+        .expect("key in the sample")
+        + key.len();
+    let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert!(len < 1 << 20, "{len}: not a tag's length");
+    bytes[at + 3] ^= 1 << 6;
+    bytes
+}
+
+#[test]
+fn a_flipped_bit_in_a_tag_length_loses_what_follows_not_the_file() {
+    let whole = VrsReader::open(SAMPLE).unwrap();
+    assert!(whole.recovery().description_damage.is_none());
+    // In the file tags (the description's last part): every stream and record stays, the
+    // calibration is lost.
+    let bytes = tag_length_flipped(b"calib_json");
+    let vrs = VrsReader::from_bytes("flipped.vrs", bytes.clone().into()).expect("still opens");
+    let damage = vrs
+        .recovery()
+        .description_damage
+        .clone()
+        .expect("damage noted");
+    assert!(damage.contains("file tags"), "{damage}");
+    assert_eq!(vrs.streams().len(), whole.streams().len());
+    assert_eq!(vrs.index().len(), whole.index().len());
+    assert!(!vrs.file_tags().contains_key("calib_json"));
+    // A replay goes on, and says what it lacks.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flipped.vrs");
+    std::fs::write(&path, &bytes).unwrap();
+    let out = vista()
+        .args([
+            "replay",
+            path.to_str().unwrap(),
+            "--asap",
+            "-q",
+            "--recorded-only",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("damaged description record"), "{err}");
+    // In the first stream's tags: that stream keeps the tags read before the damage, the
+    // streams after it are lost (their record formats with them).
+    let bytes = tag_length_flipped(b"VRS_Original_Recordable_Name");
+    let vrs = VrsReader::from_bytes("flipped.vrs", bytes.into()).expect("still opens");
+    let damage = vrs
+        .recovery()
+        .description_damage
+        .clone()
+        .expect("damage noted");
+    assert!(damage.contains("kept 0 of"), "{damage}");
+    assert_eq!(vrs.streams().len(), 1);
+    assert_eq!(vrs.streams()[0].id, whole.streams()[0].id);
+}
+
 #[test]
 fn a_corrupt_calibration_is_left_out_where_a_nominal_one_serves() {
     // `{` of the calibration JSON becomes `z`: the tag no longer parses.

@@ -141,6 +141,12 @@ impl AriaRecording {
                 vrs.index().len()
             );
         }
+        if let Some(damage) = &rep.description_damage {
+            log::warn!(
+                "{}: damaged description record ({damage}); replaying the streams it kept",
+                vrs.path().display()
+            );
+        }
         let mut configs = BTreeMap::new();
         for s in vrs.streams() {
             let Some(e) = vrs

@@ -71,6 +71,9 @@ pub struct Recovery {
     pub bytes_lost: u64,
     /// Records skipped.
     pub records_skipped: u64,
+    /// The description record's damage and what was kept of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description_damage: Option<String>,
 }
 
 /// The recording's calibration, in short.
@@ -139,6 +142,7 @@ pub fn inspect(path: &Path) -> Result<SessionReport, InspectError> {
             index: format!("{:?}", rep.index_source),
             bytes_lost: rep.bytes_lost,
             records_skipped: rep.records_skipped,
+            description_damage: rep.description_damage.clone(),
         },
         streams,
         calibration,
@@ -209,6 +213,9 @@ fn render(r: &SessionReport) -> String {
         "  index: {} (bytes lost: {}, records skipped: {})",
         r.recovery.index, r.recovery.bytes_lost, r.recovery.records_skipped
     );
+    if let Some(damage) = &r.recovery.description_damage {
+        let _ = writeln!(o, "  description record damaged: {damage}");
+    }
     let _ = writeln!(o, "\nstreams:");
     let _ = writeln!(
         o,

@@ -120,15 +120,19 @@ pub struct Description {
     pub file_tags: BTreeMap<String, String>,
 }
 
-fn read_map(c: &mut Cursor<'_>, what: &str) -> Result<BTreeMap<String, String>, ParseError> {
+/// Reads a tag map into `m`, pair by pair: on damage, the pairs read before it stay in `m`.
+fn read_map_into(
+    c: &mut Cursor<'_>,
+    what: &str,
+    m: &mut BTreeMap<String, String>,
+) -> Result<(), ParseError> {
     let n = c.u32(what)?;
-    let mut m = BTreeMap::new();
     for _ in 0..n {
         let k = c.string_lossy(what)?;
         let v = c.string_lossy(what)?;
         m.insert(k, v);
     }
-    Ok(m)
+    Ok(())
 }
 
 fn put_map(out: &mut Vec<u8>, m: &BTreeMap<String, String>) {
@@ -139,25 +143,82 @@ fn put_map(out: &mut Vec<u8>, m: &BTreeMap<String, String>) {
     }
 }
 
+/// What [`Description::parse_salvaging`] kept of a damaged description.
+#[derive(Clone, Debug)]
+pub struct DescriptionDamage {
+    /// Where and what the damage is.
+    pub error: ParseError,
+    /// Streams the record declares (`None` when even the count is unreadable).
+    pub streams_declared: Option<u32>,
+    /// Streams kept whole (every tag read).
+    pub streams_whole: usize,
+    /// Whether a stream was kept with only the tags read before the damage.
+    pub stream_partial: bool,
+    /// File tags kept (those read before the damage; none when it came before them).
+    pub file_tags_kept: usize,
+}
+
 impl Description {
     /// Parses the (decompressed) description payload.
     pub fn parse(payload: &[u8]) -> Result<Self, ParseError> {
-        let mut c = Cursor::new(payload);
-        let n = c.u32("stream count")?;
-        let mut streams = Vec::new();
-        for _ in 0..n {
-            let type_id = c.i32("stream type id")?;
-            let instance = c.u16("stream instance id")?;
-            let user_tags = read_map(&mut c, "user tags")?;
-            let vrs_tags = read_map(&mut c, "vrs tags")?;
-            streams.push(VrsStream::new(
-                VrsStreamId::new(type_id, instance),
-                user_tags,
-                vrs_tags,
-            ));
+        match Self::parse_salvaging(payload) {
+            (d, None) => Ok(d),
+            (_, Some(damage)) => Err(damage.error),
         }
-        let file_tags = read_map(&mut c, "file tags")?;
-        Ok(Self { streams, file_tags })
+    }
+
+    /// Parses as much of the payload as can be read. On damage (a length that runs past the
+    /// record, a cut payload), keeps the streams read whole before it, the stream it hit
+    /// with the tags read before it (when its id was read), and the file tags read before
+    /// it; what was kept and where the damage is come with it. Tags are length-prefixed one
+    /// after another, so nothing after the damage can be found again.
+    pub fn parse_salvaging(payload: &[u8]) -> (Self, Option<DescriptionDamage>) {
+        let mut c = Cursor::new(payload);
+        let mut d = Self::default();
+        let damage = |error, declared, d: &Self, partial| DescriptionDamage {
+            error,
+            streams_declared: declared,
+            streams_whole: d.streams.len() - usize::from(partial),
+            stream_partial: partial,
+            file_tags_kept: d.file_tags.len(),
+        };
+        let n = match c.u32("stream count") {
+            Ok(n) => n,
+            Err(e) => {
+                let dmg = damage(e, None, &d, false);
+                return (d, Some(dmg));
+            }
+        };
+        for _ in 0..n {
+            let id = c
+                .i32("stream type id")
+                .and_then(|t| c.u16("stream instance id").map(|i| VrsStreamId::new(t, i)));
+            let id = match id {
+                Ok(id) => id,
+                Err(e) => {
+                    let dmg = damage(e, Some(n), &d, false);
+                    return (d, Some(dmg));
+                }
+            };
+            let (mut user, mut vrs) = (BTreeMap::new(), BTreeMap::new());
+            let read = read_map_into(&mut c, "user tags", &mut user)
+                .and_then(|()| read_map_into(&mut c, "vrs tags", &mut vrs));
+            d.streams.push(VrsStream::new(id, user, vrs));
+            if let Err(e) = read {
+                let dmg = damage(e, Some(n), &d, true);
+                return (d, Some(dmg));
+            }
+        }
+        let mut file_tags = BTreeMap::new();
+        let read = read_map_into(&mut c, "file tags", &mut file_tags);
+        d.file_tags = file_tags;
+        match read {
+            Ok(()) => (d, None),
+            Err(e) => {
+                let dmg = damage(e, Some(n), &d, false);
+                (d, Some(dmg))
+            }
+        }
     }
 
     /// Encodes the description payload.
@@ -241,5 +302,60 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(Description::parse(&bytes[..cut]).is_err());
         }
+    }
+
+    #[test]
+    fn a_damaged_description_keeps_what_came_before_the_damage() {
+        let tags = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let mut d = Description::default();
+        for (id, name) in [(247, "Barometer"), (1201, "Camera")] {
+            d.streams.push(VrsStream::new(
+                VrsStreamId::new(id, 1),
+                tags(&[("serial", "x")]),
+                tags(&[("RF:Data:1", "data_layout/size=8"), ("Z", name)]),
+            ));
+        }
+        d.file_tags = tags(&[("a", "1"), ("calib_json", "{}")]);
+        let bytes = d.encode();
+        let (whole, none) = Description::parse_salvaging(&bytes);
+        assert!(none.is_none());
+        assert_eq!(whole.streams.len(), 2);
+        // Cut inside the file tags' second pair: both streams whole, the first file tag.
+        let cut = bytes.len() - 3;
+        let (kept, damage) = Description::parse_salvaging(&bytes[..cut]);
+        let damage = damage.unwrap();
+        assert_eq!(
+            (damage.streams_declared, damage.streams_whole),
+            (Some(2), 2)
+        );
+        assert!(!damage.stream_partial);
+        assert_eq!(damage.file_tags_kept, 1);
+        assert_eq!(kept.file_tags.get("a").map(String::as_str), Some("1"));
+        assert!(Description::parse(&bytes[..cut]).is_err());
+        // A length in the second stream's VRS tags running past the end: the first stream
+        // whole, the second with its user tags and the format read before the damage.
+        let mut hurt = bytes.clone();
+        // The key "Z" and the length of its value "Camera" (6), in the second stream only.
+        let z = hurt.windows(5).position(|w| w == b"Z\x06\0\0\0").unwrap();
+        hurt[z + 4] = 0x40;
+        let (kept, damage) = Description::parse_salvaging(&hurt);
+        let damage = damage.unwrap();
+        assert_eq!(damage.streams_whole, 1);
+        assert!(damage.stream_partial);
+        assert_eq!(damage.file_tags_kept, 0);
+        assert_eq!(kept.streams.len(), 2);
+        let second = &kept.streams[1];
+        assert_eq!(second.id, VrsStreamId::new(1201, 1));
+        assert!(second.record_format(RecordType::Data, 1).is_some());
+        assert!(!second.vrs_tags.contains_key("Z"));
+        // Nothing readable: not even the stream count.
+        let (empty, damage) = Description::parse_salvaging(&bytes[..2]);
+        assert!(empty.streams.is_empty());
+        assert_eq!(damage.unwrap().streams_declared, None);
     }
 }

@@ -12,7 +12,7 @@ use bytes::Bytes;
 
 use super::data_layout::DataLayout;
 use super::decompress::{decompress, MAX_PAYLOAD_BYTES, MAX_RECORD_BYTES};
-use super::description::{Description, VrsStream};
+use super::description::{Description, DescriptionDamage, VrsStream};
 use super::error::VrsError;
 use super::file_io::FileAt;
 use super::header::{FileHeader, HeaderProblem, FILE_HEADER_SIZE};
@@ -44,6 +44,9 @@ pub struct RecoveryReport {
     /// Records known to exist (from the index, or a header cut off mid-record) that could
     /// not be delivered.
     pub records_skipped: u64,
+    /// The description record is damaged: where, and what of its streams and tags was kept
+    /// (streams after the damage are lost with their record formats).
+    pub description_damage: Option<String>,
 }
 
 /// One record, read and decompressed.
@@ -57,6 +60,26 @@ pub struct Record {
 
 thread_local! {
     static COMPRESSED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What a damaged description record kept, in words.
+fn damage_note(d: &DescriptionDamage, payload_offset: u64) -> String {
+    let declared = d
+        .streams_declared
+        .map_or("?".to_string(), |n| n.to_string());
+    let partial = if d.stream_partial {
+        ", one with only the tags before the damage"
+    } else {
+        ""
+    };
+    format!(
+        "byte {}: {}; kept {} of {declared} stream(s) whole{partial} and {} file tag(s) \
+         read before it",
+        payload_offset + d.error.at as u64,
+        d.error.what,
+        d.streams_whole,
+        d.file_tags_kept
+    )
 }
 
 /// A VRS file opened for reading.
@@ -97,12 +120,19 @@ impl VrsReader {
             });
         }
         let payload_offset = description_offset + u64::from(hs);
-        let mut description =
-            Description::parse(&payload).map_err(|e| VrsError::BadDescription {
-                path: file.path().to_path_buf(),
-                offset: payload_offset + e.at as u64,
-                reason: e.what,
-            })?;
+        let (mut description, damage) = Description::parse_salvaging(&payload);
+        let description_damage = match damage {
+            // Nothing of any stream was read: there is nothing to decode records with.
+            Some(d) if description.streams.is_empty() => {
+                return Err(VrsError::BadDescription {
+                    path: file.path().to_path_buf(),
+                    offset: payload_offset + d.error.at as u64,
+                    reason: d.error.what,
+                })
+            }
+            Some(d) => Some(damage_note(&d, payload_offset)),
+            None => None,
+        };
         let first_user = if header.first_user_record_offset > 0 {
             header.first_user_record_offset as u64
         } else {
@@ -115,6 +145,7 @@ impl VrsReader {
                     index_source: IndexSource::FromIndex,
                     bytes_lost: 0,
                     records_skipped: 0,
+                    description_damage: description_damage.clone(),
                 },
             ),
             Err((reason, hint)) => {
@@ -131,6 +162,7 @@ impl VrsReader {
                     index_source: IndexSource::Rebuilt { reason },
                     bytes_lost: file.len().saturating_sub(s.end) + s.skipped_bytes,
                     records_skipped: skipped,
+                    description_damage: description_damage.clone(),
                 };
                 (s.entries, report)
             }
