@@ -115,6 +115,9 @@ impl Clock for FastClock {
     fn is_real_time(&self) -> bool {
         true
     }
+    fn host_duration(&self, clock_ns: i64) -> Duration {
+        Duration::from_nanos(clock_ns.max(0) as u64 / u64::from(FACTOR))
+    }
 }
 
 fn alert_to_sink(c: &mut Criterion) {

@@ -127,6 +127,12 @@ pub trait Clock: Send + Sync {
     fn wait_until(&self, t: HostTime) -> HostTime;
     /// True when the clock follows the host's real time (pacing errors are meaningful).
     fn is_real_time(&self) -> bool;
+    /// How long `clock_ns` of this clock's time lasts on the host (the same, for every clock
+    /// that follows the host; a clock that runs faster or slower says so). For timeouts
+    /// that wait on the clock and on a channel at once.
+    fn host_duration(&self, clock_ns: i64) -> std::time::Duration {
+        std::time::Duration::from_nanos(clock_ns.max(0) as u64)
+    }
 }
 
 /// Live input: device time is already happening; `due` is "now" (the sample arrived).

@@ -114,6 +114,15 @@ impl Scheduler {
         self.frontier
     }
 
+    /// Where the current utterance starts, while none of it has been emitted (on a
+    /// real-time clock its synthesis may have ended beyond the frontier); `None` otherwise.
+    pub fn pending_start(&self) -> Option<u64> {
+        self.current
+            .as_ref()
+            .filter(|c| c.emitted == 0)
+            .map(|c| c.start)
+    }
+
     /// True when nothing plays and nothing waits.
     pub fn is_idle(&self) -> bool {
         self.current.is_none() && self.queue.is_empty()

@@ -767,12 +767,25 @@ impl Worker {
         end
     }
 
+    /// How long the real-time loop may wait for a message: a tick, or less when an
+    /// utterance is about to start (its synthesis ended beyond the lookahead, so the last
+    /// advance could not start it) before the next tick would; never under 0.2 ms.
+    fn wake_within(&self, tick: Duration) -> Duration {
+        let Some(start) = self.scheduler.pending_start() else {
+            return tick;
+        };
+        let tl = self.scheduler.timeline();
+        let due = tl.time_of(start.saturating_sub(self.lookahead));
+        let wait = self.clock.host_duration(due.since(self.clock.now()));
+        tick.min(wait.max(Duration::from_micros(200)))
+    }
+
     /// Feeds the sink just ahead of the clock, waking at once for new utterances.
     fn run_real_time(&mut self, synth: &mut dyn super::schedule::Synth) -> Option<HostTime> {
         let tl = self.scheduler.timeline();
-        let tick = Duration::from_nanos(
-            (tl.time_of(self.lookahead).since(tl.origin) / 3).max(1_000_000) as u64,
-        );
+        let tick = self
+            .clock
+            .host_duration((tl.time_of(self.lookahead).since(tl.origin) / 3).max(1_000_000));
         let mut finishing: Option<Option<HostTime>> = None;
         loop {
             let msg = if finishing.is_some() {
@@ -786,7 +799,7 @@ impl Worker {
                     }
                 }
             } else {
-                match self.rx.recv_timeout(tick) {
+                match self.rx.recv_timeout(self.wake_within(tick)) {
                     Ok(m) => Some(m),
                     Err(RecvTimeoutError::Timeout) => None,
                     Err(RecvTimeoutError::Disconnected) => {
