@@ -53,7 +53,7 @@ pub struct WorkerCommand {
 pub struct WorkerStats {
     /// Worker processes started.
     pub started: u64,
-    /// Workers that died, failed their link or stalled inside a request.
+    /// Workers that died, failed their link, stalled inside a request or failed to start.
     pub crashed: u64,
     /// Requests retried in a fresh worker after a crash.
     pub retried: u64,
