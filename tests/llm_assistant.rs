@@ -96,6 +96,39 @@ fn answer(g: &mut dyn Generator, p: &GenerationPrompt) -> (String, GenerationSta
     (text, st)
 }
 
+/// The CPU budget's dial holds prefills back while it pauses them (each period it would have
+/// run in counted once), and a request then answers over its own state; set back, the next
+/// state is prefilled.
+#[test]
+fn a_paused_prefill_holds_back_until_the_budget_lets_it_run() {
+    let Some(path) = model_path() else { return };
+    let _g = lock();
+    let cfg = PrefillConfig {
+        every_ns: S / 10,
+        max_stale_ns: S / 4,
+        backoff: 0,
+    };
+    let pre = LmPrefill::start(engine(&path), cfg).unwrap();
+    let dial = vista::budget::RateDial::new();
+    dial.set_stretch_pct(vista::budget::PAUSED);
+    pre.follow(dial.clone());
+    for k in 0..5 {
+        pre.offer(&state(S + k * S / 10, 6.0 + k as f32));
+    }
+    pre.settle();
+    let c = pre.counters();
+    assert_eq!((c.offered, c.prefills, c.held_back), (0, 0, 5), "{c:?}");
+    let st = state(S + S / 2, 7.0);
+    let mut g = pre.generator();
+    let (_, stats) = answer(g.as_mut(), &prompt(&model_context(&st)));
+    assert!(!stats.on_prefilled, "nothing was prefilled: {stats:?}");
+    dial.set_stretch_pct(vista::budget::FULL_RATE_PCT);
+    pre.offer(&state(S + S, 8.0));
+    pre.settle();
+    let c = pre.counters();
+    assert_eq!((c.offered, c.prefills, c.held_back), (1, 1, 5), "{c:?}");
+}
+
 #[test]
 fn a_prefilled_request_pays_only_its_own_tokens_and_answers_as_a_fresh_prompt() {
     let Some(path) = model_path() else { return };

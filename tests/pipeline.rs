@@ -1,8 +1,9 @@
 //! The pipeline driven in-process (no binary): a lock-step run of a synthetic session with
 //! the assistant writes every output and says which mode it ran; two runs in one process
 //! give the same transcript and decisions (the run's process-wide profiling is reset between
-//! them); a real-time run stopped through its stop handle ends in order with every output;
-//! options that cannot be used are typed errors before anything starts.
+//! them); a real-time run stopped through its stop handle ends in order with every output
+//! and a governed CPU budget (lock step: not governed); options that cannot be used (a CPU
+//! budget below the safety path's among them) are typed errors before anything starts.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -119,6 +120,9 @@ fn a_lock_step_run_writes_every_output_and_repeats_in_one_process() {
         "{} vs {}",
         p1["assistant"]["trace"], p2["assistant"]["trace"]
     );
+    // Lock step has no wall time to keep: the budget is not governed.
+    assert_eq!(p1["budget"]["governed"], false, "{}", p1["budget"]);
+    assert_eq!(p1["budget"]["budget_cores"], 0.5, "{}", p1["budget"]);
     // Perception's counters are in the profile, the same in both runs (lock step).
     let perception = &p1["assistant"]["perception"];
     assert!(
@@ -155,6 +159,22 @@ fn a_real_time_run_stopped_by_its_handle_writes_every_output() {
     for f in ["profile.json", "trace.json", "score.json", "speech.wav"] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
+    // In real time the default budget of half a core is governed, and the report says
+    // what the run used and at which levels.
+    let p: serde_json::Value = serde_json::from_str(&read(&out.join("profile.json"))).unwrap();
+    let b = &p["budget"];
+    assert_eq!(b["governed"], true, "{b}");
+    assert_eq!(b["budget_cores"], 0.5, "{b}");
+    assert!(b["seconds"].as_f64().unwrap_or(0.0) > 0.5, "{b}");
+    assert!(b["mean_cores"].as_f64().unwrap_or(-1.0) >= 0.0, "{b}");
+    let at_levels: f64 = b["seconds_at_level"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s.as_f64()).sum())
+        .unwrap_or(0.0);
+    assert!(
+        (at_levels - b["seconds"].as_f64().unwrap_or(0.0)).abs() < 0.01,
+        "{b}"
+    );
 }
 
 #[test]
@@ -181,6 +201,19 @@ fn options_that_cannot_be_used_are_errors_before_the_run() {
     };
     let e = Pipeline::new(Input::Replay(replay)).run().unwrap_err();
     assert!(e.to_string().contains("--rate"), "{e}");
+    // A CPU budget below what the safety path needs names the minimum.
+    let mut low = assistant(tmp.path());
+    low.cpu_budget_cores = Some(0.1);
+    let e = Pipeline::new(lock_step(tmp.path(), false))
+        .with_assistant(low)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, PipelineError::Options(_)), "{e:?}");
+    assert!(
+        e.to_string()
+            .contains(&format!("{} cores", vista::pipeline::MIN_BUDGET_CORES)),
+        "{e}"
+    );
     // A session that is not there names it.
     let missing = tmp.path().join("nothing-here");
     let e = Pipeline::new(lock_step(&missing, false)).run().unwrap_err();

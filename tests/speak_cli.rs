@@ -333,8 +333,8 @@ fn a_sign_is_read_with_its_direction_and_distance_and_scored() {
     assert_eq!(score["summary"]["texts_placed"], 1, "{}", score["summary"]);
 }
 
-/// A speech rate or verbosity out of range is refused before anything runs, the range or
-/// the choices named.
+/// A speech rate, verbosity or CPU budget out of range is refused before anything runs, the
+/// range, the choices or the safety path's minimum named.
 #[test]
 fn a_speech_rate_or_verbosity_out_of_range_is_refused_with_the_range_named() {
     let out = tempfile::tempdir().unwrap();
@@ -342,6 +342,12 @@ fn a_speech_rate_or_verbosity_out_of_range_is_refused_with_the_range_named() {
         ("--speech-rate", "500", "150..=450"),
         ("--speech-rate", "90", "150..=450"),
         ("--verbosity", "chatty", "alerts, brief, full"),
+        (
+            "--cpu-budget",
+            "0.1",
+            "below the 0.35 cores the safety path needs",
+        ),
+        ("--cpu-budget", "lots", "not a number of cores"),
     ] {
         let o = vista()
             .args(["replay"])

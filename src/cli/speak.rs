@@ -97,6 +97,13 @@ pub struct AssistantFlags {
     // Not `--listen`: `live` has `--listen ADDR` for its link.
     #[arg(long)]
     pub voice_requests: bool,
+    /// Keep the whole process within this many cores (CPU seconds per second) at real time:
+    /// optional work gives way in a fixed order (the language model's prefill ahead of
+    /// requests, then text read around the gaze and the object detector, down to a quarter
+    /// of their rates); alerts and what feeds them never do. `none`: no budget. A lock-step
+    /// run keeps every stage at its own rate.
+    #[arg(long, value_name = "CORES|none", default_value = "0.5", value_parser = parse_budget)]
+    pub cpu_budget: Budget,
     /// The wearer's settings file (TOML, `[speech]` with `rate_wpm` and `verbosity`).
     /// Default: `$VISTA_CONFIG`, else `~/.config/vista/config.toml` when it exists. The
     /// command line wins over it.
@@ -151,9 +158,32 @@ impl AssistantFlags {
             speech_rate_wpm,
             verbosity,
             answer_voice,
+            cpu_budget_cores: self.cpu_budget.0,
             ..AssistantOptions::new(out_dir)
         })
     }
+}
+
+/// A CPU budget from the command line (`None`: none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget(pub Option<f64>);
+
+/// `--cpu-budget`: a number of cores at least the safety path's, or `none`.
+fn parse_budget(s: &str) -> Result<Budget, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(Budget(None));
+    }
+    let cores: f64 = s
+        .parse()
+        .map_err(|_| format!("{s}: not a number of cores (or `none`)"))?;
+    if !(cores.is_finite() && cores >= vista::pipeline::MIN_BUDGET_CORES) {
+        return Err(format!(
+            "{s}: below the {} cores the safety path needs (ingest, perception, stereo depth, \
+             vehicles, speech)",
+            vista::pipeline::MIN_BUDGET_CORES
+        ));
+    }
+    Ok(Budget(Some(cores)))
 }
 
 /// The assistant on a `replay` or `live` run.

@@ -16,6 +16,7 @@ use super::detector::Detector;
 use super::resize::Region;
 use crate::aria::recording::image::decode_image;
 use crate::aria::recording::orientation::Orientation;
+use crate::budget::RateDial;
 use crate::profile::{timeline, LatencyHistogram, Percentiles, Span};
 use crate::sample::{Payload, Sample};
 use crate::state::{ObjectSeer, SeenObject};
@@ -33,6 +34,7 @@ struct Counts {
     detected: u64,
     things: u64,
     skipped_throttle: u64,
+    held_back: u64,
     skipped_busy: u64,
     undecodable: u64,
     failed: u64,
@@ -56,6 +58,9 @@ pub struct SeerReport {
     pub things: u64,
     /// Frames passed over: within the interval of the last frame passed on.
     pub skipped_throttle: u64,
+    /// Of them, frames the detector's own interval would have taken but the CPU budget
+    /// held back (see [`crate::budget`]).
+    pub held_back: u64,
     /// Frames passed over: replaced by a newer one while the detector was busy.
     pub skipped_busy: u64,
     /// Frames that did not decode.
@@ -82,6 +87,7 @@ impl SeerStats {
             frames_detected: g.detected,
             things: g.things,
             skipped_throttle: g.skipped_throttle,
+            held_back: g.held_back,
             skipped_busy: g.skipped_busy,
             undecodable: g.undecodable,
             failed: g.failed,
@@ -95,12 +101,13 @@ impl SeerReport {
     /// One line for the terminal report.
     pub fn to_line(&self) -> String {
         format!(
-            "objects: {} frames offered, {} detected ({} things), {} throttled, {} replaced while busy, \
-             {} undecodable, {} failed; detection p50 {:.1} ms, p99 {:.1} ms",
+            "objects: {} frames offered, {} detected ({} things), {} throttled ({} by the CPU budget), \
+             {} replaced while busy, {} undecodable, {} failed; detection p50 {:.1} ms, p99 {:.1} ms",
             self.frames_offered,
             self.frames_detected,
             self.things,
             self.skipped_throttle,
+            self.held_back,
             self.skipped_busy,
             self.undecodable,
             self.failed,
@@ -215,6 +222,7 @@ pub struct DetectorSeer {
     mode: Mode,
     stats: Arc<SeerStats>,
     min_interval_ns: i64,
+    dial: RateDial,
     last_passed_ns: Option<i64>,
     /// Frames passed on so far (even: the whole view, odd: the middle).
     passed: u64,
@@ -239,6 +247,7 @@ impl DetectorSeer {
             },
             stats: Arc::new(SeerStats::default()),
             min_interval_ns,
+            dial: RateDial::new(),
             last_passed_ns: None,
             passed: 0,
         }
@@ -260,9 +269,16 @@ impl DetectorSeer {
             },
             stats,
             min_interval_ns,
+            dial: RateDial::new(),
             last_passed_ns: None,
             passed: 0,
         })
+    }
+
+    /// Stretches the interval between detections by `dial` (the CPU budget's).
+    pub fn with_dial(mut self, dial: RateDial) -> Self {
+        self.dial = dial;
+        self
     }
 
     /// The counters (shared: readable after the seer moved into perception).
@@ -307,8 +323,13 @@ impl ObjectSeer for DetectorSeer {
         let t = frame.capture.ns();
         self.stats.with(|c| c.offered += 1);
         if let Some(last) = self.last_passed_ns {
-            if t >= last && t.saturating_sub(last) < self.min_interval_ns {
-                self.stats.with(|c| c.skipped_throttle += 1);
+            let since = t.saturating_sub(last);
+            if t >= last && since < self.dial.interval_ns(self.min_interval_ns) {
+                let held = self.dial.held_back(self.min_interval_ns, since);
+                self.stats.with(|c| {
+                    c.skipped_throttle += 1;
+                    c.held_back += u64::from(held);
+                });
                 return;
             }
         }

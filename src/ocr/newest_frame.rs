@@ -153,7 +153,7 @@ fn run(
     tx: &Sender<Vec<TextFact>>,
     whole_done: &AtomicU64,
 ) {
-    let _cpu = crate::profile::cpu::account("ocr");
+    let _cpu = crate::profile::cpu::account(super::text_reads::CPU_STAGE);
     loop {
         let job = {
             let mut g = mailbox.lock();

@@ -13,11 +13,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::newest_frame::{FrameJob, FrameWork, NewestFrameWorker};
+use crate::budget::RateDial;
 use crate::profile::{timeline, LatencyHistogram, Percentiles, Span};
 use crate::sample::Sample;
 use crate::state::{TextFact, TextReader};
 use crate::worker::WorkerError;
 
+/// Text reading's stage in the CPU accounting.
+pub const CPU_STAGE: &str = "ocr";
+/// Whole-frame reads on request, in the CPU accounting.
+pub const WHOLE_CPU_STAGE: &str = "ocr-whole";
 /// The stage name of a read on the timeline.
 pub const READ_STAGE: &str = "ocr read";
 /// The stage name of a whole-frame read on request.
@@ -30,6 +35,7 @@ struct Counts {
     with_text: u64,
     texts: u64,
     skipped_throttle: u64,
+    held_back: u64,
     skipped_busy: u64,
     results_dropped: u64,
     submitted: u64,
@@ -57,6 +63,9 @@ pub struct TextReadReport {
     pub texts: u64,
     /// Frames not read: within `min_interval` of the last frame passed on.
     pub skipped_throttle: u64,
+    /// Of them, frames the reader's own interval would have read but the CPU budget held
+    /// back (see [`crate::budget`]).
+    pub held_back: u64,
     /// Frames not read: replaced by a newer frame while the reader was busy.
     pub skipped_busy: u64,
     /// Results dropped because they were not collected in time.
@@ -116,6 +125,7 @@ impl TextReadStats {
             reads_with_text: g.with_text,
             texts: g.texts,
             skipped_throttle: g.skipped_throttle,
+            held_back: g.held_back,
             skipped_busy: g.skipped_busy,
             results_dropped: g.results_dropped,
             read_us: g.read_ns.percentiles(),
@@ -192,6 +202,9 @@ fn timed_whole_read(
     gaze: Option<[f32; 2]>,
     on_part: &mut dyn FnMut(Vec<TextFact>),
 ) {
+    // Asked for by the wearer: its CPU is its own stage's, apart from the periodic reads
+    // whose rate the budget sets.
+    let _cpu = crate::profile::cpu::scope(WHOLE_CPU_STAGE);
     let span = Span::begin(WHOLE_READ_STAGE, frame.capture);
     let mut texts = 0;
     reader.read_whole_parts(frame, gaze, &mut |facts| {
@@ -220,6 +233,7 @@ pub struct ProfiledReader {
     /// Whole-frame reads finished (counted after their facts are handed over).
     whole_done: Arc<AtomicU64>,
     min_interval_ns: i64,
+    dial: RateDial,
     last: Option<i64>,
 }
 
@@ -266,8 +280,16 @@ impl ProfiledReader {
             stats,
             whole_done,
             min_interval_ns,
+            dial: RateDial::new(),
             last: None,
         })
+    }
+
+    /// Stretches the interval between reads around the gaze by `dial` (the CPU budget's;
+    /// whole-frame reads on request are never held back).
+    pub fn with_dial(mut self, dial: RateDial) -> Self {
+        self.dial = dial;
+        self
     }
 
     /// The shared statistics.
@@ -317,12 +339,16 @@ impl TextReader for ProfiledReader {
     fn submit(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
         self.stats.with(|c| c.submitted += 1);
         let t = frame.capture.ns();
-        if self
-            .last
-            .is_some_and(|l| t.saturating_sub(l) < self.min_interval_ns)
-        {
-            self.stats.with(|c| c.skipped_throttle += 1);
-            return;
+        if let Some(l) = self.last {
+            let since = t.saturating_sub(l);
+            if since < self.dial.interval_ns(self.min_interval_ns) {
+                let held = self.dial.held_back(self.min_interval_ns, since);
+                self.stats.with(|c| {
+                    c.skipped_throttle += 1;
+                    c.held_back += u64::from(held);
+                });
+                return;
+            }
         }
         self.last = Some(t);
         match &mut self.mode {
@@ -523,5 +549,37 @@ mod tests {
         assert_eq!(rep.whole_frame_reads, 1);
         assert_eq!(rep.whole_frame_reads_with_text, 1);
         assert_eq!(rep.whole_read_us.count, 1);
+    }
+
+    #[test]
+    fn the_budgets_dial_spaces_reads_and_counts_what_it_held_back() {
+        let stats = Arc::new(TextReadStats::new());
+        let fake = Fake {
+            sleep_ms: 0,
+            out: Vec::new(),
+            whole: 0,
+        };
+        let dial = crate::budget::RateDial::new();
+        dial.set_stretch_pct(400);
+        let mut r = ProfiledReader::new(Box::new(fake), 100_000_000, false, Arc::clone(&stats))
+            .unwrap()
+            .with_dial(dial.clone());
+        // Frames every 50 ms over 0..=1000 ms: a read every 400 ms (0, 400, 800).
+        for k in 0..=20 {
+            r.submit(&frame(k * 50), None);
+        }
+        let rep = stats.report();
+        assert_eq!(rep.reads, 3, "{rep:?}");
+        // Held back: frames 100 ms or more after the last read but before 400 ms (100,
+        // 150, …, 350 ms after the reads at 0 and 400; 100, 150, 200 after the one at 800).
+        assert_eq!(rep.skipped_throttle, 18, "{rep:?}");
+        assert_eq!(rep.held_back, 15, "{rep:?}");
+        // Back at its own rate, and a whole-frame read is never held back.
+        dial.set_stretch_pct(crate::budget::PAUSED);
+        r.read_whole(&frame(1010), None);
+        assert_eq!(stats.report().whole_frame_reads, 1);
+        dial.set_stretch_pct(100);
+        r.submit(&frame(1100), None);
+        assert_eq!(stats.report().reads, 4);
     }
 }

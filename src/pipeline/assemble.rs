@@ -97,6 +97,10 @@ pub struct AssistantRun {
     /// The request socket's listener, stopped and joined (with its clients) when the run
     /// is dropped.
     _requests_listener: Option<Worker>,
+    /// Real time with a budget: the thread that keeps it (stopped when the run finishes).
+    pub(crate) budget: Option<super::budget::BudgetKeeper>,
+    /// The budget asked for, cores.
+    pub(crate) budget_cores: Option<f64>,
     /// The sensor models to derive the device pose from the IMU with, when the input has no
     /// pose (the source is wrapped in an `InertialPoseSource`).
     pub derive_pose: Option<PoseDerivation>,
@@ -222,6 +226,9 @@ pub fn assemble(
     } = setting;
     let dir = opts.out_dir.as_path();
     std::fs::create_dir_all(dir).map_err(PipelineError::write(dir))?;
+    // The optional stages' rates, set by the budget's governor in real time (in lock step
+    // they stay at the stages' own rates: deterministic).
+    let dials = crate::budget::Dials::new();
     let streams = inputs.streams.clone();
     let (derive_pose, models) = (inputs.derive_pose, inputs.perception.models.clone());
     let run_inputs = inputs.run_inputs();
@@ -313,6 +320,7 @@ pub fn assemble(
     } = pre;
     notes.extend(lm.note.clone());
     notes.extend(lm.notes.iter().cloned());
+    lm.follow_budget(&dials.prefill);
     let mut consumers: Vec<Box<dyn Consumer>> = Vec::new();
     if let Some(log) = &view {
         consumers.push(Box::new(crate::view::ViewConsumer::new(log.clone())));
@@ -436,6 +444,7 @@ pub fn assemble(
                 text_calibration,
                 clock.is_real_time(),
                 Arc::clone(&stats),
+                &dials,
             ),
             Some(Err(e)) => Err(e),
             None => Err("PP-OCR was not loaded".to_string()),
@@ -478,6 +487,7 @@ pub fn assemble(
         match seer {
             Ok(seer) => {
                 object_stats = Some(seer.stats());
+                let seer = seer.with_dial(dials.objects.clone());
                 consumer = consumer.with_object_seer(Box::new(seer));
             }
             Err(e) => {
@@ -580,6 +590,13 @@ pub fn assemble(
         link,
     };
     consumers.insert(0, Box::new(monitor));
+    let budget = match opts.cpu_budget_cores {
+        Some(b) if clock.is_real_time() => Some(
+            super::budget::BudgetKeeper::start(b, dials)
+                .map_err(PipelineError::thread("the CPU budget's thread"))?,
+        ),
+        _ => None,
+    };
     Ok((
         AssistantRun {
             dir: dir.to_path_buf(),
@@ -598,6 +615,8 @@ pub fn assemble(
             _pump: pump,
             _requests_stop: StopOnDrop(stop),
             _requests_listener: listener,
+            budget,
+            budget_cores: opts.cpu_budget_cores,
             derive_pose: derive_pose.then_some(PoseDerivation { models, odometry }),
             inputs: run_inputs,
         },
@@ -612,6 +631,7 @@ fn text_reader(
     calibration: Option<&DeviceCalibration>,
     threaded: bool,
     stats: Arc<TextReadStats>,
+    dials: &crate::budget::Dials,
 ) -> Result<Box<dyn TextReader>, String> {
     let geometry = calibration.and_then(|c| RgbGeometry::from_device(c, "camera-rgb"));
     let cfg = ReaderConfig {
@@ -621,7 +641,8 @@ fn text_reader(
     let inner = OcrReader::new(engine, geometry, cfg).map_err(|e| error_chain(&e))?;
     Ok(Box::new(
         ProfiledReader::new(Box::new(inner), OCR_MIN_INTERVAL_NS, threaded, stats)
-            .map_err(|e| format!("starting the text-reading thread: {e}"))?,
+            .map_err(|e| format!("starting the text-reading thread: {e}"))?
+            .with_dial(dials.text_reads.clone()),
     ))
 }
 

@@ -25,6 +25,7 @@
 #[cfg(feature = "llm")]
 pub mod ask;
 mod assemble;
+mod budget;
 mod digest;
 mod error;
 mod inputs;
@@ -45,6 +46,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 pub use assemble::AssistantRun;
+pub use budget::MIN_BUDGET_CORES;
 pub use error::PipelineError;
 pub use inputs::AssistantInputs;
 pub use options::{
@@ -182,6 +184,9 @@ impl Pipeline {
 
     /// Runs to the end of the input (or a stop) and writes every output.
     pub fn run(self) -> Result<RunOutcome, PipelineError> {
+        if let Some(a) = &self.assistant {
+            budget::check(a.cpu_budget_cores)?;
+        }
         let _one_at_a_time = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
         match self.input.clone() {
             Input::Replay(r) => replay::run(self, r),

@@ -171,6 +171,9 @@ pub struct AssistantOptions {
     pub answer_voice: AnswerVoice,
     /// Hear spoken requests in the recording's or the glasses' audio stream.
     pub listen: bool,
+    /// Keep the whole process within this many cores at real time by lowering the rates of
+    /// optional stages (see [`crate::budget`]); `None`: no budget.
+    pub cpu_budget_cores: Option<f64>,
 }
 
 impl AssistantOptions {
@@ -190,6 +193,7 @@ impl AssistantOptions {
             verbosity: Verbosity::default(),
             answer_voice: AnswerVoice::default(),
             listen: false,
+            cpu_budget_cores: Some(crate::budget::DEFAULT_BUDGET_CORES),
         }
     }
 

@@ -113,6 +113,8 @@ struct SpokenProfile<'a, R: Serialize> {
     #[serde(skip_serializing_if = "Option::is_none")]
     spoken_requests: Option<crate::report::utterance_voice::VoiceBreakdownReport>,
     cpu: crate::profile::cpu::CpuReport,
+    /// The CPU budget and what keeping it did.
+    budget: crate::budget::BudgetReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<&'a crate::eval::Scorecard>,
 }
@@ -167,8 +169,13 @@ fn trace_writer(
 /// After the run: writes `session_clock.json`, `run.json`, the latency report,
 /// `trace.json`, `latency.svg`, `profile.json` (with `replay` = the stream profile), and
 /// `score.json` when the session has ground truth; returns the terminal report.
-pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, PipelineError> {
+pub fn finish(mut run: AssistantRun, replay: &impl Serialize) -> Result<String, PipelineError> {
     let mut out = String::new();
+    let budget = run
+        .budget
+        .take()
+        .and_then(super::budget::BudgetKeeper::finish)
+        .unwrap_or_else(|| super::budget::ungoverned(run.budget_cores));
     let cpu = crate::profile::cpu::snapshot();
     let dir = &run.dir;
     write(
@@ -333,6 +340,7 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
         out.push_str(&card.to_table());
     }
     out.push_str(&cpu.to_table());
+    let _ = writeln!(out, "{}", super::budget::line(&budget));
     let profile = SpokenProfile {
         replay,
         assistant: summary,
@@ -340,6 +348,7 @@ pub fn finish(run: AssistantRun, replay: &impl Serialize) -> Result<String, Pipe
         lm_answers,
         spoken_requests,
         cpu,
+        budget,
         score: card.as_ref(),
     };
     write(&dir.join("profile.json"), pretty("the profile", &profile)?)?;

@@ -12,6 +12,7 @@
 
 #[cfg(feature = "llm")]
 pub mod bundle;
+
 pub mod context;
 #[cfg(feature = "llm")]
 pub mod layout;
@@ -24,3 +25,6 @@ pub mod setup;
 pub mod threads;
 #[cfg(feature = "llm")]
 pub mod vision;
+
+/// The prefill thread's stage in the CPU accounting (see `prefill`).
+pub const PREFILL_STAGE: &str = "lm-prefill";

@@ -37,6 +37,7 @@ use std::time::Duration;
 
 use super::context::model_context;
 use super::threads::ThreadPolicy;
+use crate::budget::RateDial;
 use crate::infer::llm::generator::port_stats;
 use crate::infer::llm::{LmEngine, LmError};
 use crate::state::{
@@ -89,6 +90,9 @@ pub struct PrefillCounters {
     pub requests: u64,
     /// Requests answered over a prefilled state.
     pub on_prefilled: u64,
+    /// Prefills that were due but held back while the CPU budget paused them (see
+    /// [`crate::budget`]).
+    pub held_back: u64,
 }
 
 #[derive(Default)]
@@ -101,6 +105,7 @@ struct Counters {
     failures: AtomicU64,
     requests: AtomicU64,
     on_prefilled: AtomicU64,
+    held_back: AtomicU64,
 }
 
 /// States remembered so a request can be placed in time by its text (1.6 s of 50 ms ticks).
@@ -203,6 +208,8 @@ struct Slot {
     cached: Option<Offer>,
     /// `cached` lives in the cache's backup: a prefill after it was cut short.
     cached_in_backup: bool,
+    /// The CPU budget's dial: stretches [`PrefillConfig::every_ns`], or pauses prefills.
+    dial: RateDial,
 }
 
 struct Shared {
@@ -251,6 +258,12 @@ impl Shared {
                 .load(Ordering::Relaxed)
                 .saturating_mul(self.config.backoff.max(0)),
         );
+        let paused = slot.dial.is_paused();
+        let every = if paused {
+            every
+        } else {
+            slot.dial.interval_ns(every)
+        };
         let due = slot
             .last_wake_ns
             .is_none_or(|w| at.saturating_sub(w) >= every);
@@ -259,6 +272,12 @@ impl Shared {
             .as_ref()
             .is_some_and(|(_, c, x)| *c == text && *x == extras);
         if !due || unchanged {
+            return;
+        }
+        if paused {
+            // Counted once per period it would have run in.
+            slot.last_wake_ns = Some(at);
+            bump(&self.counters.held_back, 1);
             return;
         }
         if slot.pending.replace((at, text, extras)).is_some() {
@@ -371,7 +390,7 @@ fn lower_this_threads_priority() {
 }
 
 fn prefill_thread(shared: Weak<Shared>) {
-    let _cpu = crate::profile::cpu::account("lm-prefill");
+    let _cpu = crate::profile::cpu::account(super::PREFILL_STAGE);
     lower_this_threads_priority();
     loop {
         let Some(s) = shared.upgrade() else {
@@ -466,6 +485,13 @@ impl LmPrefill {
         })
     }
 
+    /// Follows `dial` (the CPU budget's): prefills are spaced by its stretch, or paused.
+    pub fn follow(&self, dial: RateDial) {
+        if let Ok(mut slot) = self.shared.slot.lock() {
+            slot.dial = dial;
+        }
+    }
+
     /// Offers a state directly (what the sink does on each snapshot).
     pub fn offer(&self, state: &EnvironmentState) {
         self.shared.offer(state);
@@ -510,6 +536,7 @@ impl LmPrefill {
             requests: g(&c.requests),
             on_prefilled: g(&c.on_prefilled),
             interrupted: g(&c.interrupted),
+            held_back: g(&c.held_back),
         }
     }
 }

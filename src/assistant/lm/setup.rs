@@ -133,6 +133,16 @@ impl LmSetup {
         Box::new(inner)
     }
 
+    /// Spaces or pauses the prefill ahead of requests by `dial` (the CPU budget's).
+    pub fn follow_budget(&self, dial: &crate::budget::RateDial) {
+        #[cfg(feature = "llm")]
+        if let Some(p) = &self.prefill {
+            p.follow(dial.clone());
+        }
+        #[cfg(not(feature = "llm"))]
+        let _ = dial;
+    }
+
     /// The images' counters and encode times (`None` without a vision projector).
     #[cfg(feature = "llm")]
     pub fn vision_report(&self) -> Option<super::vision::VisionReport> {
