@@ -137,6 +137,8 @@ pub struct Matcher {
     acc: Vec<u16>,
     right_best: Vec<u8>,
     disparity: Vec<f32>,
+    /// The intensity term of each absolute difference (0–255): `min(diff / levels, cap)`.
+    intensity: [u16; 256],
 }
 
 /// Marks "no disparity" in the right image's winner map.
@@ -149,6 +151,12 @@ impl Matcher {
         let (w, h) = (width as usize, height as usize);
         let d = cfg.max_disparity_px as usize;
         let k = 2 * cfg.window_radius_px as usize + 1;
+        let per = u16::from(cfg.intensity_levels_per_unit.max(1));
+        let cap = u16::from(cfg.intensity_cap);
+        let mut intensity = [0u16; 256];
+        for (diff, t) in (0u16..).zip(intensity.iter_mut()) {
+            *t = (diff / per).min(cap);
+        }
         Ok(Self {
             cfg,
             w,
@@ -163,6 +171,7 @@ impl Matcher {
             acc: vec![0; d],
             right_best: vec![NO_MATCH; w * h],
             disparity: vec![f32::NAN; w * h],
+            intensity,
         })
     }
 
@@ -254,12 +263,12 @@ impl Matcher {
     }
 
     /// Per-pixel costs of row `y` for every disparity into `raw` (rows are `w` long:
-    /// checked by the caller).
+    /// checked by the caller). Right pixel `x − d` for `d` up to `x`, full cost beyond the
+    /// image's left edge or where either signature is invalid.
     fn cost_row(&mut self, y: usize, left: &[u8], right: &[u8]) {
         let (w, d_n) = (self.w, self.cfg.max_disparity_px as usize);
         let full = self.full_cost();
-        let per = u16::from(self.cfg.intensity_levels_per_unit.max(1));
-        let cap = u16::from(self.cfg.intensity_cap);
+        let lut = &self.intensity;
         let cl = &self.census_l[y * w..(y + 1) * w];
         let cr = &self.census_r[y * w..(y + 1) * w];
         let il = &left[y * w..(y + 1) * w];
@@ -271,17 +280,21 @@ impl Matcher {
             .enumerate()
         {
             if l == CENSUS_INVALID {
-                out.iter_mut().for_each(|c| *c = full);
+                out.fill(full);
                 continue;
             }
-            for (d, c) in out.iter_mut().enumerate() {
-                *c = match x.checked_sub(d).map(|xr| (cr[xr], ir[xr])) {
-                    Some((rr, pr)) if rr != CENSUS_INVALID => {
-                        (l ^ rr).count_ones() as u16 + (u16::from(pl.abs_diff(pr)) / per).min(cap)
-                    }
-                    _ => full,
-                };
+            let n = d_n.min(x + 1);
+            let (inside, beyond) = out.split_at_mut(n);
+            // d = 0, 1, …: the right pixels x, x − 1, …
+            let rights = cr[x + 1 - n..=x]
+                .iter()
+                .rev()
+                .zip(ir[x + 1 - n..=x].iter().rev());
+            for (c, (&rr, &pr)) in inside.iter_mut().zip(rights) {
+                let cost = (l ^ rr).count_ones() as u16 + lut[usize::from(pl.abs_diff(pr))];
+                *c = if rr == CENSUS_INVALID { full } else { cost };
             }
+            beyond.fill(full);
         }
     }
 
