@@ -180,23 +180,25 @@ fn empty_gaze_and_hand_files_are_left_out_and_the_replay_goes_on() {
     assert!(err.contains("wrist_and_palm_poses.csv"), "{err}");
 }
 
+/// `vista replay VRS --asap -q --recorded-only`: its output and its standard error.
+fn replay_recorded(vrs: &Path) -> (std::process::Output, String) {
+    let out = vista()
+        .args(["replay"])
+        .arg(vrs)
+        .args(["--asap", "-q", "--recorded-only"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, err)
+}
+
 #[test]
 fn a_truncated_recording_replays_and_says_how_much_was_lost() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = std::fs::read(SAMPLE).unwrap();
     let cut = dir.path().join("cut.vrs");
     std::fs::write(&cut, &bytes[..bytes.len() * 3 / 5]).unwrap();
-    let out = vista()
-        .args([
-            "replay",
-            cut.to_str().unwrap(),
-            "--asap",
-            "-q",
-            "--recorded-only",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (out, err) = replay_recorded(&cut);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("bytes lost"), "{err}");
     assert!(err.contains("records skipped"), "{err}");
@@ -259,17 +261,7 @@ fn a_flipped_bit_in_a_tag_length_loses_what_follows_not_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("flipped.vrs");
     std::fs::write(&path, &bytes).unwrap();
-    let out = vista()
-        .args([
-            "replay",
-            path.to_str().unwrap(),
-            "--asap",
-            "-q",
-            "--recorded-only",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (out, err) = replay_recorded(&path);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("damaged description record"), "{err}");
     // In the first stream's tags: that stream keeps the tags read before the damage, the

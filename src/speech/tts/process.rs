@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
 
-use super::wire::{read_reply, write_command, Command, Reply, WireError, WorkerCpu};
+use super::wire::{pump, read_reply, write_command, Command, Reply, WireError, WorkerCpu};
 use super::worker::ACK_WINDOW;
 use crate::speech::espeak_ffi::EspeakError;
 
@@ -136,14 +136,7 @@ impl Worker {
             .name("vista-tts-link".into())
             .spawn(move || {
                 let _cpu = crate::profile::cpu::account(CPU_STAGE);
-                let mut stdout = BufReader::new(stdout);
-                loop {
-                    let reply = read_reply(&mut stdout);
-                    let end = reply.is_err();
-                    if tx.send(reply).is_err() || end {
-                        return;
-                    }
-                }
+                pump(BufReader::new(stdout), read_reply, &tx);
             });
         let mut worker = Self {
             child,

@@ -345,6 +345,23 @@ fn write_frame(out: &mut impl Write, tag: u8, payload: &[u8]) -> Result<(), Wire
     Ok(())
 }
 
+/// Reads frames with `read` from `input` and sends each result to `tx` until the first
+/// error (sent too: the link's end or its damage) or until nobody listens: the body of both
+/// sides' reader threads.
+pub fn pump<R: Read, T>(
+    mut input: R,
+    read: impl Fn(&mut R) -> Result<T, WireError>,
+    tx: &crossbeam_channel::Sender<Result<T, WireError>>,
+) {
+    loop {
+        let frame = read(&mut input);
+        let end = frame.is_err();
+        if tx.send(frame).is_err() || end {
+            return;
+        }
+    }
+}
+
 fn read_frame(input: &mut impl Read) -> Result<(u8, Vec<u8>), WireError> {
     let mut tag = [0u8; 1];
     loop {

@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use crossbeam_channel::{bounded, Receiver, TryRecvError};
 
-use super::wire::{read_command, write_reply, Command, Reply, WireError, WorkerCpu};
+use super::wire::{pump, read_command, write_reply, Command, Reply, WireError, WorkerCpu};
 use crate::speech::espeak_ffi::{Engine, EspeakError};
 
 /// Blocks of samples the worker may send before their acknowledgements come back.
@@ -53,16 +53,7 @@ pub fn serve(
     let (tx, link) = bounded::<Result<Command, WireError>>(ACK_WINDOW + 2);
     std::thread::Builder::new()
         .name("vista-tts-stdin".into())
-        .spawn(move || {
-            let mut input = BufReader::new(input);
-            loop {
-                let cmd = read_command(&mut input);
-                let end = cmd.is_err();
-                if tx.send(cmd).is_err() || end {
-                    return;
-                }
-            }
-        })?;
+        .spawn(move || pump(BufReader::new(input), read_command, &tx))?;
     let mut voice: Option<String> = None;
     loop {
         let cmd = match link.recv() {
