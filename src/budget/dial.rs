@@ -59,10 +59,11 @@ impl RateDial {
         }
     }
 
-    /// Whether a stage whose own interval `base_ns` passed `since_last_ns` ago would run now
-    /// but for the dial: its optional work was held back by the budget.
-    pub fn held_back(&self, base_ns: i64, since_last_ns: i64) -> bool {
-        since_last_ns >= base_ns && since_last_ns < self.interval_ns(base_ns)
+    /// Whether a stage whose own interval is `base_ns`, `since_last_ns` after its last run,
+    /// skips this time: `None` runs it; `Some(held_back)` skips it, `held_back` when only
+    /// the dial's stretch made it skip (its own rate would have run it).
+    pub fn skips(&self, base_ns: i64, since_last_ns: i64) -> Option<bool> {
+        (since_last_ns < self.interval_ns(base_ns)).then_some(since_last_ns >= base_ns)
     }
 }
 
@@ -77,9 +78,13 @@ mod tests {
         let other = d.clone();
         other.set_stretch_pct(150);
         assert_eq!(d.interval_ns(200), 300);
-        assert!(d.held_back(200, 250));
-        assert!(!d.held_back(200, 300));
-        assert!(!d.held_back(200, 150), "within the stage's own interval");
+        assert_eq!(d.skips(200, 250), Some(true));
+        assert_eq!(d.skips(200, 300), None);
+        assert_eq!(
+            d.skips(200, 150),
+            Some(false),
+            "within the stage's own interval"
+        );
         other.set_stretch_pct(50);
         assert_eq!(
             d.stretch_pct(),

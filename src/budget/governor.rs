@@ -307,7 +307,7 @@ impl Governor {
             seconds,
             mean_cores,
             kept: mean_cores <= budget,
-            ladder: LADDER.iter().map(|r| r.describe()).collect(),
+            ladder: super::ladder::described(),
             seconds_at_level: self.seconds_at_level.to_vec(),
             start_level: self.cfg.start_level.min(FLOOR_LEVEL),
             final_level: self.level,

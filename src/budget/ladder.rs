@@ -91,6 +91,11 @@ pub fn stretch_at(level: usize, stage: OptionalStage) -> u32 {
         .map_or(FULL_RATE_PCT, |r| r.stretch_pct)
 }
 
+/// What each level adds, in order (`"prefill paused"`, `"text-reads ×2"`, …).
+pub fn described() -> Vec<String> {
+    LADDER.iter().map(Rung::describe).collect()
+}
+
 /// The share of its own rate `stage` runs at, at `level` (0 when paused).
 pub fn rate_share_at(level: usize, stage: OptionalStage) -> f64 {
     match stretch_at(level, stage) {

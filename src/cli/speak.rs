@@ -176,14 +176,10 @@ fn parse_budget(s: &str) -> Result<Budget, String> {
     let cores: f64 = s
         .parse()
         .map_err(|_| format!("{s}: not a number of cores (or `none`)"))?;
-    if !(cores.is_finite() && cores >= vista::pipeline::MIN_BUDGET_CORES) {
-        return Err(format!(
-            "{s}: below the {} cores the safety path needs (ingest, perception, stereo depth, \
-             vehicles, speech)",
-            vista::pipeline::MIN_BUDGET_CORES
-        ));
+    match vista::pipeline::budget_too_low(cores) {
+        Some(why) => Err(why),
+        None => Ok(Budget(Some(cores))),
     }
-    Ok(Budget(Some(cores)))
 }
 
 /// The assistant on a `replay` or `live` run.

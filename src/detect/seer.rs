@@ -322,16 +322,16 @@ impl ObjectSeer for DetectorSeer {
     fn submit(&mut self, frame: &Sample) {
         let t = frame.capture.ns();
         self.stats.with(|c| c.offered += 1);
-        if let Some(last) = self.last_passed_ns {
-            let since = t.saturating_sub(last);
-            if t >= last && since < self.dial.interval_ns(self.min_interval_ns) {
-                let held = self.dial.held_back(self.min_interval_ns, since);
-                self.stats.with(|c| {
-                    c.skipped_throttle += 1;
-                    c.held_back += u64::from(held);
-                });
-                return;
-            }
+        let skips = self
+            .last_passed_ns
+            .filter(|&last| t >= last)
+            .and_then(|last| self.dial.skips(self.min_interval_ns, t - last));
+        if let Some(held) = skips {
+            self.stats.with(|c| {
+                c.skipped_throttle += 1;
+                c.held_back += u64::from(held);
+            });
+            return;
         }
         self.last_passed_ns = Some(t);
         let view = if self.passed % 2 == 0 {

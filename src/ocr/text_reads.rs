@@ -339,16 +339,15 @@ impl TextReader for ProfiledReader {
     fn submit(&mut self, frame: &Sample, gaze_px: Option<[f32; 2]>) {
         self.stats.with(|c| c.submitted += 1);
         let t = frame.capture.ns();
-        if let Some(l) = self.last {
-            let since = t.saturating_sub(l);
-            if since < self.dial.interval_ns(self.min_interval_ns) {
-                let held = self.dial.held_back(self.min_interval_ns, since);
-                self.stats.with(|c| {
-                    c.skipped_throttle += 1;
-                    c.held_back += u64::from(held);
-                });
-                return;
-            }
+        let skips = self
+            .last
+            .and_then(|l| self.dial.skips(self.min_interval_ns, t.saturating_sub(l)));
+        if let Some(held) = skips {
+            self.stats.with(|c| {
+                c.skipped_throttle += 1;
+                c.held_back += u64::from(held);
+            });
+            return;
         }
         self.last = Some(t);
         match &mut self.mode {

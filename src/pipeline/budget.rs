@@ -1,19 +1,20 @@
 //! The CPU budget of a real-time run: a thread that reads the process's CPU time every
-//! [`TICK`] and moves the optional stages' dials down and up the budget's ladder through a
+//! [`TICK_NS`] and moves the optional stages' dials down and up the budget's ladder through a
 //! [`Governor`] (see [`crate::budget`]). A lock-step run has no wall time to keep: its dials
 //! stay at the stages' own rates and its report says it was not governed.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::budget::{
     BudgetReport, Dials, Governor, GovernorConfig, OptionalStage, StageCpu, Step, LADDER,
 };
+use crate::time::HostTime;
 use crate::worker::{Worker, WorkerError};
 
 use super::PipelineError;
 
-/// How often the process's CPU is read.
-const TICK: Duration = Duration::from_millis(250);
+/// How often the process's CPU is read, ns.
+const TICK_NS: i64 = 250_000_000;
 
 /// The least budget a run may be given, cores: what the safety path alone used in a release
 /// build of the README's main job on this project's 2-core reference machine (0.33: ingest
@@ -22,16 +23,21 @@ const TICK: Duration = Duration::from_millis(250);
 /// time, so such a budget is refused.
 pub const MIN_BUDGET_CORES: f64 = 0.35;
 
+/// Why a budget of `cores` cannot be kept, when it cannot: below what the safety path needs.
+pub fn too_low(cores: f64) -> Option<String> {
+    (!(cores.is_finite() && cores >= MIN_BUDGET_CORES)).then(|| {
+        format!(
+            "{cores}: below the {MIN_BUDGET_CORES} cores the safety path needs (ingest, \
+             perception, stereo depth, vehicles, speech)"
+        )
+    })
+}
+
 /// Checks a budget asked for (`None`: no budget).
 pub fn check(budget_cores: Option<f64>) -> Result<(), PipelineError> {
-    match budget_cores {
-        Some(b) if !(b.is_finite() && b >= MIN_BUDGET_CORES) => {
-            Err(PipelineError::Options(format!(
-                "--cpu-budget {b}: below the {MIN_BUDGET_CORES} cores the safety path needs \
-                 (ingest, perception, stereo depth, vehicles, speech)"
-            )))
-        }
-        _ => Ok(()),
+    match budget_cores.and_then(too_low) {
+        Some(why) => Err(PipelineError::Options(format!("--cpu-budget {why}"))),
+        None => Ok(()),
     }
 }
 
@@ -72,7 +78,8 @@ impl BudgetKeeper {
                         governor.window_cores().unwrap_or(0.0)
                     ),
                 }
-                sleep_unless_stopped(&stop, TICK);
+                let due = HostTime(HostTime::now().ns().saturating_add(TICK_NS));
+                let _ = crate::runtime::sleep_until_or_stop(due, || stop.is_stopped());
             }
             // The last stretch up to the stop.
             let (cpu, stages) = read_cpu();
@@ -110,24 +117,12 @@ fn read_cpu() -> (f64, StageCpu) {
     (r.process_cpu_s, stages)
 }
 
-/// Sleeps `d` in short slices, returning early once `stop` is set.
-fn sleep_unless_stopped(stop: &crate::stop::StopHandle, d: Duration) {
-    let until = Instant::now() + d;
-    while !stop.is_stopped() {
-        let now = Instant::now();
-        if now >= until {
-            return;
-        }
-        std::thread::sleep((until - now).min(Duration::from_millis(25)));
-    }
-}
-
 /// The report of a run that was not governed (lock step, or no budget asked).
 pub(crate) fn ungoverned(budget_cores: Option<f64>) -> BudgetReport {
     BudgetReport {
         budget_cores: budget_cores.unwrap_or(0.0),
         governed: false,
-        ladder: LADDER.iter().map(|r| r.describe()).collect(),
+        ladder: crate::budget::ladder::described(),
         ..BudgetReport::default()
     }
 }
@@ -188,7 +183,7 @@ mod tests {
         let Ok(k) = k else {
             panic!("{k:?}");
         };
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(std::time::Duration::from_millis(300));
         let r = k.finish();
         assert!(
             r.as_ref().is_some_and(|r| r.governed && r.seconds > 0.2),

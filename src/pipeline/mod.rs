@@ -46,7 +46,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 pub use assemble::AssistantRun;
-pub use budget::MIN_BUDGET_CORES;
+pub use budget::{too_low as budget_too_low, MIN_BUDGET_CORES};
 pub use error::PipelineError;
 pub use inputs::AssistantInputs;
 pub use options::{
