@@ -405,14 +405,14 @@ impl Engine {
                 &state,
             );
             unanswerable = a.unanswerable;
-            // After a whole-frame read that did not find the place named, say so first
+            // After a whole-frame read that did not find the place named, say so last
             // (an answer that already says it cannot tell needs no more).
             let note = job
                 .text_read
                 .as_ref()
                 .filter(|_| !a.unanswerable)
-                .and_then(|w| super::text_wait::not_found_note(&job.request, w));
-            for s in note.iter().chain(&a.sentences) {
+                .and_then(|w| super::text_wait::not_found_note(&job.request, w, &state));
+            for s in a.sentences.iter().chain(&note) {
                 speech.push(&format!("{s} "));
             }
         }

@@ -44,6 +44,23 @@ pub fn blockers(state: &EnvironmentState, heading: ClockHour, range_m: f32) -> V
     v
 }
 
+/// Hazards on the way on within `range_m`, nearest first: those on a straight walk where
+/// the head faces ([`blockers`] towards 12 o'clock) and those perception finds in the
+/// walking path wherever the head faces (a wearer looking aside, or turning, while walking
+/// on). What a claim that the way is clear must answer to: a thing in the walking path at
+/// 3 o'clock is still in the way of "Can I keep going?".
+pub fn path_hazards(state: &EnvironmentState, range_m: f32) -> Vec<&Thing> {
+    let mut v = blockers(state, ClockHour::new(12), range_m);
+    for t in &state.things {
+        let walking_path = t.in_path && is_hazard(t.kind) && t.distance_m <= range_m;
+        if walking_path && !v.iter().any(|b| b.id == t.id) {
+            v.push(t);
+        }
+    }
+    v.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
+    v
+}
+
 /// The heading that passes `thing` on its left (`left`) or right: one clock hour beside it.
 pub fn passing_heading(thing: &Thing, left: bool) -> ClockHour {
     let h = thing.clock.get();
@@ -101,5 +118,30 @@ mod tests {
         assert!(!in_corridor(&thing(12, 2.5, true), h2, 6.0, HALF_WIDTH_M));
         // Behind the walk: never.
         assert!(!in_corridor(&thing(6, 1.0, false), h12, 4.0, HALF_WIDTH_M));
+    }
+
+    #[test]
+    fn the_way_on_holds_what_is_in_the_walking_path_wherever_the_head_faces() {
+        let mut ahead = thing(12, 2.0, false);
+        ahead.id = 1;
+        // Looking right while walking on: the thing in the walking path is at 3 o'clock.
+        let mut aside = thing(3, 1.0, true);
+        aside.id = 2;
+        // Beside the walk, not in it.
+        let mut beside = thing(3, 1.5, false);
+        beside.id = 3;
+        // In the walking path but beyond the range.
+        let mut far = thing(9, 6.0, true);
+        far.id = 4;
+        let mut state = EnvironmentState::empty(DeviceTime(0));
+        state.things = vec![ahead, aside, beside, far];
+        let ids: Vec<u32> = path_hazards(&state, 5.0).iter().map(|t| t.id).collect();
+        assert_eq!(ids, vec![2, 1]);
+        // A way past a thing at 3 o'clock is not the way on: the heading's corridor only.
+        let ids: Vec<u32> = blockers(&state, ClockHour::new(12), 5.0)
+            .iter()
+            .map(|t| t.id)
+            .collect();
+        assert_eq!(ids, vec![1]);
     }
 }

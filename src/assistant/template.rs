@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::corridor::{blockers, is_hazard, pass_blockers};
+use super::corridor::{blockers, is_hazard, pass_blockers, path_hazards};
 use super::flight::{flight_sentences, flights};
 use super::forms::Form;
 use super::goal::{find_goal, Goal};
@@ -112,10 +112,10 @@ fn by_distance(mut v: Vec<&Thing>) -> Vec<&Thing> {
     v
 }
 
-/// Hazards on a straight walk ahead within [`NEAR_M`] (perception's in-path flag or the
-/// corridor geometry), nearest first.
+/// Hazards on the way on within [`NEAR_M`] (the corridor where the head faces, and what
+/// perception finds in the walking path wherever the head faces), nearest first.
 fn in_path_hazards(state: &EnvironmentState) -> Vec<&Thing> {
-    blockers(state, ClockHour::new(12), NEAR_M)
+    path_hazards(state, NEAR_M)
 }
 
 fn no_evidence(state: &EnvironmentState) -> bool {
@@ -331,9 +331,7 @@ fn not_found(words: &[String]) -> TemplateAnswer {
     } else {
         format!("the {}", words.join(" "))
     };
-    TemplateAnswer::cannot(format!(
-        "I can't tell where {what} is: I don't see it right now."
-    ))
+    TemplateAnswer::cannot(format!("I don't see {what} right now."))
 }
 
 /// The sign at `door` (see [`super::goal::door_at_sign`]) whose distance is known (a sign

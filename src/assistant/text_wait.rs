@@ -118,11 +118,17 @@ pub fn needs_text(request: &Request, state: &EnvironmentState) -> bool {
     !has_text(request, state)
 }
 
-/// The sentence an answer starts with when its wait did not find the text it names, so the
-/// wearer knows the place was looked for in writing and not found (`None` when it was found,
-/// or the request names no words).
-pub fn not_found_note(request: &Request, wait: &TextReadWait) -> Option<String> {
-    if wait.found {
+/// The sentence that ends an answer whose wait did not find the text it names, so the
+/// wearer knows the place was looked for in writing and not found: after what the answer
+/// can say (the way to a door is worth more than the note), and short. `None` when it was
+/// found, when `state` (the one the answer is given from) holds it by now — an answer that
+/// names the sign must not also say it was not found — or when the request names no words.
+pub fn not_found_note(
+    request: &Request,
+    wait: &TextReadWait,
+    state: &EnvironmentState,
+) -> Option<String> {
+    if wait.found || has_text(request, state) {
         return None;
     }
     let Some(Some(words)) = text_need(request) else {
@@ -131,12 +137,10 @@ pub fn not_found_note(request: &Request, wait: &TextReadWait) -> Option<String> 
     let quoted = words.join(" ");
     Some(match wait.outcome {
         ReadOutcome::NotFound | ReadOutcome::Found => {
-            format!("I read the whole view and found no \"{quoted}\" written there.")
+            format!("I found no \"{quoted}\" written in view.")
         }
         ReadOutcome::TimedOut | ReadOutcome::Cut | ReadOutcome::RunEnded => {
-            format!(
-                "I could not finish reading the whole view, and found no \"{quoted}\" written yet."
-            )
+            format!("I have not found \"{quoted}\" written yet.")
         }
     })
 }
@@ -363,31 +367,41 @@ mod tests {
     }
 
     #[test]
-    fn the_not_found_note_passes_the_guard() {
+    fn the_not_found_note_passes_the_guard_and_is_not_said_once_the_text_is_held() {
         let guard = Guard::new(GuardConfig::default());
-        let s = state_with(&[]);
-        for outcome in [ReadOutcome::NotFound, ReadOutcome::TimedOut] {
-            let wait = TextReadWait {
-                waited_for_read_ms: 1.0,
-                outcome,
-                found: false,
-            };
-            let note =
-                not_found_note(&req(Form::Goal, "How do I get to the exit?"), &wait).unwrap();
-            assert!(note.contains("\"exit\""), "{note}");
-            let v = guard.check_sentence(&note, &s, None);
-            assert!(
-                matches!(v, crate::assistant::guard::Verdict::Pass),
-                "{note}: {v:?}"
-            );
+        let goal = req(Form::Goal, "How do I get to the exit?");
+        for s in [state_with(&[]), state_with(&["Toilets"])] {
+            for outcome in [ReadOutcome::NotFound, ReadOutcome::TimedOut] {
+                let wait = TextReadWait {
+                    waited_for_read_ms: 1.0,
+                    outcome,
+                    found: false,
+                };
+                let note = not_found_note(&goal, &wait, &s).unwrap();
+                assert!(note.contains("\"exit\""), "{note}");
+                let v = guard.check_sentence(&note, &s, None);
+                assert!(
+                    matches!(v, crate::assistant::guard::Verdict::Pass),
+                    "{note}: {v:?}"
+                );
+            }
         }
         let found = TextReadWait {
             waited_for_read_ms: 1.0,
             outcome: ReadOutcome::Found,
             found: true,
         };
+        assert_eq!(not_found_note(&goal, &found, &state_with(&[])), None);
+        // The wait timed out, but a read around the gaze found the sign before the answer
+        // was given (find_exit: "... found no "exit" written yet. The exit door is at 1
+        // o'clock, about 5 metres, under the sign "EXIT".").
+        let timed_out = TextReadWait {
+            waited_for_read_ms: 2000.0,
+            outcome: ReadOutcome::TimedOut,
+            found: false,
+        };
         assert_eq!(
-            not_found_note(&req(Form::Goal, "How do I get to the exit?"), &found),
+            not_found_note(&goal, &timed_out, &state_with(&["EXIT"])),
             None
         );
     }

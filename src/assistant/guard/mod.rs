@@ -13,7 +13,7 @@ pub mod turned;
 use std::collections::BTreeSet;
 
 use self::claims::{clock_diff, parse, split_sentences, Claims, ClearClaim};
-use super::corridor::{blockers, is_hazard, pass_blockers};
+use super::corridor::{blockers, is_hazard, pass_blockers, path_hazards};
 use super::phrase::{article, metres};
 use super::template::{not_clear_sentence, thing_sentence, warning_sentence};
 use crate::lexicon::classes::names_class;
@@ -278,9 +278,7 @@ impl Guard {
     ) {
         match c.clear {
             Some(ClearClaim::Path) => {
-                if let Some(b) =
-                    blockers(state, ClockHour::new(12), self.config.clear_range_m).first()
-                {
+                if let Some(b) = path_hazards(state, self.config.clear_range_m).first() {
                     reasons.push(format!(
                         "says the way is clear but the {} is at {}, {}",
                         b.label,
