@@ -967,7 +967,12 @@ impl Perception {
                 tx
             })
             .collect();
-        let mut limits = limitations(&self.models, self.points.as_deref(), |s| self.has_stream(s));
+        let mut limits = limitations(
+            &self.models,
+            self.points.as_deref(),
+            self.live_map.is_some(),
+            |s| self.has_stream(s),
+        );
         if self
             .pose_lost_ns
             .is_some_and(|l| t.saturating_sub(l) <= LOST_POSE_NOTICE_NS)

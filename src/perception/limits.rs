@@ -4,10 +4,14 @@ use super::points::PointMap;
 use super::sensors::SensorModels;
 use crate::sample::StreamId;
 
-/// The limitations of a session with `models`, `points` and the streams `has` says it has.
+/// The limitations of a session with `models`, `points` (the semi-dense map, or the live
+/// map's newest snapshot) and the streams `has` says it has; `live_map`: a map is built live
+/// from stereo depth (an empty one at the start is no limitation: it fills as the wearer
+/// looks around).
 pub fn limitations(
     models: &SensorModels,
     points: Option<&PointMap>,
+    live_map: bool,
     has: impl Fn(StreamId) -> bool,
 ) -> Vec<String> {
     let mut out = Vec::new();
@@ -28,6 +32,7 @@ pub fn limitations(
         say("no device pose: no position in the room, so no obstacle map");
     }
     match points {
+        _ if live_map => {}
         None => say("no semi-dense points: cannot see obstacles, drop-offs or free space"),
         Some(p) if p.is_empty() => {
             say("no semi-dense points: cannot see obstacles, drop-offs or free space")
@@ -44,4 +49,25 @@ pub fn limitations(
         say("no RGB camera: cannot read text");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_map_is_no_missing_map() {
+        let models = SensorModels::default();
+        let all = |_: StreamId| true;
+        let says_no_map = |v: &[String]| v.iter().any(|l| l.contains("cannot see obstacles"));
+        assert!(says_no_map(&limitations(&models, None, false, all)));
+        // Stereo depth builds the map: not said, even before its first points.
+        assert!(!says_no_map(&limitations(&models, None, true, all)));
+        assert!(!says_no_map(&limitations(
+            &models,
+            Some(&PointMap::default()),
+            true,
+            all
+        )));
+    }
 }

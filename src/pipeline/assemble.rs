@@ -237,36 +237,36 @@ pub fn assemble(
     }
     log::info!("mode: {}", run_inputs.mode);
     let mut notes = inputs.perception.notes.clone();
+    let slam_pair =
+        streams.contains(&StreamId::CameraSlamLeft) && streams.contains(&StreamId::CameraSlamRight);
+    let static_map = inputs.perception.points.is_some();
+    // Without a semi-dense map, stereo depth builds one live.
+    let live_map = !static_map && opts.sight.stereo_depth && slam_pair && opts.sight.live_map;
     // What the session cannot do, as the state will say it, in the run's notes too.
     for l in crate::perception::limits::limitations(
         &inputs.perception.models,
         inputs.perception.points.as_deref(),
+        live_map,
         |s| streams.contains(&s),
     ) {
         if !notes.contains(&l) {
             notes.push(l);
         }
     }
-    for n in &notes {
-        log::warn!("perception: {n}");
-    }
-    let slam_pair =
-        streams.contains(&StreamId::CameraSlamLeft) && streams.contains(&StreamId::CameraSlamRight);
-    let static_map = inputs.perception.points.is_some();
     let mut engine = inputs
         .perception
         .engine(PerceptionConfig::default(), &streams);
-    // Without a semi-dense map, stereo depth builds one live.
-    if !static_map && opts.sight.stereo_depth && slam_pair {
-        if opts.sight.live_map {
-            engine = engine.with_live_map(crate::perception::live_map::LiveMapConfig::default());
-            notes.push("no semi-dense map: a map is built live from stereo depth".into());
-        } else {
-            notes.push(
-                "no semi-dense map: obstacles are seen only while in view (a live map: --live-map)"
-                    .into(),
-            );
-        }
+    if live_map {
+        engine = engine.with_live_map(crate::perception::live_map::LiveMapConfig::default());
+        notes.push("no semi-dense map: a map is built live from stereo depth".into());
+    } else if !static_map && opts.sight.stereo_depth && slam_pair {
+        notes.push(
+            "no semi-dense map: obstacles are seen only while in view (a live map: --live-map)"
+                .into(),
+        );
+    }
+    for n in &notes {
+        log::warn!("perception: {n}");
     }
 
     // Listening, the wearer's requests come from their voice: the session's scripted
