@@ -980,6 +980,84 @@ fn points_appear_only_once_observed_and_old_texts_expire() {
     assert!(st.texts.is_empty());
 }
 
+/// Live, without a map (no MPS, no `--live-map`): a text read is placed where the ray
+/// through its box meets the surface the depth frames measured — a sign on a wall 2 m
+/// ahead is 2 m away — and without depth frames its distance stays unknown.
+#[test]
+fn without_a_map_a_text_read_is_placed_by_the_depth_frames() {
+    use vista::aria::recorded_calib::recording_calibration;
+    let vrs = Path::new(ROOT).join("tests/data/gen1/aria_unit_test_timecode_sequence_calib.vrs");
+    let rec = AriaRecording::open(&vrs).unwrap();
+    let calib = recording_calibration(&rec).unwrap().unwrap();
+    let rgb = calib.camera("camera-rgb").unwrap().clone();
+    let models = SensorModels::from_calibration(&calib);
+    // The CPF at eye height facing +x (its z forward, y up).
+    let t_world_cpf = nalgebra::Isometry3::from_parts(
+        nalgebra::Translation3::new(0.0, 0.0, 1.6),
+        nalgebra::UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::FRAC_PI_2)
+            * nalgebra::UnitQuaternion::from_axis_angle(
+                &Vector3::y_axis(),
+                std::f64::consts::FRAC_PI_2,
+            ),
+    );
+    let t_world_device = t_world_cpf * models.t_device_cpf.inverse();
+    // A wall at x = 2 m, measured on a 5 cm grid.
+    let mut wall = Vec::new();
+    for i in -20..=20 {
+        for j in 0..=40 {
+            wall.push([2.0f32, i as f32 * 0.05, 0.6 + j as f32 * 0.05]);
+        }
+    }
+    // A sign on it at eye height, straight ahead, as the RGB camera sees it.
+    let uv = rgb
+        .project_device(&(t_world_device.inverse() * Point3::new(2.0, 0.0, 1.6)))
+        .unwrap();
+    let (u, v) = (uv.x as f32, uv.y as f32);
+    let read = |at: i64| vista::state::TextFact {
+        text: "EXIT".into(),
+        confidence: 0.9,
+        clock: vista::state::ClockHour::new(12),
+        distance_m: None,
+        rgb_box: [u - 30.0, v - 10.0, u + 30.0, v + 10.0],
+        gazed: false,
+        at: DeviceTime(at),
+    };
+    let pose = |i: i64| Sample {
+        stream: StreamId::DevicePose,
+        capture: DeviceTime(i * 100_000_000),
+        arrival: HostTime::default(),
+        seq: i as u64,
+        payload: Payload::Pose(vista::sample::PoseSample {
+            t_world_device,
+            linear_velocity_mps: [0.0; 3],
+            angular_velocity_radps: [0.0; 3],
+            quality: 1.0,
+        }),
+    };
+    let origin = t_world_device * Point3::origin();
+    let origin = [origin.x as f32, origin.y as f32, origin.z as f32];
+    for with_depth in [true, false] {
+        let mut engine = Perception::new(PerceptionConfig::default(), models.clone(), None);
+        for i in 0..20i64 {
+            engine.on_sample(&pose(i));
+            if with_depth && i % 2 == 0 {
+                engine.on_depth_frame(i * 100_000_000, origin, &wall);
+            }
+        }
+        // Read from the frame at 1.5 s, a while after it was captured.
+        engine.add_texts([read(1_500_000_000)]);
+        let (st, _) = engine.tick(DeviceTime(1_900_000_000), HostTime(0));
+        let d = st.texts[0].distance_m;
+        if with_depth {
+            let d = d.expect("placed by the depth frames");
+            assert!((d - 2.0).abs() < 0.1, "{d}");
+            assert_eq!(st.texts[0].clock.get(), 12);
+        } else {
+            assert_eq!(d, None);
+        }
+    }
+}
+
 /// Aria Gen2's own VIO drives perception like MPS's trajectory (the wearer's speed from it);
 /// when its tracker reports itself lost (quality 0), those poses are not used: the head stays
 /// where the last good pose put it, and the state says tracking is lost until it recovers.

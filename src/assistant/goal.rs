@@ -50,7 +50,9 @@ fn clock_diff(a: u8, b: u8) -> u8 {
     d.min(12 - d)
 }
 
-/// The sign (text read) that `words` name: one of its words is a request word.
+/// The sign (text read) that `words` name: one of its words is a request word. Of several
+/// reads, one placed (its distance known) before one that is not — the same sign read from
+/// afar, before anything placed it, says less — then the most confident.
 pub fn named_sign<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&'a TextFact> {
     state
         .texts
@@ -59,7 +61,11 @@ pub fn named_sign<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&
             let tw = tokens(&x.text);
             words.iter().any(|w| tw.contains(w))
         })
-        .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+        .max_by(|a, b| {
+            (a.distance_m.is_some(), a.confidence)
+                .partial_cmp(&(b.distance_m.is_some(), b.confidence))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
 }
 
 /// Whether `door` is under or close beside `sign`.
@@ -175,5 +181,21 @@ mod tests {
             Some(Goal::Sign(x)) if x.text == "Platform 3"
         ));
         assert_eq!(find_goal("Take me to the stairs", &s), None);
+    }
+
+    #[test]
+    fn of_several_reads_of_a_sign_a_placed_one_is_named() {
+        let mut s = EnvironmentState::empty(DeviceTime(0));
+        // Read from afar, more confidently, before anything placed it; then read near,
+        // placed.
+        let mut far = sign("EXIT", 12, None);
+        far.confidence = 0.99;
+        let near = sign("EXIT", 12, Some(2.5));
+        s.texts = vec![far, near];
+        let words = vec!["exit".to_string()];
+        assert_eq!(named_sign(&words, &s).and_then(|x| x.distance_m), Some(2.5));
+        // Among placed reads (or among unplaced ones), the most confident.
+        s.texts[0].distance_m = Some(3.0);
+        assert_eq!(named_sign(&words, &s).and_then(|x| x.distance_m), Some(3.0));
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::corridor::{blockers, is_hazard, pass_blockers, path_hazards};
 use super::flight::{flight_sentences, flights};
 use super::forms::Form;
-use super::goal::{find_goal, Goal};
+use super::goal::{find_goal, named_sign, Goal};
 use super::intent::resolve;
 use super::objects::{named_objects, object_query, object_sentence};
 use super::phrase::{about_metres, capitalise, clock, metres, steps, turn_towards};
@@ -162,10 +162,11 @@ fn stairs_sentence(m: MotionState) -> Option<&'static str> {
     }
 }
 
+/// The read looked at, then one placed (its distance known), then the most confident.
 fn best_text(state: &EnvironmentState) -> Option<&TextFact> {
     state.texts.iter().max_by(|a, b| {
-        (a.gazed, a.confidence)
-            .partial_cmp(&(b.gazed, b.confidence))
+        (a.gazed, a.distance_m.is_some(), a.confidence)
+            .partial_cmp(&(b.gazed, b.distance_m.is_some(), b.confidence))
             .unwrap_or(std::cmp::Ordering::Equal)
     })
 }
@@ -318,11 +319,9 @@ fn looking_at(state: &EnvironmentState) -> TemplateAnswer {
     )
 }
 
+/// A read naming one of `words`: as [`named_sign`], a placed one first.
 fn matching_text<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&'a TextFact> {
-    state.texts.iter().find(|x| {
-        let tw = tokens(&x.text);
-        words.iter().any(|w| tw.contains(w))
-    })
+    named_sign(words, state)
 }
 
 fn not_found(words: &[String]) -> TemplateAnswer {

@@ -46,6 +46,7 @@ pub mod odometry;
 pub mod openings;
 pub mod points;
 pub mod pose;
+pub mod recent_depth;
 pub mod see_through;
 pub mod seen_moving;
 pub mod sensors;
