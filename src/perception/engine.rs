@@ -27,11 +27,9 @@ use super::obstacles::{
 use super::openings::OpeningDetector; // openings hook (goal routing)
 use super::points::{PointMap, RecentPoints};
 use super::pose::{HeadPose, PoseTracker};
-use super::recent_depth::RecentDepth;
 use super::seen_moving::{MotionVerdict, MotionWitness};
 use super::sensors::SensorModels;
 use super::stereo::filter::{DepthFilter, DepthFilterConfig, DepthFilterStats};
-use super::text_distance::RayHit;
 use super::tracker::{Detection, ThingTracker};
 use super::walking::WalkingTrack;
 use crate::lexicon::thing_label;
@@ -151,8 +149,6 @@ pub struct Perception {
     recent_floor: RecentPoints,
     /// The last depth frames' free space, which tells a thing that moved from one seen anew.
     witness: MotionWitness,
-    /// The last depth frames whole: where texts and things are placed without a map.
-    recent_depth: RecentDepth,
     depth_filter: DepthFilter,
     body_yaw: Option<(i64, f64)>,
     walk: WalkingTrack,
@@ -217,7 +213,6 @@ impl Perception {
             recent: RecentPoints::default(),
             recent_floor: RecentPoints::new(RECENT_FLOOR_WINDOW_NS, MAX_RECENT_FLOOR_POINTS),
             witness: MotionWitness::new(),
-            recent_depth: RecentDepth::new(),
             depth_filter: DepthFilter::default(),
             body_yaw: None,
             walk: WalkingTrack::new(),
@@ -371,9 +366,6 @@ impl Perception {
         );
         self.recent.push(capture_ns, &kept);
         self.witness.add_frame(capture_ns, origin_m, points_world);
-        if self.points.is_none() {
-            self.recent_depth.push(capture_ns, points_world);
-        }
         if self.points.is_none() || self.live_map.is_some() {
             // No semi-dense map shows the floor: the depth points at floor level do, within
             // the range where stereo depth holds a floor height to a few centimetres.
@@ -627,36 +619,24 @@ impl Perception {
         }
     }
 
-    /// Where a text read is in the world ([`Self::box_hit`]); `None` without a pose, an RGB
-    /// calibration or a surface.
+    /// Where a text read is in the world ([`super::text_distance`]): the
+    /// ray through its box from the RGB camera at the head pose of its frame, to the first
+    /// surface of the point map behind it; `None` without a pose, an RGB calibration, a map
+    /// or a surface.
     fn text_world(&self, text: &TextFact) -> Option<[f64; 3]> {
-        let hit = self.box_hit(text.rgb_box, text.at)?;
-        Some([hit.point.x, hit.point.y, hit.point.z])
-    }
-
-    /// Where the ray through the centre of `rgb_box` (an RGB frame captured at `at`), from
-    /// the RGB camera at the head pose of that frame, meets the first surface behind it
-    /// ([`super::text_distance`]): in the point map (semi-dense, or the live map), or,
-    /// without a map, in the last depth frames ([`RecentDepth`]).
-    fn box_hit(&self, rgb_box: [f32; 4], at: DeviceTime) -> Option<RayHit> {
-        let head = self.pose.head(at.ns())?;
+        let head = self.pose.head(text.at.ns())?;
         let camera = self.models.rgb.as_ref()?;
+        let map = self.points.as_ref()?;
         let t_world_device = head.t_world_cpf * self.models.t_device_cpf.inverse();
-        let cfg = super::text_distance::RayHitConfig::default();
-        match self.points.as_ref() {
-            Some(map) => {
-                super::text_distance::text_hit(camera, &t_world_device, rgb_box, map, at, &cfg)
-            }
-            None => {
-                let centre = [
-                    (rgb_box[0] + rgb_box[2]) * 0.5,
-                    (rgb_box[1] + rgb_box[3]) * 0.5,
-                ];
-                let (origin, dir) =
-                    super::text_distance::pixel_ray_world(camera, &t_world_device, centre)?;
-                self.recent_depth.hit(&origin, &dir, at.ns(), &cfg)
-            }
-        }
+        let hit = super::text_distance::text_hit(
+            camera,
+            &t_world_device,
+            text.rgb_box,
+            map,
+            text.at,
+            &super::text_distance::RayHitConfig::default(),
+        )?;
+        Some([hit.point.x, hit.point.y, hit.point.z])
     }
 
     /// Says that an object detector feeds [`Self::add_objects`] (the state says so).
@@ -696,8 +676,17 @@ impl Perception {
             return Placement::Unknown;
         };
         let t_world_device = head.t_world_cpf * self.models.t_device_cpf.inverse();
-        if let Some(hit) = self.box_hit(s.rgb_box, s.at) {
-            return Placement::At([hit.point.x, hit.point.y, hit.point.z]);
+        if let Some(map) = self.points.as_ref() {
+            if let Some(hit) = super::text_distance::text_hit(
+                camera,
+                &t_world_device,
+                s.rgb_box,
+                map,
+                s.at,
+                &super::text_distance::RayHitConfig::default(),
+            ) {
+                return Placement::At([hit.point.x, hit.point.y, hit.point.z]);
+            }
         }
         let [x0, y0, x1, y1] = s.rgb_box;
         if s.class.stands_on_ground() {

@@ -46,7 +46,6 @@ pub mod odometry;
 pub mod openings;
 pub mod points;
 pub mod pose;
-pub mod recent_depth;
 pub mod see_through;
 pub mod seen_moving;
 pub mod sensors;
