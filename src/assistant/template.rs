@@ -319,11 +319,6 @@ fn looking_at(state: &EnvironmentState) -> TemplateAnswer {
     )
 }
 
-/// A read naming one of `words`: as [`named_sign`], a placed one first.
-fn matching_text<'a>(words: &[String], state: &'a EnvironmentState) -> Option<&'a TextFact> {
-    named_sign(words, state)
-}
-
 fn not_found(words: &[String]) -> TemplateAnswer {
     let what = if words.is_empty() {
         "it".to_string()
@@ -365,7 +360,7 @@ fn where_is(request: &str, words: &[String], state: &EnvironmentState) -> Templa
     if let Some(o) = named_objects(words, state).first() {
         return TemplateAnswer::known(vec![object_sentence(o, state)]);
     }
-    if let Some(x) = matching_text(words, state) {
+    if let Some(x) = named_sign(words, state) {
         return TemplateAnswer::known(vec![text_sentence(x, "A sign says")]);
     }
     not_found(words)

@@ -128,12 +128,12 @@ pub fn not_found_note(
     wait: &TextReadWait,
     state: &EnvironmentState,
 ) -> Option<String> {
-    if wait.found || has_text(request, state) {
-        return None;
-    }
     let Some(Some(words)) = text_need(request) else {
         return None;
     };
+    if wait.found || named_sign(&words, state).is_some() {
+        return None;
+    }
     let quoted = words.join(" ");
     Some(match wait.outcome {
         ReadOutcome::NotFound | ReadOutcome::Found => {

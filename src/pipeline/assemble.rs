@@ -240,8 +240,10 @@ pub fn assemble(
     let slam_pair =
         streams.contains(&StreamId::CameraSlamLeft) && streams.contains(&StreamId::CameraSlamRight);
     let static_map = inputs.perception.points.is_some();
-    // Without a semi-dense map, stereo depth builds one live.
-    let live_map = !static_map && opts.sight.stereo_depth && slam_pair && opts.sight.live_map;
+    // Without a semi-dense map, stereo depth sees what is in view, and builds a map live
+    // when asked.
+    let stereo_without_map = !static_map && opts.sight.stereo_depth && slam_pair;
+    let live_map = stereo_without_map && opts.sight.live_map;
     // What the session cannot do, as the state will say it, in the run's notes too.
     for l in crate::perception::limits::limitations(
         &inputs.perception.models,
@@ -259,7 +261,7 @@ pub fn assemble(
     if live_map {
         engine = engine.with_live_map(crate::perception::live_map::LiveMapConfig::default());
         notes.push("no semi-dense map: a map is built live from stereo depth".into());
-    } else if !static_map && opts.sight.stereo_depth && slam_pair {
+    } else if stereo_without_map {
         notes.push(
             "no semi-dense map: obstacles are seen only while in view (a live map: --live-map)"
                 .into(),
