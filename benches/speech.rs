@@ -142,6 +142,7 @@ fn alert_to_sink(c: &mut Criterion) {
         capture: DeviceTime(0),
         decided: clock.now(),
         earcon: None,
+        cue: None,
         pan: vista::speech::Pan::CENTRE,
         urgent: priority == Priority::Alert,
     };

@@ -257,6 +257,7 @@ fn answers_in_the_piper_voice_and_alerts_in_espeak_ng_on_one_timeline() {
         capture: DeviceTime(0),
         decided: HostTime(at_ms * 1_000_000),
         earcon: None,
+        cue: None,
         pan: Pan::CENTRE,
         urgent: true,
     };

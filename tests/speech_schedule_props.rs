@@ -5,10 +5,11 @@
 //! cut, an alert starts the moment it is decided (or when the alert before it ends),
 //! speech never starts before its decision, cuts happen exactly at a later decision,
 //! a heads-up (an alert not urgent) never cuts an answer clause that ends within the wait,
-//! and stale ambient updates are never spoken.
+//! stale ambient updates are never spoken, and cues heard over speech change nothing that
+//! is said or when.
 
 use proptest::prelude::*;
-use vista::speech::queue::{Priority, QueueConfig, Utterance};
+use vista::speech::queue::{DropReason, Priority, QueueConfig, Utterance};
 use vista::speech::schedule::{Output, Scheduler};
 use vista::speech::timeline::Timeline;
 use vista::speech::transcript::TranscriptEntry;
@@ -27,6 +28,7 @@ impl Output for Collect {
         samples: &[i16],
         _pan: vista::speech::Pan,
         _first_of: Option<&Utterance>,
+        _over: Option<vista::speech::schedule::Over<'_>>,
     ) {
         self.runs.push((start_index, samples.len()));
     }
@@ -69,6 +71,7 @@ fn arb_utts() -> impl Strategy<Value = Vec<Utterance>> {
                     capture: DeviceTime(i as i64),
                     decided: HostTime(t * MS),
                     earcon: None,
+                    cue: None,
                     pan: vista::speech::Pan::CENTRE,
                     urgent,
                 }
@@ -185,5 +188,93 @@ proptest! {
         let audio: u64 = out.runs.iter().map(|r| r.1 as u64).sum();
         let spoken: i64 = spans.iter().map(|(a, b)| (b - a) / MS).sum();
         prop_assert_eq!(audio as i64, spoken);
+    }
+}
+
+/// The scheduler's output for `utts` with a tick cue at each of `cues_ms` (request ids
+/// from 1000 up), driven as a timeline sink drives it.
+fn run_with_cues(utts: &[Utterance], cues_ms: &[i64]) -> Collect {
+    let config = QueueConfig {
+        ambient_max_age_ns: MAX_AGE_MS * MS,
+        heads_up_wait_ns: HEADS_UP_WAIT_MS * MS,
+    };
+    let mut s = Scheduler::new(config, TL);
+    let mut out = Collect::default();
+    let cues = cues_ms.iter().enumerate().map(|(i, &t)| Utterance {
+        text: String::new(),
+        priority: Priority::Alert,
+        request_id: 1_000 + i as u64,
+        capture: DeviceTime(0),
+        decided: HostTime(t * MS),
+        earcon: Some(vista::speech::Earcon::Tick),
+        cue: None,
+        pan: vista::speech::Pan::of_clock_hour(3),
+        urgent: true,
+    });
+    let mut all: Vec<(bool, Utterance)> = utts
+        .iter()
+        .cloned()
+        .map(|u| (false, u))
+        .chain(cues.map(|c| (true, c)))
+        .collect();
+    all.sort_by_key(|(_, u)| u.decided);
+    for (cue, u) in all {
+        s.advance(TL.index_of(u.decided), 0, &mut synth, &mut out);
+        if cue {
+            s.cue(u, &mut out);
+        } else {
+            s.push(u, &mut out);
+        }
+    }
+    s.drain(&mut synth, &mut out);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Cues change nothing that is said or when: each plays whole (40 ms), at its decision
+    /// or where the cue before it ends, over speech or alone; too many at once are dropped
+    /// and said so.
+    #[test]
+    fn cues_neither_delay_nor_cut_speech(
+        utts in arb_utts(),
+        cues_ms in prop::collection::vec(0i64..3_000, 0..12),
+    ) {
+        let plain = run_with_cues(&utts, &[]);
+        let cued = run_with_cues(&utts, &cues_ms);
+        // (What was never heard is stamped with the audio's end then, which a cue may
+        // have moved.)
+        let speech = |c: &Collect| -> Vec<TranscriptEntry> {
+            c.entries
+                .iter()
+                .filter(|e| e.request_id < 1_000)
+                .map(|e| TranscriptEntry {
+                    end_ns: if e.first_audio_ns.is_some() { e.end_ns } else { 0 },
+                    ..e.clone()
+                })
+                .collect()
+        };
+        prop_assert_eq!(speech(&plain), speech(&cued));
+        let mut last_end = i64::MIN;
+        let mut played = 0;
+        for e in cued.entries.iter().filter(|e| e.request_id >= 1_000) {
+            match e.first_audio_ns {
+                Some(first) => {
+                    prop_assert!(first >= e.decided_ns);
+                    prop_assert_eq!(e.end_ns - first, 40 * MS);
+                    prop_assert!(!e.interrupted);
+                    prop_assert!(first >= last_end, "cues overlap: {:?}", e);
+                    last_end = e.end_ns;
+                    played += 1;
+                }
+                None => prop_assert_eq!(e.dropped, Some(DropReason::CuesFull)),
+            }
+        }
+        prop_assert!(played >= cues_ms.len().min(vista::speech::cue::MAX_CUES));
+        // Runs never overlap, with or without cues.
+        for w in cued.runs.windows(2) {
+            prop_assert!(w[1].0 >= w[0].0 + w[0].1 as u64);
+        }
     }
 }

@@ -23,6 +23,7 @@ fn utt(priority: Priority, request_id: u64, text: &str, decided_ms: i64) -> Utte
         capture: DeviceTime(decided_ms * MS - 40 * MS),
         decided: HostTime(decided_ms * MS),
         earcon: None,
+        cue: None,
         pan: Pan::CENTRE,
         urgent: priority == Priority::Alert,
     }
@@ -650,4 +651,60 @@ fn earcons_play_alone_or_before_the_words() {
     let (x, y) = sweep.split_at(sweep.len() / 2);
     let up = |s: &[i16]| s.windows(2).filter(|w| w[0] < 0 && w[1] >= 0).count();
     assert!(up(y) > up(x));
+}
+
+/// A heads-up that waits for the answer clause being said is heard at once as its cue: its
+/// kind's tone over the clause, from its side, under the alert's id; the words follow the
+/// clause, with no tone of their own; the clause itself is neither cut nor moved.
+#[test]
+fn a_heads_up_is_heard_at_once_over_the_clause_it_waits_for() {
+    use vista::speech::Earcon;
+    let clause = "The exit door is at one o'clock, about seven metres away.";
+    let answer = utt(Priority::Answer, 1, clause, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let (alone, _) = speak_to_stereo_wav(dir.path(), std::slice::from_ref(&answer), 8_000);
+    let a = alone.transcript[0].clone();
+    let (start, end) = (a.first_audio_ns.unwrap(), a.end_ns);
+    // Decided with 600 ms of the clause left (a heads-up waits for up to 1 s).
+    let at_ms = (end - 600 * MS) / MS;
+    let mut heads_up = utt(Priority::Alert, 2, "Obstacle 3 o'clock.", at_ms);
+    heads_up.urgent = false;
+    heads_up.cue = Some(Earcon::Double);
+    heads_up.pan = Pan::of_clock_hour(3);
+    let dir = tempfile::tempdir().unwrap();
+    let (report, frames) = speak_to_stereo_wav(dir.path(), &[answer, heads_up], 8_000);
+    let t = &report.transcript;
+    let said: Vec<(u64, &str, bool)> = t
+        .iter()
+        .map(|e| (e.request_id, e.text.as_str(), e.interrupted))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (2, "", false),
+            (1, clause, false),
+            (2, "Obstacle 3 o'clock.", false),
+        ]
+    );
+    // The cue at the alert's decision (its first whole sample), the clause whole from its
+    // start, the words right after it.
+    let sample_ns = 1e9 / f64::from(RATE);
+    let cue_at = t[0].first_audio_ns.unwrap() - at_ms * MS;
+    assert!((0.0..sample_ns).contains(&(cue_at as f64)), "{t:?}");
+    assert_eq!(t[1].first_audio_ns, Some(start), "{t:?}");
+    assert!(t[0].end_ns < t[1].end_ns, "{t:?}");
+    assert_eq!(t[2].first_audio_ns, Some(t[1].end_ns), "{t:?}");
+    assert_eq!(t[0].earcon, Some(Earcon::Double));
+    assert_eq!(t[2].earcon, None);
+    // Over the clause (centre), the cue leans right: the right ear gets more there than the
+    // left, which it does not where the clause is heard alone.
+    let (a, b) = spoken(&t[0]).unwrap();
+    let lean = |s: &[[i16; 2]]| -> f64 {
+        s.iter()
+            .map(|f| f64::from(f[1]).powi(2) - f64::from(f[0]).powi(2))
+            .sum()
+    };
+    assert!(lean(&frames[a..b]) > 0.0);
+    let before = spoken(&t[1]).unwrap().0;
+    assert_eq!(lean(&frames[before..before + (b - a)]), 0.0);
 }

@@ -472,6 +472,7 @@ impl Alerter {
             .saturating_add(said_ns);
         let capture = named.iter().map(|n| n.evidence).max().unwrap_or(e.evidence);
         let clock_hour = named.first().map_or(e.thing.clock, |n| n.thing.clock);
+        let first_kind = named.first().map_or(e.thing.kind, |n| n.thing.kind);
         let any_urgent = named.iter().any(|n| self.is_urgent(n));
         self.last_any = Some(LastAlert {
             at: now,
@@ -492,6 +493,9 @@ impl Alerter {
             capture,
             decided: now,
             earcon,
+            // Its (most urgent) thing's tone, heard at once should its words wait for an
+            // answer clause to end.
+            cue: Some(earcon_of(first_kind)),
             // Heard from its (most urgent) thing's side: where it is before what it is.
             pan: Pan::of_clock_hour(clock_hour.get()),
             urgent: any_urgent,

@@ -222,6 +222,7 @@ impl<'a> Speech<'a> {
                 capture: self.job.state.at,
                 decided: now,
                 earcon: None,
+                cue: None,
                 pan: crate::speech::Pan::CENTRE,
                 urgent: false,
             });

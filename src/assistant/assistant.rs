@@ -474,6 +474,7 @@ impl Assistant {
                 capture,
                 decided: now,
                 earcon: None,
+                cue: None,
                 pan: crate::speech::Pan::CENTRE,
                 urgent: false,
             });

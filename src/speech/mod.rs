@@ -1,7 +1,8 @@
 //! Speaking: eSpeak NG text to speech on its own thread ([`tts`], over the hand-written FFI
 //! in [`espeak_ffi`]), a Piper neural voice on ONNX Runtime that eSpeak NG phonemises for
 //! ([`piper`]), a clause chunker for streamed tokens ([`chunker`]), priorities with barge-in
-//! ([`queue`]), short tones for frequent events ([`earcon`]), a scheduler that lays
+//! ([`queue`]), short tones for frequent events ([`earcon`]) and an alert's tone heard at once
+//! over the speech it waits behind ([`cue`]), a scheduler that lays
 //! utterances out on the session timeline ([`schedule`], [`timeline`]), the speaker thread
 //! that drives it ([`speaker`]), answers streamed token by token ([`stream`]), a session's
 //! `--speak DIR` set-up ([`run_speech`]), audio sinks ([`sink`]), the transcript
@@ -9,6 +10,7 @@
 //! the ears ([`pan`]).
 
 pub mod chunker;
+pub mod cue;
 pub mod earcon;
 pub mod espeak_ffi;
 pub mod pace;

@@ -49,6 +49,11 @@ pub struct Utterance {
     pub decided: HostTime,
     /// A short tone played before the text (the text may then be empty).
     pub earcon: Option<Earcon>,
+    /// An alert's tone that stands for it while its words wait for the answer clause being
+    /// said (a heads-up lets a clause that ends soon end first): heard at once over that
+    /// clause as a cue ([`crate::speech::cue`]), from the same side; the words follow
+    /// without a tone of their own.
+    pub cue: Option<Earcon>,
     /// Where it is heard between the ears (an alert from its thing's side).
     pub pan: Pan,
     /// An alert that must be heard at once (something close or soon reached): it cuts the
@@ -74,6 +79,8 @@ pub enum DropReason {
     Stale,
     /// The assistant withdrew the rest of its answer (guidance an alert made stale).
     Withdrawn,
+    /// Too many cues waited to sound over speech ([`super::cue::MAX_CUES`]).
+    CuesFull,
 }
 
 /// Queue settings.
@@ -278,6 +285,7 @@ mod tests {
             capture: DeviceTime(0),
             decided: HostTime(decided_ns),
             earcon: None,
+            cue: None,
             pan: Pan::CENTRE,
             urgent: false,
         }

@@ -15,16 +15,41 @@
 //! the moment its synthesis ended: a voice that synthesises a clause whole before playing it
 //! (Piper) delays its own first audio, and the transcript says so.
 
+use super::cue::CueTrack;
 use super::pan::Pan;
 use super::queue::{Admission, Priority, QueueConfig, SpeechQueue, Utterance};
 use super::timeline::Timeline;
 use super::transcript::TranscriptEntry;
 
+/// A cue's samples heard over the audio of the same timeline samples ([`super::cue`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Over<'a> {
+    /// As many samples as the audio they sound over.
+    pub samples: &'a [i16],
+    /// Where the cue is heard.
+    pub pan: Pan,
+    /// The cue, when these are its first samples.
+    pub first_of: Option<&'a Utterance>,
+}
+
+/// An alert whose words would wait longer than this (ns) for the clause being said is heard
+/// at once as its cue ([`Utterance::cue`]): hazard evidence → first sound stays within
+/// 150 ms.
+pub const CUE_AFTER_NS: i64 = 150_000_000;
+
 /// Where the scheduler's results go.
 pub trait Output {
     /// Audio for timeline samples `start_index..start_index + samples.len()`, heard at
-    /// `pan`; `first_of` is the utterance whose first samples these are, if they are.
-    fn audio(&mut self, start_index: u64, samples: &[i16], pan: Pan, first_of: Option<&Utterance>);
+    /// `pan`; `first_of` is the utterance whose first samples these are, if they are; `over`
+    /// a cue heard at the same time.
+    fn audio(
+        &mut self,
+        start_index: u64,
+        samples: &[i16],
+        pan: Pan,
+        first_of: Option<&Utterance>,
+        over: Option<Over<'_>>,
+    );
     /// One finished transcript entry (spoken, interrupted or dropped).
     fn entry(&mut self, entry: TranscriptEntry);
     /// An alert cut answer `request_id`: stopped it while it played, or came before some of
@@ -82,6 +107,8 @@ pub struct Scheduler {
     /// Where the clock is, on a real-time clock (`None`: virtual time, nothing waits for
     /// synthesis).
     now: Option<NowIndex>,
+    /// Earcons heard over whatever plays ([`Self::cue`]).
+    cues: CueTrack,
 }
 
 impl Scheduler {
@@ -94,6 +121,7 @@ impl Scheduler {
             current: None,
             resumed: None,
             now: None,
+            cues: CueTrack::default(),
         }
     }
 
@@ -117,15 +145,120 @@ impl Scheduler {
     /// Where the current utterance starts, while none of it has been emitted (on a
     /// real-time clock its synthesis may have ended beyond the frontier); `None` otherwise.
     pub fn pending_start(&self) -> Option<u64> {
-        self.current
+        let speech = self
+            .current
             .as_ref()
             .filter(|c| c.emitted == 0)
-            .map(|c| c.start)
+            .map(|c| c.start);
+        match (speech, self.cues.pending_start()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// True when nothing plays and nothing waits.
     pub fn is_idle(&self) -> bool {
-        self.current.is_none() && self.queue.is_empty()
+        self.current.is_none() && self.queue.is_empty() && self.cues.is_empty()
+    }
+
+    /// Sounds `u`'s earcon at its decision time (or the frontier, or where the cue before
+    /// it ends, whichever is latest) over whatever is being said then, without waiting for
+    /// it or delaying it: an alert whose words must wait is heard at once. Its words, if
+    /// any, are not said (the alert's own utterance says them). An utterance without an
+    /// earcon is ignored.
+    pub fn cue(&mut self, u: Utterance, out: &mut dyn Output) {
+        let Some(earcon) = u.earcon else {
+            return;
+        };
+        let start = self
+            .frontier
+            .max(self.timeline.index_at_or_after(u.decided));
+        let samples = earcon.render(self.timeline.rate_hz);
+        let u = Utterance {
+            text: String::new(),
+            ..u
+        };
+        if let Some(gave_way) = self.cues.add(u, start, samples) {
+            let now_ns = self.timeline.time_of(self.frontier).ns();
+            out.entry(TranscriptEntry::dropped(
+                &gave_way,
+                super::queue::DropReason::CuesFull,
+                now_ns,
+            ));
+        }
+    }
+
+    /// Hands out the next run of audio before `until`: the playing utterance's samples, a
+    /// cue's, or both mixed where both play. False when none is due before `until`.
+    fn emit_run(&mut self, until: u64, out: &mut dyn Output) -> bool {
+        let speech = self
+            .current
+            .as_ref()
+            .filter(|c| c.emitted < c.samples.len())
+            .map(|c| (c.start + c.emitted as u64, c.start + c.samples.len() as u64));
+        let cue = self.cues.front().map(|q| (q.next(), q.end()));
+        let Some(at) = [speech, cue]
+            .into_iter()
+            .flatten()
+            .map(|(next, _)| next)
+            .min()
+        else {
+            return false;
+        };
+        if at >= until {
+            return false;
+        }
+        // The run ends where either starts or ends, or at `until`.
+        let end = [speech, cue]
+            .into_iter()
+            .flatten()
+            .map(|(next, end)| if next == at { end } else { next })
+            .fold(until, u64::min);
+        let n = (end - at) as usize;
+        let speaking = speech.is_some_and(|(next, _)| next == at);
+        let cueing = cue.is_some_and(|(next, _)| next == at);
+        let cue_first = self
+            .cues
+            .front()
+            .filter(|q| cueing && q.emitted == 0)
+            .map(|q| q.utt.clone());
+        let (cue_samples, finished) = if cueing {
+            self.cues.take(n)
+        } else {
+            (Vec::new(), None)
+        };
+        let cue_pan = cue_first
+            .as_ref()
+            .or(finished.as_ref().map(|c| &c.utt))
+            .map(|u| u.pan);
+        match self.current.as_mut().filter(|_| speaking) {
+            Some(c) => {
+                let over = cue_pan.map(|pan| Over {
+                    samples: &cue_samples,
+                    pan,
+                    first_of: cue_first.as_ref(),
+                });
+                if let Some(s) = c.samples.get(c.emitted..c.emitted + n) {
+                    out.audio(at, s, c.utt.pan, (c.emitted == 0).then_some(&c.utt), over);
+                }
+                if c.emitted == 0 && c.utt.priority == Priority::Answer {
+                    self.queue.note_heard(c.utt.request_id);
+                }
+                c.emitted += n;
+            }
+            None => {
+                if let Some(pan) = cue_pan {
+                    out.audio(at, &cue_samples, pan, cue_first.as_ref(), None);
+                }
+            }
+        }
+        self.frontier = self.frontier.max(end);
+        if let Some(q) = finished {
+            let mut entry = TranscriptEntry::new(&q.utt, self.timeline.time_of(q.end()).ns());
+            entry.first_audio_ns = Some(self.timeline.time_of(q.start).ns());
+            out.entry(entry);
+        }
+        true
     }
 
     /// Admits an utterance, interrupting the playing one at the frontier if its priority
@@ -144,6 +277,19 @@ impl Scheduler {
                 c.utt.priority == Priority::Answer
                     && self.left_ns(c) <= self.queue.config().heads_up_wait_ns
             });
+        // Its words wait for the clause: its tone is heard at once, over it.
+        let mut u = u;
+        let wait_ns = self.current.as_ref().map_or(0, |c| self.left_ns(c));
+        if heads_up_waits && wait_ns > CUE_AFTER_NS {
+            if let Some(tone) = u.cue.take() {
+                let cue = Utterance {
+                    earcon: Some(tone),
+                    ..u.clone()
+                };
+                self.cue(cue, out);
+                u.earcon = None;
+            }
+        }
         let Admission {
             interrupt_current,
             dropped,
@@ -210,23 +356,12 @@ impl Scheduler {
     /// `floor`, the frontier, or their own decision time.
     pub fn advance(&mut self, until: u64, floor: u64, synth: &mut dyn Synth, out: &mut dyn Output) {
         loop {
-            if let Some(c) = self.current.as_mut() {
-                let end = c.start + c.samples.len() as u64;
-                let from = c.start + c.emitted as u64;
-                let upto = end.min(until);
-                if upto > from {
-                    let n = (upto - from) as usize;
-                    if let Some(s) = c.samples.get(c.emitted..c.emitted + n) {
-                        out.audio(from, s, c.utt.pan, (c.emitted == 0).then_some(&c.utt));
-                    }
-                    if c.emitted == 0 && c.utt.priority == Priority::Answer {
-                        self.queue.note_heard(c.utt.request_id);
-                    }
-                    c.emitted += n;
-                    self.frontier = upto;
-                }
+            if let Some(c) = self.current.as_ref() {
                 if c.emitted < c.samples.len() {
-                    return;
+                    if !self.emit_run(until, out) {
+                        return;
+                    }
+                    continue;
                 }
                 if let Some(c) = self.current.take() {
                     self.finish(c, false, out);
@@ -251,6 +386,8 @@ impl Scheduler {
             }
             let Some(utt) = next else {
                 if self.queue.is_empty() {
+                    // Nothing to say: cues play alone.
+                    while self.emit_run(until, out) {}
                     return;
                 }
                 continue;
@@ -320,10 +457,12 @@ mod tests {
     use super::*;
     use crate::time::{DeviceTime, HostTime};
 
-    /// Collects output; audio as (start, len) runs.
+    /// Collects output; audio as (start, len) runs, and the runs of cues heard over them
+    /// as (start, len, pan).
     #[derive(Default)]
     struct Collect {
         runs: Vec<(u64, usize)>,
+        over: Vec<(u64, usize, Pan)>,
         entries: Vec<TranscriptEntry>,
     }
     impl Output for Collect {
@@ -333,8 +472,13 @@ mod tests {
             samples: &[i16],
             _pan: Pan,
             _first_of: Option<&Utterance>,
+            over: Option<Over<'_>>,
         ) {
             self.runs.push((start_index, samples.len()));
+            if let Some(o) = over {
+                assert_eq!(o.samples.len(), samples.len());
+                self.over.push((start_index, o.samples.len(), o.pan));
+            }
         }
         fn entry(&mut self, entry: TranscriptEntry) {
             self.entries.push(entry);
@@ -359,6 +503,7 @@ mod tests {
             capture: DeviceTime(0),
             decided: HostTime(decided_ms * 1_000_000),
             earcon: None,
+            cue: None,
             pan: Pan::CENTRE,
             urgent: p == Priority::Alert,
         }
@@ -491,6 +636,31 @@ mod tests {
     }
 
     #[test]
+    fn a_heads_up_that_waits_for_the_clause_is_heard_at_once_as_its_cue() {
+        let ms = |m: i64| m * 1_000_000;
+        let tick = Some(crate::speech::Earcon::Tick);
+        let hu = |decided_ms| Utterance {
+            cue: tick,
+            ..heads_up(2, 20, decided_ms)
+        };
+        // 600 ms of the clause left: the tick at once over it, the words after it.
+        let out = offline(vec![u(Priority::Answer, 1, 1_000, 0), hu(400)]);
+        let got: Vec<(u64, &str, Option<i64>)> = out
+            .entries
+            .iter()
+            .map(|e| (e.request_id, e.text.as_str(), e.first_audio_ns))
+            .collect();
+        assert_eq!(got[0], (2, "", Some(ms(400))));
+        assert_eq!(out.entries[0].earcon, tick);
+        assert_eq!(got[2], (2, "xxxxxxxxxxxxxxxxxxxx", Some(ms(1_000))));
+        assert_eq!(out.over, [(400, 40, Pan::CENTRE)]);
+        // 100 ms left: the words follow within the cue's time; no cue.
+        let out = offline(vec![u(Priority::Answer, 1, 1_000, 0), hu(900)]);
+        assert!(out.entries.iter().all(|e| !e.text.is_empty()));
+        assert!(out.over.is_empty());
+    }
+
+    #[test]
     fn a_withdrawn_answer_stops_where_the_alert_cut_it() {
         let mut s = Scheduler::new(QueueConfig::default(), TL);
         let mut out = Collect::default();
@@ -583,6 +753,85 @@ mod tests {
         s.advance(100, 90, &mut synth, &mut out);
         assert_eq!(out.runs, [(20, 5), (25, 5)]);
         assert_eq!(out.entries[0].first_audio_ns, Some(20_000_000));
+        assert!(s.is_idle());
+    }
+
+    fn cue_at(id: u64, decided_ms: i64, pan: Pan) -> Utterance {
+        Utterance {
+            earcon: Some(crate::speech::Earcon::Tick),
+            cue: None,
+            pan,
+            ..u(Priority::Alert, id, 5, decided_ms)
+        }
+    }
+
+    #[test]
+    fn a_cue_sounds_at_once_over_the_alert_being_said_from_its_own_side() {
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        s.push(u(Priority::Alert, 1, 100, 0), &mut out);
+        s.advance(30, 0, &mut synth, &mut out);
+        let right = Pan::of_clock_hour(3);
+        s.cue(cue_at(2, 30, right), &mut out);
+        s.drain(&mut synth, &mut out);
+        // The tick (40 ms at 1 kHz) is mixed over samples 30..70 of the alert, which is
+        // neither cut nor delayed.
+        assert_eq!(out.runs, [(0, 30), (30, 40), (70, 30)]);
+        assert_eq!(out.over, [(30, 40, right)]);
+        let got: Vec<(u64, Option<i64>, i64, bool, &str)> = out
+            .entries
+            .iter()
+            .map(|e| {
+                (
+                    e.request_id,
+                    e.first_audio_ns,
+                    e.end_ns,
+                    e.interrupted,
+                    e.text.as_str(),
+                )
+            })
+            .collect();
+        let ms = |m: i64| m * 1_000_000;
+        assert_eq!(
+            got,
+            [
+                (2, Some(ms(30)), ms(70), false, ""),
+                (1, Some(0), ms(100), false, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+            ]
+        );
+        assert!(s.is_idle());
+    }
+
+    #[test]
+    fn a_cue_plays_alone_in_silence_and_speech_that_follows_is_not_held_for_it() {
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        s.cue(cue_at(1, 0, Pan::CENTRE), &mut out);
+        // A second cue asked for during the first follows it.
+        s.cue(cue_at(2, 20, Pan::CENTRE), &mut out);
+        s.advance(10, 0, &mut synth, &mut out);
+        s.push(u(Priority::Answer, 3, 50, 10), &mut out);
+        s.drain(&mut synth, &mut out);
+        // Cue 1 alone for 10 ms, then under the answer from its decision time; cue 2 from
+        // 40 ms to 80 ms, over the answer's last 20 ms and then alone.
+        assert_eq!(out.runs, [(0, 10), (10, 30), (40, 20), (60, 20)]);
+        assert_eq!(out.over, [(10, 30, Pan::CENTRE), (40, 20, Pan::CENTRE)]);
+        let starts: Vec<(u64, Option<i64>)> = out
+            .entries
+            .iter()
+            .map(|e| (e.request_id, e.first_audio_ns))
+            .collect();
+        assert_eq!(
+            starts,
+            [(1, Some(0)), (3, Some(10_000_000)), (2, Some(40_000_000))]
+        );
+    }
+
+    #[test]
+    fn an_utterance_without_an_earcon_is_no_cue() {
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        s.cue(u(Priority::Alert, 1, 5, 0), &mut out);
         assert!(s.is_idle());
     }
 }

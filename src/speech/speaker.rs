@@ -22,7 +22,7 @@ use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError, Sender};
 use super::pan::Pan;
 use super::piper::{PiperError, PiperScales, PiperVoice};
 use super::queue::{Priority, QueueConfig, Utterance};
-use super::schedule::{NowIndex, Output, Scheduler};
+use super::schedule::{NowIndex, Output, Over, Scheduler};
 use super::sink::{AudioSink, Pacing, SinkError};
 use super::timeline::Timeline;
 use super::transcript::{TranscriptEntry, TranscriptError, TranscriptWriter};
@@ -520,13 +520,26 @@ struct SinkOutput {
 }
 
 impl Output for SinkOutput {
-    fn audio(&mut self, start_index: u64, samples: &[i16], pan: Pan, first_of: Option<&Utterance>) {
+    fn audio(
+        &mut self,
+        start_index: u64,
+        samples: &[i16],
+        pan: Pan,
+        first_of: Option<&Utterance>,
+        over: Option<Over<'_>>,
+    ) {
         self.report.speech_samples += samples.len() as u64;
         self.report.timeline_samples = start_index + samples.len() as u64;
         if self.error.is_some() {
             return;
         }
-        if let Err(e) = self.sink.write(start_index, samples, pan) {
+        let written = match over {
+            Some(o) => self
+                .sink
+                .write_over(start_index, samples, pan, o.samples, o.pan),
+            None => self.sink.write(start_index, samples, pan),
+        };
+        if let Err(e) = written {
             log::error!("speech: {e}; further audio is discarded");
             self.error = Some(e.into());
             return;
@@ -537,13 +550,18 @@ impl Output for SinkOutput {
             self.heard_answer
                 .fetch_max(u.request_id.saturating_add(1), Ordering::AcqRel);
         }
-        if let (Some(tx), Some(u)) = (&self.events, first_of) {
-            let _ = tx.try_send(FirstAudio {
-                priority: u.priority,
-                request_id: u.request_id,
-                decided: u.decided,
-                in_sink: HostTime::now(),
-            });
+        if let Some(tx) = &self.events {
+            for u in [first_of, over.and_then(|o| o.first_of)]
+                .into_iter()
+                .flatten()
+            {
+                let _ = tx.try_send(FirstAudio {
+                    priority: u.priority,
+                    request_id: u.request_id,
+                    decided: u.decided,
+                    in_sink: HostTime::now(),
+                });
+            }
         }
     }
 

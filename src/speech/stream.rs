@@ -72,6 +72,7 @@ impl<'a> AnswerStream<'a> {
                 capture: self.capture,
                 decided: now,
                 earcon: None,
+                cue: None,
                 pan: super::pan::Pan::CENTRE,
                 urgent: false,
             };
@@ -122,6 +123,7 @@ impl<'a> AnswerStream<'a> {
                 capture: self.capture,
                 decided: now,
                 earcon: None,
+                cue: None,
                 pan: super::pan::Pan::CENTRE,
                 urgent: false,
             }) {

@@ -36,6 +36,9 @@ pub struct DeviceSink {
     producer: HeapProd<f32>,
     resampler: LinearResampler,
     scratch: Vec<f32>,
+    /// Resamples the cues heard over speech ([`AudioSink::write_over`]).
+    cue_resampler: LinearResampler,
+    cue_scratch: Vec<f32>,
     /// Interleaved stereo frames of `scratch`.
     frames: Vec<f32>,
     failed: Arc<AtomicBool>,
@@ -104,6 +107,8 @@ impl DeviceSink {
             producer: opened.producer,
             resampler: LinearResampler::new(source_rate_hz, opened.rate_hz),
             scratch: Vec::new(),
+            cue_resampler: LinearResampler::new(source_rate_hz, opened.rate_hz),
+            cue_scratch: Vec::new(),
             frames: Vec::new(),
             failed,
             underruns,
@@ -329,13 +334,39 @@ impl AudioSink for DeviceSink {
         Pacing::RealTime
     }
 
-    fn write(&mut self, _start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError> {
+    fn write(&mut self, start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError> {
+        self.write_over(start_index, samples, pan, &[], Pan::CENTRE)
+    }
+
+    fn write_over(
+        &mut self,
+        _start_index: u64,
+        samples: &[i16],
+        pan: Pan,
+        over: &[i16],
+        over_pan: Pan,
+    ) -> Result<(), SinkError> {
         self.scratch.clear();
         self.resampler.process(samples, &mut self.scratch);
         let (gl, gr) = pan.gains();
         self.frames.clear();
         self.frames
             .extend(self.scratch.iter().flat_map(|&v| [v * gl, v * gr]));
+        if !over.is_empty() {
+            // The cue has its own resampler (continuous across its runs); a sample more or
+            // less than the speech's at a run's end is left out.
+            let n = over.len().min(samples.len());
+            self.cue_scratch.clear();
+            self.cue_resampler
+                .process(over.get(..n).unwrap_or(&[]), &mut self.cue_scratch);
+            let (cl, cr) = over_pan.gains();
+            for (f, &v) in self.frames.chunks_exact_mut(2).zip(&self.cue_scratch) {
+                if let [l, r] = f {
+                    *l = (*l + v * cl).clamp(-1.0, 1.0);
+                    *r = (*r + v * cr).clamp(-1.0, 1.0);
+                }
+            }
+        }
         let mut rest = &self.frames[..];
         let mut last_progress = Instant::now();
         while !rest.is_empty() {

@@ -62,6 +62,25 @@ pub trait AudioSink: Send {
     /// Audio for timeline samples `start_index..start_index + samples.len()`. Timeline sinks
     /// fill any gap before `start_index` with silence; real-time sinks play it next.
     fn write(&mut self, start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError>;
+    /// Like [`Self::write`], with a cue's samples `over` (as many as `samples`; extra ones
+    /// are ignored, missing ones are silence) heard at the same time from `over_pan`: an
+    /// alert's earcon sounding over the speech being said. By default the two are summed
+    /// and heard at `pan`; stereo sinks place each on its own side.
+    fn write_over(
+        &mut self,
+        start_index: u64,
+        samples: &[i16],
+        pan: Pan,
+        over: &[i16],
+        _over_pan: Pan,
+    ) -> Result<(), SinkError> {
+        let mixed: Vec<i16> = samples
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| s.saturating_add(over.get(i).copied().unwrap_or(0)))
+            .collect();
+        self.write(start_index, &mixed, pan)
+    }
     /// No more audio: timeline sinks pad silence up to `end_index` (if later than what they
     /// hold) and close; real-time sinks let what they hold play out.
     fn finish(&mut self, end_index: Option<u64>) -> Result<(), SinkError>;

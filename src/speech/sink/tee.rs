@@ -39,6 +39,20 @@ impl AudioSink for TeeSink {
         self.record.write(start_index, samples, pan)
     }
 
+    fn write_over(
+        &mut self,
+        start_index: u64,
+        samples: &[i16],
+        pan: Pan,
+        over: &[i16],
+        over_pan: Pan,
+    ) -> Result<(), SinkError> {
+        self.live
+            .write_over(start_index, samples, pan, over, over_pan)?;
+        self.record
+            .write_over(start_index, samples, pan, over, over_pan)
+    }
+
     fn finish(&mut self, end_index: Option<u64>) -> Result<(), SinkError> {
         let live = self.live.finish(end_index);
         self.record.finish(end_index)?;

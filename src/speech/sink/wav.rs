@@ -91,6 +91,17 @@ impl AudioSink for WavSink {
     }
 
     fn write(&mut self, start_index: u64, samples: &[i16], pan: Pan) -> Result<(), SinkError> {
+        self.write_over(start_index, samples, pan, &[], Pan::CENTRE)
+    }
+
+    fn write_over(
+        &mut self,
+        start_index: u64,
+        samples: &[i16],
+        pan: Pan,
+        over: &[i16],
+        over_pan: Pan,
+    ) -> Result<(), SinkError> {
         self.pad_to(start_index)?;
         // Anything before the cursor is already in the file (the scheduler never overlaps).
         let skip = self
@@ -99,7 +110,16 @@ impl AudioSink for WavSink {
             .min(samples.len() as u64) as usize;
         let mut frames = std::mem::take(&mut self.frames);
         frames.clear();
-        pan.place(samples.get(skip..).unwrap_or(&[]), &mut frames);
+        let rest = samples.get(skip..).unwrap_or(&[]);
+        pan.place(rest, &mut frames);
+        if let Some(over) = over.get(skip..).filter(|o| !o.is_empty()) {
+            let n = over.len().min(rest.len());
+            let mut cue = Vec::with_capacity(2 * n);
+            over_pan.place(over.get(..n).unwrap_or(&[]), &mut cue);
+            for (f, c) in frames.iter_mut().zip(cue) {
+                *f = f.saturating_add(c);
+            }
+        }
         for pair in frames.chunks_exact(2) {
             let &[left, right] = pair else { break };
             let r = match self.writer.as_mut() {
@@ -124,5 +144,32 @@ impl AudioSink for WavSink {
             Some(w) => w.finalize().map_err(|e| self.err(e)),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cue_over_speech_is_heard_from_its_own_side() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.wav");
+        let mut w = WavSink::create(&path, 1_000).unwrap();
+        // Speech in the centre; a cue from the far right over its last two samples.
+        let right = Pan::of_clock_hour(3);
+        w.write(0, &[100, 100], Pan::CENTRE).unwrap();
+        w.write_over(2, &[100, 100], Pan::CENTRE, &[1_000, 1_000], right)
+            .unwrap();
+        w.finish(None).unwrap();
+        let frames: Vec<i16> = hound::WavReader::open(&path)
+            .unwrap()
+            .into_samples::<i16>()
+            .map(Result::unwrap)
+            .collect();
+        let (l, r) = right.gains();
+        let cue = |g: f32| 100 + (1_000.0 * g).round() as i16;
+        assert_eq!(frames, [100, 100, 100, 100, cue(l), cue(r), cue(l), cue(r)]);
+        assert!(cue(r) > cue(l));
     }
 }
