@@ -2148,6 +2148,48 @@ fn an_answer_cut_part_way_by_an_alert_is_answered_again_and_one_heard_whole_is_n
     );
 }
 
+/// Guidance cut by an alert after its first clause was heard whole goes on, when asked
+/// again, from the clause the alert cut: what the wearer heard is not said again while the
+/// new answer begins the same way, and between the two every clause is heard whole.
+#[test]
+fn guidance_asked_again_after_a_cut_goes_on_from_the_cut_clause() {
+    // Heard whole first (an alert long after), to find where its clauses end.
+    let dir = tempfile::tempdir().unwrap();
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), &[15 * S]);
+    let whole: Vec<_> = t
+        .iter()
+        .filter(|e| e.priority == Priority::Answer && e.request_id == goals[0].request_id)
+        .collect();
+    assert!(whole.len() >= 3, "{t:?}");
+    // The alert at the first state after the first clause ended (states every 100 ms),
+    // while the second is being said.
+    let at = (whole[0].end_ns / 100_000_000 + 1) * 100_000_000;
+    assert!(at < whole[1].end_ns, "{t:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let (goals, t) = lockstep_goal_then_alert(dir.path(), &[at]);
+    assert_eq!(goals.len(), 2, "{goals:?}");
+    assert_eq!(
+        goals[0].text, goals[1].text,
+        "the same state ahead: the same answer"
+    );
+    let said = |id: u64| -> Vec<(String, bool)> {
+        t.iter()
+            .filter(|e| e.priority == Priority::Answer && e.request_id == id)
+            .filter(|e| e.first_audio_ns.is_some())
+            .map(|e| (e.text.clone(), !e.interrupted))
+            .collect()
+    };
+    let first = said(goals[0].request_id);
+    let second = said(goals[1].request_id);
+    assert_eq!(first[0], (whole[0].text.clone(), true), "{t:?}");
+    assert!(!first[1].1, "the second clause is cut: {t:?}");
+    // Asked again: from the cut clause on, each heard whole.
+    let rest: Vec<String> = whole[1..].iter().map(|e| e.text.clone()).collect();
+    let again: Vec<String> = second.iter().map(|(c, _)| c.clone()).collect();
+    assert_eq!(again, rest, "{t:?}");
+    assert!(second.iter().all(|(_, w)| *w), "{t:?}");
+}
+
 /// Real time: a model answer the wearer has begun to hear when an alert comes is stopped
 /// (the rest is not generated) and answered again from the state after the alert.
 #[test]

@@ -39,6 +39,9 @@ pub(crate) struct Job {
     pub(crate) phase: Arc<AtomicU8>,
     /// How its wait for a whole-frame text read went, when it waited for one.
     pub(crate) text_read: Option<TextReadWait>,
+    /// Clauses of earlier answers to its request that an alert cut, heard whole: left out
+    /// while this answer begins with them ([`AnswerStream::with_heard_before`]).
+    pub(crate) heard_before: Vec<String>,
 }
 
 /// The job waits for the answer thread.
@@ -273,8 +276,10 @@ impl Engine {
         let target = target_of(&job.request, &state);
         let speaker = Arc::clone(&self.speaker);
         let mut speech = Speech {
-            stream: (job.request.form != Form::Ambient)
-                .then(|| AnswerStream::new(&speaker, self.chunker, job.request_id, state.at)),
+            stream: (job.request.form != Form::Ambient).then(|| {
+                AnswerStream::new(&speaker, self.chunker, job.request_id, state.at)
+                    .with_heard_before(job.heard_before.clone())
+            }),
             speaker: &speaker,
             job,
             clock: self.clock.as_ref(),

@@ -158,6 +158,9 @@ pub struct Assistant {
     /// Requests taken back from the answer queue by an alert, answered at the next state
     /// (with their text wait, when they had one).
     retry: VecDeque<(Request, Option<TextReadWait>)>,
+    /// Guidance asked again after an alert cut it, with the clauses the wearer heard whole
+    /// of its earlier answers: the new answer goes on from there ([`Self::ask_again`]).
+    resume_after: VecDeque<(Request, Vec<String>)>,
     /// Guidance asked while an alert was being said or waited to be: answered once the
     /// alerts have been said, from the state then ([`Self::dispatch`]). At most one: a
     /// newer request supersedes it.
@@ -208,6 +211,8 @@ struct InFlight {
     request_id: u64,
     request: Request,
     text_read: Option<TextReadWait>,
+    /// Clauses of earlier answers to this request heard whole, which it left out.
+    heard_before: Vec<String>,
 }
 
 impl InFlight {
@@ -338,6 +343,7 @@ impl Assistant {
             cut_checks: Vec::new(),
             cut_repeats: VecDeque::new(),
             retry: VecDeque::new(),
+            resume_after: VecDeque::new(),
             after_alerts: None,
             answering,
             finished: false,
@@ -615,9 +621,22 @@ impl Assistant {
     fn ask_again(&mut self, f: InFlight) {
         if self.retry.len() >= self.config.max_pending {
             bump(&self.counters.dropped_requests);
-        } else {
-            self.retry.push_back((f.request, f.text_read));
+            return;
         }
+        // What the wearer heard whole of it (and of the answers before it) is not said
+        // again while the new answer begins the same way.
+        let mut heard = f.heard_before;
+        if let Some(s) = &self.speaker {
+            heard.extend(s.heard_whole(f.request_id));
+        }
+        self.resume_after.retain(|(r, _)| *r != f.request);
+        if !heard.is_empty() {
+            if self.resume_after.len() >= self.config.max_pending.max(1) {
+                self.resume_after.pop_front();
+            }
+            self.resume_after.push_back((f.request.clone(), heard));
+        }
+        self.retry.push_back((f.request, f.text_read));
     }
 
     /// Guidance partly heard when an alert came is asked again, from a newer state, when
@@ -770,6 +789,14 @@ impl Assistant {
         let phase = Arc::new(AtomicU8::new(QUEUED));
         let kept = request.clone();
         let kept_read = text_read.clone();
+        let heard_before = match self.resume_after.iter().position(|(r, _)| *r == request) {
+            Some(i) => self
+                .resume_after
+                .remove(i)
+                .map(|(_, h)| h)
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
         let job = Job {
             request,
             request_id,
@@ -778,6 +805,7 @@ impl Assistant {
             cancel: Arc::clone(&cancel),
             phase: Arc::clone(&phase),
             text_read,
+            heard_before: heard_before.clone(),
         };
         let sent = match &mut self.answering {
             // Lock step: answered and handed to the speaker now; an alert before its audio
@@ -806,6 +834,7 @@ impl Assistant {
                 request_id,
                 request: kept,
                 text_read: kept_read,
+                heard_before,
             });
             while self.in_flight.len() > self.config.answer_queue.max(1) + 1 {
                 self.in_flight.pop_front();

@@ -93,6 +93,11 @@ impl CueTrack {
         (out, finished)
     }
 
+    /// Drops the cues that have not begun (what they stood for is said now).
+    pub fn drop_unstarted(&mut self) {
+        self.cues.retain(|c| c.emitted > 0);
+    }
+
     /// True when no cue waits or plays.
     pub fn is_empty(&self) -> bool {
         self.cues.is_empty()

@@ -7,12 +7,13 @@
 //! that drives it ([`speaker`]), answers streamed token by token ([`stream`]), a session's
 //! `--speak DIR` set-up ([`run_speech`]), audio sinks ([`sink`]), the transcript
 //! ([`transcript`]), how long a text takes to say ([`pace`]) and where a sound sits between
-//! the ears ([`pan`]).
+//! the ears ([`pan`]), and the answer clauses the wearer heard whole ([`heard`]).
 
 pub mod chunker;
 pub mod cue;
 pub mod earcon;
 pub mod espeak_ffi;
+pub mod heard;
 pub mod pace;
 pub mod pan;
 pub mod piper;

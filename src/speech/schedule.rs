@@ -349,6 +349,9 @@ impl Scheduler {
             if let Some(c) = self.current.take() {
                 self.finish(c, true, out);
             }
+            // A heads-up waiting for this clause goes now: its cue, not yet begun, would
+            // only sound over its own first words.
+            self.cues.drop_unstarted();
         }
     }
 
@@ -658,6 +661,32 @@ mod tests {
         let out = offline(vec![u(Priority::Answer, 1, 1_000, 0), hu(900)]);
         assert!(out.entries.iter().all(|e| !e.text.is_empty()));
         assert!(out.over.is_empty());
+    }
+
+    #[test]
+    fn a_cue_not_yet_begun_goes_when_the_clause_it_waits_for_is_withdrawn() {
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        s.push(u(Priority::Answer, 1, 1_000, 0), &mut out);
+        s.advance(400, 0, &mut synth, &mut out);
+        s.push(
+            Utterance {
+                cue: Some(crate::speech::Earcon::Tick),
+                ..heads_up(2, 20, 400)
+            },
+            &mut out,
+        );
+        // The assistant withdraws the answer at once: the heads-up is said now, no cue.
+        s.withdraw(1, &mut out);
+        s.drain(&mut synth, &mut out);
+        let got: Vec<(u64, &str, Option<i64>)> = out
+            .entries
+            .iter()
+            .map(|e| (e.request_id, e.text.as_str(), e.first_audio_ns))
+            .collect();
+        assert_eq!(got[1], (2, "xxxxxxxxxxxxxxxxxxxx", Some(400_000_000)));
+        assert!(out.entries.iter().all(|e| !e.text.is_empty()));
+        assert!(out.over.is_empty() && s.is_idle());
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError, Sender};
 
+use super::heard::HeardClauses;
 use super::pan::Pan;
 use super::piper::{PiperError, PiperScales, PiperVoice};
 use super::queue::{Priority, QueueConfig, Utterance};
@@ -231,6 +232,8 @@ pub struct Speaker {
     /// The newest answers an alert cut ([`Speaker::answer_cut`]), at most
     /// [`CUT_ANSWERS_KEPT`].
     cut_answers: Arc<Mutex<VecDeque<u64>>>,
+    /// The answer clauses heard whole ([`Speaker::heard_whole`]).
+    heard_whole: Arc<Mutex<HeardClauses>>,
     /// Utterances handed to the speaker thread so far.
     said: AtomicU64,
     /// Utterances the speaker thread has placed (pushed to its scheduler) so far.
@@ -315,6 +318,7 @@ impl Speaker {
         let (tx, rx) = unbounded();
         let heard_answer = Arc::new(AtomicU64::new(0));
         let cut_answers = Arc::new(Mutex::new(VecDeque::with_capacity(CUT_ANSWERS_KEPT)));
+        let heard_whole = Arc::new(Mutex::new(HeardClauses::default()));
         let in_flight = Arc::new(AtomicUsize::new(0));
         let refused = Arc::new(AtomicU64::new(0));
         let placed = Arc::new(AtomicU64::new(0));
@@ -340,6 +344,7 @@ impl Speaker {
                 audible_end: Arc::clone(&audible_end),
                 heard_answer: Arc::clone(&heard_answer),
                 cut_answers: Arc::clone(&cut_answers),
+                heard_whole: Arc::clone(&heard_whole),
                 events: config.first_audio_events.clone(),
                 transcript,
                 report: SpeakerReport::default(),
@@ -354,6 +359,7 @@ impl Speaker {
             tx,
             heard_answer,
             cut_answers,
+            heard_whole,
             said: AtomicU64::new(0),
             placed,
             audible_end,
@@ -473,6 +479,15 @@ impl Speaker {
             .is_ok_and(|c| c.contains(&request_id))
     }
 
+    /// The clauses of answer `request_id` the wearer heard whole, in the order they played
+    /// (for the newest [`crate::speech::heard::HEARD_KEPT`] answers).
+    pub fn heard_whole(&self, request_id: u64) -> Vec<String> {
+        self.heard_whole
+            .lock()
+            .map(|h| h.of(request_id))
+            .unwrap_or_default()
+    }
+
     /// Whether any audio of answer `request_id` (or of a newer answer: answers are spoken
     /// in request order, a newer one supersedes an older) has reached the sink: the wearer
     /// has begun to hear it.
@@ -513,6 +528,7 @@ struct SinkOutput {
     audible_end: Arc<AtomicU64>,
     heard_answer: Arc<AtomicU64>,
     cut_answers: Arc<Mutex<VecDeque<u64>>>,
+    heard_whole: Arc<Mutex<HeardClauses>>,
     events: Option<Sender<FirstAudio>>,
     transcript: Option<TranscriptWriter>,
     report: SpeakerReport,
@@ -586,6 +602,11 @@ impl Output for SinkOutput {
             r.interrupted += 1;
         } else {
             r.spoken += 1;
+            if entry.priority == Priority::Answer && entry.first_audio_ns.is_some() {
+                if let Ok(mut h) = self.heard_whole.lock() {
+                    h.heard(entry.request_id, &entry.text);
+                }
+            }
         }
         if let Some(w) = self.transcript.as_mut() {
             if let Err(e) = w.write(&entry) {

@@ -19,6 +19,11 @@ pub struct AnswerStream<'a> {
     capture: DeviceTime,
     said: usize,
     refused: usize,
+    /// Clauses of an earlier answer to the same request that the wearer heard whole, in
+    /// order; the ones this answer begins with are not said again.
+    heard_before: Vec<String>,
+    /// How many of its first clauses matched them (and were left out).
+    skipped: usize,
 }
 
 impl<'a> AnswerStream<'a> {
@@ -36,7 +41,40 @@ impl<'a> AnswerStream<'a> {
             capture,
             said: 0,
             refused: 0,
+            heard_before: Vec::new(),
+            skipped: 0,
         }
+    }
+
+    /// The wearer heard `clauses` (in order) whole in an earlier answer to the same request,
+    /// which an alert then cut: as long as this answer begins with the same clauses, they
+    /// are left out, and it goes on from where the wearer was. From its first clause that
+    /// differs (something changed since) it is said whole.
+    pub fn with_heard_before(mut self, clauses: Vec<String>) -> Self {
+        self.heard_before = clauses;
+        self
+    }
+
+    /// How many of its first clauses were left out as heard before.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// Whether clause `text`, the next to say, was heard before: only while nothing of this
+    /// answer has been said.
+    fn heard_already(&mut self, text: &str) -> bool {
+        let again = self.said == 0
+            && self.refused == 0
+            && self
+                .heard_before
+                .get(self.skipped)
+                .is_some_and(|h| h.as_str() == text.trim());
+        if again {
+            self.skipped += 1;
+        } else {
+            self.heard_before.clear();
+        }
+        again
     }
 
     /// Adds a token generated at `now` (session clock); speaks the clauses it completes.
@@ -116,6 +154,9 @@ impl<'a> AnswerStream<'a> {
     fn say_all(&mut self, chunks: Vec<Chunk>, now: HostTime) -> usize {
         let mut n = 0;
         for c in chunks {
+            if self.heard_already(&c.text) {
+                continue;
+            }
             match self.speaker.say(Utterance {
                 text: c.text,
                 priority: Priority::Answer,
