@@ -258,7 +258,7 @@ fn guides(request: &Request) -> bool {
 }
 
 fn answer_thread(mut engine: Engine, rx: Receiver<Job>) {
-    let _cpu = crate::profile::cpu::account("answers");
+    let _cpu = crate::profile::cpu::account(crate::profile::stages::ANSWERS);
     for job in rx.iter() {
         let took = job
             .phase
@@ -811,7 +811,7 @@ impl Assistant {
             // Lock step: answered and handed to the speaker now; an alert before its audio
             // plays still withdraws it (as in real time), so it is tracked too.
             Answering::Inline(engine) => {
-                let _cpu = crate::profile::cpu::scope("answers");
+                let _cpu = crate::profile::cpu::scope(crate::profile::stages::ANSWERS);
                 engine.answer(&job);
                 true
             }

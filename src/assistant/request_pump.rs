@@ -64,7 +64,7 @@ impl Drop for RequestPump {
 }
 
 fn pump(assistant: &Mutex<Assistant>, queue: &RequestQueue, stop: &StopHandle) {
-    let _cpu = crate::profile::cpu::account("requests");
+    let _cpu = crate::profile::cpu::account(crate::profile::stages::REQUESTS);
     while !stop.is_stopped() {
         let Some(r) = queue.take_timeout(STOP_POLL) else {
             continue;

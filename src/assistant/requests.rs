@@ -478,7 +478,7 @@ pub fn spawn_stdin(
     stop: StopHandle,
 ) -> Result<Worker<u64>, WorkerError> {
     Worker::spawn_with("vista-requests-stdin", stop, move |stop| {
-        let _cpu = crate::profile::cpu::account("requests");
+        let _cpu = crate::profile::cpu::account(crate::profile::stages::REQUESTS);
         let stdin = std::io::stdin();
         pump_lines(stdin.lock(), &queue, clock.as_ref(), &stop)
     })
@@ -506,7 +506,7 @@ pub fn spawn_socket(
     let local = listener.local_addr().map_err(io)?;
     listener.set_nonblocking(true).map_err(io)?;
     let worker = Worker::spawn_with("vista-requests-socket", stop, move |stop| {
-        let _cpu = crate::profile::cpu::account("requests");
+        let _cpu = crate::profile::cpu::account(crate::profile::stages::REQUESTS);
         let mut slots: Vec<ClientSlot> = Vec::with_capacity(MAX_CLIENTS);
         while !stop.is_stopped() {
             match listener.accept() {
@@ -570,7 +570,7 @@ fn start_client(
     // Its own stop handle: evicting it (or the listener ending) shuts the connection down
     // and drops the slot, which stops and joins it.
     let worker = Worker::spawn("vista-requests-client", move |stop| {
-        let _cpu = crate::profile::cpu::account("requests");
+        let _cpu = crate::profile::cpu::account(crate::profile::stages::REQUESTS);
         serve_client(stream, &q, c.as_ref(), &stop, l);
     })
     .ok()?;

@@ -23,7 +23,7 @@ use crate::state::{ObjectSeer, SeenObject};
 use crate::worker::{Worker, WorkerError};
 
 /// The stage name of one detection on the timeline and in the CPU accounting.
-pub const DETECT_STAGE: &str = "detector";
+pub const DETECT_STAGE: &str = crate::profile::stages::DETECTOR;
 /// Frames' worth of results held for the perception thread to collect.
 const RESULT_CAPACITY: usize = 8;
 

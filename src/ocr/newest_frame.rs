@@ -92,7 +92,9 @@ impl NewestFrameWorker {
         let mailbox = Arc::new(Mailbox::default());
         let (tx, rx) = crossbeam_channel::bounded(capacity.max(1));
         let mb = Arc::clone(&mailbox);
-        let thread = Worker::spawn("ocr", move |_| run(work, &mb, &tx, &whole_done))?;
+        let thread = Worker::spawn(super::text_reads::CPU_STAGE, move |_| {
+            run(work, &mb, &tx, &whole_done)
+        })?;
         Ok(Self {
             mailbox,
             rx,

@@ -20,9 +20,9 @@ use crate::state::{TextFact, TextReader};
 use crate::worker::WorkerError;
 
 /// Text reading's stage in the CPU accounting.
-pub const CPU_STAGE: &str = "ocr";
+pub const CPU_STAGE: &str = crate::profile::stages::OCR;
 /// Whole-frame reads on request, in the CPU accounting.
-pub const WHOLE_CPU_STAGE: &str = "ocr-whole";
+pub const WHOLE_CPU_STAGE: &str = crate::profile::stages::OCR_WHOLE;
 /// The stage name of a read on the timeline.
 pub const READ_STAGE: &str = "ocr read";
 /// The stage name of a whole-frame read on request.

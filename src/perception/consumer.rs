@@ -209,7 +209,7 @@ impl PerceptionConsumer {
             return;
         };
         let ticket = w.requests.asked();
-        let _cpu = crate::profile::cpu::scope("ocr");
+        let _cpu = crate::profile::cpu::scope(crate::profile::stages::OCR);
         r.read_whole(frame, self.engine.gaze_pixel(frame.capture));
         w.under_way = Some(ticket);
     }
@@ -244,7 +244,7 @@ impl PerceptionConsumer {
         }
         if let Some(m) = self.movers.as_mut() {
             if let Some(floor) = self.engine.floor_z_m(at_ns) {
-                let _cpu = crate::profile::cpu::scope("movers");
+                let _cpu = crate::profile::cpu::scope(crate::profile::stages::MOVERS);
                 for (t, sightings) in m.poll(floor) {
                     self.engine.on_mover_sightings(t, &sightings);
                 }
@@ -278,7 +278,7 @@ impl PerceptionConsumer {
         }
         if s.stream == StreamId::CameraRgb {
             if let Some(r) = self.reader.as_mut() {
-                let _cpu = crate::profile::cpu::scope("ocr");
+                let _cpu = crate::profile::cpu::scope(crate::profile::stages::OCR);
                 r.submit(s, self.engine.gaze_pixel(s.capture));
             }
             if let Some(seer) = self.seer.as_mut() {
@@ -295,13 +295,13 @@ impl PerceptionConsumer {
         }
         if let Some(d) = self.depth.as_mut() {
             if DepthInput::wants(s.stream) {
-                let _cpu = crate::profile::cpu::scope("stereo");
+                let _cpu = crate::profile::cpu::scope(crate::profile::stages::STEREO);
                 d.on_sample(s);
             }
         }
         if let Some(m) = self.movers.as_mut() {
             if MoverInput::wants(s.stream) {
-                let _cpu = crate::profile::cpu::scope("movers");
+                let _cpu = crate::profile::cpu::scope(crate::profile::stages::MOVERS);
                 m.on_sample(s);
             }
         }

@@ -117,7 +117,7 @@ impl DepthInput {
             let mut stereo = stereo;
             // The thread could not start (`None`): nothing runs, every pair is dropped.
             let worker = Worker::spawn("stereo-depth", move |_| {
-                let _cpu = crate::profile::cpu::account("stereo");
+                let _cpu = crate::profile::cpu::account(crate::profile::stages::STEREO);
                 for pair in rx {
                     let r = stereo.process_frames(pair.capture_ns, &pair.left, &pair.right);
                     push_result(&out, &fail, r);

@@ -51,7 +51,7 @@ impl BudgetKeeper {
     /// Starts keeping `budget_cores` by setting `dials`.
     pub(crate) fn start(budget_cores: f64, dials: Dials) -> Result<Self, WorkerError> {
         let worker = Worker::spawn("cpu-budget", move |stop| {
-            let _cpu = crate::profile::cpu::account("cpu-budget");
+            let _cpu = crate::profile::cpu::account(crate::profile::stages::CPU_BUDGET);
             let mut governor = Governor::new(GovernorConfig::new(budget_cores));
             dials.apply(governor.level());
             let t0 = Instant::now();

@@ -1,12 +1,13 @@
 //! CPU accounting per stage: thread CPU time (not wall time) for every thread the product
 //! spawns, the process total and peak RSS.
 //!
-//! Each spawned thread opens [`account`] (`let _cpu = cpu::account("stereo");`) at the top of
-//! its closure: the thread is registered under its stage with its CPU clock (so the reporting
-//! thread can read live threads), and when the guard drops, its CPU time since the guard was
-//! made is added to the stage's total (so short-lived threads are counted exactly). Work that
-//! runs inline on another stage's thread opens a [`scope`] (`cpu::scope("movers")`): the CPU it
-//! used is moved from the enclosing stage to its own. [`snapshot`] reads it all into a
+//! Each spawned thread opens [`account`] (`let _cpu = cpu::account(stages::STEREO);`, the
+//! names in [`super::stages`]) at the top of its closure: the thread is registered under its
+//! stage with its CPU clock (so the reporting thread can read live threads), and when the
+//! guard drops, its CPU time since the guard was made is added to the stage's total (so
+//! short-lived threads are counted exactly). Work that runs inline on another stage's thread
+//! opens a [`scope`] (`cpu::scope(stages::MOVERS)`): the CPU it used is moved from the
+//! enclosing stage to its own. [`snapshot`] reads it all into a
 //! [`CpuReport`]; what no stage holds (set-up on the main thread, thread pools of llama.cpp and
 //! ONNX Runtime) is reported as unattributed, process total minus the stages.
 //!

@@ -17,6 +17,7 @@ mod pacing;
 mod profiler;
 mod report;
 mod span;
+pub mod stages;
 pub mod timeline;
 pub mod trace;
 

@@ -212,7 +212,7 @@ pub(crate) fn ingest_thread(
     links: Vec<ConsumerLink>,
     settings: IngestSettings,
 ) -> IngestOutcome {
-    let _cpu = crate::profile::cpu::account("ingest");
+    let _cpu = crate::profile::cpu::account(crate::profile::stages::INGEST);
     let cpu0 = thread_cpu_ns();
     let jumps = JumpGuard::new(settings.max_clock_jump_ns, settings.mode);
     let mut ing = Ingest {

@@ -156,7 +156,7 @@ impl PrefetchSource {
         });
         let q = Arc::clone(&queue);
         let thread = Worker::spawn("vista-prefetch", move |_| {
-            let _cpu = crate::profile::cpu::account("prefetch");
+            let _cpu = crate::profile::cpu::account(crate::profile::stages::PREFETCH);
             let guard = DoneGuard(q);
             loop {
                 let item = inner.next_sample();

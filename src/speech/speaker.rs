@@ -729,7 +729,7 @@ struct Worker {
 
 impl Worker {
     fn run(mut self) -> Result<SpeakerReport, SpeakerError> {
-        let _cpu = crate::profile::cpu::account("speech");
+        let _cpu = crate::profile::cpu::account(crate::profile::stages::SPEECH);
         let Some(mut synth) = self.voice.take() else {
             return Err(SpeakerError::Thread("the speaker has no voice".into()));
         };

@@ -27,4 +27,4 @@ pub mod threads;
 pub mod vision;
 
 /// The prefill thread's stage in the CPU accounting (see `prefill`).
-pub const PREFILL_STAGE: &str = "lm-prefill";
+pub const PREFILL_STAGE: &str = crate::profile::stages::LM_PREFILL;

@@ -256,7 +256,7 @@ fn start_engine(worker: Option<WorkerCommand>) -> Result<EngineThread, String> {
     std::thread::Builder::new()
         .name("vista-tts".into())
         .spawn(move || {
-            let _cpu = crate::profile::cpu::account("speech-synthesis");
+            let _cpu = crate::profile::cpu::account(crate::profile::stages::SPEECH_SYNTHESIS);
             let mut backend = match Backend::start(worker) {
                 Ok((b, rate)) => {
                     let _ = ready_tx.send(Ok(rate));

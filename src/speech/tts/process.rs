@@ -37,7 +37,7 @@ const STALL_TIMEOUT: Duration = Duration::from_secs(20);
 /// Crashes without a request served in between after which the engine is given up.
 pub const MAX_CRASHES_IN_A_ROW: u32 = 3;
 /// The CPU stage the workers' CPU time is counted under.
-const CPU_STAGE: &str = "speech-synthesis";
+const CPU_STAGE: &str = crate::profile::stages::SPEECH_SYNTHESIS;
 
 /// How to start a worker: a program and its arguments (vista itself, `tts-worker`).
 #[derive(Clone, Debug, PartialEq, Eq)]
