@@ -222,15 +222,13 @@ impl Scheduler {
             .front()
             .filter(|q| cueing && q.emitted == 0)
             .map(|q| q.utt.clone());
+        // Where the cue is heard, for every run of it (first, middle or last).
+        let cue_pan = self.cues.front().filter(|_| cueing).map(|q| q.utt.pan);
         let (cue_samples, finished) = if cueing {
             self.cues.take(n)
         } else {
             (Vec::new(), None)
         };
-        let cue_pan = cue_first
-            .as_ref()
-            .or(finished.as_ref().map(|c| &c.utt))
-            .map(|u| u.pan);
         match self.current.as_mut().filter(|_| speaking) {
             Some(c) => {
                 let over = cue_pan.map(|pan| Over {
@@ -854,6 +852,28 @@ mod tests {
             starts,
             [(1, Some(0)), (3, Some(10_000_000)), (2, Some(40_000_000))]
         );
+    }
+
+    #[test]
+    fn a_cue_heard_over_several_runs_is_heard_whole() {
+        // Advanced in small steps (as a real-time sink is), the cue's middle runs are heard
+        // too, alone and over speech, from its side.
+        let mut s = Scheduler::new(QueueConfig::default(), TL);
+        let mut out = Collect::default();
+        let right = Pan::of_clock_hour(3);
+        s.cue(cue_at(1, 0, right), &mut out);
+        for until in (5..=30).step_by(5) {
+            s.advance(until, 0, &mut synth, &mut out);
+        }
+        s.push(u(Priority::Answer, 2, 30, 30), &mut out);
+        for until in (35..=80).step_by(5) {
+            s.advance(until, 0, &mut synth, &mut out);
+        }
+        let alone: usize = out.runs.iter().filter(|r| r.0 < 30).map(|r| r.1).sum();
+        let over: usize = out.over.iter().map(|o| o.1).sum();
+        assert_eq!((alone, over), (30, 10), "{:?} {:?}", out.runs, out.over);
+        assert!(out.over.iter().all(|o| o.2 == right));
+        assert_eq!(out.entries[0].end_ns, 40_000_000);
     }
 
     #[test]
