@@ -22,7 +22,8 @@ pub struct AnswerStream<'a> {
     /// Clauses of an earlier answer to the same request that the wearer heard whole, in
     /// order; the ones this answer begins with are not said again.
     heard_before: Vec<String>,
-    /// How many of its first clauses matched them (and were left out).
+    /// How many of its first clauses matched them (and were left out): the next one to
+    /// compare.
     skipped: usize,
 }
 
@@ -55,20 +56,13 @@ impl<'a> AnswerStream<'a> {
         self
     }
 
-    /// How many of its first clauses were left out as heard before.
-    pub fn skipped(&self) -> usize {
-        self.skipped
-    }
-
-    /// Whether clause `text`, the next to say, was heard before: only while nothing of this
-    /// answer has been said.
+    /// Whether clause `text`, the next to say, was heard before: only while every clause
+    /// before it was (the first that was not ends the comparison for good).
     fn heard_already(&mut self, text: &str) -> bool {
-        let again = self.said == 0
-            && self.refused == 0
-            && self
-                .heard_before
-                .get(self.skipped)
-                .is_some_and(|h| h.as_str() == text.trim());
+        let again = self
+            .heard_before
+            .get(self.skipped)
+            .is_some_and(|h| h.as_str() == text.trim());
         if again {
             self.skipped += 1;
         } else {
