@@ -12,7 +12,14 @@
 //!   and the gap has a lintel (points above door height across it) or both jambs run from
 //!   the floor to above door height;
 //! * the **open end of a corridor** when both walls run side by side, perpendicular to the
-//!   gap line and on the same side of it (two parallel walls that stop).
+//!   gap line and on the same side of it (two parallel walls that stop);
+//!
+//! and either only when the cameras have **seen through** it: points lie beyond the gap
+//! line on lines of sight that pass through the gap ([`OpeningConfig::min_seen_through`]).
+//! A gap in the map of a wall is not yet a gap in the wall: a patch not looked at yet, a
+//! textureless stretch, a person standing against the wall all leave one, and nothing is
+//! seen behind any of them; through a doorway the floor and the room beyond are. A held
+//! opening whose gap now holds points at body height is forgotten at the next run.
 //!
 //! [`OpeningDetector`] runs the detection at most every [`OpeningConfig::every_ns`] of
 //! device time, keeps stable ids across runs (a re-detection within
@@ -65,6 +72,14 @@ pub struct OpeningConfig {
     pub associate_m: f32,
     /// An opening not re-detected for this long is forgotten, ns.
     pub forget_after_ns: i64,
+    /// An opening is seen through when at least this many points lie beyond it.
+    pub min_seen_through: u32,
+    /// How far beyond the gap line points are looked for, m.
+    pub through_range_m: f32,
+    /// A point this far beyond the gap line is beyond the wall, not on it, m.
+    pub wall_depth_m: f32,
+    /// Eye height above the floor for the lines of sight through a gap, m.
+    pub eye_height_m: f32,
 }
 
 impl Default for OpeningConfig {
@@ -84,6 +99,10 @@ impl Default for OpeningConfig {
             every_ns: 500_000_000,
             associate_m: 0.6,
             forget_after_ns: 10_000_000_000,
+            min_seen_through: 5,
+            through_range_m: 6.0,
+            wall_depth_m: 0.25,
+            eye_height_m: 1.6,
         }
     }
 }
@@ -343,6 +362,77 @@ fn gap_is_free(g: &Grid, a: [f32; 2], b: [f32; 2], width: f32) -> bool {
     true
 }
 
+/// Whether the cameras have seen through the gap between `jambs`: at least
+/// [`OpeningConfig::min_seen_through`] points known at `now` lie more than
+/// [`OpeningConfig::wall_depth_m`] beyond the gap line (on the far side from `centre_xy`)
+/// and within [`OpeningConfig::through_range_m`] of the gap, each on a line of sight from
+/// an eye [`OpeningConfig::eye_height_m`] over the floor at `centre_xy` that crosses the
+/// gap between its jambs (10 cm in from each) and below a lintel. A wearer standing in the
+/// gap line sees through it by being in it.
+fn seen_through(
+    map: &PointMap,
+    centre_xy: [f32; 2],
+    floor_z_m: f32,
+    now: DeviceTime,
+    jambs: [[f32; 2]; 2],
+    cfg: &OpeningConfig,
+) -> bool {
+    const INSET_M: f32 = 0.1;
+    let [a, b] = jambs;
+    let width = (b[0] - a[0]).hypot(b[1] - a[1]);
+    if !(width.is_finite() && width > 2.0 * INSET_M) {
+        return false;
+    }
+    let u = [(b[0] - a[0]) / width, (b[1] - a[1]) / width];
+    let mid = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
+    let mut n = [-u[1], u[0]];
+    let side = dot([mid[0] - centre_xy[0], mid[1] - centre_xy[1]], n);
+    if side.abs() < INSET_M {
+        return true;
+    }
+    if side < 0.0 {
+        n = [-n[0], -n[1]];
+    }
+    let eye = cfg.eye_height_m;
+    // How far the wearer's eye is from the gap line, along its normal.
+    let to_line = dot([a[0] - centre_xy[0], a[1] - centre_xy[1]], n);
+    let mut count = 0u32;
+    let radius = cfg.through_range_m + width / 2.0;
+    map.for_each_near(mid[0], mid[1], radius, now, |p| {
+        if count >= cfg.min_seen_through {
+            return;
+        }
+        let h = p.p[2] - floor_z_m;
+        if !(-0.3..=4.0).contains(&h) {
+            return;
+        }
+        let q = [p.p[0], p.p[1]];
+        if dot([q[0] - a[0], q[1] - a[1]], n) < cfg.wall_depth_m {
+            return;
+        }
+        let d = [q[0] - centre_xy[0], q[1] - centre_xy[1]];
+        let dn = dot(d, n);
+        if dn <= 0.0 {
+            return;
+        }
+        // The horizontal line of sight crosses the gap line at fraction `t` of the way.
+        let t = to_line / dn;
+        if !(0.0..1.0).contains(&t) {
+            return;
+        }
+        let x = [centre_xy[0] + t * d[0], centre_xy[1] + t * d[1]];
+        let along = dot([x[0] - a[0], x[1] - a[1]], u);
+        if along < INSET_M || along > width - INSET_M {
+            return;
+        }
+        let z_cross = eye + (h - eye) * t;
+        if (0.0..=cfg.lintel_from_m).contains(&z_cross) {
+            count += 1;
+        }
+    });
+    count >= cfg.min_seen_through
+}
+
 /// Whether points above door height span the middle of the gap.
 fn has_lintel(g: &Grid, a: [f32; 2], b: [f32; 2], width: f32) -> bool {
     let u = [(b[0] - a[0]) / width, (b[1] - a[1]) / width];
@@ -477,6 +567,9 @@ pub fn detect(
             if !(doorway || corridor) || !gap_is_free(&g, a.xy, b.xy, width) {
                 continue;
             }
+            if !seen_through(map, centre_xy, floor_z_m, now, [a.xy, b.xy], cfg) {
+                continue;
+            }
             let lintel = has_lintel(&g, a.xy, b.xy, width);
             let full = full_height(&g, a.key, cfg) && full_height(&g, b.key, cfg);
             let clear = width;
@@ -509,7 +602,9 @@ pub fn detect(
     // gap, to the next points at body height gives the doorway too.
     for a in &ends {
         if let Some(o) = lintel_walk(&g, a, floor_z_m, cfg) {
-            found.push((o.width_m, o));
+            if seen_through(map, centre_xy, floor_z_m, now, o.jambs_m, cfg) {
+                found.push((o.width_m, o));
+            }
         }
     }
     // Neighbouring end cells give near-duplicates: keep the narrowest per place (the
@@ -532,6 +627,26 @@ pub fn detect(
     let dist = |o: &Opening| (o.center_m[0] - centre_xy[0]).hypot(o.center_m[1] - centre_xy[1]);
     out.sort_by(|x, y| dist(x).total_cmp(&dist(y)));
     out
+}
+
+/// Whether the middle of `o`'s gap holds points at body height known at `now`.
+fn gap_filled(
+    map: &PointMap,
+    o: &Opening,
+    floor_z_m: f32,
+    now: DeviceTime,
+    cfg: &OpeningConfig,
+) -> bool {
+    const RADIUS_M: f32 = 0.15;
+    const MIN_POINTS: u32 = 3;
+    let mut n = 0u32;
+    map.for_each_near(o.center_m[0], o.center_m[1], RADIUS_M, now, |p| {
+        let h = p.p[2] - floor_z_m;
+        if (cfg.body_band_m[0]..=cfg.body_band_m[1]).contains(&h) {
+            n += 1;
+        }
+    });
+    n >= MIN_POINTS
 }
 
 /// An opening with a stable id.
@@ -610,6 +725,13 @@ impl OpeningDetector {
             self.stats.runs += 1;
             let found = detect(map, centre_xy, floor_z_m, DeviceTime(t_ns), &self.cfg);
             self.merge(found, t_ns);
+            // An opening not found again whose gap now holds points at body height was a
+            // gap in the map only.
+            let cfg = self.cfg;
+            self.tracks.retain(|t| {
+                t.last_seen_ns == t_ns
+                    || !gap_filled(map, &t.opening, floor_z_m, DeviceTime(t_ns), &cfg)
+            });
         }
         &self.tracks
     }
