@@ -26,6 +26,7 @@ fn thing(id: u32, kind: ThingKind, label: &str, clock: u8, d: f32, in_path: bool
         detail: Default::default(),
         class: None,
         clock: ClockHour::new(clock),
+        bearing_left_deg: None,
         distance_m: d,
         height: None,
         world_m: None,

@@ -27,6 +27,7 @@ fn event(kind: ThingKind, clock_h: u8, distance_m: f32, detail: ThingDetail) -> 
             detail,
             class: None,
             clock: ClockHour::new(clock_h),
+            bearing_left_deg: None,
             distance_m,
             height: Some(HeightBand::Body),
             world_m: None,

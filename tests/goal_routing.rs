@@ -26,6 +26,7 @@ fn thing(id: u32, kind: ThingKind, label: &str, clock: u8, d: f32, in_path: bool
         detail: Default::default(),
         class: None,
         clock: ClockHour::new(clock),
+        bearing_left_deg: None,
         distance_m: d,
         height: None,
         world_m: None,
@@ -90,6 +91,43 @@ fn the_way_to_the_exit_names_door_sign_obstacle_and_side() {
     }
     // The obstacle is left of the line to the door: passing left would be wrong.
     assert!(!fact_present("left", &text), "{text}");
+}
+
+/// With the directions perception measured, the side to pass follows the thing's place
+/// within its clock hour: both the obstacle and the door are "12 o'clock", but the
+/// obstacle, 3 m on, lies 8° right of the door (0.42 m off the line): pass it on the left.
+/// Within 0.3 m of the line, either way round is as short and the freer side is taken.
+#[test]
+fn the_side_to_pass_follows_measured_bearings_within_an_hour() {
+    let side_of = |obstacle_deg: f32, clear_left_m: f32| {
+        let mut s = hall();
+        s.things = vec![
+            thing(1, ThingKind::Obstacle, "obstacle", 12, 3.0, true),
+            thing(1_000_000_000, ThingKind::Door, "doorway", 12, 7.0, false),
+        ];
+        s.things[0].bearing_left_deg = Some(obstacle_deg);
+        s.things[1].bearing_left_deg = Some(3.0);
+        if let Some(w) = s.walkable.as_mut() {
+            w.clear_left_m = clear_left_m;
+            w.clear_right_m = 3.0;
+        }
+        let text = guarded(Form::Goal, "How do I get to the exit?", &s);
+        if text.contains("go around it on the left") {
+            "left"
+        } else if text.contains("go around it on the right") {
+            "right"
+        } else {
+            panic!("no side in {text:?}")
+        }
+    };
+    // 8° right of the door's 3° left: 3·sin 8° = 0.42 m right of the line.
+    assert_eq!(side_of(-5.0, 5.0), "left");
+    assert_eq!(side_of(-5.0, 1.0), "left");
+    // 8° left of it: pass on the right, towards the line.
+    assert_eq!(side_of(11.0, 5.0), "right");
+    // 2° off (0.1 m): straight on the line, the freer side.
+    assert_eq!(side_of(1.0, 5.0), "left");
+    assert_eq!(side_of(1.0, 1.0), "right");
 }
 
 #[test]

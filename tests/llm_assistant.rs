@@ -53,6 +53,7 @@ fn state(at_ns: i64, door_m: f32) -> EnvironmentState {
         detail: Default::default(),
         class: None,
         clock: ClockHour::new(clock),
+        bearing_left_deg: None,
         distance_m: d,
         height: None,
         world_m: None,

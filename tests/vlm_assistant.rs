@@ -436,6 +436,7 @@ fn a_prefilled_frame_leaves_only_the_request_and_answers_as_without_prefill() {
             detail: Default::default(),
             class: None,
             clock: ClockHour::new(2),
+            bearing_left_deg: None,
             distance_m: 4.0,
             height: None,
             world_m: None,

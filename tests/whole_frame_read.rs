@@ -267,6 +267,7 @@ impl PerceptionSink for Sink {
                     detail: Default::default(),
                     class: None,
                     clock: ClockHour::new(12),
+                    bearing_left_deg: None,
                     distance_m: 2.0,
                     height: None,
                     world_m: None,

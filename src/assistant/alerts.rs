@@ -624,6 +624,7 @@ mod tests {
                 detail: Default::default(),
                 class: None,
                 clock: ClockHour::new(clock_h),
+                bearing_left_deg: None,
                 distance_m: d,
                 height: None,
                 world_m: None,

@@ -1076,6 +1076,7 @@ mod tests {
             detail: Default::default(),
             class: None,
             clock: ClockHour::new(12),
+            bearing_left_deg: None,
             distance_m: 2.0,
             height: None,
             world_m: Some(world),

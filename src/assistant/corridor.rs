@@ -1,7 +1,8 @@
 //! The walking corridor: which things lie on a straight walk in a given clock direction.
 //! Pure geometry in the user frame, shared by the templates (which never send the user into
 //! a hazard) and the guard (which blocks text that would). It works on what the state says
-//! (a clock hour and a distance per thing), for any heading an answer may name; perception's
+//! (a direction and a distance per thing: the measured bearing when perception gives one,
+//! else the thing's clock hour), for any heading an answer may name; perception's
 //! alert corridor (`perception::obstacles::CorridorFrame`) works on world points along the
 //! walking direction. The two answer different questions from different data.
 
@@ -17,12 +18,14 @@ pub fn is_hazard(kind: ThingKind) -> bool {
 
 /// Whether `thing` lies within `range_m` along a straight walk towards clock `heading` and
 /// within `half_width_m` of its line. Straight ahead (12) also counts perception's `in_path`
-/// flag for things in front. The thing's direction is the centre of its clock hour.
+/// flag for things in front. The thing's direction is [`Thing::direction_left_deg`]; the
+/// heading's is the centre of its clock hour (what a walker told "towards 1 o'clock" aims
+/// at).
 pub fn in_corridor(thing: &Thing, heading: ClockHour, range_m: f32, half_width_m: f32) -> bool {
     if !thing.distance_m.is_finite() || thing.distance_m > range_m {
         return false;
     }
-    let rel = (clock_to_bearing_deg(thing.clock) - clock_to_bearing_deg(heading)).to_radians();
+    let rel = (thing.direction_left_deg() - clock_to_bearing_deg(heading)).to_radians();
     // Perception's walking path can differ from where the head points (looking back while
     // walking on), so `in_path` only counts for a thing in front of the head.
     if heading.get() == 12 && thing.in_path && rel.cos() > 0.0 {
@@ -89,6 +92,7 @@ mod tests {
             detail: Default::default(),
             class: None,
             clock: ClockHour::new(clock),
+            bearing_left_deg: None,
             distance_m: d,
             height: None,
             world_m: None,
@@ -118,6 +122,25 @@ mod tests {
         assert!(!in_corridor(&thing(12, 2.5, true), h2, 6.0, HALF_WIDTH_M));
         // Behind the walk: never.
         assert!(!in_corridor(&thing(6, 1.0, false), h12, 4.0, HALF_WIDTH_M));
+    }
+
+    #[test]
+    fn a_measured_bearing_places_a_thing_within_its_clock_hour() {
+        let h12 = ClockHour::new(12);
+        // At 1 o'clock by its hour (30° right, 1 m off a 2 m walk ahead: outside), but
+        // measured 16° right: 2·sin 16° = 0.55 m off the line, inside.
+        let mut t = thing(1, 2.0, false);
+        assert!(!in_corridor(&t, h12, 4.0, HALF_WIDTH_M));
+        t.bearing_left_deg = Some(-16.0);
+        assert!(in_corridor(&t, h12, 4.0, HALF_WIDTH_M));
+        // At 12 o'clock by its hour but 14° left at 4 m: 0.97 m off the line, outside.
+        let mut t = thing(12, 4.0, false);
+        assert!(in_corridor(&t, h12, 5.0, HALF_WIDTH_M));
+        t.bearing_left_deg = Some(14.0);
+        assert!(!in_corridor(&t, h12, 5.0, HALF_WIDTH_M));
+        // A bearing that is not a number falls back to the hour.
+        t.bearing_left_deg = Some(f32::NAN);
+        assert!(in_corridor(&t, h12, 5.0, HALF_WIDTH_M));
     }
 
     #[test]

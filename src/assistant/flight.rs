@@ -142,6 +142,7 @@ mod tests {
             detail,
             class: None,
             clock: ClockHour::new(12),
+            bearing_left_deg: None,
             distance_m: along,
             height: None,
             world_m: Some([along, 0.0, 0.0]),

@@ -129,6 +129,7 @@ mod tests {
             detail: Default::default(),
             class: None,
             clock: ClockHour::new(clock),
+            bearing_left_deg: None,
             distance_m: d,
             height: None,
             world_m: None,

@@ -183,6 +183,7 @@ mod tests {
             detail: Default::default(),
             class: None,
             clock: ClockHour::new(12),
+            bearing_left_deg: None,
             distance_m: 2.04,
             height: Some(HeightBand::Ground),
             world_m: None,

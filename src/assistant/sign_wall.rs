@@ -48,6 +48,7 @@ mod tests {
             },
             class: None,
             clock: ClockHour::new(clock),
+            bearing_left_deg: None,
             distance_m: d,
             height: None,
             world_m: None,

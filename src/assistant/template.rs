@@ -481,6 +481,10 @@ fn ahead(request: &str, state: &EnvironmentState) -> TemplateAnswer {
 /// point map reaches about this far).
 pub const FAR_M: f32 = 8.0;
 
+/// A thing in the way whose nearest point is within this of the line to the target is
+/// straight on it: either way round is about as short, and the clearer side is taken, m.
+pub const ON_LINE_M: f32 = 0.3;
+
 /// Guidance towards a place at `target_clock`, `target_m` away (`None`: farther than can
 /// be measured), after the `first` sentence that names it: what is in the way and on which
 /// side to pass it, or the walk.
@@ -500,12 +504,17 @@ fn guide(
         .filter(|t| Some(t.id) != target_id)
         .collect();
     if let Some(b) = blocking.first() {
-        // Pass on the side away from the target line (straight on it, the clearer side),
-        // unless something else is on that way; if both ways are taken, say so.
-        let rel = clock_to_bearing_deg(b.clock) - clock_to_bearing_deg(target_clock);
-        let prefer_left = if rel > 0.0 {
+        // Pass on the side of the target line (straight on it, the clearer side), unless
+        // something else is on that way; if both ways are taken, say so. Directions as
+        // measured where perception gives them.
+        let target_deg = target_id.and_then(|id| state.thing(id)).map_or(
+            clock_to_bearing_deg(target_clock),
+            Thing::direction_left_deg,
+        );
+        let off_line_m = b.distance_m * (b.direction_left_deg() - target_deg).to_radians().sin();
+        let prefer_left = if off_line_m >= ON_LINE_M {
             false
-        } else if rel < 0.0 {
+        } else if off_line_m <= -ON_LINE_M {
             true
         } else {
             matches!(&state.walkable, Some(w) if w.clear_left_m > w.clear_right_m)

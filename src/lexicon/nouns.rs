@@ -104,6 +104,7 @@ mod tests {
             detail: ThingDetail::None,
             class: None,
             clock: ClockHour::new(12),
+            bearing_left_deg: None,
             distance_m: 3.0,
             height: None,
             world_m: None,

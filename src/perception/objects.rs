@@ -269,6 +269,7 @@ mod tests {
             detail: ThingDetail::None,
             class: None,
             clock: ClockHour::new(12),
+            bearing_left_deg: None,
             distance_m: 2.0,
             height: None,
             world_m: Some(world),

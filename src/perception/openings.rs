@@ -820,6 +820,7 @@ pub fn opening_thing(t: &TrackedOpening, head_xy: [f64; 2], yaw_rad: f64, at: De
         detail,
         class: None,
         clock: bearing_to_clock(b),
+        bearing_left_deg: Some(b),
         distance_m: d,
         height: Some(HeightBand::Body),
         world_m: Some(o.center_m),

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::clock::ClockHour;
+use super::clock::{clock_to_bearing_deg, ClockHour};
 use super::object_class::ObjectClass;
 use super::turns::TurnFact;
 use crate::time::DeviceTime;
@@ -171,6 +171,10 @@ pub struct Thing {
     pub class: Option<ObjectClass>,
     /// Direction from the head.
     pub clock: ClockHour,
+    /// Direction from the head as measured, degrees, positive to the left (`clock` is its
+    /// clock hour); `None` when only the hour is known.
+    #[serde(default)]
+    pub bearing_left_deg: Option<f32>,
     /// Horizontal distance from the head, metres (nearest point).
     pub distance_m: f32,
     /// Vertical band, when known.
@@ -199,6 +203,14 @@ impl Thing {
     pub fn is_deep_drop(&self) -> bool {
         self.kind == ThingKind::DropOff
             && matches!(self.detail, ThingDetail::Edge { rise_m } if rise_m > MAX_STEP_RISE_M)
+    }
+
+    /// Its direction from the head, degrees, positive to the left: the measured bearing,
+    /// else the centre of its clock hour.
+    pub fn direction_left_deg(&self) -> f32 {
+        self.bearing_left_deg
+            .filter(|b| b.is_finite())
+            .unwrap_or_else(|| clock_to_bearing_deg(self.clock))
     }
 
     /// The side of the walking line it is coming from, when it is moving towards the line.

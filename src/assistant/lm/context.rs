@@ -164,6 +164,7 @@ mod tests {
             detail: Default::default(),
             class: None,
             clock: ClockHour::new(12),
+            bearing_left_deg: None,
             distance_m: d,
             height: None,
             world_m: None,
