@@ -1,6 +1,6 @@
 /* The cost of one timed wake-up on this machine: the floor under "ingest and pacing at real
  * time <= 2 % of a core". A bare loop of absolute-deadline sleeps (clock_nanosleep with
- * TIMER_ABSTIME, as src/runtime/pace.rs sleeps) at a fixed period, nothing else; prints the
+ * TIMER_ABSTIME, as src/time/pace.rs sleeps) at a fixed period, nothing else; prints the
  * CPU it cost (getrusage, user + sys) per wake-up and as a share of one core, and how late
  * the wake-ups were. Not built by cargo; run it beside `vista replay` (interleaved):
  *

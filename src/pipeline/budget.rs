@@ -79,7 +79,7 @@ impl BudgetKeeper {
                     ),
                 }
                 let due = HostTime(HostTime::now().ns().saturating_add(TICK_NS));
-                let _ = crate::runtime::sleep_until_or_stop(due, || stop.is_stopped());
+                let _ = crate::time::sleep_until_or_stop(due, || stop.is_stopped());
             }
             // The last stretch up to the stop.
             let (cpu, stages) = read_cpu();

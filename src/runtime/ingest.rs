@@ -14,11 +14,11 @@ use crossbeam_channel::{Receiver, Sender, TrySendError};
 use crate::profile::{PacingStats, Span};
 use crate::runtime::config::{ClockMode, ProgressFn, ProgressSnapshot};
 use crate::runtime::cpu::thread_cpu_ns;
-use crate::runtime::pace::sleep_until_or_stop;
 use crate::runtime::shared::{Ack, Shared, Wake};
 use crate::sample::{Sample, StreamId};
 use crate::source::Source;
 use crate::stop::StopReason;
+use crate::time::sleep_until_or_stop;
 use crate::time::{Clock, DeviceTime, HostTime, ReplayClock, VirtualClock, WallClock};
 
 /// One consumer as ingest sees it.

@@ -37,7 +37,6 @@ mod config;
 mod consumer;
 mod cpu;
 mod ingest;
-mod pace;
 mod run;
 mod shared;
 mod worker;
@@ -48,7 +47,6 @@ pub use config::{
 };
 pub use consumer::{Consumer, ConsumerError};
 pub use cpu::thread_cpu_ns;
-pub use pace::{sleep_until_or_stop, MAX_SLICE};
 pub use run::{run, RunReport, Runtime, RuntimeError};
 // The stop handle lives below the sources (which hold it too); the runtime hands it out.
 pub use crate::stop::{ctrl_c_flag, stop_on_interrupt, StopHandle, StopReason};

@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::sample::Sample;
 use crate::source::Source;
 use crate::stop::StopHandle;
-use crate::time::{sleep_until, DeviceTime, HostTime, ReplayClock};
+use crate::time::{sleep_until, sleep_until_or_stop, DeviceTime, HostTime, ReplayClock};
 
 use super::framed::{write_frame, FrameReader};
 use super::link::{Deadline, Link, Listener};
@@ -237,14 +237,12 @@ pub fn auth_backoff(failures: u32) -> Duration {
 
 /// Sleeps `d`, waking early if `stop` is set.
 fn sleep_or_stop(d: Duration, stop: &StopHandle) {
-    let end = std::time::Instant::now() + d;
-    while !stop.is_stopped() {
-        let left = end.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            break;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
-    }
+    let due = HostTime(
+        HostTime::now()
+            .ns()
+            .saturating_add(d.as_nanos().min(i64::MAX as u128) as i64),
+    );
+    let _ = sleep_until_or_stop(due, || stop.is_stopped());
 }
 
 struct SimState {

@@ -10,6 +10,10 @@
 //! [`VirtualClock`], whose time only moves when the replay tells it to, so nothing depends on
 //! host timing and two runs are identical.
 
+mod pace;
+
+pub use pace::{sleep_until_or_stop, MAX_SLICE};
+
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::OnceLock;

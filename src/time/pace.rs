@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::time::HostTime;
+use super::HostTime;
 
 /// The longest single sleep; bounds how long a stop request can go unnoticed.
 pub const MAX_SLICE: Duration = Duration::from_millis(20);
