@@ -417,6 +417,40 @@ fn the_gazed_sign_is_what_is_looked_at() {
     );
 }
 
+/// Which sign "the sign" is: the one looked at; without a gaze (live, on Gen1 glasses),
+/// the one most straight ahead, however sure the reading of another off to the side; of
+/// two equally ahead, the one placed, then the surer read.
+#[test]
+fn the_sign_asked_about_is_the_one_looked_at_else_the_one_ahead() {
+    let text = |t: &str, clock: u8, confidence: f32| TextFact {
+        text: t.into(),
+        confidence,
+        clock: ClockHour::new(clock),
+        distance_m: None,
+        rgb_box: [0.0; 4],
+        gazed: false,
+        at: DeviceTime(0),
+    };
+    let mut s = EnvironmentState::empty(DeviceTime(0));
+    s.texts = vec![
+        text("every 10 min", 1, 0.97),
+        text("Platform 3", 12, 0.81),
+        text("EXIT", 9, 0.99),
+    ];
+    let said = |s: &EnvironmentState| answer(Form::Question, "What does the sign say?", s).text();
+    assert_eq!(said(&s), "The sign says \"Platform 3\", at 12 o'clock.");
+    s.texts[0].gazed = true;
+    assert_eq!(said(&s), "The sign says \"every 10 min\", at 1 o'clock.");
+    s.texts[0].gazed = false;
+    s.texts.push(text("Way out", 12, 0.9));
+    assert_eq!(said(&s), "The sign says \"Way out\", at 12 o'clock.");
+    s.texts[1].distance_m = Some(2.5);
+    assert_eq!(
+        said(&s),
+        "The sign says \"Platform 3\", at 12 o'clock, 2.5 metres."
+    );
+}
+
 #[test]
 fn templates_say_when_the_evidence_does_not_answer() {
     let empty = EnvironmentState::empty(DeviceTime(0));

@@ -163,11 +163,26 @@ fn stairs_sentence(m: MotionState) -> Option<&'static str> {
 }
 
 /// The read looked at, then one placed (its distance known), then the most confident.
+/// The text a wearer asking about "the sign" means: the one they look at; else the one
+/// most straight ahead (they face what they ask about; by clock hours from 12); then one
+/// placed (its distance known); then the surest read.
 fn best_text(state: &EnvironmentState) -> Option<&TextFact> {
+    let off_ahead = |x: &TextFact| {
+        let h = x.clock.get() % 12;
+        h.min(12 - h)
+    };
     state.texts.iter().max_by(|a, b| {
-        (a.gazed, a.distance_m.is_some(), a.confidence)
-            .partial_cmp(&(b.gazed, b.distance_m.is_some(), b.confidence))
-            .unwrap_or(std::cmp::Ordering::Equal)
+        (
+            a.gazed,
+            std::cmp::Reverse(off_ahead(a)),
+            a.distance_m.is_some(),
+        )
+            .cmp(&(
+                b.gazed,
+                std::cmp::Reverse(off_ahead(b)),
+                b.distance_m.is_some(),
+            ))
+            .then(a.confidence.total_cmp(&b.confidence))
     })
 }
 
