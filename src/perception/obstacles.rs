@@ -245,6 +245,8 @@ struct CellAcc {
     sum: [f32; 3],
     min_h: f32,
     max_h: f32,
+    /// Points in the body band (from [`GROUND_BAND_TO_M`] to [`HEAD_BAND_FROM_M`]).
+    body: usize,
     nearest_d: f32,
     nearest: [f32; 3],
     in_path: bool,
@@ -831,6 +833,7 @@ impl CorridorAnalyzer {
             }
             acc.min_h = acc.min_h.min(h);
             acc.max_h = acc.max_h.max(h);
+            acc.body += usize::from((GROUND_BAND_TO_M..HEAD_BAND_FROM_M).contains(&h));
             if d < acc.nearest_d {
                 acc.nearest_d = d;
                 acc.nearest = n.p;
@@ -892,6 +895,7 @@ impl CorridorAnalyzer {
             let mut sum = [0.0f32; 3];
             let (mut sxx, mut sxy, mut syy) = (0.0f64, 0.0f64, 0.0f64);
             let (mut min_h, mut max_h) = (f32::INFINITY, f32::NEG_INFINITY);
+            let mut body = 0usize;
             let (mut nd, mut np) = (f32::INFINITY, [0.0f32; 3]);
             let mut in_path = false;
             let mut ahead = f32::INFINITY;
@@ -918,6 +922,7 @@ impl CorridorAnalyzer {
                 syy += a.syy;
                 min_h = min_h.min(a.min_h);
                 max_h = max_h.max(a.max_h);
+                body += a.body;
                 if a.nearest_d < nd {
                     nd = a.nearest_d;
                     np = a.nearest;
@@ -952,7 +957,11 @@ impl CorridorAnalyzer {
             if n < MIN_CLUSTER_POINTS {
                 continue;
             }
-            let band = if min_h >= HEAD_BAND_FROM_M {
+            // At head height with nothing at body height below it: what hangs there is
+            // what a walker meets (a cane finds what lies on the floor; points within a
+            // noisy floor's reach under a branch are no body to it).
+            let hangs = max_h >= HEAD_BAND_FROM_M && body == 0;
+            let band = if min_h >= HEAD_BAND_FROM_M || hangs {
                 HeightBand::Head
             } else if max_h < GROUND_BAND_TO_M {
                 HeightBand::Ground
@@ -1387,6 +1396,39 @@ mod tests {
         let v = CorridorAnalyzer::new().analyze(&map, &corridor(0.0), DeviceTime(0));
         assert_eq!(v.clusters.len(), 1, "{:?}", v.clusters);
         assert_eq!(v.clusters[0].kind, ThingKind::Overhead);
+    }
+
+    /// Stereo depth of a floor is noisy: in live mode (depth points, no map) a few floor
+    /// points read 0.3 m up under a branch fall in its clustering cells. The branch still
+    /// hangs at head height (a cane does not find it), however the floor's noise is
+    /// clustered with it; a post under it, with points at body height, stands.
+    #[test]
+    fn a_branch_over_noisy_floor_points_is_head_high_a_post_under_it_is_not() {
+        let scene = |under: &[[f32; 3]]| {
+            let mut depth = Vec::new();
+            for i in 0..20 {
+                for k in 0..3 {
+                    depth.push([2.95 + 0.05 * k as f32, -0.5 + 0.05 * i as f32, 1.72]);
+                }
+            }
+            depth.extend_from_slice(under);
+            let mut recent = RecentPoints::new(500_000_000, 10_000);
+            recent.push(0, &depth);
+            let v = CorridorAnalyzer::new().analyze_with(
+                None,
+                Some(&recent),
+                &corridor(0.0),
+                DeviceTime(0),
+            );
+            v.clusters.iter().map(|c| c.band).collect::<Vec<_>>()
+        };
+        assert_eq!(scene(&[]), vec![HeightBand::Head]);
+        let noise = [[3.0, 0.0, 0.3], [3.02, 0.05, 0.35], [2.98, -0.04, 0.42]];
+        assert_eq!(scene(&noise), vec![HeightBand::Head]);
+        let post: Vec<[f32; 3]> = (0..30)
+            .map(|i| [3.0, 0.0, 0.25 + 0.05 * i as f32])
+            .collect();
+        assert_eq!(scene(&post), vec![HeightBand::Body]);
     }
 
     #[test]
