@@ -96,7 +96,8 @@ fn the_way_to_the_exit_names_door_sign_obstacle_and_side() {
 /// With the directions perception measured, the side to pass follows the thing's place
 /// within its clock hour: both the obstacle and the door are "12 o'clock", but the
 /// obstacle, 3 m on, lies 8° right of the door (0.42 m off the line): pass it on the left.
-/// Within 0.3 m of the line, either way round is as short and the freer side is taken.
+/// Within 0.3 m of the line, either way round is as short and the freer side is taken (the
+/// right when neither is freer by more than 0.6 m).
 #[test]
 fn the_side_to_pass_follows_measured_bearings_within_an_hour() {
     let side_of = |obstacle_deg: f32, clear_left_m: f32| {
@@ -128,6 +129,10 @@ fn the_side_to_pass_follows_measured_bearings_within_an_hour() {
     // 2° off (0.1 m): straight on the line, the freer side.
     assert_eq!(side_of(1.0, 5.0), "left");
     assert_eq!(side_of(1.0, 1.0), "right");
+    // Sides about as clear (the left 0.3 m more, within the noise of the measure): the
+    // right, in every answer, not whichever measured a few centimetres more this time.
+    assert_eq!(side_of(1.0, 3.3), "right");
+    assert_eq!(side_of(1.0, 2.9), "right");
 }
 
 #[test]

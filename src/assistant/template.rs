@@ -500,6 +500,11 @@ pub const FAR_M: f32 = 8.0;
 /// straight on it: either way round is about as short, and the clearer side is taken, m.
 pub const ON_LINE_M: f32 = 0.3;
 
+/// One side of the way is clearer than the other only by more than this, m (half the
+/// corridor a walker sweeps: less is measurement noise, and a side chosen on it would
+/// change from one answer to the next as the wearer walks).
+pub const CLEARER_BY_M: f32 = crate::assistant::corridor::HALF_WIDTH_M;
+
 /// Guidance towards a place at `target_clock`, `target_m` away (`None`: farther than can
 /// be measured), after the `first` sentence that names it: what is in the way and on which
 /// side to pass it, or the walk.
@@ -519,7 +524,8 @@ fn guide(
         .filter(|t| Some(t.id) != target_id)
         .collect();
     if let Some(b) = blocking.first() {
-        // Pass on the side of the target line (straight on it, the clearer side), unless
+        // Pass on the side of the target line (straight on it, the clearer side: the
+        // right unless the left is clearer by more than CLEARER_BY_M), unless
         // something else is on that way; if both ways are taken, say so. Directions as
         // measured where perception gives them.
         let target_deg = target_id.and_then(|id| state.thing(id)).map_or(
@@ -532,7 +538,9 @@ fn guide(
         } else if off_line_m <= -ON_LINE_M {
             true
         } else {
-            matches!(&state.walkable, Some(w) if w.clear_left_m > w.clear_right_m)
+            // Neither side clearer: the right, as pedestrians keep right, the same in
+            // every answer.
+            matches!(&state.walkable, Some(w) if w.clear_left_m > w.clear_right_m + CLEARER_BY_M)
         };
         let side = [prefer_left, !prefer_left]
             .into_iter()
