@@ -174,6 +174,14 @@ fn am_i_at_the_exit_follows_the_distance() {
         fact_present("the exit door is at 11 o'clock, 1 m", &text),
         "{text}"
     );
+    // Only the sign, never placed (live, without a map): its distance is not known, so
+    // neither "far" nor "not yet" is said.
+    s.things.clear();
+    let text = guarded(Form::Question, "Am I at the exit?", &s);
+    assert_eq!(
+        text,
+        "I can't tell how far it is. The sign \"EXIT\" is at 12 o'clock."
+    );
 }
 
 /// A goal that ends at a sign on a wall (task_instructions: "LIFT" on the wall beside the

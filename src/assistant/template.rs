@@ -614,7 +614,8 @@ fn door_sentence(request: &str, door: &Thing, sign: Option<&TextFact>) -> String
     s
 }
 
-/// `The sign "EXIT" is at 12 o'clock, about 9 metres.` (or "farther than I can measure").
+/// `The sign "EXIT" is at 12 o'clock, about 9 metres.`, or without a distance when none
+/// was measured (a sign not placed is not known to be far: live, without a map, few are).
 fn sign_place_sentence(x: &TextFact) -> String {
     match x.distance_m {
         Some(d) => format!(
@@ -623,11 +624,7 @@ fn sign_place_sentence(x: &TextFact) -> String {
             clock(x.clock),
             about_metres(d)
         ),
-        None => format!(
-            "The sign \"{}\" is at {}, farther than I can measure.",
-            x.text.trim(),
-            clock(x.clock)
-        ),
+        None => format!("The sign \"{}\" is at {}.", x.text.trim(), clock(x.clock)),
     }
 }
 
@@ -705,7 +702,8 @@ fn goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     }
 }
 
-/// "Am I at the exit?": the place's distance says yes (within [`AT_GOAL_M`]) or not yet.
+/// "Am I at the exit?": the place's distance says yes (within [`AT_GOAL_M`]) or not yet;
+/// without one, that it cannot tell.
 fn at_goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let Some(g) = find_goal(request, state) else {
         let words = content_words(request);
@@ -721,7 +719,7 @@ fn at_goal(request: &str, state: &EnvironmentState) -> TemplateAnswer {
     let verdict = match d {
         Some(d) if d <= AT_GOAL_M => "Yes, you are there.",
         Some(_) => "Not yet.",
-        None => "Not yet: it is still far.",
+        None => "I can't tell how far it is.",
     };
     TemplateAnswer::known(vec![verdict.to_string(), first])
 }
