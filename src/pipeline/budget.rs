@@ -78,7 +78,7 @@ impl BudgetKeeper {
                         governor.window_cores().unwrap_or(0.0)
                     ),
                 }
-                let due = HostTime(HostTime::now().ns().saturating_add(TICK_NS));
+                let due = HostTime::now().add_ns(TICK_NS);
                 let _ = crate::time::sleep_until_or_stop(due, || stop.is_stopped());
             }
             // The last stretch up to the stop.

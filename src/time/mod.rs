@@ -111,6 +111,10 @@ impl HostTime {
     pub const fn since(self, earlier: HostTime) -> i64 {
         self.0.saturating_sub(earlier.0)
     }
+    /// Shift by a signed number of nanoseconds (saturating).
+    pub const fn add_ns(self, ns: i64) -> Self {
+        Self(self.0.saturating_add(ns))
+    }
     /// This moment as an [`Instant`].
     pub fn instant(self) -> Instant {
         host_epoch() + Duration::from_nanos(self.0.max(0) as u64)

@@ -237,12 +237,8 @@ pub fn auth_backoff(failures: u32) -> Duration {
 
 /// Sleeps `d`, waking early if `stop` is set.
 fn sleep_or_stop(d: Duration, stop: &StopHandle) {
-    let due = HostTime(
-        HostTime::now()
-            .ns()
-            .saturating_add(d.as_nanos().min(i64::MAX as u128) as i64),
-    );
-    let _ = sleep_until_or_stop(due, || stop.is_stopped());
+    let d_ns = i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+    let _ = sleep_until_or_stop(HostTime::now().add_ns(d_ns), || stop.is_stopped());
 }
 
 struct SimState {
