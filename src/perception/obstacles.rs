@@ -325,7 +325,9 @@ pub const DEPTH_FLOOR_IQR_NOISE: f32 = 1.5;
 
 /// Floor-level depth frames a bin's level is read from at most (the newest).
 pub const MAX_DEPTH_FLOOR_FRAMES: usize = 8;
-/// A bin's level from floor-level depth needs this many frames agreeing on it.
+/// A bin's level from floor-level depth needs this many frames agreeing on it, or, where no
+/// frame alone holds [`MIN_DEPTH_FLOOR_POINTS`] there (a dark, smooth surface stereo matches
+/// sparsely: the street beyond a kerb), the frames' points pooled being one level.
 pub const DEPTH_FLOOR_FRAMES_AGREE: usize = 2;
 
 /// The level most of the frames' `levels` (of one bin) agree on within [`LEVEL_AGREE_M`]
@@ -381,6 +383,8 @@ pub struct CorridorAnalyzer {
     depth_frames: Vec<i64>,
     /// One bin's level in each of those frames.
     levels: Vec<f32>,
+    /// One bin's floor-level depth heights of all those frames.
+    pooled: Vec<f32>,
     floor: Vec<f32>,
     cells: CellMap<CellAcc>,
     /// Cells of the static map where the floor is seen.
@@ -639,17 +643,33 @@ impl CorridorAnalyzer {
                     levels.push(l);
                 }
             }
-            let known = frames_agree(levels).or_else(|| {
-                if b.len() < 3 {
-                    return None;
-                }
-                let lo = percentile(b, FLOOR_PERCENTILE);
-                let mid = percentile(b, 0.5);
-                match (lo, mid) {
-                    (Some(lo), Some(mid)) if mid - lo <= FLOOR_SPREAD_M => Some(lo),
-                    _ => None,
-                }
-            });
+            let known = frames_agree(levels)
+                .or_else(|| {
+                    // No two frames agree: the frames' points pooled, when none of them
+                    // alone held enough for a level and together they are one level.
+                    if !levels.is_empty() {
+                        return None;
+                    }
+                    let pooled = &mut self.pooled;
+                    pooled.clear();
+                    for k in 0..depth_frames.len() {
+                        if let Some(db) = self.depth_bins.get(k * nbins + i) {
+                            pooled.extend_from_slice(db);
+                        }
+                    }
+                    depth_floor_level(pooled, sigma)
+                })
+                .or_else(|| {
+                    if b.len() < 3 {
+                        return None;
+                    }
+                    let lo = percentile(b, FLOOR_PERCENTILE);
+                    let mid = percentile(b, 0.5);
+                    match (lo, mid) {
+                        (Some(lo), Some(mid)) if mid - lo <= FLOOR_SPREAD_M => Some(lo),
+                        _ => None,
+                    }
+                });
             if trace {
                 let depth_points: usize = (0..depth_frames.len())
                     .filter_map(|k| self.depth_bins.get(k * nbins + i))
@@ -1016,9 +1036,10 @@ impl CorridorAnalyzer {
                 cl.sure = segment_in_corridor(&narrowed(c, along), line).is_some();
             }
             log::debug!(
-                "cluster of {} points ({} depth) {:.2}-{:.2} m high at ({:.2}, {:.2}), in path {}, mapped cells {}/{}",
+                "cluster of {} points ({} depth, {} body) {:.2}-{:.2} m high at ({:.2}, {:.2}), in path {}, mapped cells {}/{}",
                 cl.points,
                 cl.dynamic_points,
+                body,
                 min_h,
                 max_h,
                 cl.centroid_m[0],
@@ -1725,6 +1746,18 @@ mod tests {
     /// left out), each moved along its ray by a normal range error of `k`·r², in `frames`
     /// frames 0.1 s apart.
     fn noisy_floor(edge_x: f32, drop_m: f32, k: f32, frames: i64) -> RecentPoints {
+        noisy_floor_thinned(edge_x, drop_m, k, frames, 1)
+    }
+
+    /// [`noisy_floor`] with one in `beyond_every` of the points beyond the edge kept (a
+    /// lower level that gives stereo few matches: dark asphalt, a step's shadow).
+    fn noisy_floor_thinned(
+        edge_x: f32,
+        drop_m: f32,
+        k: f32,
+        frames: i64,
+        beyond_every: usize,
+    ) -> RecentPoints {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut uniform = move || {
             seed ^= seed << 13;
@@ -1742,6 +1775,9 @@ mod tests {
                     // Hidden: below the edge, nearer than the eye's line over it.
                     let z = if x > edge_x { -drop_m } else { 0.0 };
                     if x > edge_x && x < edge_x * 1.6 / (1.6 - drop_m) {
+                        continue;
+                    }
+                    if x > edge_x && (i * 16 + j + f as usize) % beyond_every != 0 {
                         continue;
                     }
                     let d = [x - eye[0], y - eye[1], z - eye[2]];
@@ -1789,6 +1825,15 @@ mod tests {
         assert_eq!(e.kind, ThingKind::DropOff, "{:?}", kerb.edges);
         assert!((e.along_m - 2.0).abs() <= 0.3, "{e:?}");
         assert!((e.rise_m + 0.15).abs() < 0.05, "{e:?}");
+        // The street beyond it giving each frame too few points for a level of its own:
+        // two frames' points together are one level, and the kerb is seen.
+        let sparse = noisy_floor_thinned(2.0, 0.15, k, 2, 13);
+        let e = view(&sparse).edges.first().cloned().expect("the kerb");
+        assert_eq!(e.kind, ThingKind::DropOff);
+        assert!((e.along_m - 2.0).abs() <= 0.3, "{e:?}");
+        // A flat floor as sparse everywhere is no edge.
+        let flat = view(&noisy_floor_thinned(0.4, 0.0, k, 2, 13));
+        assert!(flat.edges.is_empty(), "{:?}", flat.edges);
     }
 
     #[test]
