@@ -117,6 +117,16 @@ impl PixelBox {
             Orientation::RotateCw90 => [self.x1, (self.y0 + self.y1) / 2.0],
         }
     }
+
+    /// The top of the thing in the box, in the frame's pixels: the middle of the box's top
+    /// edge as the frame stands upright (for a frame recorded a quarter turned, the middle
+    /// of its left edge).
+    pub fn top(&self, orientation: Orientation) -> [f32; 2] {
+        match orientation {
+            Orientation::AsRecorded => [(self.x0 + self.x1) / 2.0, self.y0],
+            Orientation::RotateCw90 => [self.x0, (self.y0 + self.y1) / 2.0],
+        }
+    }
 }
 
 /// One thing found in a frame.
@@ -348,6 +358,28 @@ mod tests {
                 let (ux, uy) = (ux as usize, uy as usize);
                 assert_eq!(out[(uy * side + ux) * 3], img[(ry * side + rx) * 3]);
             }
+        }
+    }
+
+    /// Foot and top are the middles of the box's bottom and top as the frame stands upright.
+    #[test]
+    fn foot_and_top_of_a_box_as_it_stands() {
+        let b = PixelBox {
+            x0: 10.0,
+            y0: 20.0,
+            x1: 30.0,
+            y1: 80.0,
+        };
+        for o in [Orientation::AsRecorded, Orientation::RotateCw90] {
+            let foot = o.to_upright(b.foot(o), 100);
+            let top = o.to_upright(b.top(o), 100);
+            let corners = [[b.x0, b.y0], [b.x1, b.y1]].map(|c| o.to_upright(c, 100));
+            let (lo, hi) = (
+                corners[0][1].min(corners[1][1]),
+                corners[0][1].max(corners[1][1]),
+            );
+            assert_eq!(foot[0], top[0], "{o:?}");
+            assert_eq!((top[1], foot[1]), (lo, hi), "{o:?}");
         }
     }
 

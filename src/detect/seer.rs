@@ -180,6 +180,7 @@ fn detect_frame(
             confidence: d.score,
             rgb_box: [d.box_px.x0, d.box_px.y0, d.box_px.x1, d.box_px.y1],
             foot_px: d.box_px.foot(RGB_ORIENTATION),
+            top_px: Some(d.box_px.top(RGB_ORIENTATION)),
             at: frame.capture,
         })
         .collect()

@@ -119,6 +119,9 @@ pub struct PerceptionStats {
     pub texts_dropped: u64,
     /// Detector boxes not taken because they spanned the whole frame.
     pub objects_spanning_frame: u64,
+    /// Detector boxes not taken because, placed, the thing stood taller than any of its
+    /// class ([`ObjectClass::tallest_m`]: a person named "bed").
+    pub objects_too_tall: u64,
     /// Things left out of a state because more than the configured number were near.
     pub things_dropped: u64,
     /// Depth points dropped (non-finite, too old, beyond the cap of the recent set).
@@ -654,6 +657,18 @@ impl Perception {
                 }
             }
             let place = self.object_place(&s);
+            if let Some(height) = self.standing_height_m(&s, &place) {
+                if super::objects::taller_than_class(s.class, height) {
+                    log::debug!(
+                        "object at {} ns: {} {:.2} stands {height:.2} m tall: not one",
+                        s.at.ns(),
+                        s.class,
+                        s.confidence
+                    );
+                    self.stats.objects_too_tall += 1;
+                    continue;
+                }
+            }
             log::debug!(
                 "object at {} ns: {} {:.2} box {:?} placed {place:?}",
                 s.at.ns(),
@@ -712,6 +727,22 @@ impl Perception {
             Some((_, dir)) if dir.x.hypot(dir.y) > 1e-6 => Placement::Towards(dir.y.atan2(dir.x)),
             _ => Placement::Unknown,
         }
+    }
+
+    /// How tall a thing the detector saw and perception placed at `place` stands over the
+    /// floor, m: where the ray through the top of its box passes over the place (its
+    /// horizontal distance from the camera). `None` without a place, a box top, a floor or
+    /// a pose.
+    fn standing_height_m(&self, s: &SeenObject, place: &Placement) -> Option<f64> {
+        let (Placement::At(p), Some(top)) = (place, s.top_px) else {
+            return None;
+        };
+        let head = self.pose.head(s.at.ns())?;
+        let camera = self.models.rgb.as_ref()?;
+        let floor = self.floor_z_m(s.at.ns())?;
+        let t_world_device = head.t_world_cpf * self.models.t_device_cpf.inverse();
+        let top_ray = super::text_distance::pixel_ray_world(camera, &t_world_device, top)?;
+        super::objects::standing_height_m(top_ray, *p, floor)
     }
 
     /// The state at device time `at` (the clock's present is `now`), and the hazards to

@@ -7,6 +7,8 @@
 
 use std::collections::VecDeque;
 
+use nalgebra::{Point3, Vector3};
+
 use crate::state::{bearing_to_clock, ObjectClass, ObjectFact, SeenObject, Thing, ThingKind};
 
 use super::geom::{bearing_and_distance, wrap_deg};
@@ -65,6 +67,37 @@ struct Track {
     seen: SeenObject,
     place: Placement,
     sightings: u32,
+}
+
+/// A placed thing may stand this many times the tallest of its class
+/// ([`ObjectClass::tallest_m`]) before its class is taken for the detector's mistake: the
+/// box's top is loose by a few per cent, and the distance from the foot of the box moves with
+/// the head's pitch error (2° at 3 m: 0.2 m nearer or farther).
+pub const TALLEST_SLACK: f32 = 1.25;
+
+/// How tall a thing placed at `place` stands over the floor at `floor_z` (world, m), from
+/// the ray `(origin, direction)` through the top of its box: the ray's height where it passes
+/// over the place (its horizontal distance from the camera). `None` for a ray straight up or
+/// down.
+pub fn standing_height_m(
+    (origin, dir): (Point3<f64>, Vector3<f64>),
+    place: [f64; 3],
+    floor_z: f64,
+) -> Option<f64> {
+    let across = dir.x.hypot(dir.y);
+    if across < 1e-6 {
+        return None;
+    }
+    let reach = (place[0] - origin.x).hypot(place[1] - origin.y);
+    Some(origin.z + dir.z * reach / across - floor_z)
+}
+
+/// Whether a thing of `class` standing `height_m` tall is too tall to be one (more than
+/// [`TALLEST_SLACK`] times [`ObjectClass::tallest_m`]): the detector's class is wrong.
+pub fn taller_than_class(class: ObjectClass, height_m: f64) -> bool {
+    class
+        .tallest_m()
+        .is_some_and(|t| height_m > f64::from(t * TALLEST_SLACK))
 }
 
 /// Frames a thing must be seen in before it names the geometric thing there (so before an
@@ -251,12 +284,37 @@ mod tests {
     use crate::state::{ClockHour, Evidence, ThingDetail};
     use crate::time::DeviceTime;
 
+    #[test]
+    fn a_walker_is_no_bed_a_bed_is() {
+        // Eyes 1.6 m over the floor; a thing 3 m ahead whose box's top is 1.7 m high.
+        let eye = Point3::new(0.0, 0.0, 1.6);
+        let top = |h: f64| (eye, Vector3::new(3.0, 0.0, h - 1.6).normalize());
+        let h = standing_height_m(top(1.7), [3.0, 0.0, 0.0], 0.0).unwrap();
+        assert!((h - 1.7).abs() < 1e-9, "{h}");
+        // Seen on a floor 0.2 m lower, from the same eyes: it stands 0.2 m taller.
+        let h2 = standing_height_m(top(1.7), [3.0, 0.0, -0.2], -0.2).unwrap();
+        assert!((h2 - 1.9).abs() < 1e-9, "{h2}");
+        assert!(taller_than_class(ObjectClass::Bed, h));
+        assert!(!taller_than_class(ObjectClass::Person, h));
+        let bed = standing_height_m(top(0.6), [3.0, 0.0, 0.0], 0.0).unwrap();
+        assert!(!taller_than_class(ObjectClass::Bed, bed));
+        // A class whose size varies too much, or that rests on something: never too tall.
+        assert!(!taller_than_class(ObjectClass::PottedPlant, 3.0));
+        assert!(!taller_than_class(ObjectClass::Cup, 3.0));
+        // A ray straight up tells nothing.
+        assert_eq!(
+            standing_height_m((eye, Vector3::new(0.0, 0.0, 1.0)), [3.0, 0.0, 0.0], 0.0),
+            None
+        );
+    }
+
     fn seen(class: ObjectClass, at_s: f64, confidence: f32) -> SeenObject {
         SeenObject {
             class,
             confidence,
             rgb_box: [0.0, 0.0, 10.0, 10.0],
             foot_px: [5.0, 10.0],
+            top_px: None,
             at: DeviceTime((at_s * 1e9) as i64),
         }
     }

@@ -273,6 +273,10 @@ pub struct SeenObject {
     /// Where it meets the ground in the RGB image, pixels (the middle of its box's bottom as
     /// the image stands upright; the recorded frame may be turned).
     pub foot_px: [f32; 2],
+    /// The top of its box in the RGB image, pixels (the middle of the box's top as the image
+    /// stands upright), when the detector gave one: with the foot, how tall it stands.
+    #[serde(default)]
+    pub top_px: Option<[f32; 2]>,
     /// Capture time of the frame.
     pub at: DeviceTime,
 }
