@@ -98,7 +98,8 @@ pub const LOST_POSE_NOTICE_NS: i64 = 1_000_000_000;
 pub const TRACKING_LOST: &str =
     "the glasses lost track of where they are: positions in the room are out of date until tracking recovers";
 /// Moving regions are left out, and tracked depth clusters count as moving only across
-/// the walking line, while a step was detected within this (with a pose not trusted), ns.
+/// the walking line, while a step was detected within this (with a pose not trusted), ns;
+/// for a cluster, within this before the oldest position its velocity is measured over.
 pub const MOVER_STEP_NS: i64 = 800_000_000;
 /// Ids of vehicles start here, far above the obstacle tracker's and the doorways'
 /// ([`super::openings::DOOR_ID_BASE`]), so they never collide.
@@ -424,12 +425,22 @@ impl Perception {
     /// with the IMU current. Such a pose lags a walk (its speed comes from the step
     /// cadence), so still things seem to move along the walking line.
     fn walking_on_estimate(&self, t_ns: i64) -> bool {
+        self.walked_on_estimate_since(t_ns, t_ns)
+    }
+
+    /// Whether the wearer walked on an estimated pose at any time from `since_ns` to `t_ns`
+    /// ([`Self::walking_on_estimate`] at one of them): positions of still things placed then
+    /// carry the pose's lag, and a velocity measured over them does too.
+    fn walked_on_estimate_since(&self, t_ns: i64, since_ns: i64) -> bool {
         let imu_current = self
             .imu_stream
             .is_some_and(|(_, last)| t_ns.saturating_sub(last) < CURRENT_NS);
         self.pose_quality < TRUSTED_POSE_QUALITY
             && imu_current
-            && self.steps.stepped_within(t_ns, MOVER_STEP_NS)
+            && self.steps.stepped_within(
+                t_ns,
+                MOVER_STEP_NS.saturating_add(t_ns.saturating_sub(since_ns).max(0)),
+            )
     }
 
     /// Folds in the moving regions one camera frame captured at `capture_ns` showed,
@@ -1173,8 +1184,11 @@ impl Perception {
         };
         let approaching = super::hazards::is_approaching(closing);
         // Walking on an estimated pose, motion along the walking line is the pose's lag as
-        // much as the thing's: only motion across it says a thing moves.
-        let across_only = self.walking_on_estimate(at.ns());
+        // much as the thing's: only motion across it says a thing moves (for a thing whose
+        // velocity is measured over positions placed while the wearer walked: just after a
+        // stop, the pose's overshoot is still in it).
+        let across_only_since =
+            |since: Option<i64>| self.walked_on_estimate_since(at.ns(), since.unwrap_or(at.ns()));
         let live = self.live_map.is_some();
         let (line_cos, line_sin) = (c.dir_rad.cos(), c.dir_rad.sin());
         let origin = [hx as f32, hy as f32, h.position_m.z as f32];
@@ -1207,7 +1221,7 @@ impl Perception {
                 let across = (-line_sin * v[0] + line_cos * v[1]).abs();
                 v[0].hypot(v[1]) >= MOVING_MPS
                     && relative >= MOVING_MPS
-                    && (!across_only || across >= MOVING_MPS)
+                    && (!across_only_since(tr.oldest_ns) || across >= MOVING_MPS)
                     && cl.dynamic_points * 2 >= cl.points
                     && cl.wall_m.is_none()
                     && cl.spread_m <= MOVER_MAX_SPREAD_M

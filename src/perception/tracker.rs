@@ -133,6 +133,8 @@ pub struct TrackRef {
     pub velocity_mps: Option<[f32; 2]>,
     /// The oldest position it keeps, world `[x, y]` m.
     pub oldest_m: Option<[f32; 2]>,
+    /// When that position was seen, device ns: its velocity is measured since.
+    pub oldest_ns: Option<i64>,
 }
 
 /// The tracker.
@@ -196,6 +198,7 @@ impl ThingTracker {
             first_seen_ns: t_ns,
             velocity_mps: None,
             oldest_m: None,
+            oldest_ns: None,
         };
         let mut out: Vec<TrackRef> = vec![none; detections.len()];
         for (di, det) in detections.iter().enumerate() {
@@ -210,6 +213,7 @@ impl ThingTracker {
                     first_seen_ns: t.first_seen_ns,
                     velocity_mps: t.velocity_mps(),
                     oldest_m: t.history.first().map(|h| h.1),
+                    oldest_ns: t.history.first().map(|h| h.0),
                 };
             }
         }
@@ -249,6 +253,7 @@ impl ThingTracker {
                     first_seen_ns: t_ns,
                     velocity_mps: None,
                     oldest_m: Some(det.xy_m),
+                    oldest_ns: Some(det.evidence_ns.min(t_ns)),
                 };
             }
         }
