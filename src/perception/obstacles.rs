@@ -623,6 +623,9 @@ impl CorridorAnalyzer {
         // assumption, or floor-level depth points near the feet, which the cameras mostly
         // do not see: a low thing's top there passes for the floor).
         let mut level_seen = floor_seen && floor.is_none();
+        // Whether the level is one seen bin's alone (the assumption replaced by the first
+        // floor seen, no other bin agreeing with it yet).
+        let mut lone = false;
         // How far ahead the floor was seen (see `Walkable::floor_seen_m`).
         let mut seen_to: Option<f32> = None;
         let trace = log::log_enabled!(log::Level::Trace);
@@ -686,6 +689,7 @@ impl CorridorAnalyzer {
                 };
             }
             if let Some(f) = known {
+                let anchored_here = !level_seen;
                 if !level_seen
                     && (f.abs() <= EYE_FLOOR_SLACK_M
                         || (f + floor_z - expected).abs() <= EYE_FLOOR_SLACK_M)
@@ -695,6 +699,7 @@ impl CorridorAnalyzer {
                     // the level. A few centimetres between a guess and a measurement are no
                     // edge (the head's bob over a stride moves the guess that much).
                     level = f;
+                    lone = true;
                 }
                 level_seen = true;
                 if let Some((kind, at, diff, new_level, from_bin)) = pending.take() {
@@ -731,7 +736,21 @@ impl CorridorAnalyzer {
                         level = new_level;
                     }
                 }
-                let diff = f - level;
+                let mut diff = f - level;
+                if lone && !anchored_here && diff.abs() <= LEVEL_AGREE_M {
+                    lone = false;
+                }
+                if lone
+                    && diff.abs() > EDGE_M
+                    && (f.abs() <= EYE_FLOOR_SLACK_M
+                        || (f + floor_z - expected).abs() <= EYE_FLOOR_SLACK_M)
+                {
+                    // The level is one bin's, and this one is as likely the floor underfoot
+                    // continued: one bin is no level to measure an edge from (the top of a
+                    // low thing, a patch of mismatches). This one sets it instead.
+                    level = f;
+                    diff = 0.0;
+                }
                 let kind = if diff < -EDGE_M && !drop_seen {
                     Some(ThingKind::DropOff)
                 } else if diff > EDGE_M && diff < MAX_STEP_M && !step_seen {
@@ -1834,6 +1853,59 @@ mod tests {
         // A flat floor as sparse everywhere is no edge.
         let flat = view(&noisy_floor_thinned(0.4, 0.0, k, 2, 13));
         assert!(flat.edges.is_empty(), "{:?}", flat.edges);
+    }
+
+    #[test]
+    fn one_bin_is_no_level_to_measure_an_edge_from() {
+        // Floor-level depth points in two frames, the floor underfoot unseen (only assumed
+        // from the eye height): the first bin seen, 1.25–1.5 m ahead, 9.5 cm up (a mat, a
+        // low thing's top), then the floor at the eye height's level to 3.5 m. The one bin
+        // set the level, and the floor after it was a 9.5 cm drop-off 1.5 m ahead; it is no
+        // edge. The same floor 9.5 cm lower beyond 2.5 m after five bins at +9.5 cm is one.
+        let view = |raised_to: f32, drop_from: f32| {
+            let mut recent = RecentPoints::new(300_000_000, 40_000);
+            for f in 0..2i64 {
+                let mut pts = Vec::new();
+                for i in 0..45 {
+                    for j in 0..12 {
+                        let x = 1.26 + i as f32 * 0.05;
+                        let y = -0.3 + j as f32 * 0.05;
+                        let z = if x < raised_to {
+                            0.095
+                        } else if x >= drop_from {
+                            0.0
+                        } else {
+                            0.095
+                        };
+                        pts.push([x, y, z]);
+                    }
+                }
+                recent.push(f * 100_000_000, &pts);
+            }
+            let floor = Some(FloorDepth {
+                points: &recent,
+                range_error_per_m2: 0.01,
+            });
+            let sources = Sources {
+                map: None,
+                recent: None,
+                floor,
+            };
+            CorridorAnalyzer::new().analyze_sources(
+                sources,
+                &corridor(0.0),
+                DeviceTime(100_000_000),
+            )
+        };
+        let lone = view(1.5, 1.5);
+        assert!(lone.edges.is_empty(), "{:?}", lone.edges);
+        let kerb = view(2.5, 2.5);
+        let e = kerb
+            .edges
+            .first()
+            .expect("a kerb after five bins of its level");
+        assert_eq!(e.kind, ThingKind::DropOff, "{:?}", kerb.edges);
+        assert!((e.along_m - 2.5).abs() <= 0.25, "{e:?}");
     }
 
     #[test]
