@@ -772,6 +772,20 @@ fn templates_answer_motion_distance_and_people_questions() {
         say("Is anyone walking with me?", &s),
         "I don't detect anyone moving. The obstacle is at 3 o'clock, 1 metre."
     );
+    // With the object detector on, what it did not recognise that stands close (at body
+    // height, not a wall) may be a person it missed: no "I don't see anyone".
+    s.sees_objects = true;
+    assert_eq!(
+        say("Is anyone walking with me?", &s),
+        "I can't tell whether anyone is there. The obstacle is at 3 o'clock, 1 metre."
+    );
+    let mut far = s.clone();
+    far.things.retain(|t| t.id != 8);
+    assert_eq!(
+        say("Is someone coming toward me?", &far),
+        "I don't see anyone. The bin is at 12 o'clock, 2.5 metres, in your path."
+    );
+    s.sees_objects = false;
     s.things
         .push(thing(9, ThingKind::Person, "person moving", 12, 6.0, true));
     // Whether the person comes toward the wearer is not known here: not said yes.

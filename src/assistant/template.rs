@@ -916,12 +916,8 @@ fn people(state: &EnvironmentState, ask: PeopleAsk) -> TemplateAnswer {
             "I can't tell: nothing around you has been measured yet.".into(),
         );
     }
-    // Perception tells people only by their motion: what stands close by may be one.
-    let mut out = vec![if state.sees_objects {
-        "I don't see anyone.".to_string()
-    } else {
-        "I don't detect anyone moving.".to_string()
-    }];
+    // Perception tells people by their motion, and the detector by what it recognises: what
+    // stands close by, unrecognised and not a wall, may be one.
     let close = by_distance(
         state
             .things
@@ -929,6 +925,19 @@ fn people(state: &EnvironmentState, ask: PeopleAsk) -> TemplateAnswer {
             .filter(|t| is_hazard(t.kind) && t.distance_m <= PEOPLE_CLOSE_M)
             .collect(),
     );
+    let unrecognised_close = close.iter().any(|t| {
+        t.class.is_none()
+            && t.kind == ThingKind::Obstacle
+            && !matches!(t.detail, ThingDetail::Wall)
+            && !matches!(t.height, Some(HeightBand::Ground | HeightBand::Head))
+    });
+    let mut out = vec![if !state.sees_objects {
+        "I don't detect anyone moving.".to_string()
+    } else if unrecognised_close {
+        "I can't tell whether anyone is there.".to_string()
+    } else {
+        "I don't see anyone.".to_string()
+    }];
     if let Some(t) = close.first().or(in_path_hazards(state).first()) {
         out.push(thing_sentence(t));
     }
