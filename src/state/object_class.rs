@@ -186,9 +186,7 @@ impl ObjectClass {
                 | Refrigerator
         )
     }
-}
 
-impl ObjectClass {
     /// About the tallest a thing of this class that stands on the ground is, m (a tall
     /// instance, not the average: a person 2.1, a high-backed chair 1.4, a van 2.5), for a
     /// thing perception placed: one that stands far taller is not of this class (a walker
