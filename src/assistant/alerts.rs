@@ -5,7 +5,9 @@
 //! ([`Utterance::urgent`]): it lets the answer clause being said end first when that ends
 //! soon.
 //! The same thing is not alerted twice within [`AlerterConfig::repeat_after_ns`] (unless it
-//! has become urgent since). An alert is not cut by the next one unless the next is more
+//! has become urgent since), nor another of its kind where it was
+//! ([`AlerterConfig::same_place_m`]: perception may follow one thing as two, and a listener
+//! hears "Stop, obstacle." twice for one place). An alert is not cut by the next one unless the next is more
 //! urgent (urgent where it was not, or reached in half its time): while the last alert is still being said (its length
 //! estimated from its words at the speaking rate, [`crate::speech::pace`]), and for at least
 //! [`AlerterConfig::min_gap_ns`] after it began, another waits; what waits is counted. An
@@ -62,6 +64,13 @@ pub struct AlerterConfig {
     pub urgent_ttc_s: f32,
     /// Most thing ids remembered for deduplication (the oldest are forgotten).
     pub max_tracked: usize,
+    /// A thing of the kind of one alerted within [`AlerterConfig::repeat_after_ns`], and
+    /// closer than this to where that one was (horizontally, in the world frame), m, is the
+    /// same thing to a listener: deduplicated as if it had its id. Perception's tracker
+    /// takes a thing seen within 0.8 m of a track's place to be that track
+    /// (`perception::tracker::ASSOCIATE_M`); two tracks closer than that are one thing
+    /// followed twice.
+    pub same_place_m: f32,
     /// An event within this long of the start of the alert being said (ns) is said with it,
     /// in one alert that replaces it: raised by the same update of perception (its events
     /// come together; the next camera frame is 33 ms later), before any of the first was
@@ -90,6 +99,7 @@ impl Default for AlerterConfig {
             urgent_m: 2.5,
             urgent_ttc_s: 2.5,
             max_tracked: 256,
+            same_place_m: 0.8,
             merge_within_ns: 40_000_000,
             max_named: 2,
             max_length_ns: 1_500_000_000,
@@ -119,6 +129,16 @@ pub struct AlerterCounts {
     pub merged: u64,
 }
 
+/// One thing's last alert.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Said {
+    at: HostTime,
+    urgent: bool,
+    kind: ThingKind,
+    /// Where the thing was, horizontally, m (when a world frame exists).
+    world_xy_m: Option<[f32; 2]>,
+}
+
 /// Events held for later at most (one per thing; the oldest beyond go).
 pub const MAX_HELD: usize = 4;
 
@@ -144,7 +164,7 @@ struct LastAlert {
 pub struct Alerter {
     config: AlerterConfig,
     /// Per thing id: when it was last alerted, and whether that alert was urgent.
-    last: HashMap<u32, (HostTime, bool)>,
+    last: HashMap<u32, Said>,
     last_any: Option<LastAlert>,
     counts: AlerterCounts,
     /// Events held back by the rate limit, oldest first.
@@ -401,12 +421,12 @@ impl Alerter {
     /// Decides whether `e`, raised at `now`, is alerted; returns the utterance, or why not.
     pub fn alert(&mut self, e: &HazardEvent, now: HostTime) -> Result<Utterance, Suppressed> {
         let urgent = self.is_urgent(e);
-        if let Some(&(at, was_urgent)) = self.last.get(&e.thing.id) {
-            let recent = now.since(at) < self.config.repeat_after_ns;
-            if recent && (was_urgent || !urgent) {
-                self.counts.duplicates += 1;
-                return Err(Suppressed::Duplicate);
-            }
+        if self
+            .said_before(e, now)
+            .is_some_and(|was_urgent| was_urgent || !urgent)
+        {
+            self.counts.duplicates += 1;
+            return Err(Suppressed::Duplicate);
         }
         let mut named = vec![e.clone()];
         let mut first_at = now;
@@ -459,11 +479,19 @@ impl Alerter {
         }
         if self.last.len() >= self.config.max_tracked.max(1) && !self.last.contains_key(&e.thing.id)
         {
-            if let Some((&oldest, _)) = self.last.iter().min_by_key(|(id, (t, _))| (*t, **id)) {
+            if let Some((&oldest, _)) = self.last.iter().min_by_key(|(id, s)| (s.at, **id)) {
                 self.last.remove(&oldest);
             }
         }
-        self.last.insert(e.thing.id, (now, urgent));
+        self.last.insert(
+            e.thing.id,
+            Said {
+                at: now,
+                urgent,
+                kind: e.thing.kind,
+                world_xy_m: world_xy(&e.thing),
+            },
+        );
         self.counts.alerted += 1;
         let (text, earcon) = self.phrase_named(&named);
         let said_ns = self.said_ns(&text);
@@ -500,6 +528,26 @@ impl Alerter {
             pan: Pan::of_clock_hour(clock_hour.get()),
             urgent: any_urgent,
         })
+    }
+
+    /// Whether `e`'s thing was alerted within the repeat window, by its id or as another of
+    /// its kind at its place ([`AlerterConfig::same_place_m`]): `Some(urgent)` of the most
+    /// urgent such alert, `None` when it was not.
+    fn said_before(&self, e: &HazardEvent, now: HostTime) -> Option<bool> {
+        let recent = |s: &Said| now.since(s.at) < self.config.repeat_after_ns;
+        let here = world_xy(&e.thing);
+        let near = |s: &Said| match (here, s.world_xy_m) {
+            (Some(a), Some(b)) => {
+                s.kind == e.thing.kind
+                    && (a[0] - b[0]).hypot(a[1] - b[1]) < self.config.same_place_m
+            }
+            _ => false,
+        };
+        self.last
+            .iter()
+            .filter(|(id, s)| recent(s) && (**id == e.thing.id || near(s)))
+            .map(|(_, s)| s.urgent)
+            .max()
     }
 
     /// How long `text` is estimated to take to say at the rate, stretched by the margin, ns.
@@ -573,6 +621,13 @@ impl Alerter {
 }
 
 /// What a thing is called in an alert that names several ("step down", "head-high", "chair").
+/// A thing's place on the ground in the world frame, when it has one.
+fn world_xy(t: &Thing) -> Option<[f32; 2]> {
+    t.world_m
+        .filter(|w| w.iter().all(|v| v.is_finite()))
+        .map(|w| [w[0], w[1]])
+}
+
 fn what_word(e: &HazardEvent) -> &'static str {
     let t = &e.thing;
     let head = t.kind == ThingKind::Overhead || t.height == Some(HeightBand::Head);
@@ -753,6 +808,42 @@ mod tests {
                 merged: 0
             }
         );
+    }
+
+    #[test]
+    fn one_place_alerted_under_two_ids_is_one_thing() {
+        let at = |id: u32, kind: ThingKind, d: f32, x: f32| {
+            let mut e = event(id, kind, 12, d);
+            e.thing.world_m = Some([x, 1.0, 0.0]);
+            e
+        };
+        let s = |n: i64| HostTime(n * 1_000_000_000);
+        let mut a = Alerter::default();
+        assert!(a.alert(&at(1, ThingKind::Obstacle, 2.0, 3.0), s(0)).is_ok());
+        // The same place under a new id, as urgent as before: said already.
+        assert_eq!(
+            a.alert(&at(2, ThingKind::Obstacle, 1.8, 3.5), s(2)),
+            Err(Suppressed::Duplicate)
+        );
+        // Past the repeat window, it is a new approach.
+        assert!(a.alert(&at(3, ThingKind::Obstacle, 1.8, 3.5), s(4)).is_ok());
+
+        let mut b = Alerter::default();
+        assert!(b.alert(&at(1, ThingKind::Obstacle, 4.0, 3.0), s(0)).is_ok());
+        // Become urgent there: said once more, as for one id.
+        assert!(b.alert(&at(2, ThingKind::Obstacle, 2.0, 3.3), s(2)).is_ok());
+        // Another kind at that place, or the same kind a body-width away, is another thing.
+        assert!(b.alert(&at(3, ThingKind::StepUp, 2.0, 3.3), s(4)).is_ok());
+        assert!(b.alert(&at(4, ThingKind::Obstacle, 2.0, 4.2), s(6)).is_ok());
+        // Without a world frame only the id tells.
+        let mut c = Alerter::default();
+        assert!(c
+            .alert(&event(1, ThingKind::Obstacle, 12, 2.0), s(0))
+            .is_ok());
+        assert!(c
+            .alert(&event(2, ThingKind::Obstacle, 12, 2.0), s(2))
+            .is_ok());
+        assert_eq!(c.counts().duplicates, 0);
     }
 
     #[test]
