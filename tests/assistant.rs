@@ -874,12 +874,32 @@ fn templates_answer_motion_distance_and_people_questions() {
     );
     // Moving away (not into the path): not waited for.
     w.things[1].in_path = false;
-    w.things[1].label = "vehicle on the right, moving away".into();
+    w.things[1].label = "vehicle moving away".into();
     w.things[1].detail = ThingDetail::Moving {
         side: Side::Right,
         approaching: false,
     };
     assert!(say("Is it safe to cross?", &w).starts_with("Wait. The bin"));
+    // Moving away and now ahead: its name says no side that its clock hour contradicts, so
+    // the guard lets the answer through whole.
+    let away = ThingDetail::Moving {
+        side: Side::Right,
+        approaching: false,
+    };
+    let mut passed = EnvironmentState::empty(DeviceTime(0));
+    let label = thing_label(ThingKind::Vehicle, &away, None);
+    let mut gone = thing(2_000_000_017, ThingKind::Vehicle, &label, 12, 2.6, false);
+    gone.evidence = vista::state::Evidence::Motion;
+    gone.detail = away;
+    passed.things.push(gone);
+    let said = answer(Form::Question, "Is it safe to cross?", &passed).text();
+    assert!(said.contains("vehicle"), "{said}");
+    let checked = Guard::default().check_text(&said, &passed, None);
+    assert!(
+        checked.interventions.is_empty(),
+        "{said}: {:?}",
+        checked.interventions
+    );
     // A label that says "at head height" is not followed by it again.
     let mut h = EnvironmentState::empty(DeviceTime(0));
     let mut branch = thing(

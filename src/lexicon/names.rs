@@ -14,7 +14,7 @@ pub fn side_word(side: Side) -> &'static str {
 
 /// The label of a thing perception found, from its kind, typed detail and height band:
 /// "wall", "obstacle at head height", "low obstacle", "obstacle", "person moving",
-/// "vehicle coming from the left", "vehicle on the right, moving away", "step up of 15 cm",
+/// "vehicle coming from the left", "vehicle moving away", "step up of 15 cm",
 /// "drop-off of 17 cm", "doorway", "open end of the corridor".
 pub fn thing_label(kind: ThingKind, detail: &ThingDetail, band: Option<HeightBand>) -> String {
     match (kind, detail) {
@@ -28,10 +28,13 @@ pub fn thing_label(kind: ThingKind, detail: &ThingDetail, band: Option<HeightBan
         (ThingKind::DropOff, _) => "drop-off".to_string(),
         (ThingKind::StepUp, _) => "step up".to_string(),
         (ThingKind::Vehicle, ThingDetail::Moving { side, approaching }) => {
+            // Moving away, where it is is its clock hour: a side in its name as well would
+            // contradict that hour once it is ahead ("the vehicle on the right … is at
+            // 12 o'clock").
             if *approaching {
                 format!("vehicle coming from the {}", side_word(*side))
             } else {
-                format!("vehicle on the {}, moving away", side_word(*side))
+                "vehicle moving away".to_string()
             }
         }
         (ThingKind::Vehicle, _) => "vehicle".to_string(),
@@ -81,7 +84,7 @@ mod tests {
         );
         assert_eq!(
             thing_label(ThingKind::Vehicle, &away, None),
-            "vehicle on the right, moving away"
+            "vehicle moving away"
         );
         assert_eq!(
             thing_label(ThingKind::Person, &coming, None),
