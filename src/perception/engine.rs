@@ -191,6 +191,8 @@ pub struct Perception {
     openings: OpeningDetector, // openings hook (goal routing)
     /// Without a static map: the map built from stereo depth (see [`Self::with_live_map`]).
     live_map: Option<LiveMap>,
+    /// A stereo depth frame has been folded in (what is in view is seen without a map).
+    depth_seen: bool,
 }
 
 impl Perception {
@@ -242,6 +244,7 @@ impl Perception {
             stats: PerceptionStats::default(),
             openings: OpeningDetector::default(), // openings hook (goal routing)
             live_map: None,
+            depth_seen: false,
         }
     }
 
@@ -361,6 +364,7 @@ impl Perception {
         } else {
             origin_m[2] - self.cfg.eye_height_m
         };
+        self.depth_seen = true;
         let kept = self.depth_filter.apply(
             capture_ns,
             origin_m,
@@ -1013,6 +1017,7 @@ impl Perception {
             &self.models,
             self.points.as_deref(),
             self.live_map.is_some(),
+            self.depth_seen,
             |s| self.has_stream(s),
         );
         if self

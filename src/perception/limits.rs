@@ -7,11 +7,13 @@ use crate::sample::StreamId;
 /// The limitations of a session with `models`, `points` (the semi-dense map, or the live
 /// map's newest snapshot) and the streams `has` says it has; `live_map`: a map is built live
 /// from stereo depth (an empty one at the start is no limitation: it fills as the wearer
-/// looks around).
+/// looks around); `depth_in_view`: without a map, stereo depth still sees what is in view
+/// (obstacles and drop-offs are seen, but not remembered out of view).
 pub fn limitations(
     models: &SensorModels,
     points: Option<&PointMap>,
     live_map: bool,
+    depth_in_view: bool,
     has: impl Fn(StreamId) -> bool,
 ) -> Vec<String> {
     let mut out = Vec::new();
@@ -33,6 +35,8 @@ pub fn limitations(
     }
     match points {
         _ if live_map => {}
+        None if depth_in_view => say(IN_VIEW_ONLY),
+        Some(p) if p.is_empty() && depth_in_view => say(IN_VIEW_ONLY),
         None => say("no semi-dense points: cannot see obstacles, drop-offs or free space"),
         Some(p) if p.is_empty() => {
             say("no semi-dense points: cannot see obstacles, drop-offs or free space")
@@ -51,6 +55,10 @@ pub fn limitations(
     out
 }
 
+/// Without a map, what stereo depth alone can and cannot do.
+pub const IN_VIEW_ONLY: &str =
+    "no map: obstacles and drop-offs are seen only while in the cameras' view, not remembered";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,14 +68,21 @@ mod tests {
         let models = SensorModels::default();
         let all = |_: StreamId| true;
         let says_no_map = |v: &[String]| v.iter().any(|l| l.contains("cannot see obstacles"));
-        assert!(says_no_map(&limitations(&models, None, false, all)));
+        assert!(says_no_map(&limitations(&models, None, false, false, all)));
         // Stereo depth builds the map: not said, even before its first points.
-        assert!(!says_no_map(&limitations(&models, None, true, all)));
+        assert!(!says_no_map(&limitations(&models, None, true, true, all)));
         assert!(!says_no_map(&limitations(
             &models,
             Some(&PointMap::default()),
             true,
+            true,
             all
         )));
+        // Stereo depth without a map sees what is in view: said as that, not as blindness.
+        for points in [None, Some(&PointMap::default())] {
+            let l = limitations(&models, points, false, true, all);
+            assert!(!says_no_map(&l), "{l:?}");
+            assert!(l.iter().any(|x| x == IN_VIEW_ONLY), "{l:?}");
+        }
     }
 }

@@ -249,6 +249,7 @@ pub fn assemble(
         &inputs.perception.models,
         inputs.perception.points.as_deref(),
         live_map,
+        stereo_without_map,
         |s| streams.contains(&s),
     ) {
         if !notes.contains(&l) {
@@ -262,10 +263,7 @@ pub fn assemble(
         engine = engine.with_live_map(crate::perception::live_map::LiveMapConfig::default());
         notes.push("no semi-dense map: a map is built live from stereo depth".into());
     } else if stereo_without_map {
-        notes.push(
-            "no semi-dense map: obstacles are seen only while in view (a live map: --live-map)"
-                .into(),
-        );
+        notes.push("a map built live from stereo depth: --live-map".into());
     }
     for n in &notes {
         log::warn!("perception: {n}");
