@@ -57,6 +57,10 @@ pub const MOVING_MPS: f32 = 0.4;
 /// about 0.35 m), while the part of a wall in view, whose centroid slides along it as the
 /// wearer walks, spreads more.
 pub const MOVER_MAX_SPREAD_M: f32 = 0.5;
+/// A moving cluster whose top is lower than this above the floor is not a person, m: a
+/// walking child's shoulders, a seated wheelchair user's head are higher; the treads of
+/// stairs or a kerb, whose depth points shift as the wearer walks, are lower.
+pub const PERSON_MIN_TOP_M: f32 = 0.9;
 /// A moving thing counts when its path enters the corridor within this time, s.
 pub const PREDICT_S: f32 = 3.0;
 /// Step of that prediction, s.
@@ -1230,6 +1234,7 @@ impl Perception {
                     && cl.dynamic_points * 2 >= cl.points
                     && cl.wall_m.is_none()
                     && cl.spread_m <= MOVER_MAX_SPREAD_M
+                    && cl.top_m >= PERSON_MIN_TOP_M
                     && !mapped
             });
             // And seen to move: where it stands now was seen through a moment ago, or where

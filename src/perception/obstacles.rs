@@ -161,6 +161,8 @@ pub struct Cluster {
     pub nearest_m: [f32; 3],
     /// Horizontal distance of the nearest point, m.
     pub distance_m: f32,
+    /// Height of its highest point above the floor, m.
+    pub top_m: f32,
     /// Whether any point lies in the corridor.
     pub in_path: bool,
     /// Points in it.
@@ -1026,6 +1028,7 @@ impl CorridorAnalyzer {
                 centroid_m: centroid,
                 nearest_m: np,
                 distance_m: nd,
+                top_m: max_h,
                 in_path,
                 points: n,
                 wall_m: wall,
