@@ -7,9 +7,10 @@
 //! The same thing is not alerted twice within [`AlerterConfig::repeat_after_ns`] (unless it
 //! has become urgent since), nor another of its kind where it was
 //! ([`AlerterConfig::same_place_m`]: perception may follow one thing as two, and a listener
-//! hears "Stop, obstacle." twice for one place). An alert is not cut by the next one unless the next is more
-//! urgent (urgent where it was not, or reached in half its time): while the last alert is still being said (its length
-//! estimated from its words at the speaking rate, [`crate::speech::pace`]), and for at least
+//! hears "Stop, obstacle." twice for one place). An alert is not cut by the next one unless
+//! the next is more urgent (urgent where it was not, or reached in half its time): while the
+//! last alert is still being said (its length estimated from its words at the speaking
+//! rate, [`crate::speech::pace`]), and for at least
 //! [`AlerterConfig::min_gap_ns`] after it began, another waits; what waits is counted. An
 //! event that waits is not lost: the perception gate raises each approach once, so the
 //! alerter keeps it ([`Alerter::take_held`]) and the assistant speaks it as soon as the last
