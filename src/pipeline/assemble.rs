@@ -263,7 +263,7 @@ pub fn assemble(
         engine = engine.with_live_map(crate::perception::live_map::LiveMapConfig::default());
         notes.push("no semi-dense map: a map is built live from stereo depth".into());
     } else if stereo_without_map {
-        notes.push("a map built live from stereo depth: --live-map".into());
+        notes.push("a map can be built live from stereo depth (--live-map)".into());
     }
     for n in &notes {
         log::warn!("perception: {n}");
