@@ -2,19 +2,124 @@
 //! of `read_sign` (live, `--no-lm`) judged with the paper's prompt and rubric. Decoding is
 //! constrained to the verdict's shape, so every answered item gets a verdict the rubric
 //! reads; each item's score is its components' sum (capped at 1.95 on a critical error),
-//! and the tables count every item once per form. What a 360M model says of an answer is
-//! not checked: it is not a good judge, only a real one.
+//! and the tables count every item once per form. The same run is then judged through a
+//! real OpenAI-compatible endpoint: llama.cpp's `llama-server` (built by
+//! `scripts/llama_server.sh`) serving the same GGUF, started by the test: the same items,
+//! each judged. What a small model says of an answer is not checked: it is not a good
+//! judge, only a real one.
 
 #[path = "common/cli.rs"]
 mod cli;
 #[path = "common/lm.rs"]
 mod lm;
 
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
 use cli::{json, jsonl, vista};
+
+/// The llama-server binary: $VISTA_LLAMA_SERVER, or the one `scripts/llama_server.sh`
+/// builds; `None` (with a printed skip) when missing outside CI.
+fn server_path() -> Option<PathBuf> {
+    let p = std::env::var_os("VISTA_LLAMA_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let cache = std::env::var_os("VISTA_CACHE").map_or_else(
+                || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/vista"),
+                PathBuf::from,
+            );
+            cache.join("llama-server/bin/llama-server")
+        });
+    if p.is_file() {
+        return Some(p);
+    }
+    let msg = format!(
+        "{} is missing: run scripts/llama_server.sh (scripts/test does)",
+        p.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{msg}");
+    }
+    eprintln!("\n*** SKIPPED: {msg} ***\n");
+    None
+}
+
+/// A llama-server serving `model` on a free local port, stopped when dropped.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(bin: &Path, model: &Path, log: &Path) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(bin)
+            .arg("-m")
+            .arg(model)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["-c", "4096", "-t", "2", "-np", "1"])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut s = Server {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        };
+        // Up when /health answers 200 (loading the model answers 503).
+        let t0 = Instant::now();
+        loop {
+            if let Some(status) = s.child.try_wait().unwrap() {
+                panic!(
+                    "llama-server exited ({status}): {}",
+                    std::fs::read_to_string(log).unwrap_or_default()
+                );
+            }
+            if health_ok(port) {
+                break;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(120),
+                "llama-server not up"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        s.base.push_str("/v1");
+        s
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn health_ok(port: u16) -> bool {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = c.set_read_timeout(Some(Duration::from_secs(2)));
+    if c.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut head = String::new();
+    let _ = c.read_to_string(&mut head);
+    head.starts_with("HTTP/1.1 200")
+}
 
 #[test]
 fn a_suite_run_is_judged_item_by_item_into_tables() {
-    let Some(_model) = lm::model_path() else {
+    let Some(model) = lm::model_path() else {
         return;
     };
     let _serial = lm::lock();
@@ -96,6 +201,62 @@ fn a_suite_run_is_judged_item_by_item_into_tables() {
     assert_eq!(per_form as usize, judged.len());
     let md = std::fs::read_to_string(out.join("judge.md")).unwrap();
     assert!(md.contains("| text understanding |"), "{md}");
+
+    // The same run through a local llama-server: the same items, each judged.
+    if let Some(bin) = server_path() {
+        let server = Server::start(&bin, &model, &tmp.path().join("server.log"));
+        let via = tmp.path().join("judged-http");
+        let o = vista()
+            .args(["judge", "--suite"])
+            .arg(&eval)
+            .args(["--endpoint", &server.base, "--timeout-s", "300", "--out"])
+            .arg(&via)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.status.success(), "{said}");
+        assert!(said.contains("OpenAI-compatible endpoint"), "{said}");
+        let remote = jsonl(&via.join("judged.jsonl"));
+        let key = |j: &serde_json::Value| {
+            let i = &j["item"];
+            (
+                i["run"].to_string(),
+                i["index"].to_string(),
+                i["task_type"].to_string(),
+                i["prediction"].to_string(),
+            )
+        };
+        assert_eq!(
+            remote.iter().map(key).collect::<Vec<_>>(),
+            judged.iter().map(key).collect::<Vec<_>>(),
+            "{said}"
+        );
+        for j in &remote {
+            assert!(j["score"].is_object(), "unjudged through the server: {j}");
+            if !j["item"]["prediction"].as_str().unwrap().is_empty() {
+                assert!(j["verdict"].is_object(), "{j}");
+                assert!(j["attempts"].as_u64().unwrap() <= 3, "{j}");
+            }
+        }
+        assert_eq!(json(&via.join("judge.json"))["all"]["unjudged"], 0);
+        let base = server.base.clone();
+        drop(server);
+        // A server gone is an error at start, naming the endpoint.
+        let o = vista()
+            .args(["judge", "--suite"])
+            .arg(&eval)
+            .args(["--endpoint", &base, "--out"])
+            .arg(tmp.path().join("gone"))
+            .output()
+            .unwrap();
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("{base}/models")), "{err}");
+    }
 
     // Nothing to judge is an error, not an empty table.
     let o = vista()

@@ -1,16 +1,17 @@
-//! `vista judge (--suite DIR… | --session S OUT) [--model GGUF] [--retries N] [--limit N]
-//! --out DIR`: every answer of the runs scored with the paper's judge prompt and rubric by
-//! a local GGUF model (cargo feature `llm`); writes `judged.jsonl` (each item, its verdict,
-//! score and the judge's reply), `judge.json` and `judge.md` (tables per response form and
-//! task category).
+//! `vista judge (--suite DIR… | --session S OUT) [--model GGUF | --endpoint URL]
+//! [--retries N] [--limit N] --out DIR`: every answer of the runs scored with the paper's
+//! judge prompt and rubric by a local GGUF model (cargo feature `llm`) or by a model behind
+//! an OpenAI-compatible endpoint (a `llama-server` or vLLM a user runs); writes
+//! `judged.jsonl` (each item, its verdict, score and the judge's reply), `judge.json` and
+//! `judge.md` (tables per response form and task category).
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 
+use vista::judge::http::{HttpJudge, HttpJudgeConfig};
 use vista::judge::judging::{items_of, RunRef};
-use vista::judge::local::LocalJudge;
 use vista::judge::table::markdown;
 use vista::judge::{judge_item, tables, Judge};
 use vista::suite::run::scored_cells;
@@ -26,12 +27,25 @@ pub struct JudgeArgs {
     pub session: Option<PathBuf>,
     /// The run's output folder (with --session).
     pub run: Option<PathBuf>,
-    /// GGUF model that judges (default: the fetched SmolLM2).
-    #[arg(long)]
+    /// GGUF model that judges here (default: the fetched SmolLM2; cargo feature `llm`).
+    #[arg(long, conflicts_with = "endpoint")]
     pub model: Option<PathBuf>,
-    /// Threads for the model.
+    /// Threads for the local model.
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
+    /// Judge through an OpenAI-compatible endpoint instead, e.g.
+    /// `http://127.0.0.1:8080/v1` (llama.cpp's `llama-server`, vLLM).
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// The endpoint's model to ask for (default: the first it serves).
+    #[arg(long, requires = "endpoint")]
+    pub endpoint_model: Option<String>,
+    /// The environment variable holding the endpoint's API key (sent as a bearer token).
+    #[arg(long, requires = "endpoint")]
+    pub api_key_env: Option<String>,
+    /// Deadline of one request to the endpoint, seconds.
+    #[arg(long, default_value_t = 120.0, requires = "endpoint")]
+    pub timeout_s: f64,
     /// A reply that is not a verdict is asked again this many times.
     #[arg(long, default_value_t = 2)]
     pub retries: u32,
@@ -73,12 +87,7 @@ pub fn run(args: JudgeArgs) -> anyhow::Result<()> {
     if let Some(n) = args.limit {
         items.truncate(n);
     }
-    let model = match &args.model {
-        Some(m) => m.clone(),
-        None => vista::infer::llm::default_model_path(args.threads)?,
-    };
-    let mut judge = LocalJudge::load(&model, args.threads)
-        .with_context(|| format!("loading the judge {}", model.display()))?;
+    let mut judge = judge_of(&args)?;
     std::fs::create_dir_all(&args.out).with_context(|| args.out.display().to_string())?;
     let lines_path = args.out.join("judged.jsonl");
     let mut lines =
@@ -91,7 +100,7 @@ pub fn run(args: JudgeArgs) -> anyhow::Result<()> {
     );
     let mut judged = Vec::with_capacity(items.len());
     for (k, item) in items.iter().enumerate() {
-        let j = judge_item(&mut judge, item, args.retries);
+        let j = judge_item(judge.as_mut(), item, args.retries);
         println!(
             "[{}/{}] {} #{} {}: {}",
             k + 1,
@@ -119,4 +128,43 @@ pub fn run(args: JudgeArgs) -> anyhow::Result<()> {
     )?;
     print!("{md}");
     Ok(())
+}
+
+/// The judge the arguments name: an endpoint, or a local model.
+fn judge_of(args: &JudgeArgs) -> anyhow::Result<Box<dyn Judge>> {
+    if let Some(endpoint) = &args.endpoint {
+        if !(args.timeout_s.is_finite() && args.timeout_s > 0.0 && args.timeout_s <= 3600.0) {
+            bail!("--timeout-s {}: give 0 to 3600 seconds", args.timeout_s);
+        }
+        let api_key = match &args.api_key_env {
+            Some(var) => Some(std::env::var(var).with_context(|| {
+                format!("--api-key-env {var}: the variable is not set (or not UTF-8)")
+            })?),
+            None => None,
+        };
+        let judge = HttpJudge::connect(HttpJudgeConfig {
+            base_url: endpoint.clone(),
+            model: args.endpoint_model.clone(),
+            api_key,
+            timeout: std::time::Duration::from_secs_f64(args.timeout_s),
+        })?;
+        return Ok(Box::new(judge));
+    }
+    local_judge(args)
+}
+
+#[cfg(feature = "llm")]
+fn local_judge(args: &JudgeArgs) -> anyhow::Result<Box<dyn Judge>> {
+    let model = match &args.model {
+        Some(m) => m.clone(),
+        None => vista::infer::llm::default_model_path(args.threads)?,
+    };
+    let judge = vista::judge::local::LocalJudge::load(&model, args.threads)
+        .with_context(|| format!("loading the judge {}", model.display()))?;
+    Ok(Box::new(judge))
+}
+
+#[cfg(not(feature = "llm"))]
+fn local_judge(_args: &JudgeArgs) -> anyhow::Result<Box<dyn Judge>> {
+    bail!("a local judge needs the cargo feature `llm`; give --endpoint URL to judge through a server")
 }

@@ -15,7 +15,6 @@ mod detect;
 mod device_sim;
 mod eval;
 mod inspect;
-#[cfg(feature = "llm")]
 mod judge;
 mod listen;
 mod live;
@@ -90,8 +89,7 @@ enum Command {
     #[cfg(feature = "llm")]
     Ask(ask::AskArgs),
     /// Score every answer of runs with the paper's judge prompt and rubric (a local GGUF
-    /// model; cargo feature `llm`).
-    #[cfg(feature = "llm")]
+    /// model, cargo feature `llm`, or an OpenAI-compatible endpoint).
     Judge(judge::JudgeArgs),
     /// Measure an engine's speed (`vista bench lm`; cargo feature `llm`).
     #[cfg(feature = "llm")]
@@ -131,7 +129,6 @@ pub fn main() -> ExitCode {
         Command::Ask(args) => ask::run(args),
         #[cfg(feature = "llm")]
         Command::Bench(args) => bench::run(args),
-        #[cfg(feature = "llm")]
         Command::Judge(args) => judge::run(args),
         Command::TtsWorker => tts_worker::run(),
     };

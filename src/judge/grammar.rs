@@ -4,12 +4,17 @@
 //! within its range, the booleans (a critical error only when the answer is not
 //! meaningfully correct), and two short non-empty strings without quotes or escapes. A
 //! small model then always returns a verdict the rubric can read; what it says is still
-//! the model's. Pure.
+//! the model's. The same shape as a JSON schema ([`verdict_schema`]) constrains a judge
+//! behind an OpenAI-compatible endpoint. Pure.
 
 use super::verdict::{
     MAX_ACCESSIBLE_COMMUNICATION, MAX_ANSWER_CORRECTNESS, MAX_EVIDENCE_GROUNDING,
-    MAX_TASK_COMPLETION,
+    MAX_TASK_COMPLETION, STEP,
 };
+
+/// The most tokens of one verdict (its keys, four numbers, four booleans and two short
+/// texts).
+pub const MAX_VERDICT_TOKENS: usize = 400;
 
 /// Longest `visual_evidence`, characters.
 const MAX_EVIDENCE_CHARS: usize = 200;
@@ -150,6 +155,72 @@ impl VerdictGrammar {
     }
 }
 
+/// The verdict's shape as a JSON schema, for an endpoint's `response_format`: the
+/// rubric's keys in its order (a judge writes them in the order given), all required and no
+/// others, each component one of its 0.05 steps (an `enum`), the four booleans, the two
+/// texts non-empty and bounded. The one rule a flat schema cannot say (no critical error
+/// in a meaningfully correct answer) is left to [`super::verdict::parse_verdict`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct VerdictSchema {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    properties: Ordered,
+    required: Vec<&'static str>,
+    #[serde(rename = "additionalProperties")]
+    additional_properties: bool,
+}
+
+/// A JSON object whose keys keep their order.
+#[derive(Clone, Debug)]
+struct Ordered(Vec<(&'static str, serde_json::Value)>);
+
+impl serde::Serialize for Ordered {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// See [`VerdictSchema`].
+pub fn verdict_schema() -> VerdictSchema {
+    let mut properties = Vec::new();
+    let mut key = None;
+    for piece in PIECES {
+        let schema = match piece {
+            Piece::Lit(s) => {
+                // `, "name": ` (or `", "name": "` after a text): the quoted name before the
+                // colon.
+                key = s
+                    .rfind("\":")
+                    .and_then(|end| s[..end].rfind('"').map(|start| &s[start + 1..end]));
+                continue;
+            }
+            Piece::Num(max) => {
+                let steps = (max / STEP).round() as u32;
+                let values: Vec<f64> = (0..=steps).map(|i| f64::from(i * 5) / 100.0).collect();
+                serde_json::json!({ "type": "number", "enum": values })
+            }
+            Piece::Bool(_) => serde_json::json!({ "type": "boolean" }),
+            Piece::Str(max) => {
+                serde_json::json!({ "type": "string", "minLength": 1, "maxLength": max })
+            }
+        };
+        if let Some(k) = key.take() {
+            properties.push((k, schema));
+        }
+    }
+    VerdictSchema {
+        kind: "object",
+        required: properties.iter().map(|(k, _)| *k).collect(),
+        properties: Ordered(properties),
+        additional_properties: false,
+    }
+}
+
 /// `t` begins a number within `0..=max` in 0.05 steps: `d`, `d.`, `d.d`, `d.d0`, `d.d5`.
 fn number_prefix(t: &str, max: f64) -> bool {
     let b = t.as_bytes();
@@ -197,6 +268,46 @@ mod tests {
         }
         let v = parse_verdict(VALID).unwrap();
         assert_eq!(v.score().total, 1.95);
+    }
+
+    /// The schema names the keys the grammar writes, in its order, and each component's
+    /// values are exactly the numbers the rubric reads.
+    #[test]
+    fn the_schema_is_the_grammar_s_shape() {
+        let text = serde_json::to_string(&verdict_schema()).unwrap();
+        let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let keys: Vec<&str> = schema["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        // The rubric's order, in the required list and in the properties as written.
+        let in_valid: Vec<usize> = keys.iter().map(|k| VALID.find(k).unwrap()).collect();
+        assert!(in_valid.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        let written: Vec<usize> = keys
+            .iter()
+            .map(|k| text.find(&format!("\"{k}\":{{")).unwrap())
+            .collect();
+        assert!(written.windows(2).all(|w| w[0] < w[1]), "{text}");
+        assert_eq!(keys.len(), 10);
+        let props = &schema["properties"];
+        assert_eq!(props.as_object().unwrap().len(), 10);
+        let steps = |k: &str| props[k]["enum"].as_array().unwrap().len();
+        assert_eq!(steps("evidence_grounding"), 36);
+        assert_eq!(steps("accessible_communication"), 11);
+        assert_eq!(steps("task_completion"), 21);
+        for n in props["answer_correctness"]["enum"].as_array().unwrap() {
+            let reply = VALID.replace(
+                "\"answer_correctness\": 0.5",
+                &format!("\"answer_correctness\": {n}"),
+            );
+            let got = parse_verdict(&reply).unwrap().answer_correctness;
+            assert_eq!(got, n.as_f64().unwrap(), "{n}");
+        }
+        assert_eq!(props["meaningfully_correct"]["type"], "boolean");
+        assert_eq!(props["rationale"]["maxLength"], MAX_RATIONALE_CHARS);
+        assert_eq!(schema["additionalProperties"], false);
     }
 
     #[test]

@@ -6,13 +6,9 @@
 
 use std::path::Path;
 
-use super::grammar::VerdictGrammar;
+use super::grammar::{VerdictGrammar, MAX_VERDICT_TOKENS};
 use super::judging::Judge;
 use crate::infer::llm::{ContextConfig, LmEngine, LmError};
-
-/// The most tokens of one verdict (its keys, four numbers, four booleans and two short
-/// texts of at most 500 characters).
-pub const MAX_VERDICT_TOKENS: usize = 400;
 
 /// Context for the rubric (≈1.1 k tokens), the item and the verdict.
 const N_CTX: u32 = 4096;

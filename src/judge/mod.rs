@@ -6,9 +6,11 @@
 //! Layout: [`prompt`] (the prompt, verbatim), [`verdict`] (the rubric's arithmetic),
 //! [`item`] (a run's requests as items), [`grammar`] (the verdict's shape, for
 //! constrained decoding), [`judging`] (the [`judging::Judge`] port and the
-//! bounded retries) and [`table`] are pure; [`local`] is a GGUF judge through llama.cpp.
+//! bounded retries) and [`table`] are pure; [`local`] is a GGUF judge through llama.cpp,
+//! [`http`] one behind an OpenAI-compatible endpoint.
 
 pub mod grammar;
+pub mod http;
 pub mod item;
 pub mod judging;
 #[cfg(feature = "llm")]
