@@ -5,7 +5,8 @@
 //! and the tables count every item once per form. The same run is then judged through a
 //! real OpenAI-compatible endpoint: llama.cpp's `llama-server` (built by
 //! `scripts/llama_server.sh`) serving the same GGUF, started by the test: the same items,
-//! each judged. What a small model says of an answer is not checked: it is not a good
+//! each judged; shown the clips' frames, that text-only model refuses them item by item and
+//! the run goes on. What a small model says of an answer is not checked: it is not a good
 //! judge, only a real one.
 
 #[path = "common/cli.rs"]
@@ -243,6 +244,40 @@ fn a_suite_run_is_judged_item_by_item_into_tables() {
             }
         }
         assert_eq!(json(&via.join("judge.json"))["all"]["unjudged"], 0);
+        // Shown the frames, a text-only model refuses each answered item, says why, and the
+        // run goes on (the frames did reach it: it read the images and refused them).
+        let seen = tmp.path().join("judged-frames");
+        let o = vista()
+            .args(["judge", "--suite"])
+            .arg(&eval)
+            .args([
+                "--endpoint",
+                &server.base,
+                "--frames",
+                "--retries",
+                "0",
+                "--out",
+            ])
+            .arg(&seen)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{said}");
+        assert!(said.contains("shown eight frames"), "{said}");
+        for j in jsonl(&seen.join("judged.jsonl")) {
+            if j["item"]["prediction"].as_str().unwrap().is_empty() {
+                continue;
+            }
+            assert!(j["score"].is_null(), "{j}");
+            assert_eq!(j["attempts"], 1, "{j}");
+            assert!(
+                j["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("image input is not supported"),
+                "{j}"
+            );
+        }
         let base = server.base.clone();
         drop(server);
         // A server gone is an error at start, naming the endpoint.

@@ -10,10 +10,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 
+use vista::judge::frames::SessionFrames;
 use vista::judge::http::{HttpJudge, HttpJudgeConfig};
 use vista::judge::judging::{items_of, RunRef};
 use vista::judge::table::markdown;
-use vista::judge::{judge_item, tables, Judge};
+use vista::judge::{judge_item, tables, Judge, Judged};
 use vista::suite::run::scored_cells;
 
 /// Arguments of `vista judge`.
@@ -46,6 +47,11 @@ pub struct JudgeArgs {
     /// Deadline of one request to the endpoint, seconds.
     #[arg(long, default_value_t = 120.0, requires = "endpoint")]
     pub timeout_s: f64,
+    /// Show the endpoint's model each item's eight frames, as the paper's judge sees them
+    /// (a vision-language model: the RGB camera's frames from the session's start to the
+    /// request, sampled uniformly, upright, JPEG).
+    #[arg(long, requires = "endpoint")]
+    pub frames: bool,
     /// A reply that is not a verdict is asked again this many times.
     #[arg(long, default_value_t = 2)]
     pub retries: u32,
@@ -99,8 +105,32 @@ pub fn run(args: JudgeArgs) -> anyhow::Result<()> {
         judge.name()
     );
     let mut judged = Vec::with_capacity(items.len());
+    // The frames of the run being judged (items come run by run).
+    let mut frames_of: Option<(String, Result<SessionFrames, String>)> = None;
     for (k, item) in items.iter().enumerate() {
-        let j = judge_item(judge.as_mut(), item, args.retries);
+        let frames = if judge.sees_frames() {
+            if frames_of.as_ref().is_none_or(|(run, _)| *run != item.run) {
+                let opened = runs.iter().find(|r| r.name == item.run).map_or_else(
+                    || Err(format!("no session for run {}", item.run)),
+                    |r| SessionFrames::open(&r.session).map_err(|e| e.to_string()),
+                );
+                frames_of = Some((item.run.clone(), opened));
+            }
+            match frames_of.as_ref().map(|(_, f)| f) {
+                Some(Ok(f)) => f.until(item.at_ns).map_err(|e| e.to_string()),
+                Some(Err(e)) => Err(e.clone()),
+                None => Err("no frames".into()),
+            }
+        } else {
+            Ok(Vec::new())
+        };
+        let j = match frames {
+            Ok(frames) => judge_item(judge.as_mut(), item, &frames, args.retries),
+            Err(e) if !item.prediction.trim().is_empty() => {
+                Judged::unjudged(item, format!("frames: {e}"))
+            }
+            Err(_) => judge_item(judge.as_mut(), item, &[], args.retries),
+        };
         println!(
             "[{}/{}] {} #{} {}: {}",
             k + 1,
@@ -147,6 +177,7 @@ fn judge_of(args: &JudgeArgs) -> anyhow::Result<Box<dyn Judge>> {
             model: args.endpoint_model.clone(),
             api_key,
             timeout: std::time::Duration::from_secs_f64(args.timeout_s),
+            frames: args.frames,
         })?;
         return Ok(Box::new(judge));
     }

@@ -8,16 +8,20 @@
 //! every run is the same. Every request has a deadline and a bounded reply; an error
 //! status, a reply that is not the API's JSON, or one without text fails that attempt
 //! ([`super::judging::judge_item`] asks a bounded number of times, then leaves the item
-//! unjudged). Text only: it is shown no frames (the prompt says so).
+//! unjudged). With [`HttpJudgeConfig::frames`] (a vision-language model behind the
+//! endpoint) the item's eight frames go with the user message as JPEG data URLs, as the
+//! paper's judge sees them; without, it is told it is shown none.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::frames::JudgeFrame;
 use super::grammar::{verdict_schema, VerdictSchema, MAX_VERDICT_TOKENS};
 use super::judging::Judge;
 
-/// The most bytes of one reply read (a verdict is well under 2 kB; a list of models a few).
+/// The most bytes of one reply read (a verdict is well under 2 kB; a list of models a few
+/// kB).
 const MAX_REPLY_BYTES: u64 = 1 << 20;
 /// An error body quoted in an error, characters.
 const QUOTED_CHARS: usize = 200;
@@ -35,6 +39,8 @@ pub struct HttpJudgeConfig {
     pub api_key: Option<String>,
     /// Deadline of one request (connect, send, whole reply).
     pub timeout: Duration,
+    /// Show it each item's frames (the model must take images).
+    pub frames: bool,
 }
 
 /// Why a judge endpoint cannot be used.
@@ -71,7 +77,27 @@ pub struct HttpJudge {
 #[derive(Serialize)]
 struct Message<'a> {
     role: &'static str,
-    content: &'a str,
+    content: Content<'a>,
+}
+
+/// A message's content: text, or text and images (the API's content parts).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<Part<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
 }
 
 #[derive(Serialize)]
@@ -196,7 +222,8 @@ impl HttpJudge {
             .ok_or_else(|| err("serves no model".into()))
     }
 
-    fn ask(&mut self, system: &str, user: &str) -> Result<String, String> {
+    fn ask(&mut self, system: &str, user: &str, frames: &[JudgeFrame]) -> Result<String, String> {
+        use base64::Engine as _;
         let key = hash(system, user);
         let repeat = match self.last {
             Some((k, n)) if k == key => n + 1,
@@ -208,11 +235,24 @@ impl HttpJudge {
             messages: [
                 Message {
                     role: "system",
-                    content: system,
+                    content: Content::Text(system),
                 },
                 Message {
                     role: "user",
-                    content: user,
+                    content: if self.config.frames {
+                        let mut parts = vec![Part::Text { text: user }];
+                        parts.extend(frames.iter().map(|f| Part::ImageUrl {
+                            image_url: ImageUrl {
+                                url: format!(
+                                    "data:image/jpeg;base64,{}",
+                                    base64::engine::general_purpose::STANDARD.encode(&f.jpeg)
+                                ),
+                            },
+                        }));
+                        Content::Parts(parts)
+                    } else {
+                        Content::Text(user)
+                    },
                 },
             ],
             temperature: if repeat == 0 { 0.0 } else { RETRY_TEMPERATURE },
@@ -305,17 +345,23 @@ fn hash(system: &str, user: &str) -> u64 {
 impl Judge for HttpJudge {
     fn name(&self) -> String {
         format!(
-            "{} at {} (OpenAI-compatible endpoint, greedy, constrained to the verdict's JSON schema, no frames)",
-            self.model, self.config.base_url
+            "{} at {} (OpenAI-compatible endpoint, greedy, constrained to the verdict's JSON schema, {})",
+            self.model,
+            self.config.base_url,
+            if self.config.frames {
+                "shown eight frames"
+            } else {
+                "no frames"
+            }
         )
     }
 
     fn sees_frames(&self) -> bool {
-        false
+        self.config.frames
     }
 
-    fn reply(&mut self, system: &str, user: &str) -> Result<String, String> {
-        self.ask(system, user)
+    fn reply(&mut self, system: &str, user: &str, frames: &[JudgeFrame]) -> Result<String, String> {
+        self.ask(system, user, frames)
     }
 }
 
@@ -385,6 +431,7 @@ mod tests {
             model: model.map(str::to_owned),
             api_key: Some("k3y".into()),
             timeout: Duration::from_millis(800),
+            frames: false,
         }
     }
 
@@ -399,9 +446,9 @@ mod tests {
         let mut j = HttpJudge::connect(config(&format!("{base}/"), None)).unwrap();
         assert_eq!(j.model(), "smol.gguf");
         assert!(j.name().contains(&base), "{}", j.name());
-        assert_eq!(j.reply("sys", "item 1").unwrap(), "{\"verdict\": 1}");
-        assert_eq!(j.reply("sys", "item 1").unwrap(), "again");
-        assert_eq!(j.reply("sys", "item 2").unwrap(), "other");
+        assert_eq!(j.reply("sys", "item 1", &[]).unwrap(), "{\"verdict\": 1}");
+        assert_eq!(j.reply("sys", "item 1", &[]).unwrap(), "again");
+        assert_eq!(j.reply("sys", "item 2", &[]).unwrap(), "other");
         let bodies = h.join().unwrap();
         let asks: Vec<serde_json::Value> = bodies[1..]
             .iter()
@@ -426,6 +473,54 @@ mod tests {
         );
     }
 
+    /// Shown frames, the user message is its text then each frame as a JPEG data URL, in
+    /// order; not shown, the text alone.
+    #[test]
+    fn frames_go_with_the_user_message_as_data_urls() {
+        use base64::Engine as _;
+        let (base, h) = serve(vec![completion("{}"), completion("{}")]);
+        let frames = [
+            JudgeFrame {
+                capture_ns: 1,
+                jpeg: vec![0xff, 0xd8, 1, 2, 3],
+            },
+            JudgeFrame {
+                capture_ns: 2,
+                jpeg: vec![0xff, 0xd8, 4],
+            },
+        ];
+        let mut j = HttpJudge::connect(HttpJudgeConfig {
+            frames: true,
+            ..config(&base, Some("vlm"))
+        })
+        .unwrap();
+        assert!(j.sees_frames() && j.name().contains("eight frames"));
+        j.reply("s", "the item", &frames).unwrap();
+        let mut j = HttpJudge::connect(config(&base, Some("lm"))).unwrap();
+        assert!(!j.sees_frames());
+        j.reply("s", "the item", &frames).unwrap();
+        let bodies = h.join().unwrap();
+        let shown: serde_json::Value = serde_json::from_str(&bodies[0]).unwrap();
+        let parts = shown["messages"][1]["content"].as_array().unwrap();
+        assert_eq!(parts.len(), 3);
+        assert_eq!(
+            parts[0],
+            serde_json::json!({"type": "text", "text": "the item"})
+        );
+        for (p, f) in parts[1..].iter().zip(&frames) {
+            assert_eq!(p["type"], "image_url");
+            let url = p["image_url"]["url"].as_str().unwrap();
+            let b64 = url.strip_prefix("data:image/jpeg;base64,").unwrap();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap();
+            assert_eq!(bytes, f.jpeg);
+        }
+        let blind: serde_json::Value = serde_json::from_str(&bodies[1]).unwrap();
+        assert_eq!(blind["messages"][1]["content"], "the item");
+        assert_eq!(blind["messages"][0]["content"], "s");
+    }
+
     #[test]
     fn an_endpoint_that_fails_fails_the_attempt_with_why() {
         let (base, h) = serve(vec![
@@ -440,18 +535,18 @@ mod tests {
             completion("{}"),
         ]);
         let mut j = HttpJudge::connect(config(&base, Some("m"))).unwrap();
-        let e = j.reply("s", "u").unwrap_err();
+        let e = j.reply("s", "u", &[]).unwrap_err();
         assert!(e.contains("500") && e.contains("model crashed"), "{e}");
-        let e = j.reply("s", "u").unwrap_err();
+        let e = j.reply("s", "u", &[]).unwrap_err();
         assert!(e.contains("not a chat completion"), "{e}");
-        assert!(j.reply("s", "u").unwrap_err().contains("no choices"));
-        assert!(j.reply("s", "u").unwrap_err().contains("empty reply"));
+        assert!(j.reply("s", "u", &[]).unwrap_err().contains("no choices"));
+        assert!(j.reply("s", "u", &[]).unwrap_err().contains("empty reply"));
         let t = std::time::Instant::now();
-        let e = j.reply("s", "u").unwrap_err();
+        let e = j.reply("s", "u", &[]).unwrap_err();
         assert!(e.contains("timed out"), "{e}");
         assert!(t.elapsed() < Duration::from_secs(5));
         // The endpoint is still used after all that.
-        assert_eq!(j.reply("s", "u").unwrap(), "{}");
+        assert_eq!(j.reply("s", "u", &[]).unwrap(), "{}");
         assert_eq!(h.join().unwrap().len(), 6);
     }
 

@@ -22,6 +22,9 @@ pub struct JudgeItem {
     pub task_type: String,
     /// What the wearer asked.
     pub question: String,
+    /// When it was asked, device ns (the end of the clip a judge is shown).
+    #[serde(default)]
+    pub at_ns: i64,
     /// Reference answers (alternatives; one here).
     pub references: Vec<String>,
     /// The answer heard (empty: unanswered).
@@ -78,6 +81,7 @@ pub fn items_from_run(run: &str, scored: &ScoredRun, categories: &[String]) -> V
                 form,
                 task_type: form.task_type(*n),
                 question: r.text.clone(),
+                at_ns: line.t_ns,
                 references: reference_from_facts(facts).into_iter().collect(),
                 prediction: if r.answered {
                     r.answer.clone()

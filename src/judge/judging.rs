@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::frames::JudgeFrame;
 use super::item::{items_from_run, JudgeItem};
 use super::prompt::{user_message, InputData, SYSTEM};
 use super::verdict::{parse_verdict, Score, Verdict};
@@ -20,8 +21,9 @@ pub trait Judge {
     fn name(&self) -> String;
     /// True when it is shown the item's frames.
     fn sees_frames(&self) -> bool;
-    /// The judge's reply to `system` and `user`.
-    fn reply(&mut self, system: &str, user: &str) -> Result<String, String>;
+    /// The judge's reply to `system` and `user`, with the item's `frames` attached (empty for
+    /// a judge that sees none).
+    fn reply(&mut self, system: &str, user: &str, frames: &[JudgeFrame]) -> Result<String, String>;
 }
 
 /// One judged item.
@@ -41,8 +43,28 @@ pub struct Judged {
     pub reply: Option<String>,
 }
 
-/// Judges one item: at most `1 + retries` replies.
-pub fn judge_item(judge: &mut dyn Judge, item: &JudgeItem, retries: u32) -> Judged {
+impl Judged {
+    /// An item left unjudged without asking (its frames could not be shown, say).
+    pub fn unjudged(item: &JudgeItem, error: String) -> Self {
+        Self {
+            item: item.clone(),
+            verdict: None,
+            score: None,
+            attempts: 0,
+            error: Some(error),
+            reply: None,
+        }
+    }
+}
+
+/// Judges one item, shown `frames` (its clip's, when the judge sees frames): at most
+/// `1 + retries` replies.
+pub fn judge_item(
+    judge: &mut dyn Judge,
+    item: &JudgeItem,
+    frames: &[JudgeFrame],
+    retries: u32,
+) -> Judged {
     if item.prediction.trim().is_empty() {
         return Judged {
             item: item.clone(),
@@ -74,7 +96,7 @@ pub fn judge_item(judge: &mut dyn Judge, item: &JudgeItem, retries: u32) -> Judg
     };
     while out.attempts <= retries {
         out.attempts += 1;
-        match judge.reply(SYSTEM, &user) {
+        match judge.reply(SYSTEM, &user, frames) {
             Ok(text) => {
                 let parsed = parse_verdict(&text);
                 out.reply = Some(text);
@@ -139,7 +161,7 @@ mod tests {
         fn sees_frames(&self) -> bool {
             false
         }
-        fn reply(&mut self, _: &str, user: &str) -> Result<String, String> {
+        fn reply(&mut self, _: &str, user: &str, _: &[JudgeFrame]) -> Result<String, String> {
             assert!(user.contains("\"question\":\"Where is the door?\""));
             self.1 += 1;
             if self.0.is_empty() {
@@ -157,6 +179,7 @@ mod tests {
             form: Form::Qa,
             task_type: "question_1".into(),
             question: "Where is the door?".into(),
+            at_ns: 0,
             references: vec!["The door is at 1 o'clock.".into()],
             prediction: prediction.into(),
             categories: vec![],
@@ -168,7 +191,7 @@ mod tests {
     #[test]
     fn a_malformed_reply_is_asked_again_then_given_up() {
         let mut j = Scripted(vec![Ok("not json".into()), Ok(GOOD.into())], 0);
-        let r = judge_item(&mut j, &item("At 1 o'clock."), 2);
+        let r = judge_item(&mut j, &item("At 1 o'clock."), &[], 2);
         assert_eq!(r.attempts, 2);
         assert_eq!(r.score.unwrap().total, 4.5);
         assert_eq!(r.error, None);
@@ -176,7 +199,7 @@ mod tests {
             vec![Ok("{}".into()), Err("timed out".into()), Ok("{".into())],
             0,
         );
-        let r = judge_item(&mut j, &item("At 1 o'clock."), 2);
+        let r = judge_item(&mut j, &item("At 1 o'clock."), &[], 2);
         assert_eq!(r.attempts, 3);
         assert_eq!(r.score, None);
         assert!(r.error.unwrap().contains("malformed"));
@@ -186,7 +209,7 @@ mod tests {
     #[test]
     fn an_unanswered_request_scores_zero_unasked() {
         let mut j = Scripted(vec![], 0);
-        let r = judge_item(&mut j, &item("  "), 2);
+        let r = judge_item(&mut j, &item("  "), &[], 2);
         assert_eq!(r.score.unwrap().total, 0.0);
         assert_eq!(j.1, 0);
     }

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use super::frames::JudgeFrame;
 use super::grammar::{VerdictGrammar, MAX_VERDICT_TOKENS};
 use super::judging::Judge;
 use crate::infer::llm::{ContextConfig, LmEngine, LmError};
@@ -120,7 +121,7 @@ impl Judge for LocalJudge {
         false
     }
 
-    fn reply(&mut self, system: &str, user: &str) -> Result<String, String> {
+    fn reply(&mut self, system: &str, user: &str, _: &[JudgeFrame]) -> Result<String, String> {
         let out = self.constrained(system, user).map_err(|e| e.to_string());
         // The cache holds this item's prompt: start the next one clean.
         self.engine.reset();

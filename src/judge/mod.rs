@@ -7,8 +7,10 @@
 //! [`item`] (a run's requests as items), [`grammar`] (the verdict's shape, for
 //! constrained decoding), [`judging`] (the [`judging::Judge`] port and the
 //! bounded retries) and [`table`] are pure; [`local`] is a GGUF judge through llama.cpp,
-//! [`http`] one behind an OpenAI-compatible endpoint.
+//! [`http`] one behind an OpenAI-compatible endpoint, shown the clip's eight frames
+//! ([`frames`]) when it is a vision-language model.
 
+pub mod frames;
 pub mod grammar;
 pub mod http;
 pub mod item;
