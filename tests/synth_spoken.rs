@@ -3,8 +3,10 @@
 //! scripted request spoken by the wearer from its `t_ns`; `spoken_requests.jsonl` says when.
 //! Read back with vista's own reader: contiguous frames, loud during each request and quiet
 //! elsewhere, byte-identical for a seed, listed by `vista inspect`, and heard by vista's own
-//! listener (Silero VAD + Moonshine) as the words written. Needs the Piper voice, the voice
-//! detector and the recogniser from `models/fetch`.
+//! listener (Silero VAD + Moonshine) as the words written, each after the wake phrase the
+//! wearer calls the assistant by. A replay with `--voice-requests` answers them; speech that
+//! does not call the assistant is left. Needs the Piper voice, the voice detector and the
+//! recogniser from `models/fetch`.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,7 +15,9 @@ use vista::aria::recording::AriaRecording;
 use vista::aria::vrs::VrsStreamId;
 use vista::infer::ModelFile;
 use vista::listen::resample::to_16k;
-use vista::listen::{hear_clip, word_errors, ListenConfig, Moonshine, SileroVad};
+use vista::listen::{
+    hear_clip, word_errors, Addressed, Addressing, ListenConfig, Moonshine, SileroVad, Wake,
+};
 use vista::sample::{Payload, StreamId};
 use vista::synth::session_writer::T0_NS;
 use vista::synth::{find_scenario, write_session, SynthOptions, SynthSummary};
@@ -24,6 +28,11 @@ const SECS: f64 = 12.0;
 const AUDIO: VrsStreamId = VrsStreamId::new(231, 1);
 
 fn synth(dir: &Path, seed: u64, spoken: bool) -> SynthSummary {
+    synth_saying(dir, seed, spoken, SynthOptions::default().spoken_wake)
+}
+
+/// `synth`, the wearer saying `wake` before each request (`None`: nothing).
+fn synth_saying(dir: &Path, seed: u64, spoken: bool, wake: Option<String>) -> SynthSummary {
     assert!(
         ModelFile::PiperVoice.path().exists() || !spoken,
         "the Piper voice is needed for this test (run models/fetch): {} is missing",
@@ -39,6 +48,7 @@ fn synth(dir: &Path, seed: u64, spoken: bool) -> SynthSummary {
         et_fps: None,
         semidense: None,
         spoken_requests: spoken,
+        spoken_wake: wake,
         ..SynthOptions::default()
     };
     write_session(&sc, dir, &opts)
@@ -48,6 +58,7 @@ fn synth(dir: &Path, seed: u64, spoken: bool) -> SynthSummary {
 /// One spoken request of `spoken_requests.jsonl`.
 struct Said {
     text: String,
+    wake: Option<String>,
     t_ns: i64,
     start_ns: i64,
     end_ns: i64,
@@ -63,6 +74,7 @@ fn said(dir: &Path) -> Vec<Said> {
             assert_eq!(v["cut"], false, "{l}");
             Said {
                 text: v["text"].as_str().unwrap().to_string(),
+                wake: v["wake"].as_str().map(str::to_owned),
                 t_ns: v["t_ns"].as_i64().unwrap(),
                 start_ns: v["start_ns"].as_i64().unwrap(),
                 end_ns: v["end_ns"].as_i64().unwrap(),
@@ -171,6 +183,7 @@ fn the_wearer_is_heard_in_an_aria_audio_stream_at_each_request() {
     let said = said(&a);
     let texts: Vec<&str> = said.iter().map(|s| s.text.as_str()).collect();
     assert_eq!(texts, ["What does the sign say?", "What is around me?"]);
+    assert!(said.iter().all(|s| s.wake.as_deref() == Some("Hey Vista")));
     let requests = std::fs::read_to_string(a.join("requests.jsonl")).unwrap();
     for s in &said {
         assert!(requests.contains(&format!("\"t_ns\":{}", s.t_ns)));
@@ -227,8 +240,8 @@ fn the_wearer_is_heard_in_an_aria_audio_stream_at_each_request() {
 }
 
 /// vista's own listener, on the seven channels mixed to mono and brought to 16 kHz, hears
-/// each request as written (word error rate at most 25 %), inside its spoken window, and
-/// nothing in the room noise.
+/// each request as written (word error rate at most 25 %) after the wake phrase, which it
+/// takes as the wake phrase, inside its spoken window, and nothing in the room noise.
 #[test]
 fn the_listener_hears_each_request_as_written() {
     let t = tempfile::tempdir().unwrap();
@@ -264,7 +277,11 @@ fn the_listener_hears_each_request_as_written() {
             .collect();
         let text: Vec<&str> = mine.iter().filter_map(|h| h.text()).collect();
         let text = text.join(" ");
-        let e = word_errors(&s.text, &text);
+        let request = match Addressing::new(Wake::default()).hear(&text, true, 0, 1) {
+            Addressed::Request { text } => text,
+            other => panic!("{text:?} did not call the assistant: {other:?}"),
+        };
+        let e = word_errors(&s.text, &request);
         let known = mine
             .last()
             .map_or(f64::NAN, |h| h.decided_sample as f64 / 16_000.0 - to);
@@ -275,6 +292,76 @@ fn the_listener_hears_each_request_as_written() {
         );
         assert!(e.rate() <= 0.25, "{:?} heard as {text:?}", s.text);
     }
+}
+
+/// Speech that does not call the assistant (the requests said without the wake phrase, as
+/// by someone near the wearer) is left: nothing answered, each counted; with `--wake none`
+/// (a desk test) every utterance is a request.
+#[test]
+fn speech_that_does_not_call_the_assistant_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s");
+    synth_saying(&session, 0, true, None);
+    assert!(said(&session).iter().all(|s| s.wake.is_none()));
+    let answers = |out: &Path| -> Vec<String> {
+        std::fs::read_to_string(out.join("decisions.jsonl"))
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|d| d["kind"] == "answer")
+            .map(|d| d["request"][1].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let out = dir.path().join("out");
+    let o = vista(&[
+        "replay",
+        session.to_str().unwrap(),
+        "--asap",
+        "--speak",
+        out.to_str().unwrap(),
+        "--voice-requests",
+        "--no-lm",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("heard: 0 request(s), 0 not caught, 0 call(s) of the assistant alone, 2 utterance(s) not said to it"),
+        "{stdout}"
+    );
+    assert_eq!(answers(&out), Vec::<String>::new());
+    let transcript = std::fs::read_to_string(out.join("transcript.jsonl")).unwrap();
+    assert!(!transcript.contains("catch that"), "{transcript}");
+
+    let desk = dir.path().join("desk");
+    let o = vista(&[
+        "replay",
+        session.to_str().unwrap(),
+        "--asap",
+        "--speak",
+        desk.to_str().unwrap(),
+        "--voice-requests",
+        "--wake",
+        "none",
+        "--no-lm",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        answers(&desk),
+        ["What does the sign say?", "What is around me?"]
+    );
+    // A wake phrase that cannot be one is refused, naming the form.
+    let o = vista(&[
+        "replay",
+        session.to_str().unwrap(),
+        "--asap",
+        "--speak",
+        desk.to_str().unwrap(),
+        "--voice-requests",
+        "--wake",
+        "hey",
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ending in a name"));
 }
 
 /// Requests at the edges are bounded: an empty text gives a silent line, a text longer than

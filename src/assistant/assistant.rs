@@ -198,6 +198,8 @@ impl std::fmt::Debug for Assistant {
 const MAX_CUT_REPEATS: u8 = 2;
 /// What the wearer hears when they spoke and nothing sure was heard.
 pub const NOT_CAUGHT: &str = "Sorry, I didn't catch that.";
+/// What the assistant says when called by its wake phrase alone: it is listening.
+pub const CALLED: &str = "Yes?";
 /// Requests whose repeats are counted (the newest).
 const CUT_REPEATS_KEPT: usize = 8;
 /// How long a real-time check of whether an alert cut an answer waits for the speaker
@@ -460,7 +462,20 @@ impl Assistant {
         self.reply(NOT_CAUGHT.to_string(), reply, capture, now);
     }
 
-    /// Says a fixed reply (a setting's acknowledgement, "not caught") at ambient priority
+    /// The wearer called the assistant by its wake phrase alone (`heard`): it says it is
+    /// listening.
+    pub fn called(&mut self, heard: &str, capture: DeviceTime, voice: VoiceTiming, now: HostTime) {
+        let reply = Reply {
+            request_index: None,
+            request: Some(("called".to_string(), heard.to_string())),
+            voice: Some(voice),
+            ask: None,
+            generator: "listen",
+        };
+        self.reply(CALLED.to_string(), reply, capture, now);
+    }
+
+    /// Says a fixed reply (a setting's acknowledgement, "not caught", "Yes?") at ambient priority
     /// and writes its decision; `request_index` and `request`: what it answers.
     fn reply(&mut self, text: String, what: Reply<'_>, capture: DeviceTime, now: HostTime) {
         let Reply {

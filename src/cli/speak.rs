@@ -97,6 +97,13 @@ pub struct AssistantFlags {
     // Not `--listen`: `live` has `--listen ADDR` for its link.
     #[arg(long)]
     pub voice_requests: bool,
+    /// With --voice-requests: what starts a spoken request. An utterance is a request when it
+    /// begins with this phrase (its greeting optional: "Vista, …" for "hey vista"), or
+    /// within 8 s of the end of one that was (a conversation); the phrase alone makes the
+    /// assistant answer "Yes?" and listen. Other speech (passers-by, the wearer's own
+    /// conversations) is left. `none`: every utterance is a request (a desk test alone).
+    #[arg(long, value_name = "PHRASE|none", default_value = "hey vista", value_parser = vista::listen::Wake::parse, requires = "voice_requests")]
+    pub wake: vista::listen::Wake,
     /// Keep the whole process within this many cores (CPU seconds per second) at real time:
     /// optional work gives way in a fixed order (the language model's prefill ahead of
     /// requests, then text read around the gaze and the object detector, down to a quarter
@@ -139,6 +146,7 @@ impl AssistantFlags {
             audio: self.audio,
             requests: self.requests.clone(),
             listen: self.voice_requests,
+            wake: self.wake.clone(),
             sight: SightOptions {
                 read_text: !self.no_ocr,
                 objects: !self.no_objects,

@@ -69,6 +69,10 @@ pub struct SynthArgs {
     /// Piper voice from models/fetch).
     #[arg(long)]
     pub spoken_requests: bool,
+    /// What the wearer says before each spoken request to call the assistant (a wake phrase
+    /// as `--wake` takes it), or `none`.
+    #[arg(long, value_name = "PHRASE|none", default_value = "hey vista", value_parser = vista::listen::Wake::parse, requires = "spoken_requests")]
+    pub spoken_wake: vista::listen::Wake,
 }
 
 /// Runs `vista synth`.
@@ -131,6 +135,10 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         nominal_gait: args.nominal_gait,
         plain_surfaces: args.plain_surfaces,
         spoken_requests: args.spoken_requests,
+        spoken_wake: match &args.spoken_wake {
+            vista::listen::Wake::Always => None,
+            vista::listen::Wake::Phrase(words) => Some(capitalised(words)),
+        },
         ..defaults
     };
     let done = synthesize_named(&args.scenarios, &name, &out, &opts)?;
@@ -166,4 +174,18 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// "hey vista" as a wearer says it: "Hey Vista".
+fn capitalised(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

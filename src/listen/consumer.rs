@@ -1,6 +1,7 @@
 //! [`VoiceConsumer`]: the runtime's consumer of the microphones' audio stream (recorded or
 //! live). Each audio block is mixed to mono, brought to 16 kHz and given to the
-//! [`Listener`]; what it hears goes out through the [`Ears`] port with device times. While
+//! [`Listener`]; what it hears goes out through the [`Ears`] port with device times and
+//! whether it was said to the assistant ([`Addressing`]: a wake phrase, a conversation). While
 //! the assistant's own voice is audible (the [`OwnVoice`] port, plus a tail for the room's
 //! echo), the microphones are treated as silent: the glasses' speakers sit beside their
 //! microphones and vista must never answer itself. Counts and latencies are kept in
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
+use super::addressing::{Addressed, Addressing, Wake};
 use super::listener::{Heard, Listener, Outcome};
 use super::moonshine::Recogniser;
 use super::resample::{To16k, RATE_HZ};
@@ -40,6 +42,8 @@ pub struct HeardAt {
     pub end: DeviceTime,
     /// Where the end was known.
     pub decided: DeviceTime,
+    /// Whether it was said to the assistant, and the request it makes.
+    pub addressed: Addressed,
 }
 
 /// Where what is heard goes (the assistant's request queue, a test's list).
@@ -65,6 +69,12 @@ pub struct VoiceReport {
     pub heard: u64,
     /// Utterances not caught.
     pub not_caught: u64,
+    /// Requests made (utterances with text said to the assistant).
+    pub requests: u64,
+    /// Utterances not said to the assistant (no wake phrase, no conversation open).
+    pub not_addressed: u64,
+    /// Times the wake phrase alone called the assistant.
+    pub called: u64,
     /// Bursts too short to be speech.
     pub dropped: u64,
     /// Utterances cut at the length limit.
@@ -143,6 +153,7 @@ pub struct VoiceConsumer<V, R> {
     pcm: Vec<u8>,
     resampler: Option<To16k>,
     ears: Box<dyn Ears>,
+    addressing: Addressing,
     own_voice: Option<Box<dyn OwnVoice>>,
     clock: Arc<dyn Clock>,
     stats: Arc<VoiceStats>,
@@ -172,6 +183,7 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
             pcm: Vec::new(),
             resampler: None,
             ears,
+            addressing: Addressing::new(Wake::default()),
             own_voice: None,
             clock,
             stats: Arc::new(VoiceStats::default()),
@@ -186,6 +198,12 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
     /// counted.
     pub fn with_decoder(mut self, decoder: Box<dyn AudioDecode>) -> Self {
         self.decoder = Some(decoder);
+        self
+    }
+
+    /// Listens for `wake` (by default [`Wake::default`]'s phrase).
+    pub fn with_wake(mut self, wake: Wake) -> Self {
+        self.addressing = Addressing::new(wake);
         self
     }
 
@@ -304,10 +322,19 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
     /// Hands `heard` on at the clock's present, read after its recognition (in lock step the
     /// clock stands at the audio block's start: times there are as coarse as a block).
     fn deliver(&mut self, heard: Heard) {
+        let start = self.device_time(heard.start_sample);
+        let end = self.device_time(heard.end_sample);
+        let addressed = self.addressing.hear(
+            &heard.recognised.text,
+            heard.outcome == Outcome::Text,
+            start.ns(),
+            end.ns(),
+        );
         let at = HeardAt {
-            start: self.device_time(heard.start_sample),
-            end: self.device_time(heard.end_sample),
+            start,
+            end,
             decided: self.device_time(heard.decided_sample),
+            addressed,
             heard,
         };
         let now = self.clock.now();
@@ -319,18 +346,30 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
                 Outcome::Text => s.report.heard += 1,
                 Outcome::NotCaught { .. } => s.report.not_caught += 1,
             }
+            match at.addressed {
+                Addressed::NotAddressed => s.report.not_addressed += 1,
+                Addressed::Called => s.report.called += 1,
+                Addressed::Request { .. } => s.report.requests += 1,
+                Addressed::NotCaught => {}
+            }
             if s.end_to_text.len() < MAX_LATENCIES {
                 s.end_to_text.push(at.heard.end_to_text_ms());
                 s.finals.push(at.heard.final_ms);
             }
         });
         log::info!(
-            "heard at {:.2} s: \"{}\" ({})",
+            "heard at {:.2} s: \"{}\" ({}; {})",
             at.end.0 as f64 / 1e9,
             at.heard.recognised.text,
             match at.heard.outcome {
                 Outcome::Text => "text".to_string(),
                 Outcome::NotCaught { why } => format!("not caught: {why:?}"),
+            },
+            match &at.addressed {
+                Addressed::Request { .. } => "a request",
+                Addressed::Called => "the assistant called",
+                Addressed::NotCaught => "said to the assistant",
+                Addressed::NotAddressed => "not said to the assistant",
             }
         );
         self.ears.heard(&at, now);

@@ -3,8 +3,10 @@
 //! ([`resample`], [`pcm`]); voice activity per 32 ms frame ([`vad`]: Silero VAD); utterance
 //! boundaries ([`segment`]); speech recognition ([`moonshine`]: Moonshine base-en, with
 //! [`tokenizer`]) run while the wearer speaks and finished soon after they stop
-//! ([`listener`]); and the word error rate that measures it ([`wer`]).
+//! ([`listener`]); whether an utterance was said to the assistant at all ([`addressing`]:
+//! a wake phrase, then a conversation); and the word error rate that measures it ([`wer`]).
 
+pub mod addressing;
 pub mod clip;
 pub mod consumer;
 pub mod error;
@@ -19,6 +21,7 @@ pub mod tokenizer;
 pub mod vad;
 pub mod wer;
 
+pub use addressing::{Addressed, Addressing, Wake};
 pub use clip::{hear_clip, ClipHeard};
 pub use error::ListenError;
 pub use listener::{Heard, ListenConfig, ListenStats, Listener, NotCaught, Outcome};

@@ -406,6 +406,7 @@ pub fn assemble(
                 &assistant,
                 Arc::clone(&clock),
                 link.is_some(),
+                opts.wake.clone(),
             );
             consumers.push(c);
             voice_stats = Some(stats);

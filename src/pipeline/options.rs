@@ -171,6 +171,8 @@ pub struct AssistantOptions {
     pub answer_voice: AnswerVoice,
     /// Hear spoken requests in the recording's or the glasses' audio stream.
     pub listen: bool,
+    /// How a spoken request starts (a wake phrase, or every utterance).
+    pub wake: crate::listen::Wake,
     /// Keep the whole process within this many cores at real time by lowering the rates of
     /// optional stages (see [`crate::budget`]); `None`: no budget.
     pub cpu_budget_cores: Option<f64>,
@@ -193,6 +195,7 @@ impl AssistantOptions {
             verbosity: Verbosity::default(),
             answer_voice: AnswerVoice::default(),
             listen: false,
+            wake: crate::listen::Wake::default(),
             cpu_budget_cores: Some(crate::budget::DEFAULT_BUDGET_CORES),
         }
     }

@@ -204,9 +204,12 @@ pub fn finish(mut run: AssistantRun, replay: &impl Serialize) -> Result<String, 
     if let Some(v) = &voice {
         let _ = writeln!(
             out,
-            "heard: {} request(s), {} not caught, {:.1} s of own voice shut out{}",
-            v.heard,
+            "heard: {} request(s), {} not caught, {} call(s) of the assistant alone, {} \
+             utterance(s) not said to it, {:.1} s of own voice shut out{}",
+            v.requests,
             v.not_caught,
+            v.called,
+            v.not_addressed,
             v.own_voice_s,
             v.end_to_text_ms
                 .map_or(String::new(), |[p50, p90, _]| format!(

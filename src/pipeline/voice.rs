@@ -1,7 +1,8 @@
 //! The wearer's voice in a run: the listening models loaded ahead of the clock, and the two
 //! adapters that connect the [`VoiceConsumer`] to the rest — what is heard becomes a live
-//! request exactly like a typed one (same queue, same decisions, transcript and profile), or
-//! the assistant's "Sorry, I didn't catch that."; and the speaker's voice shuts the
+//! request exactly like a typed one (same queue, same decisions, transcript and profile),
+//! the wake phrase alone the assistant's "Yes?", an utterance said to it but not caught its
+//! "Sorry, I didn't catch that.", and speech not said to it nothing; and the speaker's voice shuts the
 //! microphones while it is audible.
 
 use std::sync::{Arc, Mutex};
@@ -10,7 +11,7 @@ use crate::aria::recording::opus::OpusPcm;
 use crate::assistant::requests::{parse_live_line, RequestQueue};
 use crate::assistant::{Assistant, Request, RequestTime};
 use crate::listen::consumer::{AudioDecode, Ears, HeardAt, OwnVoice, VoiceConsumer, VoiceStats};
-use crate::listen::{ListenConfig, Listener, Moonshine, Outcome, SileroVad};
+use crate::listen::{Addressed, ListenConfig, Listener, Moonshine, SileroVad, Wake};
 use crate::runtime::Consumer;
 use crate::sample::AudioBlock;
 use crate::speech::Audible;
@@ -41,9 +42,9 @@ impl Ears for QueueEars {
             voice_end_ns: self.clock.due(heard.end).ns(),
             text_ns: now.ns(),
         };
-        match heard.heard.outcome {
-            Outcome::Text => {
-                let Some((form, text)) = parse_live_line(&heard.heard.recognised.text) else {
+        match &heard.addressed {
+            Addressed::Request { text } => {
+                let Some((form, text)) = parse_live_line(text) else {
                     return;
                 };
                 if self.queue.admit() {
@@ -51,11 +52,17 @@ impl Ears for QueueEars {
                     self.queue.offer(request.said(voice));
                 }
             }
-            Outcome::NotCaught { .. } => {
+            Addressed::Called => {
+                if let Ok(mut a) = self.assistant.lock() {
+                    a.called(&heard.heard.recognised.text, heard.end, voice, now);
+                }
+            }
+            Addressed::NotCaught => {
                 if let Ok(mut a) = self.assistant.lock() {
                     a.not_caught(&heard.heard.recognised.text, heard.end, voice, now);
                 }
             }
+            Addressed::NotAddressed => {}
         }
     }
 }
@@ -88,6 +95,7 @@ pub fn voice_consumer(
     assistant: &Arc<Mutex<Assistant>>,
     clock: Arc<dyn Clock>,
     live: bool,
+    wake: Wake,
 ) -> (Box<dyn Consumer>, Arc<VoiceStats>) {
     let (vad, asr) = models;
     let listener = Listener::new(vad, asr, ListenConfig::default());
@@ -97,7 +105,8 @@ pub fn voice_consumer(
         clock: Arc::clone(&clock),
     };
     let mut consumer = VoiceConsumer::new(listener, Box::new(ears), clock)
-        .with_decoder(Box::new(GlassesAudio::default()));
+        .with_decoder(Box::new(GlassesAudio::default()))
+        .with_wake(wake);
     if let Some(audible) = assistant
         .lock()
         .ok()

@@ -194,6 +194,9 @@ pub struct SynthOptions {
     /// `t_ns` (Piper voice from `models/fetch`), and `spoken_requests.jsonl`
     /// ([`super::spoken`]). Off: no audio stream.
     pub spoken_requests: bool,
+    /// What the wearer says before each spoken request to call the assistant ("Hey Vista");
+    /// `None`: the request alone.
+    pub spoken_wake: Option<String>,
 }
 
 impl Default for SynthOptions {
@@ -214,9 +217,13 @@ impl Default for SynthOptions {
             nominal_gait: false,
             plain_surfaces: false,
             spoken_requests: false,
+            spoken_wake: Some(DEFAULT_SPOKEN_WAKE.to_owned()),
         }
     }
 }
+
+/// The wake phrase a synthetic wearer says: the assistant's default one.
+pub const DEFAULT_SPOKEN_WAKE: &str = "Hey Vista";
 
 impl SynthOptions {
     /// The defaults for `device`, with its template.
@@ -559,7 +566,7 @@ pub fn write_session(
                 .map(|(i, r)| (i, request_t_ns(r.t_s), r));
             let end_frame = audio_records * FRAMES_PER_RECORD as u64;
             Some((
-                WearerVoice::new(voice, requests, T0_NS, end_frame),
+                WearerVoice::new(voice, opts.spoken_wake.clone(), requests, T0_NS, end_frame),
                 Microphones::new(seed, mic_sensitivities(calib_json)),
                 AudioRecordEncoder::new().map_err(audio_err)?,
             ))

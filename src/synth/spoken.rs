@@ -1,5 +1,7 @@
 //! The wearer's spoken requests (`vista synth --spoken-requests`): each scripted request's
-//! text, exactly as written in `requests.jsonl`, spoken by the Piper neural voice
+//! text, exactly as written in `requests.jsonl` and after the assistant's wake phrase as a
+//! wearer calls it ("Hey Vista, what does the sign say?"; `--spoken-wake none`: the request
+//! alone), spoken by the Piper neural voice
 //! (`en_US-joe-medium` from `models/fetch`, deterministic scales: the same text gives the
 //! same samples), brought from the voice's rate to the microphones' 48 kHz
 //! ([`super::resample`]), set to [`SPEECH_DBFS`] while voiced, and put on the microphones
@@ -50,8 +52,11 @@ pub struct SpokenRequest {
     pub t_ns: i64,
     /// Its form.
     pub form: RequestForm,
-    /// What was said.
+    /// The request said (after the wake phrase, when one was said).
     pub text: String,
+    /// The wake phrase said before it, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wake: Option<String>,
     /// The first audio frame of the voice (the first frame at or after `t_ns`).
     pub start_ns: i64,
     /// Just after the voice's last frame (`start_ns` when the text gave no sound).
@@ -89,6 +94,8 @@ struct Pending {
 /// The wearer's voice over a session: speaks each request when the writer reaches it.
 pub struct WearerVoice {
     voice: PiperVoice,
+    /// Said before each request ("Hey Vista"), if anything.
+    wake: Option<String>,
     pending: VecDeque<Pending>,
     t0_ns: i64,
     end_frame: u64,
@@ -112,10 +119,12 @@ pub fn load_voice() -> Result<PiperVoice, SynthError> {
 }
 
 impl WearerVoice {
-    /// Speaks `requests` (each with its line in `requests.jsonl` and its `t_ns`) on a stream
-    /// whose frame 0 is at `t0_ns` and which ends before frame `end_frame`.
+    /// Speaks `requests` (each with its line in `requests.jsonl` and its `t_ns`), each after
+    /// `wake` when given, on a stream whose frame 0 is at `t0_ns` and which ends before frame
+    /// `end_frame`.
     pub fn new<'a>(
         voice: PiperVoice,
+        wake: Option<String>,
         requests: impl IntoIterator<Item = (usize, i64, &'a Request)>,
         t0_ns: i64,
         end_frame: u64,
@@ -133,6 +142,7 @@ impl WearerVoice {
         pending.sort_by_key(|p| (p.start, p.request));
         Self {
             voice,
+            wake,
             pending: pending.into(),
             t0_ns,
             end_frame,
@@ -168,7 +178,11 @@ impl WearerVoice {
             text: p.text.chars().take(80).collect(),
             reason,
         };
-        let pcm = match self.voice.synthesize(&p.text, PiperScales::deterministic()) {
+        let said = match &self.wake {
+            Some(w) if !p.text.trim().is_empty() => format!("{w}, {}", p.text),
+            _ => p.text.clone(),
+        };
+        let pcm = match self.voice.synthesize(&said, PiperScales::deterministic()) {
             Ok(pcm) => pcm,
             Err(PiperError::TextTooLong { chars, max }) => {
                 log::warn!(
@@ -211,6 +225,7 @@ impl WearerVoice {
             request: p.request,
             t_ns: p.t_ns,
             form: p.form,
+            wake: self.wake.clone().filter(|_| !p.text.trim().is_empty()),
             text: p.text,
             start_ns: at(0),
             end_ns: at(len),
@@ -295,6 +310,7 @@ mod tests {
             t_ns: 5,
             form: RequestForm::Question,
             text: "Where is my cup?".into(),
+            wake: Some("Hey Vista".into()),
             start_ns: 5,
             end_ns: 9,
             voice_start_ns: Some(6),
@@ -305,7 +321,7 @@ mod tests {
         assert_eq!(
             text,
             "{\"request\":1,\"t_ns\":5,\"form\":\"question\",\"text\":\"Where is my cup?\",\
-             \"start_ns\":5,\"end_ns\":9,\"voice_start_ns\":6,\"voice_end_ns\":null,\"cut\":false}\n"
+             \"wake\":\"Hey Vista\",\"start_ns\":5,\"end_ns\":9,\"voice_start_ns\":6,\"voice_end_ns\":null,\"cut\":false}\n"
         );
     }
 }
