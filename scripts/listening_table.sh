@@ -2,7 +2,8 @@
 # Writes docs/listening.md: how well vista hears spoken requests. Each request of
 # tests/data/spoken/requests.tsv is said by the Piper voice (clean, and in room noise 20 dB and
 # 10 dB below the speech) and by eSpeak NG, heard through the voice detector and the
-# recogniser as a stream, and scored as word error rate; plus the real speech clip of the
+# recogniser as a stream, and scored as word error rate; said after the wake phrase and
+# without it (taken as requests, false wakes); plus the real speech clip of the
 # moonshine-cpp package; and whole runs in real time (four synthetic sessions whose wearer
 # speaks, profiled with --voice-requests): end of speech to the answer's first audio. The
 # command, commit and date are written with the tables.
@@ -28,6 +29,8 @@ piper=$("$vista" listen --spoken $req 2>/dev/null)
 piper20=$("$vista" listen --spoken $req --snr-db 20 2>/dev/null)
 piper10=$("$vista" listen --spoken $req --snr-db 10 2>/dev/null)
 espeak=$("$vista" listen --spoken $req --voice espeak 2>/dev/null)
+wake=$("$vista" listen --spoken $req --wake "hey vista" 2>/dev/null)
+wake20=$("$vista" listen --spoken $req --wake "hey vista" --snr-db 20 2>/dev/null)
 # Whole runs in real time: synthetic sessions whose wearer says the scenario's requests aloud,
 # profiled with the assistant hearing them (templates answer: --no-lm).
 runs_dir=$(mktemp -d)
@@ -99,10 +102,33 @@ vista listen --spoken $req --voice espeak
 
 $espeak
 
+## Said to the assistant: the wake phrase
+
+A request is one when it is said to the assistant: after its wake phrase ("Hey Vista, …"; the
+greeting may be left out or be another, one letter of the name may be heard as another), or within
+8 s of the end of one that was. Each request is said once after "Hey Vista" (taken as a request?
+its words after the phrase are what is scored) and once without it, as by someone near the wearer
+(taken as said to the assistant: a false wake). The phrase is matched on the recognised words; the
+matching was written before these requests were first said with it.
+
+\`\`\`sh
+vista listen --spoken $req --wake "hey vista"
+\`\`\`
+
+$wake
+
+In room noise 20 dB below the speech:
+
+\`\`\`sh
+vista listen --spoken $req --wake "hey vista" --snr-db 20
+\`\`\`
+
+$wake20
+
 ## In a whole run: end of speech to the answer's first audio
 
-Four synthetic sessions whose wearer says the scenario's requests aloud (Piper voice at the
-wearer's mouth, in room noise), each run in real time with everything else running (perception,
+Four synthetic sessions whose wearer says the scenario's requests aloud after "Hey Vista" (Piper
+voice at the wearer's mouth, in room noise), each run in real time with everything else running (perception,
 stereo depth, text reading, the object detector, speech) and the assistant hearing the requests;
 templates answer (\`--no-lm\`). Per request: the end of the voice → its text (the 384 ms of
 silence that end a turn, and the last recognition), text → the decision, decision → the first

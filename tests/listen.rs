@@ -219,3 +219,36 @@ fn bad_model_files_are_named() {
     let e = SileroVad::load(Path::new(&ModelFile::MoonshineEncoder.path())).unwrap_err();
     assert!(e.to_string().contains("encoder_model.ort"), "{e}");
 }
+
+/// The wake phrase yardstick (`vista listen --spoken FILE --wake PHRASE`): requests said after
+/// "Hey Vista" by the Piper voice are taken as requests, their words after it scored; the
+/// same words said without it are not said to the assistant.
+#[test]
+fn requests_said_after_the_wake_phrase_are_requests_and_without_it_are_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("requests.tsv");
+    std::fs::write(
+        &file,
+        "# category\tsplit\ttext\ntext\tdev\tWhat does the sign say?\nscene\theld\tWhat is around me?\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_vista"))
+        .args(["listen", "--spoken"])
+        .arg(&file)
+        .args(["--wake", "hey vista", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert_eq!(l["called"]["kind"], "request", "{l}");
+        assert_eq!(l["called"]["text"], l["heard"], "{l}");
+        assert_eq!(l["plain"]["kind"], "not_addressed", "{l}");
+        assert_eq!(l["errors"]["edits"], 0, "{l}");
+    }
+    assert_eq!(lines[0]["heard"], "What does the sign say?");
+}

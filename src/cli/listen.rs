@@ -34,6 +34,10 @@ pub struct ListenArgs {
     /// Room noise this many dB below the speech (--spoken; default: none).
     #[arg(long, value_name = "DB", allow_negative_numbers = true)]
     pub snr_db: Option<f32>,
+    /// --spoken: say each request after this wake phrase (scoring what follows it, and
+    /// whether it was taken as a request), and once more without it (counting false wakes).
+    #[arg(long, value_name = "PHRASE", value_parser = vista::listen::Wake::parse, requires = "spoken")]
+    pub wake: Option<vista::listen::Wake>,
     /// One JSON object per utterance, then one for the whole file, instead of lines of text.
     #[arg(long)]
     pub json: bool,
@@ -102,7 +106,15 @@ pub fn run(args: ListenArgs) -> anyhow::Result<()> {
         ..MoonshineConfig::default()
     };
     if let Some(file) = &args.spoken {
-        return spoken(file, args.voice, args.snr_db, &moonshine, config, args.json);
+        return spoken(
+            file,
+            args.voice,
+            args.snr_db,
+            args.wake.as_ref(),
+            &moonshine,
+            config,
+            args.json,
+        );
     }
     let Some(audio) = &args.audio else {
         anyhow::bail!("give an audio file or --spoken FILE");
@@ -179,6 +191,7 @@ fn spoken(
     file: &std::path::Path,
     voice: SpokenVoice,
     snr_db: Option<f32>,
+    wake: Option<&vista::listen::Wake>,
     moonshine: &MoonshineConfig,
     config: ListenConfig,
     json: bool,
@@ -210,7 +223,7 @@ fn spoken(
     let models = || -> Result<(SileroVad, Moonshine), vista::listen::ListenError> {
         Ok((SileroVad::load_default()?, Moonshine::load(moonshine)?))
     };
-    let results = run_spoken(&requests, speak, models, config, snr_db)?;
+    let results = run_spoken(&requests, speak, models, config, snr_db, wake)?;
     if json {
         for r in &results {
             println!("{}", serde_json::to_string(r)?);
@@ -220,12 +233,35 @@ fn spoken(
     let noise = snr_db.map_or("no noise".to_string(), |d| {
         format!("room noise {d} dB below")
     });
-    println!("Voice: {voice:?}; {noise}.\n");
-    println!("| set | requests | exact | split or missed | words | word error rate |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    let called = wake.and_then(vista::listen::Wake::spoken);
+    match &called {
+        Some(p) => println!(
+            "Voice: {voice:?}; {noise}; each request said after \"{p}\" (its words after it are \
+             scored), and once more without it.\n"
+        ),
+        None => println!("Voice: {voice:?}; {noise}.\n"),
+    }
+    let wake_cols = if called.is_some() {
+        (
+            " taken as a request | false wakes without it |",
+            "---:|---:|",
+        )
+    } else {
+        ("", "")
+    };
+    println!(
+        "| set | requests | exact | split or missed | words | word error rate |{}",
+        wake_cols.0
+    );
+    println!("|---|---:|---:|---:|---:|---:|{}", wake_cols.1);
     for (name, t) in totals(&results) {
+        let extra = if called.is_some() {
+            format!(" {} | {} |", t.called, t.false_wakes)
+        } else {
+            String::new()
+        };
         println!(
-            "| {name} | {} | {} | {} | {} | {:.1} % |",
+            "| {name} | {} | {} | {} | {} | {:.1} % |{extra}",
             t.requests,
             t.exact,
             t.split_or_missed,

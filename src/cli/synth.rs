@@ -135,10 +135,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         nominal_gait: args.nominal_gait,
         plain_surfaces: args.plain_surfaces,
         spoken_requests: args.spoken_requests,
-        spoken_wake: match &args.spoken_wake {
-            vista::listen::Wake::Always => None,
-            vista::listen::Wake::Phrase(words) => Some(capitalised(words)),
-        },
+        spoken_wake: args.spoken_wake.spoken(),
         ..defaults
     };
     let done = synthesize_named(&args.scenarios, &name, &out, &opts)?;
@@ -174,18 +171,4 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// "hey vista" as a wearer says it: "Hey Vista".
-fn capitalised(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }

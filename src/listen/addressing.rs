@@ -71,6 +71,22 @@ impl Wake {
     }
 }
 
+impl Wake {
+    /// The phrase as a wearer says it ("Hey Vista"); `None` for [`Wake::Always`].
+    pub fn spoken(&self) -> Option<String> {
+        match self {
+            Self::Always => None,
+            Self::Phrase(words) => Some(
+                words
+                    .iter()
+                    .map(|w| sentence(w))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        }
+    }
+}
+
 impl Default for Wake {
     fn default() -> Self {
         Self::Phrase(DEFAULT_WAKE.split(' ').map(str::to_owned).collect())
@@ -334,6 +350,8 @@ mod tests {
     #[test]
     fn wake_phrases_are_words_ending_in_a_name() {
         assert_eq!(Wake::parse("Hey Vista").unwrap(), Wake::default());
+        assert_eq!(Wake::default().spoken().as_deref(), Some("Hey Vista"));
+        assert_eq!(Wake::Always.spoken(), None);
         assert_eq!(Wake::parse("hey vista").unwrap().to_string(), "hey vista");
         assert_eq!(
             Wake::parse("Computer").unwrap(),

@@ -8,8 +8,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::addressing::{Addressed, Addressing, Wake};
 use super::error::ListenError;
-use super::listener::{ListenConfig, Outcome};
+use super::listener::{Heard, ListenConfig, Outcome};
 use super::moonshine::Recogniser;
 use super::resample::to_16k;
 use super::vad::VoiceActivity;
@@ -97,6 +98,14 @@ pub struct SpokenResult {
     pub mean_logprobs: Vec<f32>,
     /// Each utterance's outcome and recognised text (a guess, where not caught).
     pub utterance_texts: Vec<(super::listener::Outcome, String)>,
+    /// With a wake phrase: what the request said after it was to the assistant (a request,
+    /// when the phrase was heard as one; its text is what `heard` and `errors` score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub called: Option<Addressed>,
+    /// With a wake phrase: what the same words said without it were (not said to the
+    /// assistant, unless a false wake).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plain: Option<Addressed>,
 }
 
 /// Totals of a run.
@@ -110,6 +119,11 @@ pub struct SpokenTotals {
     pub split_or_missed: usize,
     /// Word edits over words.
     pub errors: WordErrors,
+    /// With a wake phrase: requests said after it that were taken as requests.
+    pub called: usize,
+    /// With a wake phrase: the same words said without it that were taken as said to the
+    /// assistant (false wakes).
+    pub false_wakes: usize,
 }
 
 impl SpokenTotals {
@@ -118,6 +132,12 @@ impl SpokenTotals {
         self.exact += usize::from(r.errors.edits == 0);
         self.split_or_missed += usize::from(r.utterances != 1 || r.not_caught > 0);
         self.errors = self.errors.plus(r.errors);
+        self.called += usize::from(matches!(r.called, Some(Addressed::Request { .. })));
+        self.false_wakes += usize::from(
+            r.plain
+                .as_ref()
+                .is_some_and(|p| *p != Addressed::NotAddressed),
+        );
     }
 }
 
@@ -159,49 +179,71 @@ pub fn in_room(speech: &[f32], snr_db: Option<f32>, seed: u64) -> Vec<f32> {
 }
 
 /// Speaks each request with `speak` (text → 16-bit samples at a rate), sets it in the room,
-/// listens with fresh models from `models`, and scores it.
+/// listens with fresh models from `models`, and scores it. With `wake`, each request is said
+/// after the wake phrase (its text after the phrase is scored) and once more without it (to
+/// count false wakes).
 pub fn run_spoken<V, R>(
     requests: &[SpokenRequest],
     mut speak: impl FnMut(&str) -> Result<(Vec<i16>, u32), String>,
     mut models: impl FnMut() -> Result<(V, R), ListenError>,
     config: ListenConfig,
     snr_db: Option<f32>,
+    wake: Option<&Wake>,
 ) -> Result<Vec<SpokenResult>, ListenError>
 where
     V: VoiceActivity,
     R: Recogniser,
 {
-    let mut out = Vec::with_capacity(requests.len());
-    for (i, r) in requests.iter().enumerate() {
-        let (pcm, rate) = speak(&r.text).map_err(|reason| ListenError::Audio {
-            path: format!("speaking {:?}", r.text).into(),
+    let mut hear = |text: &str, seed: u64| -> Result<Vec<Heard>, ListenError> {
+        let (pcm, rate) = speak(text).map_err(|reason| ListenError::Audio {
+            path: format!("speaking {text:?}").into(),
             reason,
         })?;
         let x: Vec<f32> = pcm.iter().map(|&v| f32::from(v) / 32_768.0).collect();
         let speech = to_16k(&x, rate)?;
-        let audio = in_room(&speech, snr_db, 0x5eed + i as u64);
+        let audio = in_room(&speech, snr_db, seed);
         let (vad, asr) = models()?;
-        let heard = super::clip::hear_clip(&audio, vad, asr, config)?;
-        let texts: Vec<&str> = heard.heard.iter().filter_map(|h| h.text()).collect();
-        let joined = texts.join(" ");
+        Ok(super::clip::hear_clip(&audio, vad, asr, config)?.heard)
+    };
+    // Each utterance as the assistant takes it, fresh (no conversation open).
+    let addressed = |wake: &Wake, heard: &[Heard]| -> Addressed {
+        let texts: Vec<&str> = heard.iter().filter_map(|h| h.text()).collect();
+        let caught = heard.iter().all(|h| h.outcome == Outcome::Text);
+        Addressing::new(wake.clone()).hear(&texts.join(" "), caught, 0, 1)
+    };
+    let mut out = Vec::with_capacity(requests.len());
+    for (i, r) in requests.iter().enumerate() {
+        let seed = 0x5eed + i as u64;
+        let said = match wake.and_then(Wake::spoken) {
+            Some(phrase) => format!("{phrase}, {}", r.text),
+            None => r.text.clone(),
+        };
+        let heard = hear(&said, seed)?;
+        let texts: Vec<&str> = heard.iter().filter_map(|h| h.text()).collect();
+        let mut joined = texts.join(" ");
+        let (mut called, mut plain) = (None, None);
+        if let Some(w) = wake {
+            let a = addressed(w, &heard);
+            if let Addressed::Request { text } = &a {
+                joined.clone_from(text);
+            }
+            called = Some(a);
+            plain = Some(addressed(w, &hear(&r.text, seed)?));
+        }
         out.push(SpokenResult {
             request: r.clone(),
             errors: word_errors(&r.text, &joined),
+            called,
+            plain,
             heard: joined,
-            utterances: heard.heard.len(),
+            utterances: heard.len(),
             not_caught: heard
-                .heard
                 .iter()
                 .filter(|h| matches!(h.outcome, Outcome::NotCaught { .. }))
                 .count(),
-            end_to_text_ms: heard.heard.last().map(|h| h.end_to_text_ms()),
-            mean_logprobs: heard
-                .heard
-                .iter()
-                .map(|h| h.recognised.mean_logprob)
-                .collect(),
+            end_to_text_ms: heard.last().map(|h| h.end_to_text_ms()),
+            mean_logprobs: heard.iter().map(|h| h.recognised.mean_logprob).collect(),
             utterance_texts: heard
-                .heard
                 .iter()
                 .map(|h| (h.outcome.clone(), h.recognised.text.clone()))
                 .collect(),
