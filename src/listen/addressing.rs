@@ -24,6 +24,9 @@ pub const FOLLOW_UP_NS: i64 = 8_000_000_000;
 pub const DEFAULT_WAKE: &str = "hey vista";
 /// Greetings that may stand before the name (or be left out).
 const GREETINGS: [&str; 5] = ["hey", "hi", "ok", "okay", "hello"];
+/// An unstressed greeting as a recogniser often hears it before a name ("A Vista, …" for
+/// "Hey Vista, …", most of all in noise).
+const HEARD_AS_GREETING: [&str; 1] = ["a"];
 /// The most words of a wake phrase.
 const MAX_WAKE_WORDS: usize = 4;
 
@@ -209,11 +212,9 @@ fn after_wake<'a>(text: &'a str, wake: &[String]) -> Option<&'a str> {
         _ => wake,
     };
     let (name, before) = core.split_last()?;
-    let skip = usize::from(
-        heard
-            .first()
-            .is_some_and(|(w, _)| GREETINGS.contains(&w.as_str())),
-    );
+    let skip = usize::from(heard.first().is_some_and(|(w, _)| {
+        GREETINGS.contains(&w.as_str()) || HEARD_AS_GREETING.contains(&w.as_str())
+    }));
     let said = heard.get(skip..skip + core.len())?;
     let lead_ok = said.iter().zip(before).all(|((h, _), w)| h == w);
     let (last, end) = said.last()?;
@@ -276,6 +277,7 @@ mod tests {
                 "Is anyone waving at me?",
             ),
             ("hi bista what is around me", "What is around me"),
+            ("A Vista, take me to the exit.", "Take me to the exit."),
         ] {
             let mut fresh = Addressing::new(Wake::default());
             assert_eq!(fresh.hear(heard, true, 0, S), req(rest), "{heard}");
@@ -286,6 +288,7 @@ mod tests {
             "Wizard, what does the sign say?",
             "Hey, where's the door?",
             "Hey everyone, is anyone waving at me?",
+            "A visitor is at the door.",
             "Vistas open up ahead.",
         ] {
             assert_eq!(
