@@ -10,7 +10,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::aria::recording::orientation::Orientation;
-use crate::aria::recording::{decode_image, AriaRecording, DecodedImage, RecordingError};
+use crate::aria::recording::{
+    decode_image, AriaRecording, DecodedImage, RecordingError, StreamDecoders,
+};
+use crate::aria::vrs::RecordType;
 use crate::sample::{ImageEncoding, ImageFrame, Payload, StreamId};
 
 /// Frames shown per item.
@@ -59,20 +62,22 @@ pub enum FramesError {
     },
 }
 
-/// The RGB frames of one session a judge may be shown: their capture times, read once; the
-/// frames' bytes are read when picked.
+/// The RGB frames of one session a judge may be shown: their capture times and records,
+/// listed once; a frame's record is read again only when it is picked.
 #[derive(Debug)]
 pub struct SessionFrames {
     path: PathBuf,
     recording: AriaRecording,
     /// Capture times of the candidate frames, ascending.
     times_ns: Vec<i64>,
+    /// Each one's position in the recording's index.
+    entries: Vec<usize>,
     orientation: Orientation,
 }
 
 impl SessionFrames {
     /// Opens the recording (a session folder's `recording.vrs`, or a `.vrs` file) and lists
-    /// its RGB frames.
+    /// its RGB frames: their capture times and where their records are.
     pub fn open(session: &Path) -> Result<Self, FramesError> {
         let path = if session.is_dir() {
             session.join("recording.vrs")
@@ -84,28 +89,45 @@ impl SessionFrames {
             source: Box::new(e),
         };
         let recording = AriaRecording::open(&path).map_err(rec_err)?;
-        let mut times_ns = Vec::new();
-        for s in recording.stream_samples(StreamId::CameraRgb) {
-            let (_, t, payload) = s.map_err(rec_err)?;
-            if let Payload::Image(f) = payload {
-                if decodes_alone(&f) {
-                    times_ns.push(t.ns());
+        let mut frames = Vec::new();
+        if let Some(rgb) = recording.vrs_stream(StreamId::CameraRgb) {
+            let mut scratch = Vec::new();
+            let mut blocks = Vec::new();
+            let mut decoders = StreamDecoders::default();
+            for (i, e) in recording.vrs().index().iter().enumerate() {
+                if e.stream != rgb || e.record_type != RecordType::Data {
+                    continue;
+                }
+                let (_, t, payload) = recording
+                    .decode_entry(
+                        StreamId::CameraRgb,
+                        e,
+                        &mut scratch,
+                        &mut blocks,
+                        &mut decoders,
+                    )
+                    .map_err(rec_err)?;
+                if let Payload::Image(f) = payload {
+                    if decodes_alone(&f) {
+                        frames.push((t.ns(), i));
+                    }
                 }
             }
         }
-        times_ns.sort_unstable();
+        frames.sort_unstable();
         // As the detector and the text reader turn them.
         let orientation = Orientation::RotateCw90;
         Ok(Self {
             path,
             recording,
-            times_ns,
+            times_ns: frames.iter().map(|f| f.0).collect(),
+            entries: frames.iter().map(|f| f.1).collect(),
             orientation,
         })
     }
 
     /// [`FRAMES_PER_ITEM`] frames sampled uniformly from the first frame to `until_ns`
-    /// (fewer when fewer were captured), oldest first.
+    /// (fewer when fewer were captured), oldest first. Only the picked records are read.
     pub fn until(&self, until_ns: i64) -> Result<Vec<JudgeFrame>, FramesError> {
         let n = self.times_ns.partition_point(|&t| t <= until_ns);
         if n == 0 {
@@ -114,33 +136,41 @@ impl SessionFrames {
                 at_ns: until_ns,
             });
         }
-        let picked: Vec<i64> = pick_uniform(&self.times_ns[..n], FRAMES_PER_ITEM)
-            .into_iter()
-            .map(|i| self.times_ns[i])
-            .collect();
-        let mut out = Vec::with_capacity(picked.len());
-        let mut next = picked.iter().peekable();
-        for s in self.recording.stream_samples(StreamId::CameraRgb) {
-            let Some(&&want) = next.peek() else { break };
-            let (_, t, payload) = s.map_err(|e| FramesError::Recording {
+        let index = self.recording.vrs().index();
+        let mut scratch = Vec::new();
+        let mut blocks = Vec::new();
+        let mut out = Vec::new();
+        for k in pick_uniform(&self.times_ns[..n], FRAMES_PER_ITEM) {
+            let capture_ns = self.times_ns[k];
+            let frame_err = |reason: String| FramesError::Frame {
                 path: self.path.clone(),
-                source: Box::new(e),
-            })?;
-            let Payload::Image(frame) = payload else {
-                continue;
-            };
-            if t.ns() != want || !decodes_alone(&frame) {
-                continue;
-            }
-            next.next();
-            let jpeg = self.jpeg_of(&frame).map_err(|reason| FramesError::Frame {
-                path: self.path.clone(),
-                capture_ns: want,
+                capture_ns,
                 reason,
-            })?;
+            };
+            let e = index
+                .get(self.entries[k])
+                .ok_or_else(|| frame_err("its record is gone from the index".into()))?;
+            // Each picked frame decodes alone (a JPEG, or an H.265 key frame).
+            let mut decoders = StreamDecoders::default();
+            let (_, _, payload) = self
+                .recording
+                .decode_entry(
+                    StreamId::CameraRgb,
+                    e,
+                    &mut scratch,
+                    &mut blocks,
+                    &mut decoders,
+                )
+                .map_err(|e| FramesError::Recording {
+                    path: self.path.clone(),
+                    source: Box::new(e),
+                })?;
+            let Payload::Image(frame) = payload else {
+                return Err(frame_err("its record holds no image".into()));
+            };
             out.push(JudgeFrame {
-                capture_ns: want,
-                jpeg,
+                capture_ns,
+                jpeg: self.jpeg_of(&frame).map_err(frame_err)?,
             });
         }
         Ok(out)
