@@ -475,8 +475,8 @@ impl Assistant {
         self.reply(CALLED.to_string(), reply, capture, now);
     }
 
-    /// Says a fixed reply (a setting's acknowledgement, "not caught", "Yes?") at ambient priority
-    /// and writes its decision; `request_index` and `request`: what it answers.
+    /// Says a fixed reply (a setting's acknowledgement, "not caught", "Yes?") at ambient
+    /// priority and writes its decision; `request_index` and `request`: what it answers.
     fn reply(&mut self, text: String, what: Reply<'_>, capture: DeviceTime, now: HostTime) {
         let Reply {
             request_index,

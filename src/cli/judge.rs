@@ -10,11 +10,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 
-use vista::judge::frames::SessionFrames;
 use vista::judge::http::{HttpJudge, HttpJudgeConfig};
-use vista::judge::judging::{items_of, RunRef};
+use vista::judge::judging::{items_of, judge_shown, ItemFrames, RunRef};
 use vista::judge::table::markdown;
-use vista::judge::{judge_item, tables, Judge, Judged};
+use vista::judge::{tables, Judge};
 use vista::suite::run::scored_cells;
 
 /// Arguments of `vista judge`.
@@ -105,32 +104,9 @@ pub fn run(args: JudgeArgs) -> anyhow::Result<()> {
         judge.name()
     );
     let mut judged = Vec::with_capacity(items.len());
-    // The frames of the run being judged (items come run by run).
-    let mut frames_of: Option<(String, Result<SessionFrames, String>)> = None;
+    let mut frames = ItemFrames::default();
     for (k, item) in items.iter().enumerate() {
-        let frames = if judge.sees_frames() {
-            if frames_of.as_ref().is_none_or(|(run, _)| *run != item.run) {
-                let opened = runs.iter().find(|r| r.name == item.run).map_or_else(
-                    || Err(format!("no session for run {}", item.run)),
-                    |r| SessionFrames::open(&r.session).map_err(|e| e.to_string()),
-                );
-                frames_of = Some((item.run.clone(), opened));
-            }
-            match frames_of.as_ref().map(|(_, f)| f) {
-                Some(Ok(f)) => f.until(item.at_ns).map_err(|e| e.to_string()),
-                Some(Err(e)) => Err(e.clone()),
-                None => Err("no frames".into()),
-            }
-        } else {
-            Ok(Vec::new())
-        };
-        let j = match frames {
-            Ok(frames) => judge_item(judge.as_mut(), item, &frames, args.retries),
-            Err(e) if !item.prediction.trim().is_empty() => {
-                Judged::unjudged(item, format!("frames: {e}"))
-            }
-            Err(_) => judge_item(judge.as_mut(), item, &[], args.retries),
-        };
+        let j = judge_shown(judge.as_mut(), &runs, item, &mut frames, args.retries);
         println!(
             "[{}/{}] {} #{} {}: {}",
             k + 1,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::frames::JudgeFrame;
+use super::frames::{JudgeFrame, SessionFrames};
 use super::item::{items_from_run, JudgeItem};
 use super::prompt::{user_message, InputData, SYSTEM};
 use super::verdict::{parse_verdict, Score, Verdict};
@@ -54,6 +54,53 @@ impl Judged {
             error: Some(error),
             reply: None,
         }
+    }
+}
+
+/// The frames of each item, for a judge that sees them: the session of the item's run opened
+/// once while its items come (items come run by run), its frames up to the item's request.
+#[derive(Debug, Default)]
+pub struct ItemFrames {
+    current: Option<(String, Result<SessionFrames, String>)>,
+}
+
+impl ItemFrames {
+    /// The frames of `item`, one of `runs`' items; why there are none.
+    pub fn of(&mut self, runs: &[RunRef], item: &JudgeItem) -> Result<Vec<JudgeFrame>, String> {
+        if self
+            .current
+            .as_ref()
+            .is_none_or(|(run, _)| *run != item.run)
+        {
+            let opened = runs.iter().find(|r| r.name == item.run).map_or_else(
+                || Err(format!("no session for run {}", item.run)),
+                |r| SessionFrames::open(&r.session).map_err(|e| e.to_string()),
+            );
+            self.current = Some((item.run.clone(), opened));
+        }
+        match self.current.as_ref().map(|(_, f)| f) {
+            Some(Ok(f)) => f.until(item.at_ns).map_err(|e| e.to_string()),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err("no frames".into()),
+        }
+    }
+}
+
+/// Judges `item` of `runs` with `judge`, shown its frames when the judge sees frames (an
+/// answered item whose frames cannot be shown is left unjudged, saying why).
+pub fn judge_shown(
+    judge: &mut dyn Judge,
+    runs: &[RunRef],
+    item: &JudgeItem,
+    frames: &mut ItemFrames,
+    retries: u32,
+) -> Judged {
+    if !judge.sees_frames() || item.prediction.trim().is_empty() {
+        return judge_item(judge, item, &[], retries);
+    }
+    match frames.of(runs, item) {
+        Ok(f) => judge_item(judge, item, &f, retries),
+        Err(e) => Judged::unjudged(item, format!("frames: {e}")),
     }
 }
 

@@ -1,9 +1,9 @@
 //! The wearer's voice in a run: the listening models loaded ahead of the clock, and the two
-//! adapters that connect the [`VoiceConsumer`] to the rest — what is heard becomes a live
-//! request exactly like a typed one (same queue, same decisions, transcript and profile),
-//! the wake phrase alone the assistant's "Yes?", an utterance said to it but not caught its
-//! "Sorry, I didn't catch that.", and speech not said to it nothing; and the speaker's voice shuts the
-//! microphones while it is audible.
+//! adapters that connect the [`VoiceConsumer`] to the rest — a request heard becomes a live
+//! request exactly like a typed one (same queue, same decisions, transcript and profile), the
+//! wake phrase alone the assistant's "Yes?", an utterance said to it but not caught its
+//! "Sorry, I didn't catch that.", and speech not said to it nothing; and the speaker's voice
+//! shuts the microphones while it is audible.
 
 use std::sync::{Arc, Mutex};
 
