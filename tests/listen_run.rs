@@ -175,3 +175,48 @@ fn a_damaged_block_is_skipped_and_counted() {
     assert_eq!(report.bad_blocks, 1);
     assert!(heard.iter().filter(|h| h.heard.text().is_some()).count() >= 5);
 }
+
+/// `text` said by the Piper voice, at 16 kHz.
+fn piper_16k(text: &str) -> Vec<f32> {
+    let mut voice = vista::speech::PiperVoice::load_default()
+        .unwrap_or_else(|e| panic!("the Piper voice is needed (run models/fetch): {e}"));
+    let pcm = voice
+        .synthesize(text, vista::speech::PiperScales::deterministic())
+        .unwrap();
+    let x: Vec<f32> = pcm.iter().map(|&v| f32::from(v) / 32_768.0).collect();
+    vista::listen::resample::to_16k(&x, voice.sample_rate_hz()).unwrap()
+}
+
+/// "Hey Vista" alone is answered once the wearer has stayed silent a moment after it; "Hey
+/// Vista", a pause long enough to end the utterance, then a question, is not talked over: the
+/// question is the request (in the conversation the call opened), and no "Yes?" is owed.
+#[test]
+fn a_call_alone_is_answered_and_a_call_followed_by_a_question_is_not_talked_over() {
+    use vista::listen::consumer::CALL_WAIT_NS;
+    use vista::listen::Addressed;
+    let silence = |s: f64| vec![0.0f32; (s * 16_000.0) as usize];
+    let call = piper_16k("Hey Vista.");
+    let question = piper_16k("Where is the door?");
+
+    let alone: Vec<f32> = [silence(0.5), call.clone(), silence(3.0)].concat();
+    let (heard, report) = run_stream(audio_stream(&alone, None), None);
+    let got: Vec<&Addressed> = heard.iter().map(|h| &h.addressed).collect();
+    assert_eq!(got, [&Addressed::Called], "{heard:?}");
+    assert_eq!(report.called, 1);
+    // Answered no sooner than the wait after the call's end.
+    let call_end = heard[0].end.0;
+    assert!(heard[0].decided.0 <= call_end + CALL_WAIT_NS + 200_000_000);
+
+    let pause = silence(0.7);
+    let asked: Vec<f32> = [silence(0.5), call, pause, question, silence(2.0)].concat();
+    let (heard, report) = run_stream(audio_stream(&asked, None), None);
+    let got: Vec<&Addressed> = heard.iter().map(|h| &h.addressed).collect();
+    assert_eq!(
+        got,
+        [&Addressed::Request {
+            text: "Where is the door?".into()
+        }],
+        "{heard:?}"
+    );
+    assert_eq!((report.called, report.requests), (0, 1));
+}

@@ -7,7 +7,8 @@
 //!   removed before the request is understood; the greeting may be left out or be another
 //!   ("Vista, …", "OK Vista, …"), and one letter of the name may be heard as another, as a
 //!   recogniser hears it ("Vesta"); the phrase alone ("Hey Vista.") calls the assistant, which
-//!   answers "Yes?" and listens;
+//!   answers "Yes?" (once the wearer has not gone on speaking: [`super::consumer`]) and
+//!   listens;
 //! * a **conversation**: for [`FOLLOW_UP_NS`] after the end of an utterance addressed to it,
 //!   plain speech is addressed too (a follow-up question, an answer to "Yes?", a repeat after
 //!   "I didn't catch that"), each one extending the window;

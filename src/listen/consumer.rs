@@ -25,6 +25,10 @@ use crate::time::{Clock, DeviceTime, HostTime};
 /// After the assistant's voice stops, the microphones stay shut this long (the room's echo
 /// and the sink's last buffer), ns.
 pub const OWN_VOICE_TAIL_NS: i64 = 250_000_000;
+/// A call by the wake phrase alone is answered ("Yes?") only when the wearer has not gone on
+/// speaking this long after its end, ns: a wearer who pauses after "Hey Vista" and then asks
+/// is not talked over (nor, live, shut out by the answer's own voice).
+pub const CALL_WAIT_NS: i64 = 1_200_000_000;
 /// Block anchors kept for mapping sample numbers back to device time (about 20 s of Aria
 /// audio records).
 const ANCHORS: usize = 256;
@@ -73,7 +77,8 @@ pub struct VoiceReport {
     pub requests: u64,
     /// Utterances not said to the assistant (no wake phrase, no conversation open).
     pub not_addressed: u64,
-    /// Times the wake phrase alone called the assistant.
+    /// Times the wake phrase alone called the assistant and it answered (the wearer did not
+    /// go on speaking).
     pub called: u64,
     /// Bursts too short to be speech.
     pub dropped: u64,
@@ -154,6 +159,9 @@ pub struct VoiceConsumer<V, R> {
     resampler: Option<To16k>,
     ears: Box<dyn Ears>,
     addressing: Addressing,
+    /// A call by the wake phrase alone, held until the wearer has not gone on speaking for
+    /// [`CALL_WAIT_NS`].
+    pending_call: Option<HeardAt>,
     own_voice: Option<Box<dyn OwnVoice>>,
     clock: Arc<dyn Clock>,
     stats: Arc<VoiceStats>,
@@ -184,6 +192,7 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
             resampler: None,
             ears,
             addressing: Addressing::new(Wake::default()),
+            pending_call: None,
             own_voice: None,
             clock,
             stats: Arc::new(VoiceStats::default()),
@@ -316,6 +325,7 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
         for h in heard {
             self.deliver(h);
         }
+        self.answer_call();
         Ok(())
     }
 
@@ -348,9 +358,8 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
             }
             match at.addressed {
                 Addressed::NotAddressed => s.report.not_addressed += 1,
-                Addressed::Called => s.report.called += 1,
                 Addressed::Request { .. } => s.report.requests += 1,
-                Addressed::NotCaught => {}
+                Addressed::Called | Addressed::NotCaught => {}
             }
             if s.end_to_text.len() < MAX_LATENCIES {
                 s.end_to_text.push(at.heard.end_to_text_ms());
@@ -372,7 +381,34 @@ impl<V: VoiceActivity + Send, R: Recogniser + Send> VoiceConsumer<V, R> {
                 Addressed::NotAddressed => "not said to the assistant",
             }
         );
+        // A call waits to see whether the wearer goes on; anything heard after it means
+        // they did (what they said is in the conversation the call opened).
+        if self.pending_call.take().is_some() {
+            log::info!("the call was followed by speech: not answered");
+        }
+        if at.addressed == Addressed::Called {
+            self.pending_call = Some(at);
+            return;
+        }
         self.ears.heard(&at, now);
+    }
+
+    /// Answers the call waiting, once the wearer has been silent for [`CALL_WAIT_NS`] after
+    /// it.
+    fn answer_call(&mut self) {
+        let Some(call) = self.pending_call.as_ref() else {
+            return;
+        };
+        let heard_until = self.device_time(self.fed);
+        if self.listener.speaking() || heard_until.ns() < call.end.ns().saturating_add(CALL_WAIT_NS)
+        {
+            return;
+        }
+        if let Some(call) = self.pending_call.take() {
+            self.stats.update(|s| s.report.called += 1);
+            let now = self.clock.now();
+            self.ears.heard(&call, now);
+        }
     }
 }
 
