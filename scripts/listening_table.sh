@@ -108,8 +108,10 @@ A request is one when it is said to the assistant: after its wake phrase ("Hey V
 greeting may be left out or be another, one letter of the name may be heard as another), or within
 8 s of the end of one that was. Each request is said once after "Hey Vista" (taken as a request?
 its words after the phrase are what is scored) and once without it, as by someone near the wearer
-(taken as said to the assistant: a false wake). The phrase is matched on the recognised words; the
-matching was written before these requests were first said with it.
+(taken as said to the assistant: a false wake). The phrase is matched on the recognised words. The
+matching was written before these requests were first said with it, but for one change made after
+that first measurement: a greeting heard as "A" ("A Vista, …") counts as the greeting (in room noise
+20 dB below, 37 of 52 were taken as requests before it, 52 after; no false wake before or after).
 
 \`\`\`sh
 vista listen --spoken $req --wake "hey vista"
