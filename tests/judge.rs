@@ -32,18 +32,11 @@ fn server_path() -> Option<PathBuf> {
             );
             cache.join("llama-server/bin/llama-server")
         });
-    if p.is_file() {
-        return Some(p);
-    }
-    let msg = format!(
-        "{} is missing: run scripts/llama_server.sh (scripts/test does)",
-        p.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n*** SKIPPED: {msg} ***\n");
-    None
+    lm::present_or_skip(
+        p,
+        "llama-server",
+        "run scripts/llama_server.sh (scripts/test does)",
+    )
 }
 
 /// A llama-server serving `model` on a free local port, stopped when dropped.

@@ -137,6 +137,20 @@ fn vista(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `vista replay SESSION --asap --speak OUT --voice-requests` with `extra` arguments.
+fn replay_voice(session: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "replay",
+        session.to_str().unwrap(),
+        "--asap",
+        "--speak",
+        out.to_str().unwrap(),
+        "--voice-requests",
+    ];
+    args.extend_from_slice(extra);
+    vista(&args)
+}
+
 #[test]
 fn the_wearer_is_heard_in_an_aria_audio_stream_at_each_request() {
     let t = tempfile::tempdir().unwrap();
@@ -313,15 +327,7 @@ fn speech_that_does_not_call_the_assistant_is_left() {
             .collect()
     };
     let out = dir.path().join("out");
-    let o = vista(&[
-        "replay",
-        session.to_str().unwrap(),
-        "--asap",
-        "--speak",
-        out.to_str().unwrap(),
-        "--voice-requests",
-        "--no-lm",
-    ]);
+    let o = replay_voice(&session, &out, &["--no-lm"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -333,33 +339,14 @@ fn speech_that_does_not_call_the_assistant_is_left() {
     assert!(!transcript.contains("catch that"), "{transcript}");
 
     let desk = dir.path().join("desk");
-    let o = vista(&[
-        "replay",
-        session.to_str().unwrap(),
-        "--asap",
-        "--speak",
-        desk.to_str().unwrap(),
-        "--voice-requests",
-        "--wake",
-        "none",
-        "--no-lm",
-    ]);
+    let o = replay_voice(&session, &desk, &["--wake", "none", "--no-lm"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(
         answers(&desk),
         ["What does the sign say?", "What is around me?"]
     );
     // A wake phrase that cannot be one is refused, naming the form.
-    let o = vista(&[
-        "replay",
-        session.to_str().unwrap(),
-        "--asap",
-        "--speak",
-        desk.to_str().unwrap(),
-        "--voice-requests",
-        "--wake",
-        "hey",
-    ]);
+    let o = replay_voice(&session, &desk, &["--wake", "hey"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("ending in a name"));
 }
@@ -478,15 +465,7 @@ fn a_replay_with_voice_requests_answers_what_the_wearer_said() {
     let session = dir.path().join("s");
     synth(&session, 0, true);
     let out = dir.path().join("out");
-    let o = vista(&[
-        "replay",
-        session.to_str().unwrap(),
-        "--asap",
-        "--speak",
-        out.to_str().unwrap(),
-        "--voice-requests",
-        "--no-lm",
-    ]);
+    let o = replay_voice(&session, &out, &["--no-lm"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(

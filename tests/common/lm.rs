@@ -21,13 +21,20 @@ pub fn lock() -> std::sync::MutexGuard<'static, ()> {
 /// The fetched SmolLM2 GGUF; `None` (with a printed skip) when it is missing outside CI.
 pub fn model_path() -> Option<PathBuf> {
     let p = ModelFile::SmolLm2.path();
+    present_or_skip(
+        p,
+        "language model",
+        "run models/fetch (scripts/setup.sh does)",
+    )
+}
+
+/// `p` when it is a file; else `None` with a printed skip naming `what` and `fix`, or a
+/// failure under `CI=true`, where the set-up provides it.
+pub fn present_or_skip(p: PathBuf, what: &str, fix: &str) -> Option<PathBuf> {
     if p.is_file() {
         return Some(p);
     }
-    let msg = format!(
-        "language model {} is missing: run models/fetch (scripts/setup.sh does)",
-        p.display()
-    );
+    let msg = format!("{what} {} is missing: {fix}", p.display());
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{msg}");
     }
