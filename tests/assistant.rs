@@ -2622,3 +2622,57 @@ fn faster_and_less_talking_change_how_the_next_answers_are_said() {
     let sentences = vista::assistant::guard::claims::split_sentences(&d[1].text);
     assert_eq!(sentences.len(), 1, "{}", d[1].text);
 }
+
+/// A lock-step run asking "The exit, please." (a question no rule types) at 1 s, with or
+/// without likeness; the decision's typed request and the answer's text.
+fn open_question_run(likeness: bool) -> (String, String, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut a, clock) = lockstep_assistant(
+        dir.path(),
+        None,
+        vec![Request::new(
+            Some(0),
+            Form::Question,
+            "The exit, please.".into(),
+            RequestTime::Device(DeviceTime(S)),
+        )],
+    );
+    if likeness {
+        let encoder = vista::infer::sentence::load_minilm()
+            .unwrap_or_else(|e| panic!("the sentence encoder (run models/fetch): {e}"));
+        let cache = vista::infer::sentence::minilm_cache_dir();
+        let (l, _) = vista::assistant::understand::similar::SimilarAsks::new(
+            Arc::new(encoder),
+            Some(&cache),
+        );
+        a.set_likeness(Arc::new(l));
+    }
+    for i in 0..=20 {
+        let at = i * 100_000_000;
+        let now = clock.wait_until(clock.due(DeviceTime(at)));
+        a.on_state(&Arc::new(door_and_bin(at)), now);
+    }
+    a.finish();
+    let by_likeness = a.counters().by_likeness;
+    let d = read_decisions(&dir.path().join("decisions.jsonl")).unwrap();
+    let answer = d
+        .iter()
+        .find(|d| d.request_index == Some(0))
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    (
+        answer.ask.clone().unwrap_or_default(),
+        answer.text.clone(),
+        by_likeness,
+    )
+}
+
+#[test]
+fn a_question_no_rule_types_is_typed_by_likeness_and_answered_as_that_request() {
+    let (ask, text, n) = open_question_run(false);
+    assert_eq!((ask.as_str(), n), ("open", 0));
+    assert_eq!(text, vista::assistant::template::CANNOT_ANSWER);
+    let (ask, text, n) = open_question_run(true);
+    assert_eq!((ask.as_str(), n), ("goal exit", 1));
+    // Guidance to the exit door the state holds, at 2 o'clock.
+    assert!(text.contains("2 o'clock"), "{text}");
+}

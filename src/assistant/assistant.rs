@@ -34,6 +34,7 @@ use super::forms::Form;
 use super::guard::{Guard, GuardConfig};
 use super::requests::{PeriodicScene, Request, RequestQueue, RequestTime};
 use super::text_wait::{needs_text, Ended, TextWaits, DEFAULT_WAIT_NS};
+use super::understand::similar::SimilarAsks;
 use super::understand::Ask;
 use super::verbosity::{SharedVerbosity, Verbosity};
 use crate::speech::chunker::ChunkerConfig;
@@ -174,6 +175,8 @@ pub struct Assistant {
     cut_repeats: VecDeque<(Request, u8)>,
     /// Whole-frame text reads on request (with a text reader only).
     read_requests: Option<Arc<ReadRequests>>,
+    /// Types by likeness what no rule types ([`super::understand::similar`]).
+    likeness: Option<Arc<SimilarAsks>>,
     /// Requests waiting for a whole-frame read.
     text_waits: TextWaits,
     answering: Answering,
@@ -331,6 +334,7 @@ impl Assistant {
             verbosity,
             text_waits: TextWaits::new(config.text_read_wait_ns, config.max_pending),
             read_requests: None,
+            likeness: None,
             alerter: Alerter::new(config.alerter),
             config,
             clock,
@@ -384,6 +388,12 @@ impl Assistant {
     /// [`super::text_wait`]). Without it nothing waits.
     pub fn set_read_requests(&mut self, requests: Arc<ReadRequests>) {
         self.read_requests = Some(requests);
+    }
+
+    /// Questions no rule types are typed by likeness to labelled examples with
+    /// `likeness`; without it they stay open (the language model's, or refused).
+    pub fn set_likeness(&mut self, likeness: Arc<SimilarAsks>) {
+        self.likeness = Some(likeness);
     }
 
     /// The generator's name as configured (`template` when none).
@@ -744,6 +754,14 @@ impl Assistant {
         state: &Arc<EnvironmentState>,
         now: HostTime,
     ) {
+        let mut request = request;
+        if new && request.ask == Ask::Open && request.form == Form::Question {
+            if let Some(a) = self.likeness.as_ref().and_then(|l| l.ask(&request.text)) {
+                log::info!("{:?} typed by likeness: {a}", request.text);
+                request.ask = a;
+                bump(&self.counters.by_likeness);
+            }
+        }
         if let (Ask::Setting(c), false) = (&request.ask, request.form == Form::Ambient) {
             self.set(*c, &request, state, now);
             return;
@@ -751,7 +769,6 @@ impl Assistant {
         if new && request.form != Form::Ambient {
             self.cut_waits(state, now, ReadOutcome::Cut);
         }
-        let mut request = request;
         if text_read.is_none() && needs_text(&request, state) {
             // Only when there is a frame to read (no RGB frames: nothing to wait for).
             if let Some(rr) = self.read_requests.clone().filter(|r| r.ready()) {

@@ -16,6 +16,7 @@ pub(crate) struct Counters {
     pub(crate) cancelled: AtomicU64,
     pub(crate) generator_failures: AtomicU64,
     pub(crate) degenerate: AtomicU64,
+    pub(crate) by_likeness: AtomicU64,
 }
 
 /// What the assistant did.
@@ -42,6 +43,8 @@ pub struct AssistantCounters {
     /// Model text not spoken as degenerate: a phrase looping, or a sentence left unfinished
     /// when the model ran out of tokens.
     pub degenerate: u64,
+    /// Requests no rule typed, typed by likeness to labelled examples.
+    pub by_likeness: u64,
 }
 
 impl Counters {
@@ -59,6 +62,7 @@ impl Counters {
             cancelled: g(&self.cancelled),
             generator_failures: g(&self.generator_failures),
             degenerate: g(&self.degenerate),
+            by_likeness: g(&self.by_likeness),
         }
     }
 }

@@ -8,11 +8,15 @@
 //! heard, and scored as word error rate, as a Markdown table (`docs/listening.md`).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use serde::Serialize;
+use vista::assistant::forms::Form;
 use vista::assistant::requests::parse_live_line;
 use vista::assistant::understand::ask_for;
+use vista::assistant::understand::similar::{understand_with, SimilarAsks};
+use vista::infer::sentence::{load_minilm, minilm_cache_dir};
 use vista::listen::spoken::{read_spoken, run_spoken, totals};
 use vista::listen::{
     hear_clip, read_wav_16k, Heard, ListenConfig, Moonshine, MoonshineConfig, SileroVad,
@@ -70,11 +74,17 @@ struct Parsed {
     ask: String,
 }
 
-fn parse(text: &str) -> Option<Parsed> {
+/// What the assistant makes of `text`: the rules, then likeness for a question they leave
+/// open (when the sentence encoder loaded).
+fn parse(text: &str, likeness: Option<&SimilarAsks>) -> Option<Parsed> {
     let (form, text) = parse_live_line(text)?;
+    let ask = match form {
+        Form::Question => understand_with(likeness, &text),
+        _ => ask_for(form, &text),
+    };
     Some(Parsed {
         form: form.name().to_string(),
-        ask: ask_for(form, &text).to_string(),
+        ask: ask.to_string(),
     })
 }
 
@@ -123,11 +133,15 @@ pub fn run(args: ListenArgs) -> anyhow::Result<()> {
     let vad = SileroVad::load_default().context("loading the voice detector (models/fetch)")?;
     let asr =
         Moonshine::load(&moonshine).context("loading the speech recogniser (models/fetch)")?;
+    let likeness = load_minilm()
+        .map(|e| SimilarAsks::new(Arc::new(e), Some(&minilm_cache_dir())).0)
+        .inspect_err(|e| log::warn!("requests typed by the rules alone: {e}"))
+        .ok();
     let t = std::time::Instant::now();
     let result = hear_clip(&clip.samples, vad, asr, config)?;
     let wall_s = t.elapsed().as_secs_f64();
     for h in &result.heard {
-        let request = h.text().and_then(parse);
+        let request = h.text().and_then(|t| parse(t, likeness.as_ref()));
         if args.json {
             let line = Line {
                 start_s: h.start_s(),

@@ -31,6 +31,10 @@ pub struct AssistantFlags {
     /// present).
     #[arg(long)]
     pub no_objects: bool,
+    /// Leave the questions no rule understands to the language model (or refused) instead
+    /// of typing them by likeness to labelled examples with the sentence encoder.
+    #[arg(long)]
+    pub no_likeness: bool,
     /// Do not compute stereo depth from the two SLAM cameras. It is on by default: it is
     /// what shows people and other things the static map does not hold (its points are
     /// filtered first: band, static map, temporal consistency).
@@ -166,6 +170,7 @@ impl AssistantFlags {
             speech_rate_wpm,
             verbosity,
             answer_voice,
+            likeness: !self.no_likeness,
             cpu_budget_cores: self.cpu_budget.0,
             ..AssistantOptions::new(out_dir)
         })

@@ -8,8 +8,12 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use std::sync::Arc;
+
+use vista::assistant::understand::similar::{understand_with, SimilarAsks};
 use vista::assistant::understand::{keywords::keyword_ask, understand, Ask};
 use vista::eval::understanding::{markdown, read_paraphrases, score};
+use vista::infer::sentence::{load_minilm, minilm_cache_dir};
 
 /// Arguments of `vista understand`.
 #[derive(Debug, clap::Args)]
@@ -50,13 +54,21 @@ pub enum Parser {
     Rules,
     /// The keyword dispatch (for comparison).
     Keywords,
+    /// The request parser, then likeness to labelled examples (all-MiniLM-L6-v2 from the
+    /// model cache) for what it leaves open: what the assistant uses when the model is there.
+    Similar,
 }
 
 /// Runs `vista understand`.
 pub fn run(args: UnderstandArgs) -> anyhow::Result<()> {
-    let parse: fn(&str) -> Ask = match args.parser {
-        Parser::Rules => understand,
-        Parser::Keywords => keyword_ask,
+    let parse: Box<dyn Fn(&str) -> Ask> = match args.parser {
+        Parser::Rules => Box::new(understand),
+        Parser::Keywords => Box::new(keyword_ask),
+        Parser::Similar => {
+            let encoder = load_minilm().context("the sentence encoder (run models/fetch)")?;
+            let (similar, _) = SimilarAsks::new(Arc::new(encoder), Some(&minilm_cache_dir()));
+            Box::new(move |t: &str| understand_with(Some(&similar), t))
+        }
     };
     let Some(file) = &args.set else {
         for t in &args.texts {
@@ -76,7 +88,7 @@ pub fn run(args: UnderstandArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let set = read_paraphrases(file).with_context(|| format!("--set {}", file.display()))?;
-    let u = score(&set, parse);
+    let u = score(&set, &parse);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&u)?);
         return Ok(());

@@ -9,6 +9,7 @@ pub mod llm;
 pub mod model_paths;
 pub mod ort_engine;
 pub mod ort_env;
+pub mod sentence;
 pub mod tensor_file;
 #[cfg(feature = "tract")]
 pub mod tract_engine;

@@ -47,6 +47,10 @@ pub enum ModelFile {
     PiperVoice,
     /// The Piper voice's configuration (phoneme ids, sample rate, default scales).
     PiperVoiceConfig,
+    /// all-MiniLM-L6-v2 sentence encoder weights (`safetensors`).
+    MiniLm,
+    /// all-MiniLM-L6-v2's WordPiece vocabulary.
+    MiniLmVocab,
 }
 
 impl ModelFile {
@@ -66,6 +70,8 @@ impl ModelFile {
             ModelFile::SileroVad => "silero-vad/silero_vad.onnx",
             ModelFile::PiperVoice => "piper/en_US-joe-medium.onnx",
             ModelFile::PiperVoiceConfig => "piper/en_US-joe-medium.onnx.json",
+            ModelFile::MiniLm => "minilm/model.safetensors",
+            ModelFile::MiniLmVocab => "minilm/vocab.txt",
         }
     }
 

@@ -12,6 +12,7 @@ use crate::assistant::lm::setup::LmSetup;
 use crate::assistant::request_pump::RequestPump;
 use crate::assistant::requests::{spawn_socket, spawn_stdin, RequestQueue};
 use crate::assistant::run_start::{start_assistant, SessionOptions};
+use crate::assistant::understand::similar::SimilarAsks;
 use crate::assistant::Assistant;
 use crate::detect::{Detector, DetectorConfig, DetectorSeer, SeerStats};
 use crate::eval::mode::RunInputs;
@@ -136,6 +137,8 @@ pub struct Preloaded {
     detector: Option<Result<Detector, String>>,
     /// The voice detector and recogniser, when listening (`Err`: why they did not load).
     voice: Option<super::voice::VoiceModels>,
+    /// Likeness to labelled requests, unless it is off (`Err`: why it did not load).
+    likeness: Option<Result<Arc<SimilarAsks>, String>>,
 }
 
 impl std::fmt::Debug for Preloaded {
@@ -145,6 +148,7 @@ impl std::fmt::Debug for Preloaded {
             .field("ocr", &self.ocr.as_ref().map(|r| r.is_ok()))
             .field("detector", &self.detector.as_ref().map(|r| r.is_ok()))
             .field("voice", &self.voice.as_ref().map(|r| r.is_ok()))
+            .field("likeness", &self.likeness.as_ref().map(|r| r.is_ok()))
             .finish()
     }
 }
@@ -166,6 +170,7 @@ pub fn preload(opts: &AssistantOptions, real_time: bool) -> Result<Preloaded, Pi
         .objects
         .then(|| Detector::load(&DetectorConfig::default()).map_err(|e| error_chain(&e)));
     let voice = opts.listen.then(super::voice::load_voice_models);
+    let likeness = opts.likeness.then(load_likeness);
     log::info!(
         "assistant models loaded in {:.0} ms",
         t0.elapsed().as_secs_f64() * 1e3
@@ -175,7 +180,18 @@ pub fn preload(opts: &AssistantOptions, real_time: bool) -> Result<Preloaded, Pi
         ocr,
         detector,
         voice,
+        likeness,
     })
+}
+
+/// The sentence encoder and the labelled requests' vectors (kept beside the model once
+/// computed).
+fn load_likeness() -> Result<Arc<SimilarAsks>, String> {
+    let encoder = crate::infer::sentence::load_minilm().map_err(|e| error_chain(&e))?;
+    let cache = crate::infer::sentence::minilm_cache_dir();
+    let (similar, source) = SimilarAsks::new(Arc::new(encoder), Some(&cache));
+    log::info!("likeness: {} labelled requests ({source:?})", similar.len());
+    Ok(Arc::new(similar))
 }
 
 /// The clock of a replay, made before the run so the speaker shares it.
@@ -317,6 +333,7 @@ pub fn assemble(
         ocr,
         detector,
         voice,
+        likeness,
     } = pre;
     notes.extend(lm.note.clone());
     notes.extend(lm.notes.iter().cloned());
@@ -369,7 +386,19 @@ pub fn assemble(
         started.scripted,
         started.sink
     );
-    let assistant = Arc::new(Mutex::new(started.assistant));
+    let mut started_assistant = started.assistant;
+    match likeness {
+        Some(Ok(l)) => started_assistant.set_likeness(l),
+        Some(Err(e)) => {
+            let n = format!(
+                "questions no rule understands are not typed by likeness: {e} (run models/fetch)"
+            );
+            log::warn!("{n}");
+            notes.push(n);
+        }
+        None => notes.push("likeness off (--no-likeness)".into()),
+    }
+    let assistant = Arc::new(Mutex::new(started_assistant));
     // Real time: live requests are answered when made, not at the next perception state.
     let pump = if clock.is_real_time() {
         RequestPump::start(Arc::clone(&assistant))

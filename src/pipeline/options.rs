@@ -169,6 +169,9 @@ pub struct AssistantOptions {
     pub verbosity: Verbosity,
     /// The voice answers are said in.
     pub answer_voice: AnswerVoice,
+    /// Type the questions no rule types by likeness to labelled examples (the sentence
+    /// encoder from the model cache, when present).
+    pub likeness: bool,
     /// Hear spoken requests in the recording's or the glasses' audio stream.
     pub listen: bool,
     /// How a spoken request starts (a wake phrase, or every utterance).
@@ -194,6 +197,7 @@ impl AssistantOptions {
             speech_rate_wpm: VoiceParams::default().rate_wpm,
             verbosity: Verbosity::default(),
             answer_voice: AnswerVoice::default(),
+            likeness: true,
             listen: false,
             wake: crate::listen::Wake::default(),
             cpu_budget_cores: Some(crate::budget::DEFAULT_BUDGET_CORES),

@@ -76,6 +76,8 @@ pub struct AssistantCountersJson {
     pub generator_failures: u64,
     /// Model text not spoken as degenerate (a loop, or unfinished at the token limit).
     pub degenerate: u64,
+    /// Requests no rule typed, typed by likeness to labelled examples.
+    pub by_likeness: u64,
 }
 
 impl From<AssistantCounters> for AssistantCountersJson {
@@ -91,6 +93,7 @@ impl From<AssistantCounters> for AssistantCountersJson {
             cancelled: c.cancelled,
             generator_failures: c.generator_failures,
             degenerate: c.degenerate,
+            by_likeness: c.by_likeness,
         }
     }
 }

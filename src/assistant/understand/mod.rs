@@ -7,6 +7,7 @@
 //! * [`phrase`]: the thing a request names (its noun phrase).
 //! * [`setting`]: which requests are settings ("faster", "that's too slow").
 //! * [`rules`]: the parser.
+//! * [`similar`]: what the rules leave open, typed by likeness to labelled examples.
 //! * [`keywords`]: the keyword dispatch it replaced, as an [`Ask`], to measure against.
 
 pub mod ask;
@@ -15,6 +16,7 @@ pub mod normalise;
 pub mod phrase;
 pub mod rules;
 pub mod setting;
+pub mod similar;
 
 pub use ask::{Ask, PeopleAsk, Target};
 

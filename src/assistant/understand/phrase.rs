@@ -95,6 +95,33 @@ pub fn first_thing(words: &[String], from: usize) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The thing a request names when no rule says where to look: the last noun phrase after
+/// a determiner that names something ("any idea where my keys ended up" → `key`, not
+/// `idea`), else the last one that does (a phrase starts at the beginning or after a word
+/// that ends one). Empty when none does.
+pub fn named_thing(words: &[String]) -> Vec<String> {
+    let starts_phrase = |i: usize| {
+        i == 0 || {
+            let before = words[i - 1].as_str();
+            BOUNDARIES.contains(&before) || DETERMINERS.contains(&before)
+        }
+    };
+    let after_determiner = (1..words.len())
+        .rev()
+        .filter(|&i| DETERMINERS.contains(&words[i - 1].as_str()))
+        .map(|i| noun_phrase(words, i))
+        .find(|p| names_something(p));
+    after_determiner
+        .or_else(|| {
+            (0..words.len())
+                .rev()
+                .filter(|&i| starts_phrase(i))
+                .map(|i| noun_phrase(words, i))
+                .find(|p| names_something(p))
+        })
+        .unwrap_or_default()
+}
+
 /// Whether the words ask for somewhere to sit ("a place to sit", "where can I sit", "sit
 /// down"): the thing is then a seat of any kind.
 pub fn asks_for_seat(words: &[String]) -> bool {
@@ -129,6 +156,20 @@ mod tests {
 
     fn ws(t: &str) -> Vec<String> {
         t.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_named_thing_follows_a_determiner_or_is_the_last_phrase() {
+        assert_eq!(
+            named_thing(&ws("could you tell me where my keys ended up")),
+            ["key"]
+        );
+        assert_eq!(
+            named_thing(&ws("any idea about the big red bus")),
+            ["big", "red", "bus"]
+        );
+        assert_eq!(named_thing(&ws("help me with the stairs")), ["stairs"]);
+        assert!(named_thing(&ws("is it there")).is_empty());
     }
 
     #[test]
