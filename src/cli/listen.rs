@@ -3,6 +3,9 @@
 //! parse to, with the times from the file's start and the time from the end of the voice to
 //! the text. Any WAV (8–32-bit, any rate from 8 to 192 kHz, any channel count).
 //!
+//! `vista listen --mic [--mic-device NAME] [--seconds S]`: the same from the host's
+//! microphone, printed as each utterance ends (a desk test without glasses; Ctrl-C stops).
+//!
 //! `vista listen --spoken FILE [--voice piper|espeak] [--snr-db DB]`: each request of a
 //! spoken-requests file (`tests/data/spoken/requests.tsv`) said by a voice in room noise,
 //! heard, and scored as word error rate, as a Markdown table (`docs/listening.md`).
@@ -17,18 +20,31 @@ use vista::assistant::requests::parse_live_line;
 use vista::assistant::understand::ask_for;
 use vista::assistant::understand::similar::{understand_with, SimilarAsks};
 use vista::infer::sentence::{load_minilm, minilm_cache_dir};
+use vista::listen::mic::Microphone;
+use vista::listen::resample::To16k;
 use vista::listen::spoken::{read_spoken, run_spoken, totals};
 use vista::listen::{
-    hear_clip, read_wav_16k, Heard, ListenConfig, Moonshine, MoonshineConfig, SileroVad,
+    hear_clip, read_wav_16k, Heard, ListenConfig, Listener, Moonshine, MoonshineConfig, SileroVad,
 };
+use vista::listen::{Addressed, Addressing};
 use vista::speech::{PiperScales, PiperVoice, Tts, VoiceParams};
 
 /// Arguments of `vista listen`.
 #[derive(Debug, clap::Args)]
 pub struct ListenArgs {
     /// A WAV file.
-    #[arg(required_unless_present = "spoken")]
+    #[arg(required_unless_present_any = ["spoken", "mic"])]
     pub audio: Option<PathBuf>,
+    /// Listen to the host's microphone instead (the default input device, at 16 kHz mono
+    /// when it offers that); each utterance is printed when it ends.
+    #[arg(long, conflicts_with_all = ["audio", "spoken"])]
+    pub mic: bool,
+    /// --mic: the input device whose name contains this (default: the default device).
+    #[arg(long, value_name = "NAME", requires = "mic")]
+    pub mic_device: Option<String>,
+    /// --mic: stop after this many seconds (default: at Ctrl-C).
+    #[arg(long, value_name = "S", requires = "mic")]
+    pub seconds: Option<f64>,
     /// Measure on the requests of this file instead, each spoken by --voice.
     #[arg(long, value_name = "FILE", conflicts_with = "audio")]
     pub spoken: Option<PathBuf>,
@@ -40,8 +56,15 @@ pub struct ListenArgs {
     pub snr_db: Option<f32>,
     /// --spoken: say each request after this wake phrase (scoring what follows it, and
     /// whether it was taken as a request), and once more without it (counting false wakes).
-    #[arg(long, value_name = "PHRASE", value_parser = vista::listen::Wake::parse, requires = "spoken")]
+    /// --mic --requests: what starts a request (default "hey vista"; `none`: every
+    /// utterance).
+    #[arg(long, value_name = "PHRASE", value_parser = vista::listen::Wake::parse)]
     pub wake: Option<vista::listen::Wake>,
+    /// --mic: print only the requests said to the assistant, one per line as each is heard
+    /// (everything else goes to standard error), to pipe into a run's
+    /// `--stdin-requests`: a desk test of the assistant by voice.
+    #[arg(long, requires = "mic", conflicts_with = "json")]
+    pub requests: bool,
     /// One JSON object per utterance, then one for the whole file, instead of lines of text.
     #[arg(long)]
     pub json: bool,
@@ -88,6 +111,174 @@ fn parse(text: &str, likeness: Option<&SimilarAsks>) -> Option<Parsed> {
     })
 }
 
+/// Prints one utterance heard: a JSON line, or a line of text.
+fn print_heard(h: &Heard, likeness: Option<&SimilarAsks>, json: bool) -> anyhow::Result<()> {
+    let request = h.text().and_then(|t| parse(t, likeness));
+    if json {
+        let line = Line {
+            start_s: h.start_s(),
+            end_s: h.end_s(),
+            end_to_text_ms: h.end_to_text_ms(),
+            heard: h,
+            request,
+        };
+        println!("{}", serde_json::to_string(&line)?);
+        return Ok(());
+    }
+    let what = match (&h.outcome, request) {
+        (vista::listen::Outcome::Text, Some(p)) => format!("→ {} · {}", p.form, p.ask),
+        (vista::listen::Outcome::Text, None) => String::new(),
+        (vista::listen::Outcome::NotCaught { why }, _) => {
+            format!("→ not caught ({why:?}; \"I didn't catch that\")")
+        }
+    };
+    println!(
+        "{:6.2}–{:6.2} s  \"{}\"  {}  (end→text {:.0} ms: {} partials)",
+        h.start_s(),
+        h.end_s(),
+        h.recognised.text,
+        what,
+        h.end_to_text_ms(),
+        h.partials
+    );
+    Ok(())
+}
+
+/// Polls the microphone this often.
+const MIC_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// `vista listen --mic`: the host's microphone through the listener until `--seconds` or
+/// Ctrl-C, each utterance printed when it ends.
+fn from_mic(
+    args: &ListenArgs,
+    vad: SileroVad,
+    asr: Moonshine,
+    config: ListenConfig,
+    likeness: Option<&SimilarAsks>,
+) -> anyhow::Result<()> {
+    if let Some(s) = args.seconds {
+        anyhow::ensure!(
+            s.is_finite() && s > 0.0,
+            "--seconds {s} is not a positive number"
+        );
+    }
+    let stop = vista::stop::ctrl_c_flag();
+    let mut mic = Microphone::open(args.mic_device.as_deref())?;
+    eprintln!(
+        "listening on {} ({} Hz, {}){}",
+        mic.device(),
+        mic.rate_hz(),
+        mic.capture(),
+        args.seconds
+            .map_or(" until Ctrl-C".to_string(), |s| format!(" for {s} s"))
+    );
+    let mut to16k = To16k::new(mic.rate_hz())?;
+    let mut listener = Listener::new(vad, asr, config);
+    let mut out = MicOut {
+        likeness,
+        json: args.json,
+        requests: args
+            .requests
+            .then(|| Addressing::new(args.wake.clone().unwrap_or_default())),
+    };
+    let (mut raw, mut pcm) = (Vec::new(), Vec::new());
+    let mut captured = 0u64;
+    let t0 = std::time::Instant::now();
+    loop {
+        let stopped = stop
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Acquire));
+        let done = args
+            .seconds
+            .is_some_and(|s| t0.elapsed().as_secs_f64() >= s);
+        raw.clear();
+        captured += mic.take(&mut raw) as u64;
+        pcm.clear();
+        to16k.push(&raw, &mut pcm)?;
+        for h in listener.push(&pcm)? {
+            out.heard(&h)?;
+        }
+        anyhow::ensure!(
+            !mic.failed(),
+            "microphone {}: capture stopped",
+            mic.device()
+        );
+        if stopped || done {
+            break;
+        }
+        std::thread::sleep(MIC_POLL);
+    }
+    pcm.clear();
+    to16k.flush(&mut pcm)?;
+    for h in listener.push(&pcm)?.into_iter().chain(listener.finish()?) {
+        out.heard(&h)?;
+    }
+    let s = listener.stats();
+    let secs = captured as f64 / f64::from(mic.rate_hz().max(1));
+    if args.requests {
+        eprintln!(
+            "{}: {secs:.1} s: {} heard, {} not caught",
+            mic.device(),
+            s.heard,
+            s.not_caught
+        );
+    } else if args.json {
+        let summary = serde_json::json!({
+            "device": mic.device(),
+            "rate_hz": mic.rate_hz(),
+            "duration_s": secs,
+            "dropped_samples": mic.dropped(),
+            "stats": s,
+        });
+        println!("{summary}");
+    } else {
+        println!(
+            "{}: {secs:.1} s at {} Hz: {} heard, {} not caught, {} too short, {} cut; {} samples dropped",
+            mic.device(),
+            mic.rate_hz(),
+            s.heard,
+            s.not_caught,
+            s.dropped,
+            s.cut,
+            mic.dropped()
+        );
+    }
+    Ok(())
+}
+
+/// Where `vista listen --mic` puts what it hears.
+struct MicOut<'a> {
+    likeness: Option<&'a SimilarAsks>,
+    json: bool,
+    /// `--requests`: only what is said to the assistant, as lines of request text.
+    requests: Option<Addressing>,
+}
+
+impl MicOut<'_> {
+    fn heard(&mut self, h: &Heard) -> anyhow::Result<()> {
+        let Some(addressing) = self.requests.as_mut() else {
+            return print_heard(h, self.likeness, self.json);
+        };
+        let ns = |s: f64| (s * 1e9) as i64;
+        let caught = h.text().is_some();
+        match addressing.hear(&h.recognised.text, caught, ns(h.start_s()), ns(h.end_s())) {
+            Addressed::Request { text } => {
+                use std::io::Write;
+                let mut stdout = std::io::stdout().lock();
+                writeln!(stdout, "{text}")?;
+                stdout.flush()?;
+                eprintln!("request: {text:?}");
+            }
+            Addressed::Called => eprintln!("called: say the request"),
+            Addressed::NotCaught => eprintln!("not caught: {:?}", h.recognised.text),
+            Addressed::NotAddressed => {
+                eprintln!("not said to the assistant: {:?}", h.recognised.text)
+            }
+        }
+        Ok(())
+    }
+}
+
 #[derive(Serialize)]
 struct Line<'a> {
     start_s: f64,
@@ -115,6 +306,10 @@ pub fn run(args: ListenArgs) -> anyhow::Result<()> {
         threads: args.threads.max(1),
         ..MoonshineConfig::default()
     };
+    anyhow::ensure!(
+        args.wake.is_none() || args.spoken.is_some() || args.requests,
+        "--wake goes with --spoken or with --mic --requests"
+    );
     if let Some(file) = &args.spoken {
         return spoken(
             file,
@@ -126,10 +321,6 @@ pub fn run(args: ListenArgs) -> anyhow::Result<()> {
             args.json,
         );
     }
-    let Some(audio) = &args.audio else {
-        anyhow::bail!("give an audio file or --spoken FILE");
-    };
-    let clip = read_wav_16k(audio)?;
     let vad = SileroVad::load_default().context("loading the voice detector (models/fetch)")?;
     let asr =
         Moonshine::load(&moonshine).context("loading the speech recogniser (models/fetch)")?;
@@ -137,38 +328,18 @@ pub fn run(args: ListenArgs) -> anyhow::Result<()> {
         .map(|e| SimilarAsks::new(Arc::new(e), Some(&minilm_cache_dir())).0)
         .inspect_err(|e| log::warn!("requests typed by the rules alone: {e}"))
         .ok();
+    if args.mic {
+        return from_mic(&args, vad, asr, config, likeness.as_ref());
+    }
+    let Some(audio) = &args.audio else {
+        anyhow::bail!("give an audio file, --mic or --spoken FILE");
+    };
+    let clip = read_wav_16k(audio)?;
     let t = std::time::Instant::now();
     let result = hear_clip(&clip.samples, vad, asr, config)?;
     let wall_s = t.elapsed().as_secs_f64();
     for h in &result.heard {
-        let request = h.text().and_then(|t| parse(t, likeness.as_ref()));
-        if args.json {
-            let line = Line {
-                start_s: h.start_s(),
-                end_s: h.end_s(),
-                end_to_text_ms: h.end_to_text_ms(),
-                heard: h,
-                request,
-            };
-            println!("{}", serde_json::to_string(&line)?);
-            continue;
-        }
-        let what = match (&h.outcome, request) {
-            (vista::listen::Outcome::Text, Some(p)) => format!("→ {} · {}", p.form, p.ask),
-            (vista::listen::Outcome::Text, None) => String::new(),
-            (vista::listen::Outcome::NotCaught { why }, _) => {
-                format!("→ not caught ({why:?}; \"I didn't catch that\")")
-            }
-        };
-        println!(
-            "{:6.2}–{:6.2} s  \"{}\"  {}  (end→text {:.0} ms: {} partials)",
-            h.start_s(),
-            h.end_s(),
-            h.recognised.text,
-            what,
-            h.end_to_text_ms(),
-            h.partials
-        );
+        print_heard(h, likeness.as_ref(), args.json)?;
     }
     let s = &result.stats;
     if args.json {

@@ -1,5 +1,5 @@
 //! Hearing the wearer: audio from the microphones (a recording's audio stream, the glasses'
-//! live stream, the host's microphone, or a WAV file) brought to 16 kHz mono
+//! live stream, the host's microphone ([`mic`]), or a WAV file) brought to 16 kHz mono
 //! ([`resample`], [`pcm`]); voice activity per 32 ms frame ([`vad`]: Silero VAD); utterance
 //! boundaries ([`segment`]); speech recognition ([`moonshine`]: Moonshine base-en, with
 //! [`tokenizer`]) run while the wearer speaks and finished soon after they stop
@@ -11,6 +11,7 @@ pub mod clip;
 pub mod consumer;
 pub mod error;
 pub mod listener;
+pub mod mic;
 pub mod moonshine;
 pub mod pcm;
 pub mod resample;

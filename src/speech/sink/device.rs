@@ -176,47 +176,12 @@ fn device_err(device: &str, message: String) -> SinkError {
     }
 }
 
-/// Keeps alsa-lib's own diagnostics (several lines on stderr when there is no sound card)
-/// off stderr for the calling thread: vista reports the failure in one log line instead.
-#[cfg(target_os = "linux")]
-fn silence_alsa_on_this_thread() {
-    use std::ffi::{c_char, c_int, c_void};
-    type Handler = unsafe extern "C" fn(
-        *const c_char,
-        c_int,
-        *const c_char,
-        c_int,
-        *const c_char,
-        *mut c_void,
-    );
-    #[link(name = "asound")]
-    extern "C" {
-        fn snd_lib_error_set_local(handler: Option<Handler>) -> Option<Handler>;
-    }
-    unsafe extern "C" fn ignore(
-        _file: *const c_char,
-        _line: c_int,
-        _function: *const c_char,
-        _err: c_int,
-        _fmt: *const c_char,
-        _args: *mut c_void,
-    ) {
-    }
-    // SAFETY: installs a thread-local handler that reads none of its arguments.
-    unsafe {
-        snd_lib_error_set_local(Some(ignore));
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn silence_alsa_on_this_thread() {}
-
 fn start_stream(
     failed: Arc<AtomicBool>,
     underruns: Arc<AtomicU64>,
     callbacks: Arc<AtomicU64>,
 ) -> Result<(cpal::Stream, Opened), SinkError> {
-    silence_alsa_on_this_thread();
+    crate::sys::quiet_alsa_on_this_thread();
     let host = cpal::default_host();
     let device = host
         .default_output_device()
