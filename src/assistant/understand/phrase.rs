@@ -22,9 +22,9 @@ const BOUNDARIES: &[&str] = &[
     "on", "in", "at", "of", "to", "for", "from", "with", "by", "under", "over", "behind",
     "beside", "into", "onto", "off", "than", "about", "around", "across", "along", "through",
     "up", "down", "out", "inside", "outside", "towards", "toward", "between", "like",
-    // conjunctions and relatives
+    // conjunctions, relatives and question words ("read me what that sign says")
     "and", "or", "but", "if", "that", "which", "who", "whom", "where", "when", "so", "because",
-    "whether",
+    "whether", "what", "whatever", "how", "why",
     // pronouns
     "i", "you", "it", "we", "he", "she", "they", "them", "him", "someone", "anyone",
     // verbs

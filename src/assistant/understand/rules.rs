@@ -794,6 +794,15 @@ mod tests {
     }
 
     #[test]
+    fn a_question_word_is_not_the_thing_named() {
+        assert_eq!(
+            said("Could you read me what that sign says?"),
+            "read_text sign"
+        );
+        assert_eq!(said("Read me what it says."), "read_text");
+    }
+
+    #[test]
     fn the_order_settles_what_two_rules_could_claim() {
         // A topic vista cannot serve is refused before the thing it names.
         assert_eq!(said("Is the traffic light green?"), "unsupported");
