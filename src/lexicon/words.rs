@@ -16,8 +16,19 @@ pub fn tokens(text: &str) -> Vec<String> {
 pub fn singular(word: &str) -> String {
     match word {
         "people" => "person".into(),
-        "stairs" | "steps" => word.into(),
-        "boxes" | "benches" | "branches" | "buses" => word.trim_end_matches("es").into(),
+        // Plural only, or plural as a thing of its own: a pair of glasses is not a glass.
+        "stairs" | "steps" | "glasses" | "scissors" | "trousers" | "jeans" | "headphones" => {
+            word.into()
+        }
+        "buses" => "bus".into(),
+        // "-es" after a sibilant: boxes, benches, dishes, passes.
+        w if w.len() > 4
+            && ["xes", "ches", "shes", "sses", "zzes"]
+                .iter()
+                .any(|e| w.ends_with(e)) =>
+        {
+            w[..w.len() - 2].into()
+        }
         w if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") => w[..w.len() - 1].into(),
         w => w.into(),
     }
@@ -36,5 +47,17 @@ mod tests {
         assert_eq!(singular("boxes"), "box");
         assert_eq!(singular("people"), "person");
         assert_eq!(singular("glass"), "glass");
+        for (plural, one) in [
+            ("benches", "bench"),
+            ("dishes", "dish"),
+            ("watches", "watch"),
+            ("addresses", "address"),
+            ("buses", "bus"),
+            ("cups", "cup"),
+            ("glasses", "glasses"),
+            ("stairs", "stairs"),
+        ] {
+            assert_eq!(singular(plural), one);
+        }
     }
 }
