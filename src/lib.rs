@@ -14,6 +14,7 @@
 
 pub mod aria;
 pub mod assistant;
+pub mod audio;
 pub mod budget;
 pub mod buffer;
 pub mod detect;

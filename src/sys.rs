@@ -1,8 +1,8 @@
 //! The operating system's calls through `libc`, in one place: every `unsafe` the crate
 //! needs for the OS is here, each behind a safe function (clocks, a thread's CPU clock, the
-//! process's usage, an absolute-deadline sleep, a thread's scheduling priority, alsa-lib's
-//! diagnostics kept off stderr). FFI to other libraries stays with them: llama.cpp in
-//! `infer::llm`, eSpeak NG in `speech::espeak_ffi`.
+//! process's usage, an absolute-deadline sleep, a thread's scheduling priority). FFI to
+//! other libraries stays with them: llama.cpp in `infer::llm`, eSpeak NG in
+//! `speech::espeak_ffi`, alsa-lib in `audio`.
 
 /// A thread's CPU clock, readable from any thread of the process while it lives.
 pub type ClockId = libc::clockid_t;
@@ -117,41 +117,6 @@ pub fn lower_this_thread_priority(niceness: i32) -> bool {
 pub fn lower_this_thread_priority(_niceness: i32) -> bool {
     false
 }
-
-/// Keeps alsa-lib's own diagnostics (several lines on stderr when there is no sound card)
-/// off stderr for the calling thread: vista reports the failure in one log line instead.
-#[cfg(target_os = "linux")]
-pub fn quiet_alsa_on_this_thread() {
-    use std::ffi::{c_char, c_int, c_void};
-    type Handler = unsafe extern "C" fn(
-        *const c_char,
-        c_int,
-        *const c_char,
-        c_int,
-        *const c_char,
-        *mut c_void,
-    );
-    #[link(name = "asound")]
-    extern "C" {
-        fn snd_lib_error_set_local(handler: Option<Handler>) -> Option<Handler>;
-    }
-    unsafe extern "C" fn ignore(
-        _file: *const c_char,
-        _line: c_int,
-        _function: *const c_char,
-        _err: c_int,
-        _fmt: *const c_char,
-        _args: *mut c_void,
-    ) {
-    }
-    // SAFETY: installs a thread-local handler that reads none of its arguments.
-    unsafe {
-        snd_lib_error_set_local(Some(ignore));
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn quiet_alsa_on_this_thread() {}
 
 #[cfg(test)]
 mod tests {

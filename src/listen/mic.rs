@@ -5,18 +5,19 @@
 //! drains. A reader that falls behind loses the oldest audio, counted, never blocks the
 //! device.
 //!
-//! Like the speech device, the `cpal` stream lives on a thread of its own (streams need
-//! not be `Send`), and only a stream that really delivers audio counts as open.
+//! Like the speech device, the `cpal` stream lives on a thread of its own
+//! ([`crate::audio::StreamThread`]), and only a stream that really delivers audio counts as
+//! open.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
-use crossbeam_channel::{bounded, Sender};
 use ringbuf::traits::{Consumer, Observer, Producer, Split};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
+
+use crate::audio::{first_callback, StreamThread};
 
 /// Audio kept for a reader that falls behind, seconds.
 pub const RING_SECONDS: usize = 10;
@@ -53,8 +54,8 @@ pub struct Microphone {
     consumer: HeapCons<f32>,
     dropped: Arc<AtomicU64>,
     failed: Arc<AtomicBool>,
-    stop: Option<Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    /// Closed when dropped (the last field: after the ring's consumer).
+    stream: StreamThread,
 }
 
 impl std::fmt::Debug for Microphone {
@@ -78,8 +79,6 @@ impl Microphone {
     /// Opens the input device whose name contains `device` (the default input device when
     /// `None`), and proves that it delivers audio.
     pub fn open(device: Option<&str>) -> Result<Self, MicError> {
-        let (ready_tx, ready_rx) = bounded::<Result<Opened, MicError>>(1);
-        let (stop_tx, stop_rx) = bounded::<()>(1);
         let failed = Arc::new(AtomicBool::new(false));
         let dropped = Arc::new(AtomicU64::new(0));
         let callbacks = Arc::new(AtomicU64::new(0));
@@ -90,31 +89,11 @@ impl Microphone {
         );
         let wanted = device.map(str::to_string);
         let label = device.unwrap_or("default").to_string();
-        let thread = std::thread::Builder::new()
-            .name("vista-mic".into())
-            .spawn(move || match start_stream(wanted.as_deref(), f, d, c) {
-                Ok((stream, opened)) => {
-                    if ready_tx.send(Ok(opened)).is_ok() {
-                        let _ = stop_rx.recv();
-                    }
-                    drop(stream);
-                }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e));
-                }
-            })
-            .map_err(|e| mic_err(&label, format!("cannot spawn the capture thread: {e}")))?;
-        let opened = match ready_rx.recv() {
-            Ok(Ok(o)) => o,
-            Ok(Err(e)) => {
-                let _ = thread.join();
-                return Err(e);
-            }
-            Err(_) => {
-                let _ = thread.join();
-                return Err(mic_err(&label, "the capture thread exited".into()));
-            }
-        };
+        let (stream, opened) = StreamThread::spawn(
+            "vista-mic",
+            move || start_stream(wanted.as_deref(), f, d, c),
+            |m| mic_err(&label, m),
+        )?;
         let mut mic = Self {
             device: opened.device,
             rate_hz: opened.rate_hz,
@@ -123,20 +102,14 @@ impl Microphone {
             consumer: opened.consumer,
             dropped,
             failed,
-            stop: Some(stop_tx),
-            thread: Some(thread),
+            stream,
         };
-        let t0 = Instant::now();
-        while callbacks.load(Ordering::Acquire) == 0 {
-            if mic.failed.load(Ordering::Acquire) || t0.elapsed() > PROBE_TIMEOUT {
-                let device = mic.device.clone();
-                mic.close();
-                return Err(mic_err(
-                    &device,
-                    format!("the stream started but delivered no audio within {PROBE_TIMEOUT:?}"),
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(2));
+        if !first_callback(&callbacks, &mic.failed, PROBE_TIMEOUT) {
+            mic.stream.close();
+            return Err(mic_err(
+                &mic.device,
+                format!("the stream started but delivered no audio within {PROBE_TIMEOUT:?}"),
+            ));
         }
         Ok(mic)
     }
@@ -176,21 +149,6 @@ impl Microphone {
     pub fn failed(&self) -> bool {
         self.failed.load(Ordering::Acquire)
     }
-
-    fn close(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for Microphone {
-    fn drop(&mut self) {
-        self.close();
-    }
 }
 
 /// The device's configuration to open: 16 kHz mono in a sample format handled here when
@@ -227,7 +185,6 @@ fn start_stream(
     dropped: Arc<AtomicU64>,
     callbacks: Arc<AtomicU64>,
 ) -> Result<(cpal::Stream, Opened), MicError> {
-    crate::sys::quiet_alsa_on_this_thread();
     let host = cpal::default_host();
     let label = wanted.unwrap_or("default");
     let device = match wanted {

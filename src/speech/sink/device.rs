@@ -3,7 +3,7 @@
 //! once; anything less is an error, so the caller can fall back (see
 //! [`super::open_sink`]).
 //!
-//! The `cpal` stream lives on a thread of its own (streams need not be `Send`); audio
+//! The `cpal` stream lives on a thread of its own ([`crate::audio::StreamThread`]); audio
 //! reaches its callback through a lock-free ring buffer of stereo frames, resampled to the
 //! device's rate and placed between the ears by its [`Pan`]: left and right on the first two
 //! channels, the louder of the two on any others and on a mono device (the voice at its own
@@ -12,16 +12,15 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
-use crossbeam_channel::{bounded, Sender};
 use ringbuf::traits::{Consumer, Observer, Producer, Split};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
 
 use super::resample::LinearResampler;
 use super::{AudioSink, Pacing, SinkError};
+use crate::audio::{first_callback, StreamThread};
 use crate::speech::pan::Pan;
 
 /// How long the device may take to ask for its first audio.
@@ -43,8 +42,7 @@ pub struct DeviceSink {
     frames: Vec<f32>,
     failed: Arc<AtomicBool>,
     underruns: Arc<AtomicU64>,
-    stop: Option<Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    stream: StreamThread,
 }
 
 impl std::fmt::Debug for DeviceSink {
@@ -66,8 +64,6 @@ impl DeviceSink {
     /// Opens the default output device for speech at `source_rate_hz`, and proves that it
     /// plays.
     pub fn open(source_rate_hz: u32) -> Result<Self, SinkError> {
-        let (ready_tx, ready_rx) = bounded::<Result<Opened, SinkError>>(1);
-        let (stop_tx, stop_rx) = bounded::<()>(1);
         let failed = Arc::new(AtomicBool::new(false));
         let underruns = Arc::new(AtomicU64::new(0));
         let callbacks = Arc::new(AtomicU64::new(0));
@@ -76,31 +72,11 @@ impl DeviceSink {
             Arc::clone(&underruns),
             Arc::clone(&callbacks),
         );
-        let thread = std::thread::Builder::new()
-            .name("vista-audio".into())
-            .spawn(move || match start_stream(f, u, c) {
-                Ok((stream, opened)) => {
-                    if ready_tx.send(Ok(opened)).is_ok() {
-                        let _ = stop_rx.recv();
-                    }
-                    drop(stream);
-                }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e));
-                }
-            })
-            .map_err(|e| device_err("default", format!("cannot spawn the audio thread: {e}")))?;
-        let opened = match ready_rx.recv() {
-            Ok(Ok(o)) => o,
-            Ok(Err(e)) => {
-                let _ = thread.join();
-                return Err(e);
-            }
-            Err(_) => {
-                let _ = thread.join();
-                return Err(device_err("default", "the audio thread exited".into()));
-            }
-        };
+        let (stream, opened) = StreamThread::spawn(
+            "vista-audio",
+            move || start_stream(f, u, c),
+            |m| device_err("default", m),
+        )?;
         let mut sink = Self {
             device: opened.device,
             rate_hz: opened.rate_hz,
@@ -112,23 +88,15 @@ impl DeviceSink {
             frames: Vec::new(),
             failed,
             underruns,
-            stop: Some(stop_tx),
-            thread: Some(thread),
+            stream,
         };
         // Only a stream that really asks for audio counts.
-        let t0 = Instant::now();
-        while callbacks.load(Ordering::Acquire) == 0 {
-            if sink.failed.load(Ordering::Acquire) || t0.elapsed() > PROBE_TIMEOUT {
-                let device = sink.device.clone();
-                sink.close();
-                return Err(device_err(
-                    &device,
-                    format!(
-                        "the stream started but never asked for audio within {PROBE_TIMEOUT:?}"
-                    ),
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(2));
+        if !first_callback(&callbacks, &sink.failed, PROBE_TIMEOUT) {
+            sink.close();
+            return Err(device_err(
+                &sink.device,
+                format!("the stream started but never asked for audio within {PROBE_TIMEOUT:?}"),
+            ));
         }
         Ok(sink)
     }
@@ -154,12 +122,7 @@ impl DeviceSink {
     }
 
     fn close(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.stream.close();
     }
 }
 
@@ -181,7 +144,6 @@ fn start_stream(
     underruns: Arc<AtomicU64>,
     callbacks: Arc<AtomicU64>,
 ) -> Result<(cpal::Stream, Opened), SinkError> {
-    crate::sys::quiet_alsa_on_this_thread();
     let host = cpal::default_host();
     let device = host
         .default_output_device()
