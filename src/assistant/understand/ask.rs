@@ -153,6 +153,18 @@ impl Ask {
         }
     }
 
+    /// The same kind naming `thing` (kinds that name none are returned as they are).
+    pub fn with_target(&self, thing: Target) -> Ask {
+        match self {
+            Ask::ReadText(_) => Ask::ReadText(thing),
+            Ask::WhereIs(_) => Ask::WhereIs(thing),
+            Ask::ObjectQuery(_) => Ask::ObjectQuery(thing),
+            Ask::AtGoal(_) => Ask::AtGoal(thing),
+            Ask::Goal(_) => Ask::Goal(thing),
+            a => a.clone(),
+        }
+    }
+
     /// The response form a live request of this kind takes: guidance for a goal, a
     /// description for a scene, an answer otherwise.
     pub fn form(&self) -> Form {

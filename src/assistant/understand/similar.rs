@@ -30,35 +30,33 @@ pub const MIN_SIMILARITY: f32 = 0.5;
 pub const MIN_SHARE: f32 = 0.5;
 
 /// What an example teaches: a whole typed request (a kind without a thing, a predicate
-/// about people, a setting), or a kind whose thing is read from the request's own words.
+/// about people, a setting), or a kind whose thing is read from the request's own words
+/// (held with no thing, so that examples of one kind are one label).
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Label {
     Whole(Ask),
-    Named(&'static str),
+    Named(Ask),
 }
 
 impl Label {
     fn of(ask: &Ask) -> Option<Label> {
         match ask {
             Ask::Open => None,
-            a if a.target().is_some() => Some(Label::Named(a.kind())),
+            a if a.target().is_some() => Some(Label::Named(a.with_target(Target::none()))),
             a => Some(Label::Whole(a.clone())),
         }
     }
 
     /// The typed request for a request saying `words`, `None` when a kind needs a thing
-    /// and none is named.
+    /// and none is named (reading text, or whether one is at a place, need none).
     fn ask(&self, words: &[String]) -> Option<Ask> {
-        let thing = || Target::new(named_thing(words));
-        let named = || Some(thing()).filter(|t| !t.is_empty());
         match self {
             Label::Whole(a) => Some(a.clone()),
-            Label::Named("read_text") => Some(Ask::ReadText(thing())),
-            Label::Named("at_goal") => Some(Ask::AtGoal(thing())),
-            Label::Named("where_is") => named().map(Ask::WhereIs),
-            Label::Named("object_query") => named().map(Ask::ObjectQuery),
-            Label::Named("goal") => named().map(Ask::Goal),
-            Label::Named(_) => None,
+            Label::Named(a) => {
+                let thing = Target::new(named_thing(words));
+                let optional = matches!(a, Ask::ReadText(_) | Ask::AtGoal(_));
+                (optional || !thing.is_empty()).then(|| a.with_target(thing))
+            }
         }
     }
 }
@@ -192,12 +190,15 @@ mod tests {
     fn a_label_names_the_thing_from_the_request_or_gives_up() {
         let w = |t: &str| normalise::words(t);
         assert_eq!(
-            Label::Named("where_is").ask(&w("any clue where my keys ended up")),
+            Label::Named(Ask::WhereIs(Target::none())).ask(&w("any clue where my keys ended up")),
             Some(Ask::WhereIs(Target::new(["key"])))
         );
-        assert_eq!(Label::Named("goal").ask(&w("is it there")), None);
         assert_eq!(
-            Label::Named("read_text").ask(&w("is it there")),
+            Label::Named(Ask::Goal(Target::none())).ask(&w("is it there")),
+            None
+        );
+        assert_eq!(
+            Label::Named(Ask::ReadText(Target::none())).ask(&w("is it there")),
             Some(Ask::ReadText(Target::none()))
         );
         assert_eq!(
